@@ -1,0 +1,19 @@
+use chrono::{DateTime, Utc};
+
+use crate::ObjectId;
+
+/// One entry of a scrap's activity log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Activity {
+    pub id: ObjectId,
+    pub organization_id: ObjectId,
+    pub scrap_id: ObjectId,
+    /// A dotted event name: `scrap.created`, `scrap.updated`, `scrap.deleted`,
+    /// `key.created`, `key.revoked`, `run.triggered`, `run.finished`.
+    pub kind: String,
+    /// `user:<id>`, `key:<id>`, `cron` or `system`.
+    pub actor: String,
+    pub message: String,
+    pub history_id: Option<ObjectId>,
+    pub created_at: DateTime<Utc>,
+}

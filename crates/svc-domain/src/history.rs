@@ -1,0 +1,109 @@
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::ObjectId;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusDetail {
+    Success,
+    Error,
+    Empty,
+    Regression,
+}
+
+impl StatusDetail {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StatusDetail::Success => "success",
+            StatusDetail::Error => "error",
+            StatusDetail::Empty => "empty",
+            StatusDetail::Regression => "regression",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Success, Self::Error, Self::Empty, Self::Regression].into_iter().find(|d| d.as_str() == s)
+    }
+    /// `status` of a finished row: true for success only.
+    pub fn is_success(self) -> bool {
+        matches!(self, StatusDetail::Success)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TriggeredBy {
+    User,
+    Api,
+    Cron,
+}
+
+impl TriggeredBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TriggeredBy::User => "user",
+            TriggeredBy::Api => "api",
+            TriggeredBy::Cron => "cron",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::User, Self::Api, Self::Cron].into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunType {
+    ScrapRun,
+    AiWizard,
+    AiGenerate,
+}
+
+impl RunType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunType::ScrapRun => "scrap_run",
+            RunType::AiWizard => "ai_wizard",
+            RunType::AiGenerate => "ai_generate",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::ScrapRun, Self::AiWizard, Self::AiGenerate].into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+/// One run of a scrap.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryRow {
+    pub id: ObjectId,
+    pub scrap_id: ObjectId,
+    pub organization_id: ObjectId,
+    /// `None` while pending.
+    pub status_detail: Option<StatusDetail>,
+    /// JSON-encoded result array (`"[]"` while pending).
+    pub data: String,
+    pub length: i64,
+    /// Worker duration in milliseconds.
+    pub time_ms: Option<i64>,
+    pub digest: Option<String>,
+    pub triggered_by: TriggeredBy,
+    pub run_type: RunType,
+    pub proxy_tier: String,
+    /// Admin-only cost figures `{proxy, captcha, ai, fixAi, total, priced, bytes, ...}`.
+    pub costs: Option<Value>,
+    /// Admin-only metering `{units, ratioVersion, breakdown}`.
+    pub meter: Option<Value>,
+    pub fix_version_id: Option<String>,
+    pub fixed_at: Option<DateTime<Utc>>,
+    /// Admin-only failure capture `{html, selector, screenshot}`.
+    pub error_snapshot: Option<Value>,
+    pub retries: i64,
+    /// Short message of an `error` outcome (at most 1,000 characters).
+    pub error: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+impl HistoryRow {
+    /// `status` of the public shape: null while pending, then true for success only.
+    pub fn status(&self) -> Option<bool> {
+        self.status_detail.map(StatusDetail::is_success)
+    }
+}

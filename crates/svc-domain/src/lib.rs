@@ -1,0 +1,13 @@
+//! Domain types shared by every layer of svc. No I/O, no JSON shapes of the
+//! public API (those live in `svc-api`), only the vocabulary.
+
+pub mod account;
+pub mod activity;
+pub mod api_key;
+pub mod history;
+pub mod id;
+pub mod plan;
+pub mod scope;
+pub mod scrap;
+
+pub use id::ObjectId;

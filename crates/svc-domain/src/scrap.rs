@@ -1,0 +1,69 @@
+use chrono::{DateTime, Utc};
+
+use crate::ObjectId;
+
+/// One parameter set `{ key, value }` of a scrap.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ParamSet {
+    pub key: String,
+    pub value: serde_json::Value,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmailFormat {
+    Json,
+    Csv,
+}
+
+impl EmailFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EmailFormat::Json => "json",
+            EmailFormat::Csv => "csv",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "json" => Some(EmailFormat::Json),
+            "csv" => Some(EmailFormat::Csv),
+            _ => None,
+        }
+    }
+}
+
+pub const PROXY_TIERS: [&str; 5] = ["tier0", "tier1", "tier2", "tier3", "tier4"];
+pub const SCRAPPERS: [&str; 1] = ["puppeteer"];
+/// How many run ids a scrap exposes in `history`.
+pub const HISTORY_IDS_CAP: usize = 50;
+
+/// A configured extraction job. `history` is not stored here: it is derived
+/// from the history rows by the store.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scrap {
+    pub id: ObjectId,
+    pub organization_id: ObjectId,
+    pub user_id: ObjectId,
+    pub title: String,
+    pub description: String,
+    pub url: String,
+    pub request: String,
+    pub scrapper: String,
+    pub containers: Vec<String>,
+    pub params: Vec<ParamSet>,
+    pub history: Vec<ObjectId>,
+    pub cron: Option<String>,
+    pub cron_timezone: String,
+    pub alert: Option<String>,
+    pub auto_fix: bool,
+    pub proxy_tier: Option<String>,
+    pub last_tier_change_at: Option<DateTime<Utc>>,
+    pub email_notif: bool,
+    pub email_notif_recipient: Option<String>,
+    pub email_notif_format: EmailFormat,
+    pub digest_enabled: bool,
+    pub digest_prompt: Option<String>,
+    pub digest_recipient: Option<String>,
+    pub banner: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}

@@ -1,0 +1,30 @@
+//! Storage of svc behind traits, with one implementation per engine.
+//!
+//! Every method that touches an organization's objects takes that
+//! organization's id and filters by it in SQL: a caller cannot read or write
+//! another organization's rows through this crate.
+
+// First, so that its macros are in scope for the engine modules.
+#[macro_use]
+mod sql_store;
+
+mod connect;
+mod error;
+mod postgres;
+mod records;
+mod sqlite;
+mod traits;
+
+#[cfg(feature = "testing")]
+pub mod testing;
+
+pub use connect::connect;
+pub use error::StoreError;
+pub use postgres::PostgresStore;
+pub use sqlite::SqliteStore;
+pub use traits::{
+    AccountStore, ActivityStore, HistoryFilter, HistoryStore, KeyStore, NewAccount, Page, ScrapFilter,
+    ScrapStore, Store,
+};
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;

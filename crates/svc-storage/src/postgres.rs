@@ -1,0 +1,34 @@
+//! The engine for several processes sharing one database.
+
+use sqlx::Postgres;
+use sqlx::postgres::{PgPool, PgPoolOptions};
+
+pub struct PostgresStore {
+    pool: PgPool,
+}
+
+impl PostgresStore {
+    /// Connects to and migrates `postgres://...` (migrations hold an advisory
+    /// lock, so several processes may start at once).
+    pub async fn open(url: &str) -> crate::Result<Self> {
+        let pool = PgPoolOptions::new().max_connections(16).connect(url).await?;
+        sqlx::migrate!("./migrations/postgres").run(&pool).await?;
+        Ok(PostgresStore { pool })
+    }
+
+    async fn begin_write(&self) -> crate::Result<sqlx::Transaction<'static, Postgres>> {
+        Ok(self.pool.begin().await?)
+    }
+}
+
+#[async_trait::async_trait]
+impl crate::Store for PostgresStore {
+    fn backend(&self) -> &'static str {
+        "postgres"
+    }
+    async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+sql_store!(PostgresStore, Postgres);

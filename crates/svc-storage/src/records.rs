@@ -1,0 +1,328 @@
+//! Row types as both engines return them, and their conversion to domain
+//! types. Timestamps are unix milliseconds, JSON values are text.
+
+use chrono::{DateTime, TimeZone, Utc};
+use serde_json::Value;
+use svc_domain::ObjectId;
+use svc_domain::account::{Organization, User};
+use svc_domain::activity::Activity;
+use svc_domain::api_key::ApiKey;
+use svc_domain::history::{HistoryRow, RunType, StatusDetail, TriggeredBy};
+use svc_domain::scope::Scope;
+use svc_domain::scrap::{EmailFormat, Scrap};
+
+use crate::StoreError;
+
+pub(crate) fn millis(t: DateTime<Utc>) -> i64 {
+    t.timestamp_millis()
+}
+
+pub(crate) fn opt_millis(t: Option<DateTime<Utc>>) -> Option<i64> {
+    t.map(millis)
+}
+
+fn time(ms: i64) -> Result<DateTime<Utc>, StoreError> {
+    Utc.timestamp_millis_opt(ms).single().ok_or_else(|| StoreError::Corrupt(format!("timestamp {ms}")))
+}
+
+fn opt_time(ms: Option<i64>) -> Result<Option<DateTime<Utc>>, StoreError> {
+    ms.map(time).transpose()
+}
+
+pub(crate) fn id(s: &str) -> Result<ObjectId, StoreError> {
+    ObjectId::parse(s).ok_or_else(|| StoreError::Corrupt(format!("id `{s}`")))
+}
+
+fn json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, StoreError> {
+    serde_json::from_str(s).map_err(|e| StoreError::Corrupt(format!("json `{s}`: {e}")))
+}
+
+fn opt_json(s: Option<String>) -> Result<Option<Value>, StoreError> {
+    s.as_deref().map(json).transpose()
+}
+
+pub(crate) fn to_json<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v).expect("plain data serializes")
+}
+
+pub(crate) fn ids_json(ids: &[ObjectId]) -> String {
+    to_json(&ids.iter().map(ToString::to_string).collect::<Vec<_>>())
+}
+
+fn parse_ids(s: &str) -> Result<Vec<ObjectId>, StoreError> {
+    json::<Vec<String>>(s)?.iter().map(|s| id(s)).collect()
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct OrganizationRecord {
+    id: String,
+    name: String,
+    plan: String,
+    balance: i64,
+    default_containers: String,
+    created_at: i64,
+}
+
+impl TryFrom<OrganizationRecord> for Organization {
+    type Error = StoreError;
+    fn try_from(r: OrganizationRecord) -> Result<Self, StoreError> {
+        Ok(Organization {
+            id: id(&r.id)?,
+            name: r.name,
+            plan: r.plan.parse().map_err(StoreError::Corrupt)?,
+            balance: r.balance,
+            default_containers: json(&r.default_containers)?,
+            created_at: time(r.created_at)?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct UserRecord {
+    id: String,
+    organization_id: String,
+    email: String,
+    name: String,
+    is_admin: bool,
+    created_at: i64,
+}
+
+impl TryFrom<UserRecord> for User {
+    type Error = StoreError;
+    fn try_from(r: UserRecord) -> Result<Self, StoreError> {
+        Ok(User {
+            id: id(&r.id)?,
+            organization_id: id(&r.organization_id)?,
+            email: r.email,
+            name: r.name,
+            is_admin: r.is_admin,
+            created_at: time(r.created_at)?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct ScrapRecord {
+    id: String,
+    organization_id: String,
+    user_id: String,
+    title: String,
+    description: String,
+    url: String,
+    request: String,
+    scrapper: String,
+    containers: String,
+    params: String,
+    cron: Option<String>,
+    cron_timezone: String,
+    alert: Option<String>,
+    auto_fix: bool,
+    proxy_tier: Option<String>,
+    last_tier_change_at: Option<i64>,
+    email_notif: bool,
+    email_notif_recipient: Option<String>,
+    email_notif_format: String,
+    digest_enabled: bool,
+    digest_prompt: Option<String>,
+    digest_recipient: Option<String>,
+    banner: String,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl ScrapRecord {
+    /// The domain scrap, with `history` filled by the caller.
+    pub(crate) fn into_scrap(self, history: Vec<ObjectId>) -> Result<Scrap, StoreError> {
+        Ok(Scrap {
+            id: id(&self.id)?,
+            organization_id: id(&self.organization_id)?,
+            user_id: id(&self.user_id)?,
+            title: self.title,
+            description: self.description,
+            url: self.url,
+            request: self.request,
+            scrapper: self.scrapper,
+            containers: json(&self.containers)?,
+            params: json(&self.params)?,
+            history,
+            cron: self.cron,
+            cron_timezone: self.cron_timezone,
+            alert: self.alert,
+            auto_fix: self.auto_fix,
+            proxy_tier: self.proxy_tier,
+            last_tier_change_at: opt_time(self.last_tier_change_at)?,
+            email_notif: self.email_notif,
+            email_notif_recipient: self.email_notif_recipient,
+            email_notif_format: EmailFormat::parse(&self.email_notif_format)
+                .ok_or_else(|| StoreError::Corrupt(format!("email format `{}`", self.email_notif_format)))?,
+            digest_enabled: self.digest_enabled,
+            digest_prompt: self.digest_prompt,
+            digest_recipient: self.digest_recipient,
+            banner: self.banner,
+            created_at: time(self.created_at)?,
+            updated_at: time(self.updated_at)?,
+        })
+    }
+
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct HistoryRecord {
+    id: String,
+    organization_id: String,
+    scrap_id: String,
+    status_detail: Option<String>,
+    data: String,
+    length: i64,
+    time_ms: Option<i64>,
+    digest: Option<String>,
+    triggered_by: String,
+    run_type: String,
+    proxy_tier: String,
+    costs: Option<String>,
+    meter: Option<String>,
+    fix_version_id: Option<String>,
+    fixed_at: Option<i64>,
+    error_snapshot: Option<String>,
+    retries: i64,
+    error: Option<String>,
+    created_at: i64,
+    finished_at: Option<i64>,
+}
+
+impl TryFrom<HistoryRecord> for HistoryRow {
+    type Error = StoreError;
+    fn try_from(r: HistoryRecord) -> Result<Self, StoreError> {
+        let corrupt = |what: &str, v: &str| StoreError::Corrupt(format!("{what} `{v}`"));
+        Ok(HistoryRow {
+            id: id(&r.id)?,
+            scrap_id: id(&r.scrap_id)?,
+            organization_id: id(&r.organization_id)?,
+            status_detail: match r.status_detail.as_deref() {
+                None => None,
+                Some(s) => Some(StatusDetail::parse(s).ok_or_else(|| corrupt("status detail", s))?),
+            },
+            data: r.data,
+            length: r.length,
+            time_ms: r.time_ms,
+            digest: r.digest,
+            triggered_by: TriggeredBy::parse(&r.triggered_by).ok_or_else(|| corrupt("trigger", &r.triggered_by))?,
+            run_type: RunType::parse(&r.run_type).ok_or_else(|| corrupt("run type", &r.run_type))?,
+            proxy_tier: r.proxy_tier,
+            costs: opt_json(r.costs)?,
+            meter: opt_json(r.meter)?,
+            fix_version_id: r.fix_version_id,
+            fixed_at: opt_time(r.fixed_at)?,
+            error_snapshot: opt_json(r.error_snapshot)?,
+            retries: r.retries,
+            error: r.error,
+            created_at: time(r.created_at)?,
+            finished_at: opt_time(r.finished_at)?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct KeyRecord {
+    id: String,
+    organization_id: String,
+    user_id: String,
+    name: String,
+    prefix: String,
+    scopes: String,
+    scrap_ids: String,
+    expires_at: Option<i64>,
+    created_at: i64,
+    revoked_at: Option<i64>,
+}
+
+impl TryFrom<KeyRecord> for ApiKey {
+    type Error = StoreError;
+    fn try_from(r: KeyRecord) -> Result<Self, StoreError> {
+        let scopes = json::<Vec<String>>(&r.scopes)?
+            .iter()
+            .map(|s| s.parse::<Scope>().map_err(|()| StoreError::Corrupt(format!("scope `{s}`"))))
+            .collect::<Result<_, _>>()?;
+        Ok(ApiKey {
+            id: id(&r.id)?,
+            organization_id: id(&r.organization_id)?,
+            user_id: id(&r.user_id)?,
+            name: r.name,
+            prefix: r.prefix,
+            scopes,
+            scrap_ids: parse_ids(&r.scrap_ids)?,
+            expires_at: opt_time(r.expires_at)?,
+            created_at: time(r.created_at)?,
+            revoked_at: opt_time(r.revoked_at)?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct KeyOwnerRecord {
+    #[sqlx(flatten)]
+    pub(crate) key: KeyRecord,
+    pub(crate) owner_is_admin: bool,
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct ActivityRecord {
+    id: String,
+    organization_id: String,
+    scrap_id: String,
+    kind: String,
+    actor: String,
+    message: String,
+    history_id: Option<String>,
+    created_at: i64,
+}
+
+impl TryFrom<ActivityRecord> for Activity {
+    type Error = StoreError;
+    fn try_from(r: ActivityRecord) -> Result<Self, StoreError> {
+        Ok(Activity {
+            id: id(&r.id)?,
+            organization_id: id(&r.organization_id)?,
+            scrap_id: id(&r.scrap_id)?,
+            kind: r.kind,
+            actor: r.actor,
+            message: r.message,
+            history_id: r.history_id.as_deref().map(id).transpose()?,
+            created_at: time(r.created_at)?,
+        })
+    }
+}
+
+pub(crate) fn scopes_json(scopes: &[Scope]) -> String {
+    to_json(&scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>())
+}
+
+/// Escapes `%`, `_` and `\` for a `LIKE ... ESCAPE '\'` pattern, lowercased.
+pub(crate) fn like_pattern(search: &str) -> String {
+    let mut p = String::with_capacity(search.len() + 2);
+    p.push('%');
+    for c in search.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            p.push('\\');
+        }
+        p.push(c);
+    }
+    p.push('%');
+    p
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct UserWithHashRecord {
+    #[sqlx(flatten)]
+    pub(crate) user: UserRecord,
+    pub(crate) password_hash: String,
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct ScrapHistoryIdRecord {
+    pub(crate) scrap_id: String,
+    pub(crate) id: String,
+}

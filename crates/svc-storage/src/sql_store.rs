@@ -1,0 +1,645 @@
+//! The query code both engines share. The schemas of both engines use the
+//! same column types (BIGINT milliseconds, TEXT JSON, BOOLEAN), and both
+//! accept `$n` placeholders, so one body of SQL serves both; the macro
+//! instantiates it once per engine, each with its own pool type and its own
+//! way to open a write transaction (`begin_write`).
+
+macro_rules! user_columns {
+    () => {
+        "id, organization_id, email, name, is_admin, created_at"
+    };
+}
+
+macro_rules! org_columns {
+    () => {
+        "id, name, plan, balance, default_containers, created_at"
+    };
+}
+
+macro_rules! scrap_columns {
+    () => {
+        "id, organization_id, user_id, title, description, url, request, scrapper, containers, params, \
+         cron, cron_timezone, alert, auto_fix, proxy_tier, last_tier_change_at, email_notif, \
+         email_notif_recipient, email_notif_format, digest_enabled, digest_prompt, digest_recipient, \
+         banner, created_at, updated_at"
+    };
+}
+
+macro_rules! history_columns {
+    () => {
+        "id, organization_id, scrap_id, status_detail, data, length, time_ms, digest, triggered_by, \
+         run_type, proxy_tier, costs, meter, fix_version_id, fixed_at, error_snapshot, retries, error, \
+         created_at, finished_at"
+    };
+}
+
+macro_rules! key_columns {
+    () => {
+        "k.id AS id, k.organization_id AS organization_id, k.user_id AS user_id, k.name AS name, \
+         k.prefix AS prefix, k.scopes AS scopes, k.scrap_ids AS scrap_ids, k.expires_at AS expires_at, \
+         k.created_at AS created_at, k.revoked_at AS revoked_at"
+    };
+}
+
+macro_rules! activity_columns {
+    () => {
+        "id, organization_id, scrap_id, kind, actor, message, history_id, created_at"
+    };
+}
+
+macro_rules! sql_store {
+    ($store:ident, $db:ty) => {
+        use async_trait::async_trait;
+        use chrono::{DateTime, Utc};
+        use sqlx::{QueryBuilder, Transaction};
+        use svc_domain::ObjectId;
+        use svc_domain::account::{Organization, User};
+        use svc_domain::activity::Activity;
+        use svc_domain::api_key::{ApiKey, KeyOwner};
+        use svc_domain::history::HistoryRow;
+        use svc_domain::plan::Plan;
+        use svc_domain::scrap::{HISTORY_IDS_CAP, Scrap};
+
+        use $crate::records::{
+            ActivityRecord, HistoryRecord, KeyOwnerRecord, KeyRecord, OrganizationRecord, ScrapHistoryIdRecord,
+            ScrapRecord, UserRecord, UserWithHashRecord, id, ids_json, like_pattern, millis, opt_millis,
+            scopes_json, to_json,
+        };
+        use $crate::traits::{
+            AccountStore, ActivityStore, HistoryFilter, HistoryStore, KeyStore, NewAccount, Page, ScrapFilter,
+            ScrapStore,
+        };
+        use $crate::{Result, StoreError};
+
+        fn conflict_on_unique(e: sqlx::Error, what: &'static str) -> StoreError {
+            match &e {
+                sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(what),
+                _ => StoreError::Database(e),
+            }
+        }
+
+        async fn insert_activity(tx: &mut Transaction<'static, $db>, a: &Activity) -> Result<()> {
+            sqlx::query(concat!(
+                "INSERT INTO activities (",
+                activity_columns!(),
+                ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+            ))
+            .bind(a.id.to_string())
+            .bind(a.organization_id.to_string())
+            .bind(a.scrap_id.to_string())
+            .bind(&a.kind)
+            .bind(&a.actor)
+            .bind(&a.message)
+            .bind(a.history_id.map(|h| h.to_string()))
+            .bind(millis(a.created_at))
+            .execute(&mut **tx)
+            .await?;
+            Ok(())
+        }
+
+        fn push_id_list(qb: &mut QueryBuilder<$db>, ids: &[ObjectId]) {
+            qb.push("(");
+            let mut list = qb.separated(", ");
+            for id in ids {
+                list.push_bind(id.to_string());
+            }
+            qb.push(")");
+        }
+
+        fn push_scrap_filter(qb: &mut QueryBuilder<$db>, org: ObjectId, filter: &ScrapFilter) {
+            qb.push(" FROM scraps WHERE organization_id = ").push_bind(org.to_string());
+            if let Some(search) = &filter.search {
+                let pattern = like_pattern(search);
+                qb.push(" AND (LOWER(title) LIKE ").push_bind(pattern.clone());
+                qb.push(" ESCAPE '\\' OR LOWER(description) LIKE ").push_bind(pattern.clone());
+                qb.push(" ESCAPE '\\' OR LOWER(url) LIKE ").push_bind(pattern);
+                qb.push(" ESCAPE '\\')");
+            }
+            if let Some(only) = &filter.only {
+                qb.push(" AND id IN ");
+                push_id_list(qb, only);
+            }
+        }
+
+        fn push_history_filter(qb: &mut QueryBuilder<$db>, org: ObjectId, filter: &HistoryFilter) {
+            qb.push(" FROM history WHERE organization_id = ").push_bind(org.to_string());
+            if let Some(scrap) = filter.scrap {
+                qb.push(" AND scrap_id = ").push_bind(scrap.to_string());
+            }
+            if let Some(only) = &filter.only_scraps {
+                qb.push(" AND scrap_id IN ");
+                push_id_list(qb, only);
+            }
+        }
+
+        impl $store {
+            async fn history_ids(&self, org: ObjectId, scrap: ObjectId) -> Result<Vec<ObjectId>> {
+                let rows: Vec<(String,)> = sqlx::query_as(
+                    "SELECT id FROM history WHERE organization_id = $1 AND scrap_id = $2 \
+                     ORDER BY created_at DESC, id DESC LIMIT $3",
+                )
+                .bind(org.to_string())
+                .bind(scrap.to_string())
+                .bind(HISTORY_IDS_CAP as i64)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter().map(|(s,)| id(s)).collect()
+            }
+
+            /// The most recent run ids of each of `scraps`, in one query.
+            async fn history_ids_of(
+                &self,
+                org: ObjectId,
+                scraps: &[ObjectId],
+            ) -> Result<std::collections::HashMap<String, Vec<ObjectId>>> {
+                let mut out = std::collections::HashMap::new();
+                if scraps.is_empty() {
+                    return Ok(out);
+                }
+                let mut qb = QueryBuilder::<$db>::new(
+                    "SELECT scrap_id, id FROM (SELECT scrap_id, id, ROW_NUMBER() OVER \
+                     (PARTITION BY scrap_id ORDER BY created_at DESC, id DESC) AS rn \
+                     FROM history WHERE organization_id = ",
+                );
+                qb.push_bind(org.to_string()).push(" AND scrap_id IN ");
+                push_id_list(&mut qb, scraps);
+                qb.push(") ranked WHERE rn <= ").push_bind(HISTORY_IDS_CAP as i64).push(" ORDER BY scrap_id, rn");
+                let rows: Vec<ScrapHistoryIdRecord> = qb.build_query_as().fetch_all(&self.pool).await?;
+                for row in rows {
+                    out.entry(row.scrap_id).or_insert_with(Vec::new).push(id(&row.id)?);
+                }
+                Ok(out)
+            }
+        }
+
+        #[async_trait]
+        impl AccountStore for $store {
+            async fn create_account(&self, account: &NewAccount) -> Result<()> {
+                let org = &account.organization;
+                let user = &account.user;
+                let mut tx = self.begin_write().await?;
+                sqlx::query(concat!("INSERT INTO organizations (", org_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6)"))
+                    .bind(org.id.to_string())
+                    .bind(&org.name)
+                    .bind(org.plan.as_str())
+                    .bind(org.balance)
+                    .bind(to_json(&org.default_containers))
+                    .bind(millis(org.created_at))
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query(concat!(
+                    "INSERT INTO users (",
+                    user_columns!(),
+                    ", password_hash) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+                ))
+                .bind(user.id.to_string())
+                .bind(org.id.to_string())
+                .bind(&user.email)
+                .bind(&user.name)
+                .bind(user.is_admin)
+                .bind(millis(user.created_at))
+                .bind(&account.password_hash)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| conflict_on_unique(e, "email"))?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn user_by_email(&self, email: &str) -> Result<Option<(User, String)>> {
+                let row: Option<UserWithHashRecord> =
+                    sqlx::query_as(concat!("SELECT ", user_columns!(), ", password_hash FROM users WHERE email = $1"))
+                        .bind(email)
+                        .fetch_optional(&self.pool)
+                        .await?;
+                row.map(|r| Ok((User::try_from(r.user)?, r.password_hash))).transpose()
+            }
+
+            async fn user(&self, org: ObjectId, user: ObjectId) -> Result<Option<User>> {
+                let row: Option<UserRecord> = sqlx::query_as(concat!(
+                    "SELECT ",
+                    user_columns!(),
+                    " FROM users WHERE organization_id = $1 AND id = $2"
+                ))
+                .bind(org.to_string())
+                .bind(user.to_string())
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(User::try_from).transpose()
+            }
+
+            async fn organization(&self, org: ObjectId) -> Result<Option<Organization>> {
+                let row: Option<OrganizationRecord> =
+                    sqlx::query_as(concat!("SELECT ", org_columns!(), " FROM organizations WHERE id = $1"))
+                        .bind(org.to_string())
+                        .fetch_optional(&self.pool)
+                        .await?;
+                row.map(Organization::try_from).transpose()
+            }
+
+            async fn set_plan(&self, org: ObjectId, plan: Plan) -> Result<bool> {
+                let done = sqlx::query("UPDATE organizations SET plan = $2 WHERE id = $1")
+                    .bind(org.to_string())
+                    .bind(plan.as_str())
+                    .execute(&self.pool)
+                    .await?;
+                Ok(done.rows_affected() == 1)
+            }
+
+            async fn set_admin(&self, org: ObjectId, user: ObjectId, is_admin: bool) -> Result<bool> {
+                let done = sqlx::query("UPDATE users SET is_admin = $3 WHERE organization_id = $1 AND id = $2")
+                    .bind(org.to_string())
+                    .bind(user.to_string())
+                    .bind(is_admin)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(done.rows_affected() == 1)
+            }
+
+            async fn add_balance(&self, org: ObjectId, units: i64) -> Result<Option<i64>> {
+                let row: Option<(i64,)> =
+                    sqlx::query_as("UPDATE organizations SET balance = balance + $2 WHERE id = $1 RETURNING balance")
+                        .bind(org.to_string())
+                        .bind(units)
+                        .fetch_optional(&self.pool)
+                        .await?;
+                Ok(row.map(|(b,)| b))
+            }
+
+            async fn setting_or_init(&self, key: &str, value: &str) -> Result<String> {
+                sqlx::query("INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING")
+                    .bind(key)
+                    .bind(value)
+                    .execute(&self.pool)
+                    .await?;
+                let (stored,): (String,) = sqlx::query_as("SELECT value FROM settings WHERE key = $1")
+                    .bind(key)
+                    .fetch_one(&self.pool)
+                    .await?;
+                Ok(stored)
+            }
+        }
+
+        #[async_trait]
+        impl ScrapStore for $store {
+            async fn insert_scrap(&self, s: &Scrap, activity: &Activity) -> Result<()> {
+                let mut tx = self.begin_write().await?;
+                sqlx::query(concat!(
+                    "INSERT INTO scraps (",
+                    scrap_columns!(),
+                    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
+                     $18, $19, $20, $21, $22, $23, $24, $25)"
+                ))
+                .bind(s.id.to_string())
+                .bind(s.organization_id.to_string())
+                .bind(s.user_id.to_string())
+                .bind(&s.title)
+                .bind(&s.description)
+                .bind(&s.url)
+                .bind(&s.request)
+                .bind(&s.scrapper)
+                .bind(to_json(&s.containers))
+                .bind(to_json(&s.params))
+                .bind(&s.cron)
+                .bind(&s.cron_timezone)
+                .bind(&s.alert)
+                .bind(s.auto_fix)
+                .bind(&s.proxy_tier)
+                .bind(opt_millis(s.last_tier_change_at))
+                .bind(s.email_notif)
+                .bind(&s.email_notif_recipient)
+                .bind(s.email_notif_format.as_str())
+                .bind(s.digest_enabled)
+                .bind(&s.digest_prompt)
+                .bind(&s.digest_recipient)
+                .bind(&s.banner)
+                .bind(millis(s.created_at))
+                .bind(millis(s.updated_at))
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| conflict_on_unique(e, "scrap"))?;
+                insert_activity(&mut tx, activity).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn update_scrap(&self, org: ObjectId, s: &Scrap, activity: &Activity) -> Result<bool> {
+                let mut tx = self.begin_write().await?;
+                let done = sqlx::query(
+                    "UPDATE scraps SET title = $3, description = $4, url = $5, request = $6, scrapper = $7, \
+                     containers = $8, params = $9, cron = $10, cron_timezone = $11, alert = $12, auto_fix = $13, \
+                     proxy_tier = $14, last_tier_change_at = $15, email_notif = $16, email_notif_recipient = $17, \
+                     email_notif_format = $18, digest_enabled = $19, digest_prompt = $20, digest_recipient = $21, \
+                     banner = $22, updated_at = $23 WHERE organization_id = $1 AND id = $2",
+                )
+                .bind(org.to_string())
+                .bind(s.id.to_string())
+                .bind(&s.title)
+                .bind(&s.description)
+                .bind(&s.url)
+                .bind(&s.request)
+                .bind(&s.scrapper)
+                .bind(to_json(&s.containers))
+                .bind(to_json(&s.params))
+                .bind(&s.cron)
+                .bind(&s.cron_timezone)
+                .bind(&s.alert)
+                .bind(s.auto_fix)
+                .bind(&s.proxy_tier)
+                .bind(opt_millis(s.last_tier_change_at))
+                .bind(s.email_notif)
+                .bind(&s.email_notif_recipient)
+                .bind(s.email_notif_format.as_str())
+                .bind(s.digest_enabled)
+                .bind(&s.digest_prompt)
+                .bind(&s.digest_recipient)
+                .bind(&s.banner)
+                .bind(millis(s.updated_at))
+                .execute(&mut *tx)
+                .await?;
+                if done.rows_affected() != 1 {
+                    return Ok(false);
+                }
+                insert_activity(&mut tx, activity).await?;
+                tx.commit().await?;
+                Ok(true)
+            }
+
+            async fn delete_scrap(&self, org: ObjectId, scrap: ObjectId, activity: &Activity) -> Result<bool> {
+                let mut tx = self.begin_write().await?;
+                let done = sqlx::query("DELETE FROM scraps WHERE organization_id = $1 AND id = $2")
+                    .bind(org.to_string())
+                    .bind(scrap.to_string())
+                    .execute(&mut *tx)
+                    .await?;
+                if done.rows_affected() != 1 {
+                    return Ok(false);
+                }
+                sqlx::query("DELETE FROM history WHERE organization_id = $1 AND scrap_id = $2")
+                    .bind(org.to_string())
+                    .bind(scrap.to_string())
+                    .execute(&mut *tx)
+                    .await?;
+                insert_activity(&mut tx, activity).await?;
+                tx.commit().await?;
+                Ok(true)
+            }
+
+            async fn scrap(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<Scrap>> {
+                let row: Option<ScrapRecord> = sqlx::query_as(concat!(
+                    "SELECT ",
+                    scrap_columns!(),
+                    " FROM scraps WHERE organization_id = $1 AND id = $2"
+                ))
+                .bind(org.to_string())
+                .bind(scrap.to_string())
+                .fetch_optional(&self.pool)
+                .await?;
+                match row {
+                    None => Ok(None),
+                    Some(row) => Ok(Some(row.into_scrap(self.history_ids(org, scrap).await?)?)),
+                }
+            }
+
+            async fn list_scraps(&self, org: ObjectId, filter: &ScrapFilter) -> Result<Page<Scrap>> {
+                if filter.only.as_ref().is_some_and(Vec::is_empty) {
+                    return Ok(Page { items: vec![], total: 0 });
+                }
+                let mut count = QueryBuilder::<$db>::new("SELECT COUNT(*)");
+                push_scrap_filter(&mut count, org, filter);
+                let (total,): (i64,) = count.build_query_as().fetch_one(&self.pool).await?;
+
+                let mut select = QueryBuilder::<$db>::new(concat!("SELECT ", scrap_columns!()));
+                push_scrap_filter(&mut select, org, filter);
+                select.push(" ORDER BY created_at DESC, id DESC LIMIT ").push_bind(filter.limit);
+                select.push(" OFFSET ").push_bind(filter.offset);
+                let rows: Vec<ScrapRecord> = select.build_query_as().fetch_all(&self.pool).await?;
+
+                let ids = rows.iter().map(|r| id(r.id())).collect::<Result<Vec<_>>>()?;
+                let mut history = self.history_ids_of(org, &ids).await?;
+                let items = rows
+                    .into_iter()
+                    .map(|r| {
+                        let ids = history.remove(r.id()).unwrap_or_default();
+                        r.into_scrap(ids)
+                    })
+                    .collect::<Result<_>>()?;
+                Ok(Page { items, total })
+            }
+
+            async fn existing_scrap_ids(&self, org: ObjectId, ids: &[ObjectId]) -> Result<Vec<ObjectId>> {
+                if ids.is_empty() {
+                    return Ok(vec![]);
+                }
+                let mut qb = QueryBuilder::<$db>::new("SELECT id FROM scraps WHERE organization_id = ");
+                qb.push_bind(org.to_string()).push(" AND id IN ");
+                push_id_list(&mut qb, ids);
+                let rows: Vec<(String,)> = qb.build_query_as().fetch_all(&self.pool).await?;
+                rows.iter().map(|(s,)| id(s)).collect()
+            }
+        }
+
+        #[async_trait]
+        impl KeyStore for $store {
+            async fn insert_key(&self, key: &ApiKey, key_hash: &str, activities: &[Activity]) -> Result<()> {
+                let mut tx = self.begin_write().await?;
+                sqlx::query(
+                    "INSERT INTO api_keys (id, organization_id, user_id, name, prefix, key_hash, scopes, scrap_ids, \
+                     expires_at, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                )
+                .bind(key.id.to_string())
+                .bind(key.organization_id.to_string())
+                .bind(key.user_id.to_string())
+                .bind(&key.name)
+                .bind(&key.prefix)
+                .bind(key_hash)
+                .bind(scopes_json(&key.scopes))
+                .bind(ids_json(&key.scrap_ids))
+                .bind(opt_millis(key.expires_at))
+                .bind(millis(key.created_at))
+                .bind(opt_millis(key.revoked_at))
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| conflict_on_unique(e, "key"))?;
+                for activity in activities {
+                    insert_activity(&mut tx, activity).await?;
+                }
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn key_by_hash(&self, key_hash: &str) -> Result<Option<KeyOwner>> {
+                let row: Option<KeyOwnerRecord> = sqlx::query_as(concat!(
+                    "SELECT ",
+                    key_columns!(),
+                    ", u.is_admin AS owner_is_admin FROM api_keys k JOIN users u ON u.id = k.user_id \
+                     WHERE k.key_hash = $1"
+                ))
+                .bind(key_hash)
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(|r| Ok(KeyOwner { key: ApiKey::try_from(r.key)?, owner_is_admin: r.owner_is_admin }))
+                    .transpose()
+            }
+
+            async fn list_keys(&self, org: ObjectId, offset: i64, limit: i64) -> Result<Page<ApiKey>> {
+                let (total,): (i64,) = sqlx::query_as(
+                    "SELECT COUNT(*) FROM api_keys WHERE organization_id = $1 AND revoked_at IS NULL",
+                )
+                .bind(org.to_string())
+                .fetch_one(&self.pool)
+                .await?;
+                let rows: Vec<KeyRecord> = sqlx::query_as(concat!(
+                    "SELECT ",
+                    key_columns!(),
+                    " FROM api_keys k WHERE k.organization_id = $1 AND k.revoked_at IS NULL \
+                     ORDER BY k.created_at DESC, k.id DESC LIMIT $2 OFFSET $3"
+                ))
+                .bind(org.to_string())
+                .bind(limit)
+                .bind(offset)
+                .fetch_all(&self.pool)
+                .await?;
+                let items = rows.into_iter().map(ApiKey::try_from).collect::<Result<_>>()?;
+                Ok(Page { items, total })
+            }
+
+            async fn key(&self, org: ObjectId, key: ObjectId) -> Result<Option<ApiKey>> {
+                let row: Option<KeyRecord> = sqlx::query_as(concat!(
+                    "SELECT ",
+                    key_columns!(),
+                    " FROM api_keys k WHERE k.organization_id = $1 AND k.id = $2 AND k.revoked_at IS NULL"
+                ))
+                .bind(org.to_string())
+                .bind(key.to_string())
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(ApiKey::try_from).transpose()
+            }
+
+            async fn revoke_key(
+                &self,
+                org: ObjectId,
+                key: ObjectId,
+                at: DateTime<Utc>,
+                activities: &[Activity],
+            ) -> Result<bool> {
+                let mut tx = self.begin_write().await?;
+                let done = sqlx::query(
+                    "UPDATE api_keys SET revoked_at = $3 WHERE organization_id = $1 AND id = $2 AND revoked_at IS NULL",
+                )
+                .bind(org.to_string())
+                .bind(key.to_string())
+                .bind(millis(at))
+                .execute(&mut *tx)
+                .await?;
+                if done.rows_affected() != 1 {
+                    return Ok(false);
+                }
+                for activity in activities {
+                    insert_activity(&mut tx, activity).await?;
+                }
+                tx.commit().await?;
+                Ok(true)
+            }
+        }
+
+        #[async_trait]
+        impl HistoryStore for $store {
+            async fn insert_history(&self, h: &HistoryRow) -> Result<()> {
+                sqlx::query(concat!(
+                    "INSERT INTO history (",
+                    history_columns!(),
+                    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
+                     $18, $19, $20)"
+                ))
+                .bind(h.id.to_string())
+                .bind(h.organization_id.to_string())
+                .bind(h.scrap_id.to_string())
+                .bind(h.status_detail.map(|d| d.as_str()))
+                .bind(&h.data)
+                .bind(h.length)
+                .bind(h.time_ms)
+                .bind(&h.digest)
+                .bind(h.triggered_by.as_str())
+                .bind(h.run_type.as_str())
+                .bind(&h.proxy_tier)
+                .bind(h.costs.as_ref().map(to_json))
+                .bind(h.meter.as_ref().map(to_json))
+                .bind(&h.fix_version_id)
+                .bind(opt_millis(h.fixed_at))
+                .bind(h.error_snapshot.as_ref().map(to_json))
+                .bind(h.retries)
+                .bind(&h.error)
+                .bind(millis(h.created_at))
+                .bind(opt_millis(h.finished_at))
+                .execute(&self.pool)
+                .await
+                .map_err(|e| conflict_on_unique(e, "history row"))?;
+                Ok(())
+            }
+
+            async fn history_row(&self, org: ObjectId, row: ObjectId) -> Result<Option<HistoryRow>> {
+                let row: Option<HistoryRecord> = sqlx::query_as(concat!(
+                    "SELECT ",
+                    history_columns!(),
+                    " FROM history WHERE organization_id = $1 AND id = $2"
+                ))
+                .bind(org.to_string())
+                .bind(row.to_string())
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(HistoryRow::try_from).transpose()
+            }
+
+            async fn list_history(&self, org: ObjectId, filter: &HistoryFilter) -> Result<Page<HistoryRow>> {
+                if filter.only_scraps.as_ref().is_some_and(Vec::is_empty) {
+                    return Ok(Page { items: vec![], total: 0 });
+                }
+                let mut count = QueryBuilder::<$db>::new("SELECT COUNT(*)");
+                push_history_filter(&mut count, org, filter);
+                let (total,): (i64,) = count.build_query_as().fetch_one(&self.pool).await?;
+
+                let mut select = QueryBuilder::<$db>::new(concat!("SELECT ", history_columns!()));
+                push_history_filter(&mut select, org, filter);
+                select.push(" ORDER BY created_at DESC, id DESC LIMIT ").push_bind(filter.limit);
+                select.push(" OFFSET ").push_bind(filter.offset);
+                let rows: Vec<HistoryRecord> = select.build_query_as().fetch_all(&self.pool).await?;
+                let items = rows.into_iter().map(HistoryRow::try_from).collect::<Result<_>>()?;
+                Ok(Page { items, total })
+            }
+        }
+
+        #[async_trait]
+        impl ActivityStore for $store {
+            async fn list_activities(
+                &self,
+                org: ObjectId,
+                scrap: ObjectId,
+                offset: i64,
+                limit: i64,
+            ) -> Result<Page<Activity>> {
+                let (total,): (i64,) =
+                    sqlx::query_as("SELECT COUNT(*) FROM activities WHERE organization_id = $1 AND scrap_id = $2")
+                        .bind(org.to_string())
+                        .bind(scrap.to_string())
+                        .fetch_one(&self.pool)
+                        .await?;
+                let rows: Vec<ActivityRecord> = sqlx::query_as(concat!(
+                    "SELECT ",
+                    activity_columns!(),
+                    " FROM activities WHERE organization_id = $1 AND scrap_id = $2 \
+                     ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4"
+                ))
+                .bind(org.to_string())
+                .bind(scrap.to_string())
+                .bind(limit)
+                .bind(offset)
+                .fetch_all(&self.pool)
+                .await?;
+                let items = rows.into_iter().map(Activity::try_from).collect::<Result<_>>()?;
+                Ok(Page { items, total })
+            }
+        }
+    };
+}

@@ -1,0 +1,51 @@
+//! The embedded default engine.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::Sqlite;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+
+pub struct SqliteStore {
+    pool: SqlitePool,
+}
+
+impl SqliteStore {
+    /// Opens (creating file and folder if needed) and migrates `sqlite://path`.
+    pub async fn open(url: &str) -> crate::Result<Self> {
+        let path = url.strip_prefix("sqlite://").unwrap_or(url);
+        let path = path.split('?').next().unwrap_or(path);
+        if let Some(parent) = Path::new(path).parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)?;
+        }
+        let options = SqliteConnectOptions::from_str(url)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(Duration::from_secs(10))
+            .foreign_keys(true);
+        let pool = SqlitePoolOptions::new().max_connections(8).min_connections(1).connect_with(options).await?;
+        sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
+        Ok(SqliteStore { pool })
+    }
+
+    /// SQLite allows one writer: take the write lock when the transaction
+    /// starts, so that it waits on `busy_timeout` instead of failing when a
+    /// read transaction cannot be upgraded.
+    async fn begin_write(&self) -> crate::Result<sqlx::Transaction<'static, Sqlite>> {
+        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+}
+
+#[async_trait::async_trait]
+impl crate::Store for SqliteStore {
+    fn backend(&self) -> &'static str {
+        "sqlite"
+    }
+    async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+sql_store!(SqliteStore, Sqlite);

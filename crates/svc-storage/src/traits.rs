@@ -1,0 +1,113 @@
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use svc_domain::ObjectId;
+use svc_domain::account::{Organization, User};
+use svc_domain::activity::Activity;
+use svc_domain::api_key::{ApiKey, KeyOwner};
+use svc_domain::history::HistoryRow;
+use svc_domain::plan::Plan;
+use svc_domain::scrap::Scrap;
+
+use crate::Result;
+
+/// One page of a list and the total count of matching rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub total: i64,
+}
+
+/// A new user with its own organization.
+#[derive(Clone, Debug)]
+pub struct NewAccount {
+    pub organization: Organization,
+    pub user: User,
+    pub password_hash: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ScrapFilter {
+    /// Case-insensitive substring of title, description or url.
+    pub search: Option<String>,
+    /// When set, only these scraps (an API key's allow-list).
+    pub only: Option<Vec<ObjectId>>,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct HistoryFilter {
+    pub scrap: Option<ObjectId>,
+    /// When set, only rows of these scraps (an API key's allow-list).
+    pub only_scraps: Option<Vec<ObjectId>>,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+#[async_trait]
+pub trait AccountStore: Send + Sync {
+    /// Fails with `Conflict("email")` when the email is taken.
+    async fn create_account(&self, account: &NewAccount) -> Result<()>;
+    /// Pre-authentication lookup for login: the user and its password hash.
+    async fn user_by_email(&self, email: &str) -> Result<Option<(User, String)>>;
+    async fn user(&self, org: ObjectId, user: ObjectId) -> Result<Option<User>>;
+    async fn organization(&self, org: ObjectId) -> Result<Option<Organization>>;
+    async fn set_plan(&self, org: ObjectId, plan: Plan) -> Result<bool>;
+    async fn set_admin(&self, org: ObjectId, user: ObjectId, is_admin: bool) -> Result<bool>;
+    /// Adds (or with a negative figure removes) units; returns the new balance.
+    async fn add_balance(&self, org: ObjectId, units: i64) -> Result<Option<i64>>;
+    /// Returns the stored value of `key`, storing `value` first if there is none.
+    async fn setting_or_init(&self, key: &str, value: &str) -> Result<String>;
+}
+
+#[async_trait]
+pub trait ScrapStore: Send + Sync {
+    async fn insert_scrap(&self, scrap: &Scrap, activity: &Activity) -> Result<()>;
+    /// Writes every stored field of `scrap`; false when it does not exist in `org`.
+    async fn update_scrap(&self, org: ObjectId, scrap: &Scrap, activity: &Activity) -> Result<bool>;
+    /// Deletes the scrap and its history rows, keeping its activity log.
+    async fn delete_scrap(&self, org: ObjectId, id: ObjectId, activity: &Activity) -> Result<bool>;
+    async fn scrap(&self, org: ObjectId, id: ObjectId) -> Result<Option<Scrap>>;
+    /// Newest first.
+    async fn list_scraps(&self, org: ObjectId, filter: &ScrapFilter) -> Result<Page<Scrap>>;
+    /// Which of `ids` are scraps of `org`.
+    async fn existing_scrap_ids(&self, org: ObjectId, ids: &[ObjectId]) -> Result<Vec<ObjectId>>;
+}
+
+#[async_trait]
+pub trait KeyStore: Send + Sync {
+    /// Fails with `Conflict("key")` on a hash collision.
+    async fn insert_key(&self, key: &ApiKey, key_hash: &str, activities: &[Activity]) -> Result<()>;
+    /// Pre-authentication lookup of a key by the hash of its plain text.
+    async fn key_by_hash(&self, key_hash: &str) -> Result<Option<KeyOwner>>;
+    /// Keys not revoked, newest first.
+    async fn list_keys(&self, org: ObjectId, offset: i64, limit: i64) -> Result<Page<ApiKey>>;
+    /// An unrevoked key of `org`.
+    async fn key(&self, org: ObjectId, id: ObjectId) -> Result<Option<ApiKey>>;
+    /// Marks the key revoked and writes `activities` in the same transaction;
+    /// false (and nothing written) when no unrevoked key `id` exists in `org`.
+    async fn revoke_key(&self, org: ObjectId, id: ObjectId, at: DateTime<Utc>, activities: &[Activity]) -> Result<bool>;
+}
+
+#[async_trait]
+pub trait HistoryStore: Send + Sync {
+    async fn insert_history(&self, row: &HistoryRow) -> Result<()>;
+    async fn history_row(&self, org: ObjectId, id: ObjectId) -> Result<Option<HistoryRow>>;
+    /// Newest first.
+    async fn list_history(&self, org: ObjectId, filter: &HistoryFilter) -> Result<Page<HistoryRow>>;
+}
+
+#[async_trait]
+pub trait ActivityStore: Send + Sync {
+    /// Newest first.
+    async fn list_activities(&self, org: ObjectId, scrap: ObjectId, offset: i64, limit: i64)
+    -> Result<Page<Activity>>;
+}
+
+/// Everything svc stores.
+#[async_trait]
+pub trait Store: AccountStore + ScrapStore + KeyStore + HistoryStore + ActivityStore {
+    /// `sqlite` or `postgres`.
+    fn backend(&self) -> &'static str;
+    async fn close(&self);
+}
