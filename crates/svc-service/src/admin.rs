@@ -1,0 +1,42 @@
+//! Operator actions (`svc admin ...`), run straight on the database.
+
+use std::sync::Arc;
+
+use svc_domain::account::User;
+use svc_domain::plan::Plan;
+use svc_storage::Store;
+
+use crate::{Result, ServiceError};
+
+pub struct AdminService {
+    store: Arc<dyn Store>,
+}
+
+impl AdminService {
+    pub(crate) fn new(store: Arc<dyn Store>) -> Self {
+        AdminService { store }
+    }
+
+    async fn user(&self, email: &str) -> Result<User> {
+        let email = email.trim().to_lowercase();
+        Ok(self.store.user_by_email(&email).await?.ok_or(ServiceError::NotFound("user"))?.0)
+    }
+
+    pub async fn set_plan(&self, email: &str, plan: Plan) -> Result<()> {
+        let user = self.user(email).await?;
+        self.store.set_plan(user.organization_id, plan).await?;
+        Ok(())
+    }
+
+    pub async fn grant_admin(&self, email: &str) -> Result<()> {
+        let user = self.user(email).await?;
+        self.store.set_admin(user.organization_id, user.id, true).await?;
+        Ok(())
+    }
+
+    /// Returns the new balance.
+    pub async fn add_balance(&self, email: &str, units: i64) -> Result<i64> {
+        let user = self.user(email).await?;
+        self.store.add_balance(user.organization_id, units).await?.ok_or(ServiceError::NotFound("organization"))
+    }
+}

@@ -1,0 +1,48 @@
+use svc_domain::scope::Scope;
+use svc_storage::StoreError;
+
+/// Every way a service call can fail. Adapters map each variant to their
+/// wire format (HTTP status and error code, JSON-RPC error, CLI exit code).
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// Missing, malformed, unknown, revoked or expired credentials.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// A JWT-only operation was attempted with an API key.
+    #[error("{0}")]
+    SessionRequired(String),
+    #[error("the API key is missing the required scope(s): {}", list(.0))]
+    InsufficientScope(Vec<Scope>),
+    #[error("the API key is not scoped to this scrap")]
+    ScrapNotInKeyScope,
+    #[error("{0} requires the Growth or Pro plan")]
+    PlanRequired(&'static str),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    #[error("{field}: {message}")]
+    Validation { field: String, message: String },
+    #[error("{message}")]
+    Conflict { code: &'static str, message: String },
+    #[error("the organization has no compute balance left")]
+    InsufficientBalance,
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+fn list(scopes: &[Scope]) -> String {
+    scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+impl ServiceError {
+    pub fn validation(field: impl Into<String>, message: impl Into<String>) -> Self {
+        ServiceError::Validation { field: field.into(), message: message.into() }
+    }
+}
+
+impl From<StoreError> for ServiceError {
+    fn from(e: StoreError) -> Self {
+        ServiceError::Internal(e.to_string())
+    }
+}

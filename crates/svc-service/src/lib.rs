@@ -1,0 +1,30 @@
+//! The one place where svc's business rules live. REST, MCP, the web app and
+//! the CLI are adapters over these services: they parse their wire format,
+//! obtain a [`Principal`] (or a [`Session`]) from [`AuthService`], call a
+//! service, and render the result.
+//!
+//! Every service method that reads or writes an organization's objects takes
+//! the authenticated principal and checks its scopes and allow-list itself,
+//! so an adapter cannot forget a check.
+
+pub mod accounts;
+pub mod admin;
+pub mod auth;
+pub mod error;
+pub mod history;
+pub mod jwt;
+pub mod key_cache;
+pub mod key_material;
+pub mod keys;
+pub mod paging;
+pub mod password;
+pub mod principal;
+pub mod scrap_input;
+pub mod scraps;
+pub mod services;
+
+pub use error::ServiceError;
+pub use principal::{Principal, Session};
+pub use services::{ServiceConfig, Services};
+
+pub type Result<T, E = ServiceError> = std::result::Result<T, E>;

@@ -1,0 +1,158 @@
+//! Who is calling. Values of these types are only made by `AuthService`
+//! after a credential was verified, so holding one is proof of
+//! authentication; the checks on them (`require`, `require_scrap`) are the
+//! authorization.
+
+use svc_domain::ObjectId;
+use svc_domain::scope::Scope;
+
+use crate::ServiceError;
+
+/// A verified web session (JWT). Operations that only the web app may do
+/// take a `Session`, so an API key cannot reach them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Session {
+    org: ObjectId,
+    user: ObjectId,
+    is_platform_admin: bool,
+}
+
+impl Session {
+    pub(crate) fn new(org: ObjectId, user: ObjectId, is_platform_admin: bool) -> Self {
+        Session { org, user, is_platform_admin }
+    }
+    pub fn org(&self) -> ObjectId {
+        self.org
+    }
+    pub fn user(&self) -> ObjectId {
+        self.user
+    }
+    pub fn is_platform_admin(&self) -> bool {
+        self.is_platform_admin
+    }
+}
+
+/// What a verified API key may do.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyGrant {
+    pub key_id: ObjectId,
+    /// Empty: every action.
+    scopes: Vec<Scope>,
+    /// Empty: every scrap of the organization.
+    scrap_ids: Vec<ObjectId>,
+}
+
+/// A verified caller of a KEY route: a web session or an API key.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Principal {
+    Session(Session),
+    Key { org: ObjectId, owner: ObjectId, owner_is_platform_admin: bool, grant: KeyGrant },
+}
+
+impl Principal {
+    pub(crate) fn key(
+        org: ObjectId,
+        owner: ObjectId,
+        owner_is_platform_admin: bool,
+        key_id: ObjectId,
+        scopes: Vec<Scope>,
+        scrap_ids: Vec<ObjectId>,
+    ) -> Self {
+        Principal::Key { org, owner, owner_is_platform_admin, grant: KeyGrant { key_id, scopes, scrap_ids } }
+    }
+
+    pub fn org(&self) -> ObjectId {
+        match self {
+            Principal::Session(s) => s.org,
+            Principal::Key { org, .. } => *org,
+        }
+    }
+
+    pub fn user(&self) -> ObjectId {
+        match self {
+            Principal::Session(s) => s.user,
+            Principal::Key { owner, .. } => *owner,
+        }
+    }
+
+    /// A platform admin, or a key whose owner is one (the cost contract).
+    pub fn is_platform_admin(&self) -> bool {
+        match self {
+            Principal::Session(s) => s.is_platform_admin,
+            Principal::Key { owner_is_platform_admin, .. } => *owner_is_platform_admin,
+        }
+    }
+
+    /// `user:<id>` or `key:<id>`, for activity logs.
+    pub fn actor(&self) -> String {
+        match self {
+            Principal::Session(s) => format!("user:{}", s.user),
+            Principal::Key { grant, .. } => format!("key:{}", grant.key_id),
+        }
+    }
+
+    /// Fails with the missing scopes unless every one of `needed` is granted.
+    pub fn require(&self, needed: &[Scope]) -> Result<(), ServiceError> {
+        let Principal::Key { grant, .. } = self else { return Ok(()) };
+        if grant.scopes.is_empty() {
+            return Ok(());
+        }
+        let missing: Vec<Scope> = needed.iter().copied().filter(|s| !grant.scopes.contains(s)).collect();
+        if missing.is_empty() { Ok(()) } else { Err(ServiceError::InsufficientScope(missing)) }
+    }
+
+    /// The key's scrap allow-list, `None` when organization-wide.
+    pub fn scrap_allow_list(&self) -> Option<&[ObjectId]> {
+        match self {
+            Principal::Key { grant, .. } if !grant.scrap_ids.is_empty() => Some(&grant.scrap_ids),
+            _ => None,
+        }
+    }
+
+    pub fn may_touch_scrap(&self, scrap: ObjectId) -> bool {
+        self.scrap_allow_list().is_none_or(|ids| ids.contains(&scrap))
+    }
+}
+
+impl From<Session> for Principal {
+    fn from(s: Session) -> Self {
+        Principal::Session(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(scopes: Vec<Scope>, scraps: Vec<ObjectId>) -> Principal {
+        Principal::key(ObjectId::new(), ObjectId::new(), false, ObjectId::new(), scopes, scraps)
+    }
+
+    #[test]
+    fn empty_scopes_grant_every_action() {
+        assert!(key(vec![], vec![]).require(&Scope::ALL).is_ok());
+    }
+
+    #[test]
+    fn missing_scopes_are_listed() {
+        let p = key(vec![Scope::ScrapsRead], vec![]);
+        assert!(p.require(&[Scope::ScrapsRead]).is_ok());
+        match p.require(&[Scope::ScrapsRead, Scope::ScrapsRun, Scope::HistoryRead]) {
+            Err(ServiceError::InsufficientScope(m)) => assert_eq!(m, vec![Scope::ScrapsRun, Scope::HistoryRead]),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn allow_list_limits_scraps_and_sessions_see_all() {
+        let a = ObjectId::new();
+        let b = ObjectId::new();
+        let p = key(vec![], vec![a]);
+        assert!(p.may_touch_scrap(a));
+        assert!(!p.may_touch_scrap(b));
+        assert!(key(vec![], vec![]).may_touch_scrap(b));
+        let s: Principal = Session::new(ObjectId::new(), ObjectId::new(), false).into();
+        assert!(s.may_touch_scrap(b));
+        assert!(s.require(&Scope::ALL).is_ok());
+    }
+}

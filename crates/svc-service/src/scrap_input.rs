@@ -1,0 +1,272 @@
+//! What a client may send to create or change a scrap, and the rules every
+//! stored scrap obeys (contract section 3).
+
+use std::collections::HashSet;
+use std::str::FromStr;
+use std::time::Duration;
+
+use chrono::Utc;
+use croner::Cron;
+use croner::parser::{CronParser, Seconds, Year};
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Deserializer};
+use svc_domain::scrap::{EmailFormat, PROXY_TIERS, ParamSet, SCRAPPERS, Scrap};
+
+use crate::ServiceError;
+use crate::accounts::is_email;
+
+/// `Some(None)` for an explicit `null`, `None` when the field is absent.
+fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// A create body or a partial update. Unknown fields are refused (a typo
+/// must not be silently ignored); the read-only fields of the Scrap shape
+/// are accepted and ignored, so that a client can send back what it read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScrapChanges {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub url: Option<String>,
+    pub request: Option<String>,
+    pub scrapper: Option<String>,
+    pub containers: Option<Vec<String>>,
+    pub params: Option<Vec<ParamSet>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub cron: Option<Option<String>>,
+    pub cron_timezone: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub alert: Option<Option<String>>,
+    pub auto_fix: Option<bool>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub proxy_tier: Option<Option<String>>,
+    pub email_notif: Option<bool>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub email_notif_recipient: Option<Option<String>>,
+    pub email_notif_format: Option<String>,
+    pub digest_enabled: Option<bool>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub digest_prompt: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub digest_recipient: Option<Option<String>>,
+    pub banner: Option<String>,
+    // Read-only fields of the Scrap shape: accepted, ignored.
+    pub id: Option<IgnoredAny>,
+    pub history: Option<IgnoredAny>,
+    pub user: Option<IgnoredAny>,
+    pub organization_id: Option<IgnoredAny>,
+    pub created_at: Option<IgnoredAny>,
+    pub updated_at: Option<IgnoredAny>,
+    pub last_tier_change_at: Option<IgnoredAny>,
+}
+
+/// Names of the stored fields `changes` sets, for the activity log.
+pub(crate) fn changed_fields(before: &Scrap, after: &Scrap) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    macro_rules! cmp {
+        ($($field:ident => $name:literal),* $(,)?) => {
+            $(if before.$field != after.$field { out.push($name); })*
+        };
+    }
+    cmp!(
+        title => "title", description => "description", url => "url", request => "request",
+        scrapper => "scrapper", containers => "containers", params => "params", cron => "cron",
+        cron_timezone => "cronTimezone", alert => "alert", auto_fix => "autoFix", proxy_tier => "proxyTier",
+        email_notif => "emailNotif", email_notif_recipient => "emailNotifRecipient",
+        email_notif_format => "emailNotifFormat", digest_enabled => "digestEnabled",
+        digest_prompt => "digestPrompt", digest_recipient => "digestRecipient", banner => "banner",
+    );
+    out
+}
+
+fn blank_to_none(v: Option<String>) -> Option<String> {
+    v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+impl ScrapChanges {
+    /// Copies every field present in `self` onto `scrap`.
+    pub(crate) fn apply_to(self, scrap: &mut Scrap) -> Result<(), ServiceError> {
+        if let Some(v) = self.title {
+            scrap.title = v.trim().to_string();
+        }
+        if let Some(v) = self.description {
+            scrap.description = v;
+        }
+        if let Some(v) = self.url {
+            scrap.url = v.trim().to_string();
+        }
+        if let Some(v) = self.request {
+            scrap.request = v;
+        }
+        if let Some(v) = self.scrapper {
+            scrap.scrapper = v;
+        }
+        if let Some(v) = self.containers {
+            scrap.containers = v;
+        }
+        if let Some(v) = self.params {
+            scrap.params = v;
+        }
+        if let Some(v) = self.cron {
+            scrap.cron = blank_to_none(v);
+        }
+        if let Some(v) = self.cron_timezone {
+            scrap.cron_timezone = v.trim().to_string();
+        }
+        if let Some(v) = self.alert {
+            scrap.alert = blank_to_none(v);
+        }
+        if let Some(v) = self.auto_fix {
+            scrap.auto_fix = v;
+        }
+        if let Some(v) = self.proxy_tier {
+            scrap.proxy_tier = v;
+        }
+        if let Some(v) = self.email_notif {
+            scrap.email_notif = v;
+        }
+        if let Some(v) = self.email_notif_recipient {
+            scrap.email_notif_recipient = blank_to_none(v);
+        }
+        if let Some(v) = self.email_notif_format {
+            scrap.email_notif_format = EmailFormat::parse(&v)
+                .ok_or_else(|| ServiceError::validation("emailNotifFormat", "must be `json` or `csv`"))?;
+        }
+        if let Some(v) = self.digest_enabled {
+            scrap.digest_enabled = v;
+        }
+        if let Some(v) = self.digest_prompt {
+            scrap.digest_prompt = v;
+        }
+        if let Some(v) = self.digest_recipient {
+            scrap.digest_recipient = blank_to_none(v);
+        }
+        if let Some(v) = self.banner {
+            scrap.banner = v;
+        }
+        Ok(())
+    }
+}
+
+fn max_chars(field: &str, value: &str, max: usize) -> Result<(), ServiceError> {
+    if value.chars().count() > max {
+        return Err(ServiceError::validation(field, format!("must be at most {max} characters")));
+    }
+    Ok(())
+}
+
+fn email_field(field: &str, value: &Option<String>) -> Result<(), ServiceError> {
+    match value {
+        Some(v) if !is_email(v) => Err(ServiceError::validation(field, "must be an email address")),
+        _ => Ok(()),
+    }
+}
+
+/// Checks a cron expression (five fields or an `@` alias) and how often it fires.
+pub fn check_cron(expr: &str, timezone: chrono_tz::Tz, min_interval: Duration) -> Result<Cron, ServiceError> {
+    let cron = CronParser::builder()
+        .seconds(Seconds::Disallowed)
+        .year(Year::Disallowed)
+        .build()
+        .parse(expr)
+        .map_err(|e| ServiceError::validation("cron", format!("invalid cron expression: {e}")))?;
+    let start = Utc::now().with_timezone(&timezone);
+    let mut times = cron.iter_after(start).take(6);
+    let Some(mut previous) = times.next() else {
+        return Err(ServiceError::validation("cron", "the expression never fires"));
+    };
+    for next in times {
+        let gap = (next.clone() - previous.clone()).to_std().unwrap_or_default();
+        if gap < min_interval {
+            return Err(ServiceError::validation(
+                "cron",
+                format!("fires more often than once every {} seconds", min_interval.as_secs()),
+            ));
+        }
+        previous = next;
+    }
+    Ok(cron)
+}
+
+/// Every rule a stored scrap obeys.
+pub(crate) fn validate(s: &Scrap, cron_min_interval: Duration) -> Result<(), ServiceError> {
+    if s.title.is_empty() {
+        return Err(ServiceError::validation("title", "is required"));
+    }
+    max_chars("title", &s.title, 200)?;
+    max_chars("description", &s.description, 10_000)?;
+    if s.url.is_empty() {
+        return Err(ServiceError::validation("url", "is required"));
+    }
+    max_chars("url", &s.url, 2048)?;
+    match url::Url::parse(&s.url) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty()) => {}
+        _ => return Err(ServiceError::validation("url", "must be an absolute http or https URL")),
+    }
+    if s.request.trim().is_empty() {
+        return Err(ServiceError::validation("request", "is required (a script that calls returnData(array))"));
+    }
+    max_chars("request", &s.request, 1_000_000)?;
+    if !SCRAPPERS.contains(&s.scrapper.as_str()) {
+        return Err(ServiceError::validation("scrapper", format!("unknown engine; known: {}", SCRAPPERS.join(", "))));
+    }
+    if s.containers.is_empty() || s.containers.len() > 20 {
+        return Err(ServiceError::validation("containers", "must list 1 to 20 worker ids"));
+    }
+    for c in &s.containers {
+        let ok = !c.is_empty() && c.len() <= 64 && c.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+        if !ok {
+            return Err(ServiceError::validation("containers", format!("`{c}` is not a worker id (1-64 of A-Z a-z 0-9 . _ -)")));
+        }
+    }
+    if s.params.len() > 100 {
+        return Err(ServiceError::validation("params", "at most 100 parameter sets"));
+    }
+    let mut keys = HashSet::new();
+    for p in &s.params {
+        if p.key.is_empty() || p.key.chars().count() > 200 {
+            return Err(ServiceError::validation("params", "each key must be 1 to 200 characters"));
+        }
+        if !keys.insert(p.key.as_str()) {
+            return Err(ServiceError::validation("params", format!("duplicate key `{}`", p.key)));
+        }
+    }
+    let tz = chrono_tz::Tz::from_str(&s.cron_timezone)
+        .map_err(|_| ServiceError::validation("cronTimezone", format!("`{}` is not an IANA time zone", s.cron_timezone)))?;
+    if let Some(cron) = &s.cron {
+        check_cron(cron, tz, cron_min_interval)?;
+    }
+    email_field("alert", &s.alert)?;
+    if let Some(tier) = &s.proxy_tier
+        && !PROXY_TIERS.contains(&tier.as_str())
+    {
+        return Err(ServiceError::validation("proxyTier", format!("must be one of {}", PROXY_TIERS.join(", "))));
+    }
+    email_field("emailNotifRecipient", &s.email_notif_recipient)?;
+    email_field("digestRecipient", &s.digest_recipient)?;
+    if let Some(p) = &s.digest_prompt {
+        max_chars("digestPrompt", p, 10_000)?;
+    }
+    max_chars("banner", &s.banner, 2048)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cron_rules() {
+        let utc = chrono_tz::UTC;
+        let minute = Duration::from_secs(60);
+        assert!(check_cron("*/5 * * * *", utc, minute).is_ok());
+        assert!(check_cron("@hourly", utc, minute).is_ok());
+        assert!(check_cron("0 9 * * MON-FRI", chrono_tz::Europe::Paris, minute).is_ok());
+        assert!(check_cron("* * * * * *", utc, minute).is_err(), "seconds are refused");
+        assert!(check_cron("61 * * * *", utc, minute).is_err());
+        assert!(check_cron("not a cron", utc, minute).is_err());
+        assert!(check_cron("* * * * *", utc, Duration::from_secs(300)).is_err(), "too frequent");
+        assert!(check_cron("0 0 30 2 *", utc, minute).is_err(), "never fires");
+    }
+}

@@ -1,0 +1,64 @@
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use svc_storage::Store;
+
+use crate::accounts::AccountService;
+use crate::admin::AdminService;
+use crate::auth::AuthService;
+use crate::history::HistoryService;
+use crate::jwt::JwtKeys;
+use crate::key_cache::KeyCache;
+use crate::keys::KeyService;
+use crate::scraps::ScrapService;
+
+/// The settings the business rules depend on.
+#[derive(Clone)]
+pub struct ServiceConfig {
+    pub jwt_secret: Vec<u8>,
+    /// Units granted once to a new Free organization.
+    pub free_grant: i64,
+    /// Schedules firing more often than this are refused.
+    pub cron_min_interval: Duration,
+    /// How long a verified API key is trusted without a database lookup.
+    pub key_cache_ttl: Duration,
+}
+
+impl fmt::Debug for ServiceConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServiceConfig")
+            .field("jwt_secret", &"<redacted>")
+            .field("free_grant", &self.free_grant)
+            .field("cron_min_interval", &self.cron_min_interval)
+            .field("key_cache_ttl", &self.key_cache_ttl)
+            .finish()
+    }
+}
+
+/// Every service over one store.
+pub struct Services {
+    pub store: Arc<dyn Store>,
+    pub auth: AuthService,
+    pub accounts: AccountService,
+    pub admin: AdminService,
+    pub scraps: ScrapService,
+    pub keys: KeyService,
+    pub history: HistoryService,
+}
+
+impl Services {
+    pub fn new(store: Arc<dyn Store>, config: ServiceConfig) -> Self {
+        let jwt = Arc::new(JwtKeys::new(&config.jwt_secret));
+        let key_cache = Arc::new(KeyCache::new(config.key_cache_ttl));
+        Services {
+            auth: AuthService::new(store.clone(), jwt.clone(), key_cache.clone()),
+            accounts: AccountService::new(store.clone(), jwt, config.free_grant),
+            admin: AdminService::new(store.clone()),
+            scraps: ScrapService::new(store.clone(), config.cron_min_interval),
+            keys: KeyService::new(store.clone(), key_cache),
+            history: HistoryService::new(store.clone()),
+            store,
+        }
+    }
+}

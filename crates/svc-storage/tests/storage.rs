@@ -1,0 +1,874 @@
+//! Backend-generic tests of the storage traits.
+//!
+//! Each test is an `async fn name(store: Arc<dyn Store>)` listed in
+//! `storage_tests!` at the bottom, which generates one `#[tokio::test]` per
+//! engine, each on a fresh database:
+//!
+//! - `sqlite::name` always runs, on a new SQLite file;
+//! - `postgres::name` runs on a new database of the server named by
+//!   `SVC_TEST_POSTGRES_URL` and is skipped (with a printed line) when it is
+//!   unset. `scripts/start-test-postgres.sh` starts such a server:
+//!
+//! ```sh
+//! SVC_TEST_POSTGRES_URL=$(bash scripts/start-test-postgres.sh) cargo test -p svc-storage --test storage
+//! ```
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, SubsecRound, Utc};
+use serde_json::json;
+use svc_domain::ObjectId;
+use svc_domain::account::{Organization, User};
+use svc_domain::activity::Activity;
+use svc_domain::api_key::{ApiKey, KeyOwner};
+use svc_domain::history::{HistoryRow, RunType, StatusDetail, TriggeredBy};
+use svc_domain::plan::Plan;
+use svc_domain::scope::Scope;
+use svc_domain::scrap::{EmailFormat, HISTORY_IDS_CAP, ParamSet, Scrap};
+use svc_storage::{HistoryFilter, NewAccount, Page, ScrapFilter, Store, StoreError};
+
+// ---------------------------------------------------------------------------
+// Fixtures
+// ---------------------------------------------------------------------------
+
+/// Now, at the millisecond precision the store keeps.
+fn now() -> DateTime<Utc> {
+    Utc::now().trunc_subsecs(3)
+}
+
+fn new_account(email: &str) -> NewAccount {
+    let at = now();
+    let org = Organization {
+        id: ObjectId::new(),
+        name: format!("org of {email}"),
+        plan: Plan::Free,
+        balance: 500,
+        default_containers: vec!["main".into(), "backup-eu".into()],
+        created_at: at,
+    };
+    let user = User {
+        id: ObjectId::new(),
+        organization_id: org.id,
+        email: email.to_string(),
+        name: format!("user {email}"),
+        is_admin: false,
+        created_at: at,
+    };
+    NewAccount { organization: org, user, password_hash: format!("$argon2id$v=19$hash-of-{email}") }
+}
+
+/// Creates an account and returns its organization and user.
+async fn account(store: &Arc<dyn Store>, email: &str) -> (Organization, User) {
+    let account = new_account(email);
+    store.create_account(&account).await.expect("create account");
+    (account.organization, account.user)
+}
+
+/// A scrap of `user` with every optional field empty.
+fn scrap(user: &User, title: &str, created_at: DateTime<Utc>) -> Scrap {
+    Scrap {
+        id: ObjectId::new(),
+        organization_id: user.organization_id,
+        user_id: user.id,
+        title: title.to_string(),
+        description: String::new(),
+        url: "https://example.org/".into(),
+        request: "the list of items".into(),
+        scrapper: "puppeteer".into(),
+        containers: vec![],
+        params: vec![],
+        history: vec![],
+        cron: None,
+        cron_timezone: "UTC".into(),
+        alert: None,
+        auto_fix: false,
+        proxy_tier: None,
+        last_tier_change_at: None,
+        email_notif: false,
+        email_notif_recipient: None,
+        email_notif_format: EmailFormat::Json,
+        digest_enabled: false,
+        digest_prompt: None,
+        digest_recipient: None,
+        banner: String::new(),
+        created_at,
+        updated_at: created_at,
+    }
+}
+
+/// A scrap with every field filled, nested JSON in its parameters.
+fn full_scrap(user: &User, created_at: DateTime<Utc>) -> Scrap {
+    Scrap {
+        description: "Prices of the week, with \"quotes\" and ünïcødé".into(),
+        url: "https://shop.example.com/catalog?page=1&sort=price".into(),
+        containers: vec!["main".into(), "backup-eu".into()],
+        params: vec![
+            ParamSet { key: "city".into(), value: json!("Paris") },
+            ParamSet { key: "filters".into(), value: json!({"min": 10, "max": 99.5, "tags": ["a", "b"], "on": true}) },
+            ParamSet { key: "none".into(), value: json!(null) },
+        ],
+        cron: Some("0 */6 * * *".into()),
+        cron_timezone: "Europe/Paris".into(),
+        alert: Some("when the price drops".into()),
+        auto_fix: true,
+        proxy_tier: Some("tier2".into()),
+        last_tier_change_at: Some(created_at - Duration::milliseconds(1_234)),
+        email_notif: true,
+        email_notif_recipient: Some("ops@example.com".into()),
+        email_notif_format: EmailFormat::Csv,
+        digest_enabled: true,
+        digest_prompt: Some("summarise the changes".into()),
+        digest_recipient: Some("boss@example.com".into()),
+        banner: "maintenance on sunday".into(),
+        updated_at: created_at + Duration::milliseconds(7),
+        ..scrap(user, "Weekly prices", created_at)
+    }
+}
+
+fn activity(org: ObjectId, scrap: ObjectId, kind: &str, at: DateTime<Utc>) -> Activity {
+    Activity {
+        id: ObjectId::new(),
+        organization_id: org,
+        scrap_id: scrap,
+        kind: kind.to_string(),
+        actor: "system".into(),
+        message: format!("{kind} at {}", at.timestamp_millis()),
+        history_id: None,
+        created_at: at,
+    }
+}
+
+/// A pending run of `scrap`.
+fn history(scrap: &Scrap, created_at: DateTime<Utc>) -> HistoryRow {
+    HistoryRow {
+        id: ObjectId::new(),
+        scrap_id: scrap.id,
+        organization_id: scrap.organization_id,
+        status_detail: None,
+        data: "[]".into(),
+        length: 0,
+        time_ms: None,
+        digest: None,
+        triggered_by: TriggeredBy::Cron,
+        run_type: RunType::ScrapRun,
+        proxy_tier: "tier0".into(),
+        costs: None,
+        meter: None,
+        fix_version_id: None,
+        fixed_at: None,
+        error_snapshot: None,
+        retries: 0,
+        error: None,
+        created_at,
+        finished_at: None,
+    }
+}
+
+/// A finished run with every field filled.
+fn full_history(scrap: &Scrap, created_at: DateTime<Utc>) -> HistoryRow {
+    HistoryRow {
+        status_detail: Some(StatusDetail::Regression),
+        data: r#"[{"title":"a","price":1.5},{"title":"b","price":null}]"#.into(),
+        length: 2,
+        time_ms: Some(4_321),
+        digest: Some("two items".into()),
+        triggered_by: TriggeredBy::Api,
+        run_type: RunType::AiGenerate,
+        proxy_tier: "tier3".into(),
+        costs: Some(json!({"proxy": 0.1, "captcha": 0, "ai": 0.02, "total": 0.12, "priced": true})),
+        meter: Some(json!({"units": 12, "ratioVersion": 3, "breakdown": {"proxy": 10, "ai": 2}})),
+        fix_version_id: Some("fix-7".into()),
+        fixed_at: Some(created_at + Duration::milliseconds(500)),
+        error_snapshot: Some(json!({"html": "<p>x</p>", "selector": ".price", "screenshot": null})),
+        retries: 2,
+        error: Some("selector .price matched nothing".into()),
+        finished_at: Some(created_at + Duration::milliseconds(4_321)),
+        ..history(scrap, created_at)
+    }
+}
+
+fn api_key(user: &User, name: &str, created_at: DateTime<Utc>) -> ApiKey {
+    ApiKey {
+        id: ObjectId::new(),
+        organization_id: user.organization_id,
+        user_id: user.id,
+        name: name.to_string(),
+        prefix: format!("svc_{}", &name[..name.len().min(4)]),
+        scopes: vec![Scope::ScrapsRead, Scope::HistoryRead],
+        scrap_ids: vec![ObjectId::new(), ObjectId::new()],
+        expires_at: Some(created_at + Duration::days(90)),
+        created_at,
+        revoked_at: None,
+    }
+}
+
+async fn insert_scrap(store: &Arc<dyn Store>, s: &Scrap) {
+    store
+        .insert_scrap(s, &activity(s.organization_id, s.id, "scrap.created", s.created_at))
+        .await
+        .expect("insert scrap");
+}
+
+fn filter(offset: i64, limit: i64) -> ScrapFilter {
+    ScrapFilter { offset, limit, ..ScrapFilter::default() }
+}
+
+fn search(text: &str) -> ScrapFilter {
+    ScrapFilter { search: Some(text.to_string()), ..filter(0, 100) }
+}
+
+fn titles(page: &Page<Scrap>) -> Vec<&str> {
+    page.items.iter().map(|s| s.title.as_str()).collect()
+}
+
+fn ids<T>(items: &[T], id: impl Fn(&T) -> ObjectId) -> Vec<ObjectId> {
+    items.iter().map(id).collect()
+}
+
+fn set(ids: impl IntoIterator<Item = ObjectId>) -> BTreeSet<ObjectId> {
+    ids.into_iter().collect()
+}
+
+fn history_filter(offset: i64, limit: i64) -> HistoryFilter {
+    HistoryFilter { offset, limit, ..HistoryFilter::default() }
+}
+
+// ---------------------------------------------------------------------------
+// Accounts
+// ---------------------------------------------------------------------------
+
+async fn accounts_round_trip(store: Arc<dyn Store>) {
+    let ada = new_account("ada@example.com");
+    store.create_account(&ada).await.unwrap();
+    let (org, user) = (&ada.organization, &ada.user);
+
+    let (found, hash) = store.user_by_email("ada@example.com").await.unwrap().expect("user by email");
+    assert_eq!(&found, user);
+    assert_eq!(hash, ada.password_hash);
+    assert_eq!(store.user_by_email("nobody@example.com").await.unwrap(), None);
+
+    assert_eq!(store.user(org.id, user.id).await.unwrap().as_ref(), Some(user));
+    assert_eq!(store.organization(org.id).await.unwrap().as_ref(), Some(org));
+    assert_eq!(store.organization(ObjectId::new()).await.unwrap(), None);
+    assert_eq!(store.user(org.id, ObjectId::new()).await.unwrap(), None);
+
+    // A second account with the same email fails, and leaves nothing behind
+    // (its organization is written in the same transaction).
+    let duplicate = new_account("ada@example.com");
+    match store.create_account(&duplicate).await {
+        Err(StoreError::Conflict(what)) => assert_eq!(what, "email"),
+        other => panic!("expected Conflict(\"email\"), got {other:?}"),
+    }
+    assert_eq!(store.organization(duplicate.organization.id).await.unwrap(), None);
+    assert_eq!(store.user(duplicate.organization.id, duplicate.user.id).await.unwrap(), None);
+    let (still, _) = store.user_by_email("ada@example.com").await.unwrap().unwrap();
+    assert_eq!(still.id, user.id);
+
+    // Users are only visible through their own organization.
+    let (other_org, other_user) = account(&store, "bob@example.com").await;
+    assert_eq!(store.user(other_org.id, user.id).await.unwrap(), None);
+    assert_eq!(store.user(org.id, other_user.id).await.unwrap(), None);
+    assert_eq!(store.user(other_org.id, other_user.id).await.unwrap(), Some(other_user));
+}
+
+async fn organization_updates(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, other_user) = account(&store, "bob@example.com").await;
+
+    assert!(store.set_plan(org.id, Plan::Pro).await.unwrap());
+    assert_eq!(store.organization(org.id).await.unwrap().unwrap().plan, Plan::Pro);
+    assert!(store.set_plan(org.id, Plan::Growth).await.unwrap());
+    assert_eq!(store.organization(org.id).await.unwrap().unwrap().plan, Plan::Growth);
+    assert!(!store.set_plan(ObjectId::new(), Plan::Pro).await.unwrap());
+    assert_eq!(store.organization(other_org.id).await.unwrap().unwrap().plan, Plan::Free);
+
+    assert!(store.set_admin(org.id, user.id, true).await.unwrap());
+    assert!(store.user(org.id, user.id).await.unwrap().unwrap().is_admin);
+    assert!(store.user_by_email("ada@example.com").await.unwrap().unwrap().0.is_admin);
+    // Through another organization: not found, nothing changed.
+    assert!(!store.set_admin(org.id, other_user.id, true).await.unwrap());
+    assert!(!store.user(other_org.id, other_user.id).await.unwrap().unwrap().is_admin);
+    assert!(store.set_admin(org.id, user.id, false).await.unwrap());
+    assert!(!store.user(org.id, user.id).await.unwrap().unwrap().is_admin);
+
+    assert_eq!(store.add_balance(org.id, 250).await.unwrap(), Some(750));
+    assert_eq!(store.add_balance(org.id, -1_000).await.unwrap(), Some(-250));
+    assert_eq!(store.add_balance(org.id, 0).await.unwrap(), Some(-250));
+    assert_eq!(store.organization(org.id).await.unwrap().unwrap().balance, -250);
+    assert_eq!(store.organization(other_org.id).await.unwrap().unwrap().balance, 500);
+    assert_eq!(store.add_balance(ObjectId::new(), 10).await.unwrap(), None);
+
+    assert_eq!(store.setting_or_init("jwt_secret", "first").await.unwrap(), "first");
+    assert_eq!(store.setting_or_init("jwt_secret", "second").await.unwrap(), "first");
+    assert_eq!(store.setting_or_init("other", "x").await.unwrap(), "x");
+    assert_eq!(store.setting_or_init("jwt_secret", "third").await.unwrap(), "first");
+}
+
+// ---------------------------------------------------------------------------
+// Scraps
+// ---------------------------------------------------------------------------
+
+async fn scrap_round_trip(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let t0 = now();
+
+    let full = full_scrap(&user, t0);
+    insert_scrap(&store, &full).await;
+    assert_eq!(store.scrap(org.id, full.id).await.unwrap().as_ref(), Some(&full));
+
+    let bare = scrap(&user, "bare", t0 + Duration::seconds(1));
+    insert_scrap(&store, &bare).await;
+    assert_eq!(store.scrap(org.id, bare.id).await.unwrap().as_ref(), Some(&bare));
+
+    // Every stored field changes; nullable ones go back to NULL.
+    let updated = Scrap {
+        title: "Daily prices".into(),
+        description: "changed".into(),
+        url: "https://other.example.net/".into(),
+        request: "only the cheapest".into(),
+        containers: vec!["backup-eu".into()],
+        params: vec![ParamSet { key: "country".into(), value: json!(["fr", "de"]) }],
+        cron: None,
+        cron_timezone: "America/New_York".into(),
+        alert: None,
+        auto_fix: false,
+        proxy_tier: None,
+        last_tier_change_at: None,
+        email_notif: false,
+        email_notif_recipient: None,
+        email_notif_format: EmailFormat::Json,
+        digest_enabled: false,
+        digest_prompt: None,
+        digest_recipient: None,
+        banner: String::new(),
+        updated_at: t0 + Duration::milliseconds(2_345),
+        ..full.clone()
+    };
+    let update = activity(org.id, full.id, "scrap.updated", t0 + Duration::seconds(2));
+    assert!(store.update_scrap(org.id, &updated, &update).await.unwrap());
+    assert_eq!(store.scrap(org.id, full.id).await.unwrap().as_ref(), Some(&updated));
+
+    // And nullable ones get values again.
+    let refilled = Scrap { updated_at: t0 + Duration::milliseconds(3_001), ..full_scrap(&user, t0) };
+    let refilled = Scrap { id: bare.id, title: "bare".into(), created_at: bare.created_at, ..refilled };
+    let update = activity(org.id, bare.id, "scrap.updated", t0 + Duration::seconds(3));
+    assert!(store.update_scrap(org.id, &refilled, &update).await.unwrap());
+    assert_eq!(store.scrap(org.id, bare.id).await.unwrap().as_ref(), Some(&refilled));
+
+    // Unknown scrap: nothing to update or delete.
+    let ghost = scrap(&user, "ghost", t0);
+    let ghost_activity = activity(org.id, ghost.id, "scrap.updated", t0);
+    assert!(!store.update_scrap(org.id, &ghost, &ghost_activity).await.unwrap());
+    assert!(!store.delete_scrap(org.id, ghost.id, &ghost_activity).await.unwrap());
+    assert_eq!(store.list_activities(org.id, ghost.id, 0, 10).await.unwrap().total, 0);
+
+    // A second insert of the same id is a conflict.
+    match store.insert_scrap(&full, &activity(org.id, full.id, "scrap.created", t0)).await {
+        Err(StoreError::Conflict(what)) => assert_eq!(what, "scrap"),
+        other => panic!("expected Conflict(\"scrap\"), got {other:?}"),
+    }
+
+    let deleted = activity(org.id, full.id, "scrap.deleted", t0 + Duration::seconds(4));
+    assert!(store.delete_scrap(org.id, full.id, &deleted).await.unwrap());
+    assert_eq!(store.scrap(org.id, full.id).await.unwrap(), None);
+    assert!(!store.delete_scrap(org.id, full.id, &activity(org.id, full.id, "scrap.deleted", t0)).await.unwrap());
+    assert_eq!(store.scrap(org.id, bare.id).await.unwrap().as_ref(), Some(&refilled));
+
+    let kinds: Vec<String> =
+        store.list_activities(org.id, full.id, 0, 10).await.unwrap().items.into_iter().map(|a| a.kind).collect();
+    assert_eq!(kinds, ["scrap.deleted", "scrap.updated", "scrap.created"]);
+}
+
+async fn scraps_scoped_by_organization(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, other_user) = account(&store, "bob@example.com").await;
+    let t0 = now();
+    let mine = full_scrap(&user, t0);
+    let mine2 = scrap(&user, "mine 2", t0 + Duration::seconds(1));
+    let theirs = scrap(&other_user, "theirs", t0 + Duration::seconds(2));
+    for s in [&mine, &mine2, &theirs] {
+        insert_scrap(&store, s).await;
+    }
+
+    assert_eq!(store.scrap(other_org.id, mine.id).await.unwrap(), None);
+    assert_eq!(store.scrap(org.id, theirs.id).await.unwrap(), None);
+
+    // Another organization cannot update or delete the scrap, and no
+    // activity is written for the attempt.
+    let hijack = Scrap { title: "hijacked".into(), organization_id: other_org.id, ..mine.clone() };
+    let attempt = activity(other_org.id, mine.id, "scrap.updated", t0);
+    assert!(!store.update_scrap(other_org.id, &hijack, &attempt).await.unwrap());
+    let attempt = activity(other_org.id, mine.id, "scrap.deleted", t0);
+    assert!(!store.delete_scrap(other_org.id, mine.id, &attempt).await.unwrap());
+    assert_eq!(store.scrap(org.id, mine.id).await.unwrap().as_ref(), Some(&mine));
+    assert_eq!(store.list_activities(other_org.id, mine.id, 0, 10).await.unwrap().total, 0);
+    assert_eq!(store.list_activities(org.id, mine.id, 0, 10).await.unwrap().total, 1);
+
+    let page = store.list_scraps(other_org.id, &filter(0, 10)).await.unwrap();
+    assert_eq!(ids(&page.items, |s| s.id), [theirs.id]);
+    assert_eq!(page.total, 1);
+    let page = store.list_scraps(org.id, &filter(0, 10)).await.unwrap();
+    assert_eq!(ids(&page.items, |s| s.id), [mine2.id, mine.id]);
+    assert_eq!(page.total, 2);
+    let unknown = store.list_scraps(ObjectId::new(), &filter(0, 10)).await.unwrap();
+    assert_eq!(unknown, Page { items: vec![], total: 0 });
+
+    let asked = [mine.id, theirs.id, ObjectId::new(), mine2.id];
+    assert_eq!(set(store.existing_scrap_ids(org.id, &asked).await.unwrap()), set([mine.id, mine2.id]));
+    assert_eq!(store.existing_scrap_ids(other_org.id, &asked).await.unwrap(), [theirs.id]);
+    assert_eq!(store.existing_scrap_ids(org.id, &[ObjectId::new()]).await.unwrap(), []);
+    assert_eq!(store.existing_scrap_ids(org.id, &[]).await.unwrap(), []);
+}
+
+async fn list_scraps_pages_newest_first(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (_, other_user) = account(&store, "bob@example.com").await;
+    let t0 = now();
+    // Inserted in a shuffled order, created one second apart.
+    for i in [3, 0, 6, 1, 5, 2, 4] {
+        insert_scrap(&store, &scrap(&user, &format!("s{i}"), t0 + Duration::seconds(i))).await;
+    }
+    insert_scrap(&store, &scrap(&other_user, "foreign", t0 + Duration::seconds(10))).await;
+
+    let page = store.list_scraps(org.id, &filter(0, 3)).await.unwrap();
+    assert_eq!(titles(&page), ["s6", "s5", "s4"]);
+    assert_eq!(page.total, 7);
+    let page = store.list_scraps(org.id, &filter(3, 3)).await.unwrap();
+    assert_eq!(titles(&page), ["s3", "s2", "s1"]);
+    assert_eq!(page.total, 7);
+    let page = store.list_scraps(org.id, &filter(6, 3)).await.unwrap();
+    assert_eq!(titles(&page), ["s0"]);
+    assert_eq!(page.total, 7);
+    let page = store.list_scraps(org.id, &filter(9, 3)).await.unwrap();
+    assert_eq!(titles(&page), Vec::<&str>::new());
+    assert_eq!(page.total, 7);
+    let page = store.list_scraps(org.id, &filter(0, 100)).await.unwrap();
+    assert_eq!(titles(&page), ["s6", "s5", "s4", "s3", "s2", "s1", "s0"]);
+}
+
+async fn list_scraps_search(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, other_user) = account(&store, "bob@example.com").await;
+    let t0 = now();
+    let mut n = 0;
+    let mut add = async |title: &str, description: &str, url: &str| {
+        n += 1;
+        let s = Scrap {
+            description: description.into(),
+            url: url.into(),
+            ..scrap(&user, title, t0 + Duration::seconds(n))
+        };
+        insert_scrap(&store, &s).await;
+    };
+    add("Weekly PRICES", "", "https://a.example/").await;
+    add("in description", "Tracks the prices of bikes", "https://b.example/").await;
+    add("in url", "", "https://shop.example/Prices/list").await;
+    add("100% cotton", "", "https://c.example/").await;
+    add("100 percent", "", "https://d.example/").await;
+    add("under_score", "", "https://e.example/").await;
+    add("underXscore", "", "https://f.example/").await;
+    add("back\\slash", "", "https://g.example/").await;
+    add("backXslash", "", "https://h.example/").await;
+    // The same words in another organization are never found.
+    insert_scrap(&store, &scrap(&other_user, "prices 100% under_score", t0)).await;
+
+    for (query, expected) in [
+        ("prices", &["in url", "in description", "Weekly PRICES"][..]),
+        ("PrIcEs", &["in url", "in description", "Weekly PRICES"][..]),
+        ("weekly", &["Weekly PRICES"][..]),
+        ("SHOP.EXAMPLE", &["in url"][..]),
+        ("bikes", &["in description"][..]),
+        // LIKE metacharacters match themselves only.
+        ("%", &["100% cotton"][..]),
+        ("0% c", &["100% cotton"][..]),
+        ("_", &["under_score"][..]),
+        ("r_s", &["under_score"][..]),
+        ("\\", &["back\\slash"][..]),
+        ("k\\s", &["back\\slash"][..]),
+        ("nothing like this", &[][..]),
+    ] {
+        let page = store.list_scraps(org.id, &search(query)).await.unwrap();
+        assert_eq!(titles(&page), expected, "search {query:?}");
+        assert_eq!(page.total, expected.len() as i64, "total of search {query:?}");
+    }
+
+    // The total counts every match, the page holds the requested slice.
+    let page = store.list_scraps(org.id, &ScrapFilter { offset: 1, limit: 1, ..search("prices") }).await.unwrap();
+    assert_eq!(titles(&page), ["in description"]);
+    assert_eq!(page.total, 3);
+
+    let page = store.list_scraps(other_org.id, &search("%")).await.unwrap();
+    assert_eq!(titles(&page), ["prices 100% under_score"]);
+}
+
+async fn list_scraps_only(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (_, other_user) = account(&store, "bob@example.com").await;
+    let t0 = now();
+    let a: Vec<Scrap> = (0..4).map(|i| scrap(&user, &format!("a{i}"), t0 + Duration::seconds(i))).collect();
+    for s in &a {
+        insert_scrap(&store, s).await;
+    }
+    let foreign = scrap(&other_user, "foreign", t0);
+    insert_scrap(&store, &foreign).await;
+
+    let only = |ids: Vec<ObjectId>| ScrapFilter { only: Some(ids), ..filter(0, 10) };
+    let page = store.list_scraps(org.id, &only(vec![a[0].id, a[2].id, foreign.id, ObjectId::new()])).await.unwrap();
+    assert_eq!(titles(&page), ["a2", "a0"]);
+    assert_eq!(page.total, 2);
+
+    let second = ScrapFilter { offset: 1, limit: 1, ..only(vec![a[0].id, a[2].id]) };
+    let page = store.list_scraps(org.id, &second).await.unwrap();
+    assert_eq!(titles(&page), ["a0"]);
+    assert_eq!(page.total, 2);
+
+    let searched = ScrapFilter { search: Some("A3".into()), ..only(vec![a[1].id, a[3].id]) };
+    let page = store.list_scraps(org.id, &searched).await.unwrap();
+    assert_eq!(titles(&page), ["a3"]);
+    assert_eq!(page.total, 1);
+
+    // An empty allow-list allows nothing (it is not "no filter").
+    let page = store.list_scraps(org.id, &only(vec![])).await.unwrap();
+    assert_eq!(page, Page { items: vec![], total: 0 });
+}
+
+// ---------------------------------------------------------------------------
+// History
+// ---------------------------------------------------------------------------
+
+async fn history_rows(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, other_user) = account(&store, "bob@example.com").await;
+    let t0 = now();
+    let s1 = scrap(&user, "s1", t0);
+    let s2 = scrap(&user, "s2", t0);
+    let foreign = scrap(&other_user, "foreign", t0);
+    for s in [&s1, &s2, &foreign] {
+        insert_scrap(&store, s).await;
+    }
+
+    // Created at t0+0s .. t0+4s, alternating scraps, inserted out of order.
+    let rows = [
+        full_history(&s1, t0 + Duration::seconds(0)),
+        history(&s2, t0 + Duration::seconds(1)),
+        HistoryRow { status_detail: Some(StatusDetail::Success), ..history(&s1, t0 + Duration::seconds(2)) },
+        full_history(&s2, t0 + Duration::seconds(3)),
+        history(&s1, t0 + Duration::seconds(4)),
+    ];
+    for i in [3, 0, 4, 1, 2] {
+        store.insert_history(&rows[i]).await.unwrap();
+    }
+    let foreign_row = full_history(&foreign, t0 + Duration::seconds(9));
+    store.insert_history(&foreign_row).await.unwrap();
+
+    for row in &rows {
+        assert_eq!(store.history_row(org.id, row.id).await.unwrap().as_ref(), Some(row));
+        assert_eq!(store.history_row(other_org.id, row.id).await.unwrap(), None);
+    }
+    assert_eq!(store.history_row(other_org.id, foreign_row.id).await.unwrap(), Some(foreign_row.clone()));
+    assert_eq!(store.history_row(org.id, foreign_row.id).await.unwrap(), None);
+    assert_eq!(store.history_row(org.id, ObjectId::new()).await.unwrap(), None);
+
+    match store.insert_history(&rows[0]).await {
+        Err(StoreError::Conflict(_)) => {}
+        other => panic!("expected a conflict on a duplicate history id, got {other:?}"),
+    }
+
+    let page = store.list_history(org.id, &history_filter(0, 10)).await.unwrap();
+    assert_eq!(page.items, [&rows[4], &rows[3], &rows[2], &rows[1], &rows[0]].map(Clone::clone));
+    assert_eq!(page.total, 5);
+
+    let page = store.list_history(org.id, &history_filter(1, 2)).await.unwrap();
+    assert_eq!(ids(&page.items, |h| h.id), [rows[3].id, rows[2].id]);
+    assert_eq!(page.total, 5);
+
+    let of_s1 = HistoryFilter { scrap: Some(s1.id), ..history_filter(0, 10) };
+    let page = store.list_history(org.id, &of_s1).await.unwrap();
+    assert_eq!(ids(&page.items, |h| h.id), [rows[4].id, rows[2].id, rows[0].id]);
+    assert_eq!(page.total, 3);
+    let page = store.list_history(org.id, &HistoryFilter { offset: 2, ..of_s1.clone() }).await.unwrap();
+    assert_eq!(ids(&page.items, |h| h.id), [rows[0].id]);
+    assert_eq!(page.total, 3);
+
+    let only_s2 = HistoryFilter { only_scraps: Some(vec![s2.id, foreign.id]), ..history_filter(0, 10) };
+    let page = store.list_history(org.id, &only_s2).await.unwrap();
+    assert_eq!(ids(&page.items, |h| h.id), [rows[3].id, rows[1].id]);
+    assert_eq!(page.total, 2);
+
+    // A scrap outside the allow-list yields nothing.
+    let page = store.list_history(org.id, &HistoryFilter { scrap: Some(s1.id), ..only_s2.clone() }).await.unwrap();
+    assert_eq!(page, Page { items: vec![], total: 0 });
+    let page = store.list_history(org.id, &HistoryFilter { scrap: Some(s2.id), ..only_s2 }).await.unwrap();
+    assert_eq!(page.total, 2);
+
+    let empty_allow_list = HistoryFilter { only_scraps: Some(vec![]), ..history_filter(0, 10) };
+    assert_eq!(store.list_history(org.id, &empty_allow_list).await.unwrap(), Page { items: vec![], total: 0 });
+
+    // Another organization's scrap id filters to nothing.
+    let theirs = HistoryFilter { scrap: Some(foreign.id), ..history_filter(0, 10) };
+    assert_eq!(store.list_history(org.id, &theirs).await.unwrap().total, 0);
+    let page = store.list_history(other_org.id, &history_filter(0, 10)).await.unwrap();
+    assert_eq!(page.items, [foreign_row]);
+}
+
+async fn scrap_history_lists_most_recent_ids(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let t0 = now();
+    let busy = scrap(&user, "busy", t0);
+    let quiet = scrap(&user, "quiet", t0 + Duration::seconds(1));
+    let idle = scrap(&user, "idle", t0 + Duration::seconds(2));
+    for s in [&busy, &quiet, &idle] {
+        insert_scrap(&store, s).await;
+    }
+
+    let runs: Vec<HistoryRow> = (0..55).map(|i| history(&busy, t0 + Duration::seconds(i))).collect();
+    // Inserted newest first, so that insertion order is not the answer.
+    for row in runs.iter().rev() {
+        store.insert_history(row).await.unwrap();
+    }
+    let quiet_runs = [history(&quiet, t0 + Duration::seconds(100)), history(&quiet, t0 + Duration::seconds(50))];
+    for row in &quiet_runs {
+        store.insert_history(row).await.unwrap();
+    }
+
+    let expected: Vec<ObjectId> = runs.iter().rev().take(HISTORY_IDS_CAP).map(|h| h.id).collect();
+    assert_eq!(expected.len(), 50);
+    assert_eq!(expected[0], runs[54].id);
+    assert_eq!(expected[49], runs[5].id);
+
+    let got = store.scrap(org.id, busy.id).await.unwrap().unwrap();
+    assert_eq!(got.history, expected);
+    assert_eq!(store.scrap(org.id, quiet.id).await.unwrap().unwrap().history, [quiet_runs[0].id, quiet_runs[1].id]);
+    assert_eq!(store.scrap(org.id, idle.id).await.unwrap().unwrap().history, []);
+
+    let page = store.list_scraps(org.id, &filter(0, 10)).await.unwrap();
+    assert_eq!(titles(&page), ["idle", "quiet", "busy"]);
+    assert_eq!(page.items[0].history, []);
+    assert_eq!(page.items[1].history, [quiet_runs[0].id, quiet_runs[1].id]);
+    assert_eq!(page.items[2].history, expected);
+    // The list and the single read agree on every field.
+    assert_eq!(page.items[2], got);
+}
+
+async fn delete_scrap_removes_history_keeps_activities(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let t0 = now();
+    let doomed = scrap(&user, "doomed", t0);
+    let kept = scrap(&user, "kept", t0);
+    insert_scrap(&store, &doomed).await;
+    insert_scrap(&store, &kept).await;
+    let doomed_runs: Vec<HistoryRow> = (0..3).map(|i| history(&doomed, t0 + Duration::seconds(i))).collect();
+    for row in &doomed_runs {
+        store.insert_history(row).await.unwrap();
+    }
+    let kept_run = history(&kept, t0);
+    store.insert_history(&kept_run).await.unwrap();
+
+    let update = activity(org.id, doomed.id, "scrap.updated", t0 + Duration::seconds(5));
+    let renamed = Scrap { title: "renamed".into(), ..doomed.clone() };
+    assert!(store.update_scrap(org.id, &renamed, &update).await.unwrap());
+    let delete = activity(org.id, doomed.id, "scrap.deleted", t0 + Duration::seconds(6));
+    assert!(store.delete_scrap(org.id, doomed.id, &delete).await.unwrap());
+
+    for row in &doomed_runs {
+        assert_eq!(store.history_row(org.id, row.id).await.unwrap(), None);
+    }
+    let of_doomed = HistoryFilter { scrap: Some(doomed.id), ..history_filter(0, 10) };
+    assert_eq!(store.list_history(org.id, &of_doomed).await.unwrap(), Page { items: vec![], total: 0 });
+    assert_eq!(store.history_row(org.id, kept_run.id).await.unwrap(), Some(kept_run.clone()));
+    assert_eq!(store.list_history(org.id, &history_filter(0, 10)).await.unwrap().items, [kept_run.clone()]);
+    assert_eq!(store.scrap(org.id, kept.id).await.unwrap().unwrap().history, [kept_run.id]);
+
+    let log = store.list_activities(org.id, doomed.id, 0, 10).await.unwrap();
+    assert_eq!(log.total, 3);
+    assert_eq!(log.items[0], delete);
+    assert_eq!(log.items[1], update);
+    assert_eq!(log.items[2].kind, "scrap.created");
+}
+
+// ---------------------------------------------------------------------------
+// API keys
+// ---------------------------------------------------------------------------
+
+async fn api_keys(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, other_user) = account(&store, "bob@example.com").await;
+    let t0 = now();
+    let log_scrap = ObjectId::new();
+
+    let key = ApiKey { scopes: vec![], scrap_ids: vec![], expires_at: None, ..api_key(&user, "ci", t0) };
+    let created = activity(org.id, log_scrap, "key.created", t0);
+    store.insert_key(&key, "hash-ci", &[created.clone()]).await.unwrap();
+    assert_eq!(store.key_by_hash("hash-ci").await.unwrap(), Some(KeyOwner { key: key.clone(), owner_is_admin: false }));
+    assert_eq!(store.key_by_hash("hash-unknown").await.unwrap(), None);
+    assert!(store.set_admin(org.id, user.id, true).await.unwrap());
+    assert_eq!(store.key_by_hash("hash-ci").await.unwrap(), Some(KeyOwner { key: key.clone(), owner_is_admin: true }));
+    assert!(store.set_admin(org.id, user.id, false).await.unwrap());
+    assert!(!store.key_by_hash("hash-ci").await.unwrap().unwrap().owner_is_admin);
+    assert_eq!(store.list_activities(org.id, log_scrap, 0, 10).await.unwrap().items, [created.clone()]);
+
+    // More keys, one second apart, one of them already revoked.
+    let keys: Vec<ApiKey> = (1..=4).map(|i| api_key(&user, &format!("key{i}"), t0 + Duration::seconds(i))).collect();
+    for (i, k) in keys.iter().enumerate() {
+        store.insert_key(k, &format!("hash-{i}"), &[]).await.unwrap();
+    }
+    let old = ApiKey { revoked_at: Some(t0 + Duration::seconds(6)), ..api_key(&user, "old", t0 + Duration::seconds(5)) };
+    store.insert_key(&old, "hash-old", &[]).await.unwrap();
+    let foreign = api_key(&other_user, "foreign", t0 + Duration::seconds(7));
+    store.insert_key(&foreign, "hash-foreign", &[]).await.unwrap();
+    assert_eq!(store.key_by_hash("hash-2").await.unwrap().unwrap().key, keys[2]);
+
+    let page = store.list_keys(org.id, 0, 10).await.unwrap();
+    assert_eq!(page.items, [&keys[3], &keys[2], &keys[1], &keys[0], &key].map(Clone::clone));
+    assert_eq!(page.total, 5);
+    let page = store.list_keys(org.id, 1, 2).await.unwrap();
+    assert_eq!(ids(&page.items, |k| k.id), [keys[2].id, keys[1].id]);
+    assert_eq!(page.total, 5);
+    let page = store.list_keys(org.id, 4, 2).await.unwrap();
+    assert_eq!(ids(&page.items, |k| k.id), [key.id]);
+    let page = store.list_keys(other_org.id, 0, 10).await.unwrap();
+    assert_eq!(page, Page { items: vec![foreign.clone()], total: 1 });
+
+    assert_eq!(store.key(org.id, keys[1].id).await.unwrap().as_ref(), Some(&keys[1]));
+    assert_eq!(store.key(other_org.id, keys[1].id).await.unwrap(), None);
+    assert_eq!(store.key(org.id, foreign.id).await.unwrap(), None);
+    assert_eq!(store.key(org.id, old.id).await.unwrap(), None, "a revoked key is not returned");
+
+    // Revoking through another organization does nothing and writes nothing.
+    let at = t0 + Duration::milliseconds(8_765);
+    let revoked = activity(org.id, log_scrap, "key.revoked", at);
+    let foreign_attempt = activity(other_org.id, log_scrap, "key.revoked", at);
+    assert!(!store.revoke_key(other_org.id, keys[1].id, at, &[foreign_attempt]).await.unwrap());
+    assert_eq!(store.key(org.id, keys[1].id).await.unwrap().as_ref(), Some(&keys[1]));
+    assert_eq!(store.list_activities(other_org.id, log_scrap, 0, 10).await.unwrap().total, 0);
+
+    let revoked2 = activity(org.id, ObjectId::new(), "key.revoked", at);
+    assert!(store.revoke_key(org.id, keys[1].id, at, &[revoked.clone(), revoked2.clone()]).await.unwrap());
+    assert_eq!(store.key(org.id, keys[1].id).await.unwrap(), None);
+    let page = store.list_keys(org.id, 0, 10).await.unwrap();
+    assert_eq!(ids(&page.items, |k| k.id), [keys[3].id, keys[2].id, keys[0].id, key.id]);
+    assert_eq!(page.total, 4);
+    // Authentication still finds it, marked revoked at the given time.
+    let owner = store.key_by_hash("hash-1").await.unwrap().unwrap();
+    assert_eq!(owner.key, ApiKey { revoked_at: Some(at), ..keys[1].clone() });
+    assert_eq!(store.list_activities(org.id, log_scrap, 0, 10).await.unwrap().items, [revoked.clone(), created]);
+    assert_eq!(store.list_activities(org.id, revoked2.scrap_id, 0, 10).await.unwrap().items, [revoked2.clone()]);
+
+    // A second revocation is refused and writes nothing.
+    let again = activity(org.id, log_scrap, "key.revoked", at + Duration::seconds(1));
+    assert!(!store.revoke_key(org.id, keys[1].id, at + Duration::seconds(1), &[again]).await.unwrap());
+    assert_eq!(store.list_activities(org.id, log_scrap, 0, 10).await.unwrap().total, 2);
+    assert_eq!(store.key_by_hash("hash-1").await.unwrap().unwrap().key.revoked_at, Some(at));
+    assert!(!store.revoke_key(org.id, old.id, at, &[]).await.unwrap());
+    assert!(!store.revoke_key(org.id, ObjectId::new(), at, &[]).await.unwrap());
+
+    // A hash collision is a conflict; neither the key nor its activities are written.
+    let clash = api_key(&user, "clash", t0 + Duration::seconds(20));
+    let clash_activity = activity(org.id, ObjectId::new(), "key.created", t0);
+    match store.insert_key(&clash, "hash-ci", &[clash_activity.clone()]).await {
+        Err(StoreError::Conflict(what)) => assert_eq!(what, "key"),
+        other => panic!("expected Conflict(\"key\"), got {other:?}"),
+    }
+    assert_eq!(store.key(org.id, clash.id).await.unwrap(), None);
+    assert_eq!(store.key_by_hash("hash-ci").await.unwrap().unwrap().key, key);
+    assert_eq!(store.list_activities(org.id, clash_activity.scrap_id, 0, 10).await.unwrap().total, 0);
+}
+
+// ---------------------------------------------------------------------------
+// Activities
+// ---------------------------------------------------------------------------
+
+async fn activities_newest_first(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, other_user) = account(&store, "bob@example.com").await;
+    let t0 = now();
+    let s = scrap(&user, "s", t0);
+    let created = activity(org.id, s.id, "scrap.created", t0);
+    store.insert_scrap(&s, &created).await.unwrap();
+
+    // Written out of chronological order.
+    let mut expected = vec![created];
+    for secs in [30, 10, 20, 40] {
+        let a = Activity {
+            actor: format!("user:{}", user.id),
+            history_id: Some(ObjectId::new()),
+            ..activity(org.id, s.id, "scrap.updated", t0 + Duration::seconds(secs))
+        };
+        assert!(store.update_scrap(org.id, &s, &a).await.unwrap());
+        expected.push(a);
+    }
+    expected.sort_by_key(|a| std::cmp::Reverse(a.created_at));
+
+    let page = store.list_activities(org.id, s.id, 0, 10).await.unwrap();
+    assert_eq!(page.items, expected);
+    assert_eq!(page.total, 5);
+    let page = store.list_activities(org.id, s.id, 1, 2).await.unwrap();
+    assert_eq!(page.items, expected[1..3]);
+    assert_eq!(page.total, 5);
+    let page = store.list_activities(org.id, s.id, 5, 2).await.unwrap();
+    assert_eq!(page, Page { items: vec![], total: 5 });
+
+    // Scoped by organization: another one sees none of them, even by scrap id.
+    assert_eq!(store.list_activities(other_org.id, s.id, 0, 10).await.unwrap(), Page { items: vec![], total: 0 });
+    let theirs = scrap(&other_user, "theirs", t0);
+    insert_scrap(&store, &theirs).await;
+    assert_eq!(store.list_activities(org.id, theirs.id, 0, 10).await.unwrap().total, 0);
+    assert_eq!(store.list_activities(other_org.id, theirs.id, 0, 10).await.unwrap().total, 1);
+    assert_eq!(store.list_activities(org.id, ObjectId::new(), 0, 10).await.unwrap().total, 0);
+}
+
+// ---------------------------------------------------------------------------
+// One test per engine for each of the functions above
+// ---------------------------------------------------------------------------
+
+macro_rules! storage_tests {
+    ($($name:ident),+ $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let db = svc_storage::testing::TestDb::sqlite();
+                    let store = db.open().await;
+                    assert_eq!(store.backend(), "sqlite");
+                    super::$name(store.clone()).await;
+                    store.close().await;
+                }
+            )+
+        }
+
+        mod postgres {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let Some(db) = svc_storage::testing::TestDb::postgres().await else {
+                        println!(
+                            "skipped postgres::{}: SVC_TEST_POSTGRES_URL is not set",
+                            stringify!($name)
+                        );
+                        return;
+                    };
+                    let store = db.open().await;
+                    assert_eq!(store.backend(), "postgres");
+                    super::$name(store.clone()).await;
+                    store.close().await;
+                }
+            )+
+        }
+    };
+}
+
+storage_tests!(
+    accounts_round_trip,
+    organization_updates,
+    scrap_round_trip,
+    scraps_scoped_by_organization,
+    list_scraps_pages_newest_first,
+    list_scraps_search,
+    list_scraps_only,
+    history_rows,
+    scrap_history_lists_most_recent_ids,
+    delete_scrap_removes_history_keeps_activities,
+    api_keys,
+    activities_newest_first,
+);
