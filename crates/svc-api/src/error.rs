@@ -1,0 +1,137 @@
+//! Every failure leaves the server as
+//! `{"type":"error","message":...,"description":...,"code":...}`.
+
+use axum::Json;
+use axum::extract::Request;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use svc_service::ServiceError;
+
+#[derive(Debug)]
+pub enum ApiError {
+    Service(ServiceError),
+    /// The body is not JSON at all (syntax error, empty body).
+    BadJson(String),
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    RouteNotFound,
+    MethodNotAllowed,
+}
+
+impl From<ServiceError> for ApiError {
+    fn from(e: ServiceError) -> Self {
+        ApiError::Service(e)
+    }
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    message: &'a str,
+    description: String,
+    code: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'a str>,
+}
+
+/// Attached to 500 responses so that the logging middleware can report the
+/// cause next to the request id; never sent to the client.
+#[derive(Clone)]
+struct InternalCause(String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        use ServiceError as S;
+        let mut field = None;
+        let mut www_authenticate = None;
+        let mut internal = None;
+        let (status, code, message, description) = match &self {
+            ApiError::Service(e) => match e {
+                S::Unauthorized(_) | S::SessionRequired(_) => {
+                    www_authenticate = Some("Bearer".to_string());
+                    (StatusCode::UNAUTHORIZED, "UNAUTHORIZED", "Unauthorized", e.to_string())
+                }
+                S::InsufficientScope(missing) => {
+                    let scopes = missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ");
+                    www_authenticate = Some(format!("Bearer error=\"insufficient_scope\", scope=\"{scopes}\""));
+                    (StatusCode::FORBIDDEN, "INSUFFICIENT_SCOPE", "Forbidden", e.to_string())
+                }
+                S::ScrapNotInKeyScope => (StatusCode::FORBIDDEN, "SCRAP_NOT_IN_KEY_SCOPE", "Forbidden", e.to_string()),
+                S::PlanRequired(_) => (StatusCode::FORBIDDEN, "PLAN_REQUIRED", "Forbidden", e.to_string()),
+                S::Forbidden(_) => (StatusCode::FORBIDDEN, "FORBIDDEN", "Forbidden", e.to_string()),
+                S::NotFound(_) => (StatusCode::NOT_FOUND, "NOT_FOUND", "Not found", e.to_string()),
+                S::Validation { field: f, .. } => {
+                    field = Some(f.as_str());
+                    (StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION", "Validation failed", e.to_string())
+                }
+                S::Conflict { code, .. } => (StatusCode::CONFLICT, *code, "Conflict", e.to_string()),
+                S::InsufficientBalance => {
+                    (StatusCode::PAYMENT_REQUIRED, "INSUFFICIENT_BALANCE", "Payment required", e.to_string())
+                }
+                S::Internal(cause) => {
+                    internal = Some(cause.clone());
+                    (
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "INTERNAL",
+                        "Internal error",
+                        "the server failed; the x-request-id header identifies this request in its logs".to_string(),
+                    )
+                }
+            },
+            ApiError::BadJson(why) => (StatusCode::BAD_REQUEST, "INVALID_JSON", "Invalid JSON", why.clone()),
+            ApiError::PayloadTooLarge => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "PAYLOAD_TOO_LARGE",
+                "Payload too large",
+                format!("request bodies are limited to {} bytes", crate::MAX_BODY_BYTES),
+            ),
+            ApiError::UnsupportedMediaType => (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "UNSUPPORTED_MEDIA_TYPE",
+                "Unsupported media type",
+                "send the body as JSON with `Content-Type: application/json`".to_string(),
+            ),
+            ApiError::RouteNotFound => {
+                (StatusCode::NOT_FOUND, "NOT_FOUND", "Not found", "no such route".to_string())
+            }
+            ApiError::MethodNotAllowed => (
+                StatusCode::METHOD_NOT_ALLOWED,
+                "METHOD_NOT_ALLOWED",
+                "Method not allowed",
+                "this route does not accept that method".to_string(),
+            ),
+        };
+        let body = Body { kind: "error", message, description, code, field };
+        let mut response = (status, Json(body)).into_response();
+        if let Some(value) = www_authenticate.and_then(|v| HeaderValue::from_str(&v).ok()) {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+        }
+        if let Some(cause) = internal {
+            response.extensions_mut().insert(InternalCause(cause));
+        }
+        response
+    }
+}
+
+pub(crate) async fn not_found() -> ApiError {
+    ApiError::RouteNotFound
+}
+
+pub(crate) async fn method_not_allowed() -> ApiError {
+    ApiError::MethodNotAllowed
+}
+
+/// Logs the cause of every 500 with the request's id.
+pub(crate) async fn log_internal_errors(request: Request, next: Next) -> Response {
+    let request_id = request.headers().get(crate::REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("-").to_string();
+    let method = request.method().clone();
+    let path = request.uri().path().to_string();
+    let mut response = next.run(request).await;
+    if let Some(InternalCause(cause)) = response.extensions_mut().remove::<InternalCause>() {
+        tracing::error!(request_id, %method, path, cause, "internal error");
+    }
+    response
+}

@@ -1,0 +1,43 @@
+use axum::extract::{FromRequestParts, Query};
+use axum::http::request::Parts;
+use serde::Deserialize;
+use svc_domain::ObjectId;
+use svc_service::ServiceError;
+use svc_service::paging::PageRequest;
+
+use crate::ApiError;
+use crate::extract::parse_id;
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Raw {
+    page: Option<String>,
+    per_page: Option<String>,
+    search: Option<String>,
+    scrap: Option<String>,
+}
+
+/// `page`, `perPage`, `search` and `scrap` of list routes, each checked.
+pub(crate) struct ListQuery {
+    pub page: PageRequest,
+    pub search: Option<String>,
+    pub scrap: Option<ObjectId>,
+}
+
+fn integer(field: &str, raw: Option<String>) -> Result<Option<i64>, ApiError> {
+    raw.map(|s| {
+        s.trim().parse::<i64>().map_err(|_| ServiceError::validation(field, format!("`{s}` is not an integer")).into())
+    })
+    .transpose()
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for ListQuery {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let Query(raw) = Query::<Raw>::try_from_uri(&parts.uri)
+            .map_err(|e| ServiceError::validation("query", format!("malformed query string: {e}")))?;
+        let page = PageRequest::new(integer("page", raw.page)?, integer("perPage", raw.per_page)?)?;
+        let scrap = raw.scrap.filter(|s| !s.is_empty()).map(|s| parse_id("scrap", &s)).transpose()?;
+        Ok(ListQuery { page, search: raw.search, scrap })
+    }
+}

@@ -1,0 +1,12 @@
+//! Request extractors: credentials, JSON bodies, ids and list queries, each
+//! failing with an `ApiError` in the contract's shape.
+
+mod auth;
+mod id;
+mod json;
+mod list_query;
+
+pub(crate) use auth::{Caller, WebSession};
+pub(crate) use id::parse_id;
+pub(crate) use json::ApiJson;
+pub(crate) use list_query::ListQuery;

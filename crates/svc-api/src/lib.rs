@@ -1,0 +1,36 @@
+//! The HTTP adapter: routes, extractors that authenticate, the JSON shapes of
+//! the public interface, and the one error type that renders every failure
+//! in the contract's error shape. Handlers parse, call a service, render;
+//! they hold no business rules and never touch storage.
+
+mod error;
+mod extract;
+mod routes;
+mod views;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::HeaderName;
+use svc_service::Services;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+
+pub use error::ApiError;
+
+/// Largest request body accepted (413 beyond).
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The whole HTTP surface over `services`.
+pub fn router(services: Arc<Services>) -> Router {
+    routes::routes()
+        .fallback(error::not_found)
+        .method_not_allowed_fallback(error::method_not_allowed)
+        .with_state(services)
+        .layer(axum::middleware::from_fn(error::log_internal_errors))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+}

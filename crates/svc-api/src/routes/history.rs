@@ -1,0 +1,27 @@
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use svc_service::Services;
+
+use crate::ApiError;
+use crate::extract::{Caller, ListQuery, parse_id};
+use crate::views::{HistoryRowView, ListView};
+
+pub(crate) async fn list(
+    State(services): State<Arc<Services>>,
+    Caller(principal): Caller,
+    query: ListQuery,
+) -> Result<Json<ListView<HistoryRowView>>, ApiError> {
+    let found = services.history.list(&principal, query.scrap, query.page).await?;
+    Ok(Json(ListView::new(found, HistoryRowView::from)))
+}
+
+pub(crate) async fn get(
+    State(services): State<Arc<Services>>,
+    Caller(principal): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<HistoryRowView>, ApiError> {
+    let id = parse_id("id", &id)?;
+    Ok(Json(services.history.get(&principal, id).await?.into()))
+}

@@ -1,0 +1,27 @@
+mod accounts;
+mod history;
+mod home;
+mod keys;
+mod scraps;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::routing::{delete, get, post};
+use svc_service::Services;
+
+pub(crate) fn routes() -> Router<Arc<Services>> {
+    Router::new()
+        .route("/", get(home::index))
+        .route("/healthz", get(home::healthz))
+        .route("/api/auth/signup", post(accounts::signup))
+        .route("/api/auth/login", post(accounts::login))
+        .route("/api/auth/me", get(accounts::me))
+        .route("/api/scraps", get(scraps::list).post(scraps::create))
+        .route("/api/scraps/{id}", get(scraps::get).put(scraps::update).patch(scraps::update).delete(scraps::delete))
+        .route("/api/scraps/{id}/activities", get(scraps::activities))
+        .route("/api/historys", get(history::list))
+        .route("/api/historys/{id}", get(history::get))
+        .route("/api/developers/keys", get(keys::list).post(keys::create))
+        .route("/api/developers/keys/{id}", delete(keys::revoke))
+}

@@ -1,0 +1,69 @@
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use svc_service::Services;
+use svc_service::scrap_input::ScrapChanges;
+
+use crate::ApiError;
+use crate::extract::{ApiJson, Caller, ListQuery, WebSession, parse_id};
+use crate::views::{ActivityView, ListView, ScrapView};
+
+pub(crate) async fn list(
+    State(services): State<Arc<Services>>,
+    Caller(principal): Caller,
+    query: ListQuery,
+) -> Result<Json<ListView<ScrapView>>, ApiError> {
+    let found = services.scraps.list(&principal, query.search, query.page).await?;
+    Ok(Json(ListView::new(found, ScrapView::from)))
+}
+
+pub(crate) async fn get(
+    State(services): State<Arc<Services>>,
+    Caller(principal): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<ScrapView>, ApiError> {
+    let id = parse_id("id", &id)?;
+    Ok(Json(services.scraps.get(&principal, id).await?.into()))
+}
+
+pub(crate) async fn create(
+    State(services): State<Arc<Services>>,
+    WebSession(session): WebSession,
+    ApiJson(changes): ApiJson<ScrapChanges>,
+) -> Result<(StatusCode, Json<ScrapView>), ApiError> {
+    let scrap = services.scraps.create(&session, changes).await?;
+    Ok((StatusCode::CREATED, Json(scrap.into())))
+}
+
+pub(crate) async fn update(
+    State(services): State<Arc<Services>>,
+    WebSession(session): WebSession,
+    Path(id): Path<String>,
+    ApiJson(changes): ApiJson<ScrapChanges>,
+) -> Result<Json<ScrapView>, ApiError> {
+    let id = parse_id("id", &id)?;
+    Ok(Json(services.scraps.update(&session, id, changes).await?.into()))
+}
+
+pub(crate) async fn delete(
+    State(services): State<Arc<Services>>,
+    WebSession(session): WebSession,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let id = parse_id("id", &id)?;
+    services.scraps.delete(&session, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+pub(crate) async fn activities(
+    State(services): State<Arc<Services>>,
+    Caller(principal): Caller,
+    Path(id): Path<String>,
+    query: ListQuery,
+) -> Result<Json<ListView<ActivityView>>, ApiError> {
+    let id = parse_id("id", &id)?;
+    let found = services.scraps.activities(&principal, id, query.page).await?;
+    Ok(Json(ListView::new(found, ActivityView::from)))
+}

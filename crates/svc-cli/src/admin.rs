@@ -1,0 +1,68 @@
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::Subcommand;
+use svc_domain::plan::Plan;
+use svc_server::{App, Config};
+
+#[derive(Subcommand)]
+pub(crate) enum AdminCommand {
+    /// Set the plan of the organization of the user with this email.
+    SetPlan {
+        #[arg(long)]
+        email: String,
+        #[arg(long, value_parser = ["free", "growth", "pro"])]
+        plan: String,
+    },
+    /// Make the user with this email a platform admin.
+    GrantAdmin {
+        #[arg(long)]
+        email: String,
+    },
+    /// Add compute units to the organization of the user with this email.
+    AddBalance {
+        #[arg(long)]
+        email: String,
+        #[arg(long, allow_negative_numbers = true)]
+        units: i64,
+    },
+}
+
+pub(crate) async fn run(file: Option<&Path>, command: AdminCommand) -> ExitCode {
+    let config = match Config::from_env(file) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("svc: configuration error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let app = match App::build(config).await {
+        Ok(app) => app,
+        Err(e) => {
+            eprintln!("svc: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let admin = &app.services().admin;
+    let outcome = match &command {
+        AdminCommand::SetPlan { email, plan } => {
+            let plan: Plan = plan.parse().expect("clap restricts the values");
+            admin.set_plan(email, plan).await.map(|()| format!("{email}: plan set to {plan}"))
+        }
+        AdminCommand::GrantAdmin { email } => admin.grant_admin(email).await.map(|()| format!("{email} is now a platform admin")),
+        AdminCommand::AddBalance { email, units } => {
+            admin.add_balance(email, *units).await.map(|balance| format!("{email}: balance is now {balance} units"))
+        }
+    };
+    app.services().store.close().await;
+    match outcome {
+        Ok(message) => {
+            println!("{message}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("svc: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

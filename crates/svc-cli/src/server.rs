@@ -1,0 +1,60 @@
+use std::path::Path;
+use std::process::ExitCode;
+
+use svc_server::{App, Config};
+use tokio::net::TcpListener;
+
+/// Resolves on SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down");
+}
+
+pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
+    let config = match Config::from_env(file) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("svc: configuration error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let listener = match TcpListener::bind(config.listen).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("svc: cannot listen on {}: {e}", config.listen);
+            return ExitCode::FAILURE;
+        }
+    };
+    let app = match App::build(config).await {
+        Ok(app) => app,
+        Err(e) => {
+            eprintln!("svc: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    eprintln!("svc: serving {} (database: {})", app.config().public_url, app.services().store.backend());
+    match app.serve(listener, shutdown_signal()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("svc: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
