@@ -49,7 +49,10 @@ pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    eprintln!("svc: serving {} (database: {})", app.config().public_url, app.services().store.backend());
+    match listener.local_addr() {
+        Ok(addr) => eprintln!("svc: listening on http://{addr} (database: {})", app.services().store.backend()),
+        Err(e) => eprintln!("svc: listening (address unknown: {e})"),
+    }
     match app.serve(listener, shutdown_signal()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -47,6 +47,9 @@ impl HistoryService {
         principal.require(&[Scope::HistoryRead])?;
         if let Some(scrap) = scrap {
             authorize_scrap(&*self.store, principal, scrap).await?;
+            if self.store.existing_scrap_ids(principal.org(), &[scrap]).await?.is_empty() {
+                return Err(ServiceError::NotFound("scrap"));
+            }
         }
         let filter = HistoryFilter {
             scrap,

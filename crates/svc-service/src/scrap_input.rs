@@ -20,36 +20,54 @@ fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Opti
     Option::<T>::deserialize(d).map(Some)
 }
 
+/// A present value; an explicit `null` is refused (the field is not nullable).
+fn non_null<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
 /// A create body or a partial update. Unknown fields are refused (a typo
 /// must not be silently ignored); the read-only fields of the Scrap shape
 /// are accepted and ignored, so that a client can send back what it read.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ScrapChanges {
+    #[serde(default, deserialize_with = "non_null")]
     pub title: Option<String>,
+    #[serde(default, deserialize_with = "non_null")]
     pub description: Option<String>,
+    #[serde(default, deserialize_with = "non_null")]
     pub url: Option<String>,
+    #[serde(default, deserialize_with = "non_null")]
     pub request: Option<String>,
+    #[serde(default, deserialize_with = "non_null")]
     pub scrapper: Option<String>,
+    #[serde(default, deserialize_with = "non_null")]
     pub containers: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "non_null")]
     pub params: Option<Vec<ParamSet>>,
     #[serde(default, deserialize_with = "nullable")]
     pub cron: Option<Option<String>>,
+    #[serde(default, deserialize_with = "non_null")]
     pub cron_timezone: Option<String>,
     #[serde(default, deserialize_with = "nullable")]
     pub alert: Option<Option<String>>,
+    #[serde(default, deserialize_with = "non_null")]
     pub auto_fix: Option<bool>,
     #[serde(default, deserialize_with = "nullable")]
     pub proxy_tier: Option<Option<String>>,
+    #[serde(default, deserialize_with = "non_null")]
     pub email_notif: Option<bool>,
     #[serde(default, deserialize_with = "nullable")]
     pub email_notif_recipient: Option<Option<String>>,
+    #[serde(default, deserialize_with = "non_null")]
     pub email_notif_format: Option<String>,
+    #[serde(default, deserialize_with = "non_null")]
     pub digest_enabled: Option<bool>,
     #[serde(default, deserialize_with = "nullable")]
     pub digest_prompt: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]
     pub digest_recipient: Option<Option<String>>,
+    #[serde(default, deserialize_with = "non_null")]
     pub banner: Option<String>,
     // Read-only fields of the Scrap shape: accepted, ignored.
     pub id: Option<IgnoredAny>,

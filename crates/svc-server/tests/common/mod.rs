@@ -1,0 +1,176 @@
+//! The in-process app on port 0 with a fresh database per test, and helpers
+//! that speak HTTP to it. `SVC_TEST_BACKEND=postgres` (with
+//! `SVC_TEST_POSTGRES_URL`) runs the same tests on PostgreSQL.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use chrono::Utc;
+use reqwest::{Method, RequestBuilder, StatusCode};
+use serde_json::{Value, json};
+use svc_domain::ObjectId;
+use svc_domain::history::{HistoryRow, RunType, StatusDetail, TriggeredBy};
+use svc_server::{App, Config};
+use svc_service::Services;
+use svc_storage::testing::TestDb;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+pub struct TestApp {
+    pub base: String,
+    pub http: reqwest::Client,
+    pub services: Arc<Services>,
+    shutdown: Option<oneshot::Sender<()>>,
+    _db: TestDb,
+}
+
+/// A signed-up user.
+pub struct Account {
+    pub token: String,
+    pub user_id: String,
+    pub org_id: String,
+    pub email: String,
+}
+
+impl Account {
+    pub fn org(&self) -> ObjectId {
+        ObjectId::parse(&self.org_id).unwrap()
+    }
+}
+
+pub async fn fresh_db() -> TestDb {
+    if std::env::var("SVC_TEST_BACKEND").as_deref() == Ok("postgres") {
+        TestDb::postgres().await.expect("SVC_TEST_BACKEND=postgres needs SVC_TEST_POSTGRES_URL")
+    } else {
+        TestDb::sqlite()
+    }
+}
+
+impl TestApp {
+    pub async fn start() -> TestApp {
+        Self::start_with(&[]).await
+    }
+
+    /// With extra `SVC_*` settings.
+    pub async fn start_with(settings: &[(&str, &str)]) -> TestApp {
+        let db = fresh_db().await;
+        let mut env = vec![("SVC_DATABASE_URL".to_string(), db.url.clone())];
+        env.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let config = Config::load(None, env).expect("test config");
+        let app = App::build(config).await.expect("build app");
+        let services = app.services().clone();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let (tx, rx) = oneshot::channel::<()>();
+        tokio::spawn(app.serve(listener, async move {
+            let _ = rx.await;
+        }));
+        TestApp { base, http: reqwest::Client::new(), services, shutdown: Some(tx), _db: db }
+    }
+
+    pub fn request(&self, method: Method, path: &str, bearer: Option<&str>) -> RequestBuilder {
+        let r = self.http.request(method, format!("{}{}", self.base, path));
+        match bearer {
+            Some(b) => r.bearer_auth(b),
+            None => r,
+        }
+    }
+
+    /// Sends and returns status and JSON body (`Null` for an empty body).
+    pub async fn send(&self, r: RequestBuilder) -> (StatusCode, Value) {
+        let response = r.send().await.expect("request");
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        let body = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
+        (status, body)
+    }
+
+    pub async fn get(&self, path: &str, bearer: &str) -> (StatusCode, Value) {
+        self.send(self.request(Method::GET, path, Some(bearer))).await
+    }
+
+    pub async fn post(&self, path: &str, bearer: &str, body: Value) -> (StatusCode, Value) {
+        self.send(self.request(Method::POST, path, Some(bearer)).json(&body)).await
+    }
+
+    pub async fn put(&self, path: &str, bearer: &str, body: Value) -> (StatusCode, Value) {
+        self.send(self.request(Method::PUT, path, Some(bearer)).json(&body)).await
+    }
+
+    pub async fn delete(&self, path: &str, bearer: &str) -> (StatusCode, Value) {
+        self.send(self.request(Method::DELETE, path, Some(bearer))).await
+    }
+
+    pub async fn signup(&self, email: &str) -> Account {
+        let (status, body) = self
+            .send(self.request(Method::POST, "/api/auth/signup", None).json(&json!({"email": email, "password": "password-123"})))
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        Account {
+            token: body["token"].as_str().unwrap().to_string(),
+            user_id: body["user"]["id"].as_str().unwrap().to_string(),
+            org_id: body["organization"]["id"].as_str().unwrap().to_string(),
+            email: email.to_string(),
+        }
+    }
+
+    /// Creates a scrap with `title` and returns its JSON.
+    pub async fn create_scrap(&self, account: &Account, title: &str) -> Value {
+        let body = json!({"title": title, "url": "https://example.com/items", "request": "returnData([1, 2, 3])"});
+        let (status, scrap) = self.post("/api/scraps", &account.token, body).await;
+        assert_eq!(status, StatusCode::CREATED, "{scrap}");
+        scrap
+    }
+
+    /// Creates a key with `body` and returns `(id, plainKey)`.
+    pub async fn create_key(&self, account: &Account, body: Value) -> (String, String) {
+        let (status, key) = self.post("/api/developers/keys", &account.token, body).await;
+        assert_eq!(status, StatusCode::OK, "{key}");
+        (key["id"].as_str().unwrap().to_string(), key["plainKey"].as_str().unwrap().to_string())
+    }
+
+    /// Stores a finished run of `scrap`, as the run workers will.
+    pub async fn insert_run(&self, account: &Account, scrap: &str, detail: Option<StatusDetail>) -> HistoryRow {
+        let row = HistoryRow {
+            id: ObjectId::new(),
+            scrap_id: ObjectId::parse(scrap).unwrap(),
+            organization_id: account.org(),
+            status_detail: detail,
+            data: "[{\"n\":1}]".into(),
+            length: 1,
+            time_ms: Some(120),
+            digest: None,
+            triggered_by: TriggeredBy::Api,
+            run_type: RunType::ScrapRun,
+            proxy_tier: "tier0".into(),
+            costs: Some(json!({"proxy": 0, "captcha": 0, "ai": 0, "fixAi": 0, "total": 0, "priced": true, "bytes": 2048, "bytesSource": "cdp", "provider": null, "model": null})),
+            meter: Some(json!({"units": 1, "ratioVersion": 1, "breakdown": {"base": 1}})),
+            fix_version_id: None,
+            fixed_at: None,
+            error_snapshot: Some(json!({"html": "<html></html>", "selector": null, "screenshot": null})),
+            retries: 0,
+            error: None,
+            created_at: Utc::now(),
+            finished_at: Some(Utc::now()),
+        };
+        self.services.store.insert_history(&row).await.unwrap();
+        row
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// Asserts the contract's error shape and code, and returns the body.
+pub fn assert_error(status: StatusCode, body: &Value, expected_status: StatusCode, code: &str) {
+    assert_eq!(status, expected_status, "{body}");
+    assert_eq!(body["type"], "error", "{body}");
+    assert_eq!(body["code"], code, "{body}");
+    assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
+    assert!(body["description"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
+}
