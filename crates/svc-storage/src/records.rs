@@ -300,6 +300,12 @@ pub(crate) fn scopes_json(scopes: &[Scope]) -> String {
     to_json(&scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>())
 }
 
+/// What `search` matches: title, description and url, lowercased with
+/// Unicode rules (SQLite's own LOWER only folds ASCII).
+pub(crate) fn search_text(s: &Scrap) -> String {
+    format!("{}\n{}\n{}", s.title, s.description, s.url).to_lowercase()
+}
+
 /// Escapes `%`, `_` and `\` for a `LIKE ... ESCAPE '\'` pattern, lowercased.
 pub(crate) fn like_pattern(search: &str) -> String {
     let mut p = String::with_capacity(search.len() + 2);

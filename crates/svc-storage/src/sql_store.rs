@@ -63,7 +63,7 @@ macro_rules! sql_store {
         use $crate::records::{
             ActivityRecord, HistoryRecord, KeyOwnerRecord, KeyRecord, OrganizationRecord, ScrapHistoryIdRecord,
             ScrapRecord, UserRecord, UserWithHashRecord, id, ids_json, like_pattern, millis, opt_millis,
-            scopes_json, to_json,
+            scopes_json, search_text, to_json,
         };
         use $crate::traits::{
             AccountStore, ActivityStore, HistoryFilter, HistoryStore, KeyStore, NewAccount, Page, ScrapFilter,
@@ -109,11 +109,7 @@ macro_rules! sql_store {
         fn push_scrap_filter(qb: &mut QueryBuilder<$db>, org: ObjectId, filter: &ScrapFilter) {
             qb.push(" FROM scraps WHERE organization_id = ").push_bind(org.to_string());
             if let Some(search) = &filter.search {
-                let pattern = like_pattern(search);
-                qb.push(" AND (LOWER(title) LIKE ").push_bind(pattern.clone());
-                qb.push(" ESCAPE '\\' OR LOWER(description) LIKE ").push_bind(pattern.clone());
-                qb.push(" ESCAPE '\\' OR LOWER(url) LIKE ").push_bind(pattern);
-                qb.push(" ESCAPE '\\')");
+                qb.push(" AND search_text LIKE ").push_bind(like_pattern(search)).push(" ESCAPE '\\'");
             }
             if let Some(only) = &filter.only {
                 qb.push(" AND id IN ");
@@ -287,8 +283,8 @@ macro_rules! sql_store {
                 sqlx::query(concat!(
                     "INSERT INTO scraps (",
                     scrap_columns!(),
-                    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
-                     $18, $19, $20, $21, $22, $23, $24, $25)"
+                    ", search_text) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, \
+                     $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)"
                 ))
                 .bind(s.id.to_string())
                 .bind(s.organization_id.to_string())
@@ -315,6 +311,7 @@ macro_rules! sql_store {
                 .bind(&s.banner)
                 .bind(millis(s.created_at))
                 .bind(millis(s.updated_at))
+                .bind(search_text(s))
                 .execute(&mut *tx)
                 .await
                 .map_err(|e| conflict_on_unique(e, "scrap"))?;
@@ -330,7 +327,7 @@ macro_rules! sql_store {
                      containers = $8, params = $9, cron = $10, cron_timezone = $11, alert = $12, auto_fix = $13, \
                      proxy_tier = $14, last_tier_change_at = $15, email_notif = $16, email_notif_recipient = $17, \
                      email_notif_format = $18, digest_enabled = $19, digest_prompt = $20, digest_recipient = $21, \
-                     banner = $22, updated_at = $23 WHERE organization_id = $1 AND id = $2",
+                     banner = $22, updated_at = $23, search_text = $24 WHERE organization_id = $1 AND id = $2",
                 )
                 .bind(org.to_string())
                 .bind(s.id.to_string())
@@ -355,6 +352,7 @@ macro_rules! sql_store {
                 .bind(&s.digest_recipient)
                 .bind(&s.banner)
                 .bind(millis(s.updated_at))
+                .bind(search_text(s))
                 .execute(&mut *tx)
                 .await?;
                 if done.rows_affected() != 1 {

@@ -502,6 +502,31 @@ async fn list_scraps_search(store: Arc<dyn Store>) {
     assert_eq!(titles(&page), ["prices 100% under_score"]);
 }
 
+/// Case-insensitive search beyond ASCII: titles are free text (accents,
+/// other scripts), and searching a title exactly as it is stored must find it.
+async fn list_scraps_search_non_ascii(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let t0 = now();
+    insert_scrap(&store, &scrap(&user, "Été à Paris", t0)).await;
+    insert_scrap(&store, &scrap(&user, "ÜBER Straße", t0 + Duration::seconds(1))).await;
+    insert_scrap(&store, &scrap(&user, "Ελληνικά", t0 + Duration::seconds(2))).await;
+    insert_scrap(&store, &scrap(&user, "plain ascii", t0 + Duration::seconds(3))).await;
+
+    for (query, expected) in [
+        ("Été à Paris", "Été à Paris"),
+        ("été", "Été à Paris"),
+        ("ÉTÉ", "Été à Paris"),
+        ("ÜBER", "ÜBER Straße"),
+        ("über straße", "ÜBER Straße"),
+        ("Ελληνικά", "Ελληνικά"),
+        ("ελληνικά", "Ελληνικά"),
+    ] {
+        let page = store.list_scraps(org.id, &search(query)).await.unwrap();
+        assert_eq!(titles(&page), [expected], "search {query:?} on {}", store.backend());
+        assert_eq!(page.total, 1, "total of search {query:?} on {}", store.backend());
+    }
+}
+
 async fn list_scraps_only(store: Arc<dyn Store>) {
     let (org, user) = account(&store, "ada@example.com").await;
     let (_, other_user) = account(&store, "bob@example.com").await;
@@ -713,7 +738,8 @@ async fn api_keys(store: Arc<dyn Store>) {
     for (i, k) in keys.iter().enumerate() {
         store.insert_key(k, &format!("hash-{i}"), &[]).await.unwrap();
     }
-    let old = ApiKey { revoked_at: Some(t0 + Duration::seconds(6)), ..api_key(&user, "old", t0 + Duration::seconds(5)) };
+    let old =
+        ApiKey { revoked_at: Some(t0 + Duration::seconds(6)), ..api_key(&user, "old", t0 + Duration::seconds(5)) };
     store.insert_key(&old, "hash-old", &[]).await.unwrap();
     let foreign = api_key(&other_user, "foreign", t0 + Duration::seconds(7));
     store.insert_key(&foreign, "hash-foreign", &[]).await.unwrap();
@@ -865,6 +891,7 @@ storage_tests!(
     scraps_scoped_by_organization,
     list_scraps_pages_newest_first,
     list_scraps_search,
+    list_scraps_search_non_ascii,
     list_scraps_only,
     history_rows,
     scrap_history_lists_most_recent_ids,

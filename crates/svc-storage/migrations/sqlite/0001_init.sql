@@ -48,7 +48,10 @@ CREATE TABLE scraps (
     digest_recipient TEXT,
     banner TEXT NOT NULL,
     created_at BIGINT NOT NULL,
-    updated_at BIGINT NOT NULL
+    updated_at BIGINT NOT NULL,
+    -- Lowercased title, description and url (Unicode-aware, computed by svc),
+    -- so that search is case-insensitive the same way on both engines.
+    search_text TEXT NOT NULL
 );
 CREATE INDEX scraps_by_org ON scraps (organization_id, created_at);
 
