@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what svc needs at run time on Debian 12 (as root, or with sudo):
+# Debian's Chromium for the run engine. Safe to run again.
+set -euo pipefail
+
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+if ((${#need[@]})); then
+    SUDO=""
+    [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+    echo "setup: installing ${need[*]} from Debian packages" >&2
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
+fi
+command -v cargo >/dev/null 2>&1 || {
+    echo "setup: cargo is missing; install the Rust toolchain (rustup) first" >&2
+    exit 1
+}

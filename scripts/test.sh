@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The project's test command: installs what the tests need (Debian's
+# Chromium and PostgreSQL), starts a throwaway PostgreSQL on 127.0.0.1, and
+# runs every test on SQLite, then the storage suite and the HTTP suite on
+# PostgreSQL.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+SVC_TEST_POSTGRES_URL="$(bash scripts/start-test-postgres.sh)"
+export SVC_TEST_POSTGRES_URL
+
+echo "== all tests (HTTP suites on SQLite; storage suite on SQLite and PostgreSQL)" >&2
+cargo test --workspace --locked
+echo "== HTTP suites on PostgreSQL" >&2
+SVC_TEST_BACKEND=postgres cargo test --locked -p svc-server
