@@ -43,7 +43,8 @@ async fn assert_unauthorized(app: &TestApp, bearer: Option<&str>, path: &str) {
 async fn signup_creates_a_user_and_a_free_organization_with_the_grant() {
     let app = TestApp::start().await;
     let before = Utc::now();
-    let (status, body) = signup_raw(&app, json!({"email": "Ada@Example.com", "password": "correct horse", "name": "Ada"})).await;
+    let (status, body) =
+        signup_raw(&app, json!({"email": "Ada@Example.com", "password": "correct horse", "name": "Ada"})).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
 
     assert!(body["token"].as_str().is_some_and(|t| !t.is_empty() && !t.starts_with("svc_")), "{body}");
@@ -157,11 +158,13 @@ async fn login_with_wrong_credentials_is_401_and_does_not_tell_which_part_was_wr
     let app = TestApp::start().await;
     app.signup("known@example.com").await;
 
-    let (status, wrong_password) = login_raw(&app, json!({"email": "known@example.com", "password": "password-124"})).await;
+    let (status, wrong_password) =
+        login_raw(&app, json!({"email": "known@example.com", "password": "password-124"})).await;
     assert_error(status, &wrong_password, StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
     assert!(wrong_password.get("token").is_none(), "{wrong_password}");
 
-    let (status, unknown_email) = login_raw(&app, json!({"email": "unknown@example.com", "password": "password-123"})).await;
+    let (status, unknown_email) =
+        login_raw(&app, json!({"email": "unknown@example.com", "password": "password-123"})).await;
     assert_error(status, &unknown_email, StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 
     assert_eq!(wrong_password, unknown_email, "the two failures must be indistinguishable");
@@ -231,13 +234,19 @@ async fn me_needs_valid_credentials() {
 
     // Not a Bearer credential.
     let (status, body) = app
-        .send(app.request(Method::GET, "/api/auth/me", None).header(header::AUTHORIZATION, format!("Basic {}", account.token)))
+        .send(
+            app.request(Method::GET, "/api/auth/me", None)
+                .header(header::AUTHORIZATION, format!("Basic {}", account.token)),
+        )
         .await;
     assert_error(status, &body, StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 
     // The scheme is case-insensitive (RFC 7235).
     let (status, body) = app
-        .send(app.request(Method::GET, "/api/auth/me", None).header(header::AUTHORIZATION, format!("bearer {}", account.token)))
+        .send(
+            app.request(Method::GET, "/api/auth/me", None)
+                .header(header::AUTHORIZATION, format!("bearer {}", account.token)),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
 }
@@ -272,9 +281,50 @@ async fn expired_and_foreign_session_tokens_are_refused() {
     let (foreign, _) = JwtKeys::new(b"some-other-secret-that-is-long-enough-xyz").sign(user, org, Utc::now());
     assert_unauthorized(&app, Some(&foreign), "/api/auth/me").await;
 
-    // Well signed, but for a user that does not exist.
+    // Well signed, but for a user that does not exist, or naming another
+    // organization than the user's.
     let (ghost, _) = keys.sign(ObjectId::new(), org, Utc::now());
     assert_unauthorized(&app, Some(&ghost), "/api/auth/me").await;
+    let other = app.signup("expiry-other@example.com").await;
+    let (mixed, _) = keys.sign(user, other.org(), Utc::now());
+    assert_unauthorized(&app, Some(&mixed), "/api/auth/me").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_signups_with_one_email_create_one_account() {
+    let app = std::sync::Arc::new(TestApp::start().await);
+    let mut tasks = Vec::new();
+    for n in 0..6 {
+        let app = app.clone();
+        let email = if n % 2 == 0 { "race@example.com" } else { "RACE@example.com" };
+        tasks.push(tokio::spawn(
+            async move { signup_raw(&app, json!({"email": email, "password": "password-123"})).await },
+        ));
+    }
+    let mut created = 0;
+    for task in tasks {
+        let (status, body) = task.await.unwrap();
+        if status == StatusCode::CREATED {
+            created += 1;
+        } else {
+            assert_error(status, &body, StatusCode::CONFLICT, "EMAIL_TAKEN");
+        }
+    }
+    assert_eq!(created, 1);
+}
+
+#[tokio::test]
+async fn signup_bounds_the_name() {
+    let app = TestApp::start().await;
+    let (status, body) =
+        signup_raw(&app, json!({"email": "long@example.com", "password": "password-123", "name": "n".repeat(201)}))
+            .await;
+    assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
+    assert_eq!(body["field"], "name", "{body}");
+    let (status, body) =
+        signup_raw(&app, json!({"email": "long@example.com", "password": "password-123", "name": "  "})).await;
+    assert_eq!(status, StatusCode::CREATED, "a blank name falls back to the email's local part: {body}");
+    assert_eq!(body["user"]["name"], "long");
 }
 
 #[tokio::test]

@@ -66,11 +66,12 @@ impl AuthService {
         let owner = match self.key_cache.get(&hash) {
             Some(owner) => owner,
             None => {
+                let generation = self.key_cache.generation();
                 let owner = self.store.key_by_hash(&hash).await?.ok_or_else(|| unauthorized("invalid API key"))?;
                 if owner.key.revoked_at.is_some() {
                     return Err(unauthorized("the API key has been revoked"));
                 }
-                self.key_cache.put(hash, owner.clone());
+                self.key_cache.put(hash, owner.clone(), generation);
                 owner
             }
         };

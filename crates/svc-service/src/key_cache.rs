@@ -13,29 +13,95 @@ use svc_domain::api_key::KeyOwner;
 
 pub struct KeyCache {
     ttl: Duration,
-    entries: RwLock<HashMap<String, (KeyOwner, Instant)>>,
+    entries: RwLock<Entries>,
+}
+
+#[derive(Default)]
+struct Entries {
+    by_hash: HashMap<String, (KeyOwner, Instant)>,
+    /// Bumped by every revocation, so that a lookup that read the database
+    /// before a revocation committed does not cache what it read.
+    generation: u64,
 }
 
 impl KeyCache {
     pub fn new(ttl: Duration) -> Self {
-        KeyCache { ttl, entries: RwLock::new(HashMap::new()) }
+        KeyCache { ttl, entries: RwLock::new(Entries::default()) }
     }
 
     pub fn get(&self, hash: &str) -> Option<KeyOwner> {
         let entries = self.entries.read().expect("key cache lock");
-        entries.get(hash).filter(|(_, at)| at.elapsed() < self.ttl).map(|(owner, _)| owner.clone())
+        entries.by_hash.get(hash).filter(|(_, at)| at.elapsed() < self.ttl).map(|(owner, _)| owner.clone())
     }
 
-    pub fn put(&self, hash: String, owner: KeyOwner) {
+    /// Take this before reading a key from the database; pass it to `put`.
+    pub fn generation(&self) -> u64 {
+        self.entries.read().expect("key cache lock").generation
+    }
+
+    /// Caches `owner` unless a key was revoked since `generation` was taken.
+    pub fn put(&self, hash: String, owner: KeyOwner, generation: u64) {
         let mut entries = self.entries.write().expect("key cache lock");
-        if entries.len() >= 100_000 {
-            let ttl = self.ttl;
-            entries.retain(|_, (_, at)| at.elapsed() < ttl);
+        if entries.generation != generation {
+            return;
         }
-        entries.insert(hash, (owner, Instant::now()));
+        if entries.by_hash.len() >= 100_000 {
+            let ttl = self.ttl;
+            entries.by_hash.retain(|_, (_, at)| at.elapsed() < ttl);
+        }
+        entries.by_hash.insert(hash, (owner, Instant::now()));
     }
 
+    /// Call after a revocation has committed.
     pub fn forget_key(&self, key_id: ObjectId) {
-        self.entries.write().expect("key cache lock").retain(|_, (owner, _)| owner.key.id != key_id);
+        let mut entries = self.entries.write().expect("key cache lock");
+        entries.generation += 1;
+        entries.by_hash.retain(|_, (owner, _)| owner.key.id != key_id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Utc;
+    use svc_domain::api_key::ApiKey;
+
+    use super::*;
+
+    fn owner() -> KeyOwner {
+        let now = Utc::now();
+        let key = ApiKey {
+            id: ObjectId::new(),
+            organization_id: ObjectId::new(),
+            user_id: ObjectId::new(),
+            name: "k".into(),
+            prefix: "svc_abcdefgh".into(),
+            scopes: vec![],
+            scrap_ids: vec![],
+            expires_at: None,
+            created_at: now,
+            revoked_at: None,
+        };
+        KeyOwner { key, owner_is_admin: false }
+    }
+
+    #[test]
+    fn a_lookup_that_raced_a_revocation_is_not_cached() {
+        let cache = KeyCache::new(Duration::from_secs(60));
+        let o = owner();
+        let before = cache.generation();
+        cache.forget_key(o.key.id);
+        cache.put("h".into(), o.clone(), before);
+        assert!(cache.get("h").is_none());
+        cache.put("h".into(), o.clone(), cache.generation());
+        assert_eq!(cache.get("h"), Some(o.clone()));
+        cache.forget_key(o.key.id);
+        assert!(cache.get("h").is_none());
+    }
+
+    #[test]
+    fn entries_expire() {
+        let cache = KeyCache::new(Duration::ZERO);
+        cache.put("h".into(), owner(), cache.generation());
+        assert!(cache.get("h").is_none());
     }
 }

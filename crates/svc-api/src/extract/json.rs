@@ -37,19 +37,16 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
                 ApiError::BadJson("the request body could not be read".into())
             }
         })?;
-        let mut de = serde_json::Deserializer::from_slice(&bytes);
-        let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        // Syntax first (400), then shape (422), so that a body that is not
+        // JSON is reported as such even when its readable start has the
+        // wrong shape.
+        let json: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(|e| ApiError::BadJson(format!("the body is not valid JSON: {e}")))?;
+        let value = serde_path_to_error::deserialize(json).map_err(|e| {
             let path = e.path().to_string();
-            let inner = e.into_inner();
-            match inner.classify() {
-                serde_json::error::Category::Data => {
-                    let field = if path == "." { "body".to_string() } else { path };
-                    ApiError::Service(ServiceError::validation(field, inner.to_string()))
-                }
-                _ => ApiError::BadJson(format!("the body is not valid JSON: {inner}")),
-            }
+            let field = if path == "." { "body".to_string() } else { path };
+            ApiError::Service(ServiceError::validation(field, e.into_inner().to_string()))
         })?;
-        de.end().map_err(|e| ApiError::BadJson(format!("the body is not valid JSON: {e}")))?;
         Ok(ApiJson(value))
     }
 }

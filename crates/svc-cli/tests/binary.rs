@@ -1,0 +1,296 @@
+//! The `svc` executable itself: `svc server` start-up and shutdown,
+//! configuration errors, and the operator commands (`svc admin ...`).
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, ExitStatus, Output, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const SVC: &str = env!("CARGO_BIN_EXE_svc");
+const STARTUP: Duration = Duration::from_secs(30);
+const SHUTDOWN: Duration = Duration::from_secs(15);
+const LISTENING: &str = "svc: listening on http://";
+
+/// `svc` with the test's `SVC_*` variables removed, run in `cwd`.
+fn svc(cwd: &Path) -> Command {
+    let mut command = Command::new(SVC);
+    command.current_dir(cwd);
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("SVC_") {
+            command.env_remove(&key);
+        }
+    }
+    command.env_remove("RUST_LOG");
+    command.stdin(Stdio::null());
+    command
+}
+
+/// A running `svc server`; killed on drop if it is still running.
+struct Server {
+    pid: u32,
+    base: String,
+    database: String,
+    /// The rest of stderr, line by line (kept drained so the server never blocks on it).
+    stderr: Receiver<String>,
+    exited: Receiver<std::io::Result<ExitStatus>>,
+    done: bool,
+}
+
+impl Server {
+    /// Starts `svc server` and waits (with a deadline) for its listening line.
+    fn start(mut command: Command) -> Server {
+        command.arg("server").stdout(Stdio::null()).stderr(Stdio::piped());
+        let mut child = command.spawn().expect("spawn svc server");
+        let pid = child.id();
+        let stderr = child.stderr.take().unwrap();
+        let (line_tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if line_tx.send(line).is_err() {
+                    // Nobody listens any more; keep draining.
+                    continue;
+                }
+            }
+        });
+        let (exit_tx, exited) = channel();
+        std::thread::spawn(move || {
+            let _ = exit_tx.send(child.wait());
+        });
+
+        let deadline = Instant::now() + STARTUP;
+        let mut seen = Vec::new();
+        let listening = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match lines.recv_timeout(left) {
+                Ok(line) => {
+                    if let Some(rest) = line.strip_prefix(LISTENING) {
+                        break rest.to_string();
+                    }
+                    seen.push(line);
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    kill(pid, "KILL");
+                    panic!("no listening line within {STARTUP:?}; stderr so far:\n{}", seen.join("\n"));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    let status = exited.recv_timeout(SHUTDOWN);
+                    panic!("svc server exited before listening ({status:?}); stderr:\n{}", seen.join("\n"));
+                }
+            }
+        };
+        // `ADDR (database: sqlite)`
+        let (addr, database) = listening
+            .split_once(" (database: ")
+            .and_then(|(addr, rest)| Some((addr.to_string(), rest.strip_suffix(')')?.to_string())))
+            .unwrap_or_else(|| panic!("unexpected listening line: {LISTENING}{listening}"));
+        let port = addr.rsplit_once(':').and_then(|(_, p)| p.parse::<u16>().ok()).expect("a port");
+        assert_ne!(port, 0, "the line shows the bound port, not the requested 0: {addr}");
+        Server { pid, base: format!("http://{addr}"), database, stderr: lines, exited, done: false }
+    }
+
+    /// Sends SIGTERM and returns the exit status (panics past the deadline).
+    fn terminate(&mut self) -> ExitStatus {
+        kill(self.pid, "TERM");
+        let status = match self.exited.recv_timeout(SHUTDOWN) {
+            Ok(status) => status.expect("wait for svc server"),
+            Err(e) => {
+                kill(self.pid, "KILL");
+                panic!("svc server did not exit within {SHUTDOWN:?} of SIGTERM: {e:?}");
+            }
+        };
+        self.done = true;
+        status
+    }
+
+    /// What the server wrote to stderr after its listening line (and so far).
+    fn rest_of_stderr(&self) -> String {
+        self.stderr.try_iter().collect::<Vec<_>>().join("\n")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if !self.done && self.exited.try_recv().is_err() {
+            kill(self.pid, "KILL");
+        }
+    }
+}
+
+fn kill(pid: u32, signal: &str) {
+    let _ = Command::new("kill").arg(format!("-{signal}")).arg(pid.to_string()).status();
+}
+
+fn run(mut command: Command) -> Output {
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = command.spawn().expect("spawn svc");
+    let pid = child.id();
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(STARTUP) {
+        Ok(output) => output.expect("svc output"),
+        Err(_) => {
+            kill(pid, "KILL");
+            panic!("svc did not finish within {STARTUP:?}");
+        }
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn sqlite_url(dir: &Path) -> String {
+    format!("sqlite://{}", dir.join("svc.db").display())
+}
+
+fn admin(dir: &Path, database_url: &str, args: &[&str]) -> Output {
+    let mut command = svc(dir);
+    command.env("SVC_DATABASE_URL", database_url).arg("admin").args(args);
+    run(command)
+}
+
+#[tokio::test]
+async fn server_starts_with_defaults_serves_and_stops_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = svc(dir.path());
+    command.env("SVC_LISTEN", "127.0.0.1:0");
+    let mut server = Server::start(command);
+    assert_eq!(server.database, "sqlite");
+    assert!(server.base.starts_with("http://127.0.0.1:"), "{}", server.base);
+    assert!(
+        dir.path().join("svc-data").join("svc.db").is_file(),
+        "the default database is svc-data/svc.db in the working folder"
+    );
+
+    let http = reqwest::Client::new();
+    let health = http.get(format!("{}/healthz", server.base)).send().await.unwrap();
+    assert_eq!(health.status(), reqwest::StatusCode::OK);
+    let body: Value = health.json().await.unwrap();
+    assert_eq!(body["status"], "ok", "{body}");
+    assert_eq!(body["database"], "sqlite", "{body}");
+
+    let home = http.get(format!("{}/", server.base)).send().await.unwrap();
+    assert_eq!(home.status(), reqwest::StatusCode::OK);
+    let content_type = home.headers().get(reqwest::header::CONTENT_TYPE).unwrap().to_str().unwrap().to_string();
+    assert!(content_type.starts_with("text/html"), "{content_type}");
+    let page = home.text().await.unwrap();
+    assert!(page.to_lowercase().contains("<html"), "{page}");
+    assert!(page.contains("/api/"), "the page points to the API: {page}");
+
+    // The API answers with its JSON errors.
+    let anonymous = http.get(format!("{}/api/scraps", server.base)).send().await.unwrap();
+    assert_eq!(anonymous.status(), reqwest::StatusCode::UNAUTHORIZED);
+
+    let status = server.terminate();
+    assert_eq!(status.code(), Some(0), "SIGTERM is a clean shutdown: {status:?}\n{}", server.rest_of_stderr());
+    assert!(http.get(format!("{}/healthz", server.base)).send().await.is_err(), "nothing listens after exit");
+}
+
+#[test]
+fn an_invalid_setting_exits_with_code_2_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = svc(dir.path());
+    command.env("SVC_LISTEN", "nowhere").arg("server");
+    let output = run(command);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("SVC_LISTEN"), "{stderr}");
+    assert!(stderr.contains("nowhere"), "{stderr}");
+    assert!(!dir.path().join("svc-data").exists(), "nothing is created before the configuration is valid");
+
+    for (name, value) in
+        [("SVC_DATABASE_URL", "mysql://db/svc"), ("SVC_WORKER_CONCURRENCY", "0"), ("SVC_RUN_TIMEOUT", "soon")]
+    {
+        let mut command = svc(dir.path());
+        command.env("SVC_LISTEN", "127.0.0.1:0").env(name, value).arg("server");
+        let output = run(command);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{name}={value}: {stderr}");
+        assert!(stderr.contains(name), "{stderr}");
+    }
+}
+
+#[test]
+fn usage_errors_exit_with_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["no-such-command"],
+        vec!["admin", "set-plan", "--email", "a@example.com", "--plan", "platinum"],
+        vec!["admin", "add-balance", "--email", "a@example.com"],
+    ] {
+        let mut command = svc(dir.path());
+        command.env("SVC_DATABASE_URL", sqlite_url(dir.path())).args(&args);
+        let output = run(command);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", text(&output.stderr));
+    }
+}
+
+#[tokio::test]
+async fn admin_commands_change_plan_admin_role_and_balance() {
+    let dir = tempfile::tempdir().unwrap();
+    let database_url = sqlite_url(dir.path());
+    let http = reqwest::Client::new();
+    let email = "operator-target@example.com";
+
+    // Sign up through a first server on that database, then stop it.
+    let start = || {
+        let mut command = svc(dir.path());
+        command.env("SVC_LISTEN", "127.0.0.1:0").env("SVC_DATABASE_URL", &database_url);
+        Server::start(command)
+    };
+    let mut server = start();
+    let signup = http
+        .post(format!("{}/api/auth/signup", server.base))
+        .json(&json!({"email": email, "password": "password-123"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signup.status(), reqwest::StatusCode::CREATED);
+    let signup: Value = signup.json().await.unwrap();
+    assert_eq!(signup["organization"]["plan"], "free", "{signup}");
+    assert_eq!(signup["organization"]["balance"], 1000, "{signup}");
+    let token = signup["token"].as_str().unwrap().to_string();
+    assert_eq!(server.terminate().code(), Some(0));
+    assert!(dir.path().join("svc.db").is_file());
+    assert!(!dir.path().join("svc-data").exists(), "SVC_DATABASE_URL is used, not the default");
+
+    // The operator commands, with the email in another case.
+    let output =
+        admin(dir.path(), &database_url, &["set-plan", "--email", "Operator-Target@Example.com", "--plan", "growth"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("growth"), "{}", text(&output.stdout));
+    let output = admin(dir.path(), &database_url, &["grant-admin", "--email", email]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let output = admin(dir.path(), &database_url, &["add-balance", "--email", email, "--units", "50"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("1050"), "the new balance is printed: {}", text(&output.stdout));
+
+    // An unknown email is refused with exit code 1 and changes nothing.
+    for args in [
+        vec!["set-plan", "--email", "nobody@example.com", "--plan", "pro"],
+        vec!["grant-admin", "--email", "nobody@example.com"],
+        vec!["add-balance", "--email", "nobody@example.com", "--units", "5"],
+    ] {
+        let output = admin(dir.path(), &database_url, &args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {}", text(&output.stderr));
+        assert!(!text(&output.stderr).trim().is_empty(), "a message explains the refusal");
+    }
+
+    // A restarted server sees the changes; the session token of before the
+    // restart is still valid (the generated JWT secret lives in the database).
+    let mut server = start();
+    let me = http.get(format!("{}/api/auth/me", server.base)).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(me.status(), reqwest::StatusCode::OK);
+    let me: Value = me.json().await.unwrap();
+    assert_eq!(me["organization"]["plan"], "growth", "{me}");
+    assert_eq!(me["organization"]["balance"], 1050, "{me}");
+    assert_eq!(me["user"]["isAdmin"], true, "{me}");
+    assert_eq!(me["user"]["email"], email, "{me}");
+    assert_eq!(server.terminate().code(), Some(0));
+}
