@@ -13,6 +13,7 @@ mod error;
 mod postgres;
 mod records;
 mod sqlite;
+mod sqlite_reader;
 mod traits;
 
 #[cfg(feature = "testing")]

@@ -128,11 +128,19 @@ pub(crate) struct ScrapRecord {
     banner: String,
     created_at: i64,
     updated_at: i64,
+    history_ids: String,
+}
+
+impl TryFrom<ScrapRecord> for Scrap {
+    type Error = StoreError;
+    fn try_from(r: ScrapRecord) -> Result<Self, StoreError> {
+        let history = r.history_ids.split(',').filter(|s| !s.is_empty()).map(id).collect::<Result<_, _>>()?;
+        r.into_scrap(history)
+    }
 }
 
 impl ScrapRecord {
-    /// The domain scrap, with `history` filled by the caller.
-    pub(crate) fn into_scrap(self, history: Vec<ObjectId>) -> Result<Scrap, StoreError> {
+    fn into_scrap(self, history: Vec<ObjectId>) -> Result<Scrap, StoreError> {
         Ok(Scrap {
             id: id(&self.id)?,
             organization_id: id(&self.organization_id)?,
@@ -162,10 +170,6 @@ impl ScrapRecord {
             created_at: time(self.created_at)?,
             updated_at: time(self.updated_at)?,
         })
-    }
-
-    pub(crate) fn id(&self) -> &str {
-        &self.id
     }
 }
 
@@ -327,8 +331,27 @@ pub(crate) struct UserWithHashRecord {
     pub(crate) password_hash: String,
 }
 
-#[derive(sqlx::FromRow)]
-pub(crate) struct ScrapHistoryIdRecord {
-    pub(crate) scrap_id: String,
-    pub(crate) id: String,
+
+/// `from_rusqlite(row)` for a record type, reading each field by column name
+/// (the inline SQLite reader's counterpart of `sqlx::FromRow`).
+macro_rules! rusqlite_record {
+    ($record:ident { $($field:ident),* $(,)? }) => {
+        impl $record {
+            pub(crate) fn from_rusqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+                Ok($record { $($field: row.get(stringify!($field))?),* })
+            }
+        }
+    };
 }
+
+rusqlite_record!(ScrapRecord {
+    id, organization_id, user_id, title, description, url, request, scrapper, containers, params, cron,
+    cron_timezone, alert, auto_fix, proxy_tier, last_tier_change_at, email_notif, email_notif_recipient,
+    email_notif_format, digest_enabled, digest_prompt, digest_recipient, banner, created_at, updated_at, history_ids,
+});
+
+rusqlite_record!(HistoryRecord {
+    id, organization_id, scrap_id, status_detail, data, length, time_ms, digest, triggered_by, run_type,
+    proxy_tier, costs, meter, fix_version_id, fixed_at, error_snapshot, retries, error, created_at, finished_at,
+});
+

@@ -2,7 +2,8 @@
 //! same column types (BIGINT milliseconds, TEXT JSON, BOOLEAN), and both
 //! accept `$n` placeholders, so one body of SQL serves both; the macro
 //! instantiates it once per engine, each with its own pool type and its own
-//! way to open a write transaction (`begin_write`).
+//! `begin_write` (how to open a write transaction), `fetch_scrap` and
+//! `fetch_history_row` (the hottest point reads).
 
 macro_rules! user_columns {
     () => {
@@ -22,6 +23,14 @@ macro_rules! scrap_columns {
          cron, cron_timezone, alert, auto_fix, proxy_tier, last_tier_change_at, email_notif, \
          email_notif_recipient, email_notif_format, digest_enabled, digest_prompt, digest_recipient, \
          banner, created_at, updated_at"
+    };
+}
+
+/// The columns read back for a scrap: the written ones and the derived list
+/// of run ids.
+macro_rules! scrap_read_columns {
+    () => {
+        concat!(scrap_columns!(), ", history_ids")
     };
 }
 
@@ -47,6 +56,20 @@ macro_rules! activity_columns {
     };
 }
 
+/// One scrap ($1 org, $2 id).
+macro_rules! scrap_sql {
+    () => {
+        concat!("SELECT ", scrap_read_columns!(), " FROM scraps WHERE organization_id = $1 AND id = $2")
+    };
+}
+
+/// One history row ($1 org, $2 id).
+macro_rules! history_row_sql {
+    () => {
+        concat!("SELECT ", history_columns!(), " FROM history WHERE organization_id = $1 AND id = $2")
+    };
+}
+
 macro_rules! sql_store {
     ($store:ident, $db:ty) => {
         use async_trait::async_trait;
@@ -60,8 +83,12 @@ macro_rules! sql_store {
         use svc_domain::plan::Plan;
         use svc_domain::scrap::{HISTORY_IDS_CAP, Scrap};
 
+        // `refresh_history_ids` spells the cap as a literal (a bound LIMIT makes
+        // SQLite re-prepare the statement on every run).
+        const _: () = assert!(HISTORY_IDS_CAP == 50);
+
         use $crate::records::{
-            ActivityRecord, HistoryRecord, KeyOwnerRecord, KeyRecord, OrganizationRecord, ScrapHistoryIdRecord,
+            ActivityRecord, HistoryRecord, KeyOwnerRecord, KeyRecord, OrganizationRecord, 
             ScrapRecord, UserRecord, UserWithHashRecord, id, ids_json, like_pattern, millis, opt_millis,
             scopes_json, search_text, to_json,
         };
@@ -128,44 +155,21 @@ macro_rules! sql_store {
             }
         }
 
-        impl $store {
-            async fn history_ids(&self, org: ObjectId, scrap: ObjectId) -> Result<Vec<ObjectId>> {
-                let rows: Vec<(String,)> = sqlx::query_as(
-                    "SELECT id FROM history WHERE organization_id = $1 AND scrap_id = $2 \
-                     ORDER BY created_at DESC, id DESC LIMIT $3",
-                )
-                .bind(org.to_string())
-                .bind(scrap.to_string())
-                .bind(HISTORY_IDS_CAP as i64)
-                .fetch_all(&self.pool)
-                .await?;
-                rows.iter().map(|(s,)| id(s)).collect()
-            }
-
-            /// The most recent run ids of each of `scraps`, in one query.
-            async fn history_ids_of(
-                &self,
-                org: ObjectId,
-                scraps: &[ObjectId],
-            ) -> Result<std::collections::HashMap<String, Vec<ObjectId>>> {
-                let mut out = std::collections::HashMap::new();
-                if scraps.is_empty() {
-                    return Ok(out);
-                }
-                let mut qb = QueryBuilder::<$db>::new(
-                    "SELECT scrap_id, id FROM (SELECT scrap_id, id, ROW_NUMBER() OVER \
-                     (PARTITION BY scrap_id ORDER BY created_at DESC, id DESC) AS rn \
-                     FROM history WHERE organization_id = ",
-                );
-                qb.push_bind(org.to_string()).push(" AND scrap_id IN ");
-                push_id_list(&mut qb, scraps);
-                qb.push(") ranked WHERE rn <= ").push_bind(HISTORY_IDS_CAP as i64).push(" ORDER BY scrap_id, rn");
-                let rows: Vec<ScrapHistoryIdRecord> = qb.build_query_as().fetch_all(&self.pool).await?;
-                for row in rows {
-                    out.entry(row.scrap_id).or_insert_with(Vec::new).push(id(&row.id)?);
-                }
-                Ok(out)
-            }
+        /// Recomputes a scrap's `history_ids` from its history rows (in the
+        /// transaction that changed them).
+        async fn refresh_history_ids(tx: &mut Transaction<'static, $db>, org: ObjectId, scrap: ObjectId) -> Result<()> {
+            sqlx::query(concat!(
+                "UPDATE scraps SET history_ids = COALESCE((SELECT string_agg(h.id, ',' ORDER BY h.created_at DESC, h.id DESC) \
+                 FROM (SELECT id, created_at FROM history WHERE organization_id = $1 AND scrap_id = $2 \
+                 ORDER BY created_at DESC, id DESC LIMIT ",
+                50,
+                ") h), '') WHERE organization_id = $1 AND id = $2"
+            ))
+            .bind(org.to_string())
+            .bind(scrap.to_string())
+            .execute(&mut **tx)
+            .await?;
+            Ok(())
         }
 
         #[async_trait]
@@ -384,19 +388,7 @@ macro_rules! sql_store {
             }
 
             async fn scrap(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<Scrap>> {
-                let row: Option<ScrapRecord> = sqlx::query_as(concat!(
-                    "SELECT ",
-                    scrap_columns!(),
-                    " FROM scraps WHERE organization_id = $1 AND id = $2"
-                ))
-                .bind(org.to_string())
-                .bind(scrap.to_string())
-                .fetch_optional(&self.pool)
-                .await?;
-                match row {
-                    None => Ok(None),
-                    Some(row) => Ok(Some(row.into_scrap(self.history_ids(org, scrap).await?)?)),
-                }
+                self.fetch_scrap(org, scrap).await
             }
 
             async fn list_scraps(&self, org: ObjectId, filter: &ScrapFilter) -> Result<Page<Scrap>> {
@@ -407,21 +399,12 @@ macro_rules! sql_store {
                 push_scrap_filter(&mut count, org, filter);
                 let (total,): (i64,) = count.build_query_as().fetch_one(&self.pool).await?;
 
-                let mut select = QueryBuilder::<$db>::new(concat!("SELECT ", scrap_columns!()));
+                let mut select = QueryBuilder::<$db>::new(concat!("SELECT ", scrap_read_columns!()));
                 push_scrap_filter(&mut select, org, filter);
                 select.push(" ORDER BY created_at DESC, id DESC LIMIT ").push_bind(filter.limit);
                 select.push(" OFFSET ").push_bind(filter.offset);
                 let rows: Vec<ScrapRecord> = select.build_query_as().fetch_all(&self.pool).await?;
-
-                let ids = rows.iter().map(|r| id(r.id())).collect::<Result<Vec<_>>>()?;
-                let mut history = self.history_ids_of(org, &ids).await?;
-                let items = rows
-                    .into_iter()
-                    .map(|r| {
-                        let ids = history.remove(r.id()).unwrap_or_default();
-                        r.into_scrap(ids)
-                    })
-                    .collect::<Result<_>>()?;
+                let items = rows.into_iter().map(Scrap::try_from).collect::<Result<_>>()?;
                 Ok(Page { items, total })
             }
 
@@ -545,6 +528,7 @@ macro_rules! sql_store {
         #[async_trait]
         impl HistoryStore for $store {
             async fn insert_history(&self, h: &HistoryRow) -> Result<()> {
+                let mut tx = self.begin_write().await?;
                 sqlx::query(concat!(
                     "INSERT INTO history (",
                     history_columns!(),
@@ -571,23 +555,16 @@ macro_rules! sql_store {
                 .bind(&h.error)
                 .bind(millis(h.created_at))
                 .bind(opt_millis(h.finished_at))
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await
                 .map_err(|e| conflict_on_unique(e, "history row"))?;
+                refresh_history_ids(&mut tx, h.organization_id, h.scrap_id).await?;
+                tx.commit().await?;
                 Ok(())
             }
 
             async fn history_row(&self, org: ObjectId, row: ObjectId) -> Result<Option<HistoryRow>> {
-                let row: Option<HistoryRecord> = sqlx::query_as(concat!(
-                    "SELECT ",
-                    history_columns!(),
-                    " FROM history WHERE organization_id = $1 AND id = $2"
-                ))
-                .bind(org.to_string())
-                .bind(row.to_string())
-                .fetch_optional(&self.pool)
-                .await?;
-                row.map(HistoryRow::try_from).transpose()
+                self.fetch_history_row(org, row).await
             }
 
             async fn list_history(&self, org: ObjectId, filter: &HistoryFilter) -> Result<Page<HistoryRow>> {

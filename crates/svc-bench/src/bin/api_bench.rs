@@ -66,7 +66,7 @@ fn wrk(args: &Args, url: &str, bearer: Option<&str>) -> Result<WrkResult> {
     })
 }
 
-async fn seed(base: &str, app: &App) -> Result<(String, String)> {
+async fn seed(base: &str, store: &dyn svc_storage::Store) -> Result<(String, String, String)> {
     let http = reqwest::Client::new();
     let signup: Value = http
         .post(format!("{base}/api/auth/signup"))
@@ -110,7 +110,7 @@ async fn seed(base: &str, app: &App) -> Result<(String, String)> {
             created_at: Utc::now(),
             finished_at: Some(Utc::now()),
         };
-        app.services().store.insert_history(&row).await?;
+        store.insert_history(&row).await?;
     }
     let key: Value = http
         .post(format!("{base}/api/developers/keys"))
@@ -121,11 +121,20 @@ async fn seed(base: &str, app: &App) -> Result<(String, String)> {
         .json()
         .await?;
     let plain = key["plainKey"].as_str().context("plain key")?.to_string();
+    let unscoped: Value = http
+        .post(format!("{base}/api/developers/keys"))
+        .bearer_auth(&token)
+        .json(&json!({"name": "no read scope", "scopes": ["svc:history:read"]}))
+        .send()
+        .await?
+        .json()
+        .await?;
+    let unscoped = unscoped["plainKey"].as_str().context("plain key")?.to_string();
     let check = http.get(format!("{base}/api/scraps/{scrap_id}")).bearer_auth(&plain).send().await?;
     if !check.status().is_success() {
         bail!("seeded key cannot read the scrap: {}", check.status());
     }
-    Ok((scrap_id, plain))
+    Ok((scrap_id, plain, unscoped))
 }
 
 fn main() -> Result<()> {
@@ -145,11 +154,17 @@ fn main() -> Result<()> {
         let app = App::build(config).await?;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let base = format!("http://{}", listener.local_addr()?);
-        let (scrap_id, key) = seed(&base, &app).await?;
+        let store = app.services().store.clone();
         let server = tokio::spawn(app.serve(listener, std::future::pending()));
+        let (scrap_id, key, unscoped) = seed(&base, &*store).await?;
 
         let cases = [
             ("GET /healthz (ceiling: no auth, no database)", format!("{base}/healthz"), None),
+            (
+                "GET /api/scraps/:id with a key lacking the scope (403: key check only)",
+                format!("{base}/api/scraps/{scrap_id}"),
+                Some(unscoped.clone()),
+            ),
             ("GET /api/scraps/:id with an API key", format!("{base}/api/scraps/{scrap_id}"), Some(key.clone())),
         ];
         println!("| backend | case | connections | requests/s | p50 | p99 | errors |");

@@ -51,7 +51,10 @@ CREATE TABLE scraps (
     updated_at BIGINT NOT NULL,
     -- Lowercased title, description and url (Unicode-aware, computed by svc),
     -- so that search is case-insensitive the same way on both engines.
-    search_text TEXT NOT NULL
+    search_text TEXT NOT NULL,
+    -- The newest run ids (at most 50), comma-separated, newest first; kept
+    -- up to date by every write of a history row, so reads need no join.
+    history_ids TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX scraps_by_org ON scraps (organization_id, created_at);
 
