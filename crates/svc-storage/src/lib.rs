@@ -13,7 +13,6 @@ mod error;
 mod postgres;
 mod records;
 mod sqlite;
-mod sqlite_reader;
 mod traits;
 
 #[cfg(feature = "testing")]

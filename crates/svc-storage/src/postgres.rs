@@ -19,32 +19,6 @@ impl PostgresStore {
     async fn begin_write(&self) -> crate::Result<sqlx::Transaction<'static, Postgres>> {
         Ok(self.pool.begin().await?)
     }
-
-    async fn fetch_scrap(
-        &self,
-        org: svc_domain::ObjectId,
-        scrap: svc_domain::ObjectId,
-    ) -> crate::Result<Option<svc_domain::scrap::Scrap>> {
-        let row: Option<crate::records::ScrapRecord> = sqlx::query_as(scrap_sql!())
-            .bind(org.to_string())
-            .bind(scrap.to_string())
-            .fetch_optional(&self.pool)
-            .await?;
-        row.map(svc_domain::scrap::Scrap::try_from).transpose()
-    }
-
-    async fn fetch_history_row(
-        &self,
-        org: svc_domain::ObjectId,
-        id: svc_domain::ObjectId,
-    ) -> crate::Result<Option<svc_domain::history::HistoryRow>> {
-        let row: Option<crate::records::HistoryRecord> = sqlx::query_as(history_row_sql!())
-            .bind(org.to_string())
-            .bind(id.to_string())
-            .fetch_optional(&self.pool)
-            .await?;
-        row.map(svc_domain::history::HistoryRow::try_from).transpose()
-    }
 }
 
 #[async_trait::async_trait]

@@ -330,28 +330,3 @@ pub(crate) struct UserWithHashRecord {
     pub(crate) user: UserRecord,
     pub(crate) password_hash: String,
 }
-
-
-/// `from_rusqlite(row)` for a record type, reading each field by column name
-/// (the inline SQLite reader's counterpart of `sqlx::FromRow`).
-macro_rules! rusqlite_record {
-    ($record:ident { $($field:ident),* $(,)? }) => {
-        impl $record {
-            pub(crate) fn from_rusqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-                Ok($record { $($field: row.get(stringify!($field))?),* })
-            }
-        }
-    };
-}
-
-rusqlite_record!(ScrapRecord {
-    id, organization_id, user_id, title, description, url, request, scrapper, containers, params, cron,
-    cron_timezone, alert, auto_fix, proxy_tier, last_tier_change_at, email_notif, email_notif_recipient,
-    email_notif_format, digest_enabled, digest_prompt, digest_recipient, banner, created_at, updated_at, history_ids,
-});
-
-rusqlite_record!(HistoryRecord {
-    id, organization_id, scrap_id, status_detail, data, length, time_ms, digest, triggered_by, run_type,
-    proxy_tier, costs, meter, fix_version_id, fixed_at, error_snapshot, retries, error, created_at, finished_at,
-});
-

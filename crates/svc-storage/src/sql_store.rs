@@ -2,8 +2,7 @@
 //! same column types (BIGINT milliseconds, TEXT JSON, BOOLEAN), and both
 //! accept `$n` placeholders, so one body of SQL serves both; the macro
 //! instantiates it once per engine, each with its own pool type and its own
-//! `begin_write` (how to open a write transaction), `fetch_scrap` and
-//! `fetch_history_row` (the hottest point reads).
+//! way to open a write transaction (`begin_write`).
 
 macro_rules! user_columns {
     () => {
@@ -53,20 +52,6 @@ macro_rules! key_columns {
 macro_rules! activity_columns {
     () => {
         "id, organization_id, scrap_id, kind, actor, message, history_id, created_at"
-    };
-}
-
-/// One scrap ($1 org, $2 id).
-macro_rules! scrap_sql {
-    () => {
-        concat!("SELECT ", scrap_read_columns!(), " FROM scraps WHERE organization_id = $1 AND id = $2")
-    };
-}
-
-/// One history row ($1 org, $2 id).
-macro_rules! history_row_sql {
-    () => {
-        concat!("SELECT ", history_columns!(), " FROM history WHERE organization_id = $1 AND id = $2")
     };
 }
 
@@ -388,7 +373,16 @@ macro_rules! sql_store {
             }
 
             async fn scrap(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<Scrap>> {
-                self.fetch_scrap(org, scrap).await
+                let row: Option<ScrapRecord> = sqlx::query_as(concat!(
+                    "SELECT ",
+                    scrap_read_columns!(),
+                    " FROM scraps WHERE organization_id = $1 AND id = $2"
+                ))
+                .bind(org.to_string())
+                .bind(scrap.to_string())
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(Scrap::try_from).transpose()
             }
 
             async fn list_scraps(&self, org: ObjectId, filter: &ScrapFilter) -> Result<Page<Scrap>> {
@@ -564,7 +558,16 @@ macro_rules! sql_store {
             }
 
             async fn history_row(&self, org: ObjectId, row: ObjectId) -> Result<Option<HistoryRow>> {
-                self.fetch_history_row(org, row).await
+                let row: Option<HistoryRecord> = sqlx::query_as(concat!(
+                    "SELECT ",
+                    history_columns!(),
+                    " FROM history WHERE organization_id = $1 AND id = $2"
+                ))
+                .bind(org.to_string())
+                .bind(row.to_string())
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(HistoryRow::try_from).transpose()
             }
 
             async fn list_history(&self, org: ObjectId, filter: &HistoryFilter) -> Result<Page<HistoryRow>> {

@@ -7,15 +7,9 @@ use std::time::Duration;
 use sqlx::Sqlite;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
-use rusqlite::OptionalExtension;
-
-// `ObjectId`, `Scrap`, `HistoryRow`, `ScrapRecord` and `HistoryRecord` come
-// from the `sql_store!` expansion at the end of this module.
-use crate::sqlite_reader::InlineReader;
 
 pub struct SqliteStore {
     pool: SqlitePool,
-    reader: InlineReader,
 }
 
 impl SqliteStore {
@@ -39,8 +33,7 @@ impl SqliteStore {
             // SQLite file connection is not something a ping would repair.
             .test_before_acquire(false).connect_with(options).await?;
         sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
-        let reader = InlineReader::open(Path::new(path), 4)?;
-        Ok(SqliteStore { pool, reader })
+        Ok(SqliteStore { pool })
     }
 
     /// SQLite allows one writer: take the write lock when the transaction
@@ -48,24 +41,6 @@ impl SqliteStore {
     /// read transaction cannot be upgraded.
     async fn begin_write(&self) -> crate::Result<sqlx::Transaction<'static, Sqlite>> {
         Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
-    }
-
-    async fn fetch_scrap(&self, org: ObjectId, scrap: ObjectId) -> crate::Result<Option<Scrap>> {
-        let row = self.reader.read(|conn| {
-            conn.prepare_cached(scrap_sql!())?
-                .query_row(rusqlite::params![org.to_string(), scrap.to_string()], ScrapRecord::from_rusqlite)
-                .optional()
-        })?;
-        row.map(Scrap::try_from).transpose()
-    }
-
-    async fn fetch_history_row(&self, org: ObjectId, id: ObjectId) -> crate::Result<Option<HistoryRow>> {
-        let row = self.reader.read(|conn| {
-            conn.prepare_cached(history_row_sql!())?
-                .query_row(rusqlite::params![org.to_string(), id.to_string()], HistoryRecord::from_rusqlite)
-                .optional()
-        })?;
-        row.map(HistoryRow::try_from).transpose()
     }
 }
 
