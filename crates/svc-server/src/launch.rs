@@ -37,6 +37,7 @@ impl App {
                 free_grant: config.free_grant,
                 cron_min_interval: config.cron_min_interval,
                 key_cache_ttl: config.key_cache_ttl,
+                run_timeout: config.run_timeout,
             },
         ));
         Ok(App { config, services })

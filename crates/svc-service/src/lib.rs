@@ -10,6 +10,7 @@
 pub mod accounts;
 pub mod admin;
 pub mod auth;
+pub mod engine;
 pub mod error;
 pub mod history;
 pub mod jwt;
@@ -19,6 +20,8 @@ pub mod keys;
 pub mod paging;
 pub mod password;
 pub mod principal;
+pub mod run_outcome;
+pub mod runs;
 pub mod scrap_input;
 pub mod scraps;
 pub mod services;

@@ -121,7 +121,8 @@ impl ScrapChanges {
             scrap.scrapper = v;
         }
         if let Some(v) = self.containers {
-            scrap.containers = v;
+            // Worker ids are case-insensitive: stored lowercased.
+            scrap.containers = v.into_iter().map(|c| c.trim().to_ascii_lowercase()).collect();
         }
         if let Some(v) = self.params {
             scrap.params = v;

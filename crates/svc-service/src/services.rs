@@ -11,6 +11,7 @@ use crate::history::HistoryService;
 use crate::jwt::JwtKeys;
 use crate::key_cache::KeyCache;
 use crate::keys::KeyService;
+use crate::runs::RunService;
 use crate::scraps::ScrapService;
 
 /// The settings the business rules depend on.
@@ -23,6 +24,8 @@ pub struct ServiceConfig {
     pub cron_min_interval: Duration,
     /// How long a verified API key is trusted without a database lookup.
     pub key_cache_ttl: Duration,
+    /// One script run, navigation included.
+    pub run_timeout: Duration,
 }
 
 impl fmt::Debug for ServiceConfig {
@@ -32,6 +35,7 @@ impl fmt::Debug for ServiceConfig {
             .field("free_grant", &self.free_grant)
             .field("cron_min_interval", &self.cron_min_interval)
             .field("key_cache_ttl", &self.key_cache_ttl)
+            .field("run_timeout", &self.run_timeout)
             .finish()
     }
 }
@@ -45,6 +49,7 @@ pub struct Services {
     pub scraps: ScrapService,
     pub keys: KeyService,
     pub history: HistoryService,
+    pub runs: RunService,
 }
 
 impl Services {
@@ -58,6 +63,7 @@ impl Services {
             scraps: ScrapService::new(store.clone(), config.cron_min_interval),
             keys: KeyService::new(store.clone(), key_cache),
             history: HistoryService::new(store.clone()),
+            runs: RunService::new(store.clone(), config.run_timeout),
             store,
         }
     }

@@ -23,8 +23,8 @@ pub use error::StoreError;
 pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 pub use traits::{
-    AccountStore, ActivityStore, HistoryFilter, HistoryStore, KeyStore, NewAccount, Page, ScrapFilter,
-    ScrapStore, Store,
+    AccountStore, ActivityStore, ClaimedRun, ExpiredLeases, HistoryFilter, HistoryStore, KeyStore, NewAccount, Page,
+    RunStore, ScrapFilter, ScrapStore, Store,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -31,4 +31,12 @@ impl crate::Store for PostgresStore {
     }
 }
 
-sql_store!(PostgresStore, Postgres);
+sql_store!(
+    PostgresStore,
+    Postgres,
+    // SKIP LOCKED: concurrent workers each take a different row, none waits.
+    claim_run = "UPDATE run_queue SET state = 'running', worker_id = $1, lease_until = $2, attempts = attempts + 1 \
+                 WHERE history_id = (SELECT history_id FROM run_queue WHERE state = 'queued' \
+                 AND containers LIKE $3 ESCAPE '\\' ORDER BY enqueued_at, history_id LIMIT 1 FOR UPDATE SKIP LOCKED) \
+                 RETURNING history_id, organization_id, scrap_id, param, attempts"
+);

@@ -310,18 +310,21 @@ pub(crate) fn search_text(s: &Scrap) -> String {
     format!("{}\n{}\n{}", s.title, s.description, s.url).to_lowercase()
 }
 
-/// Escapes `%`, `_` and `\` for a `LIKE ... ESCAPE '\'` pattern, lowercased.
-pub(crate) fn like_pattern(search: &str) -> String {
-    let mut p = String::with_capacity(search.len() + 2);
-    p.push('%');
-    for c in search.to_lowercase().chars() {
+/// Escapes `%`, `_` and `\` for a `LIKE ... ESCAPE '\'` pattern.
+pub(crate) fn escape_like(text: &str) -> String {
+    let mut p = String::with_capacity(text.len() + 2);
+    for c in text.chars() {
         if matches!(c, '%' | '_' | '\\') {
             p.push('\\');
         }
         p.push(c);
     }
-    p.push('%');
     p
+}
+
+/// A lowercased substring pattern for `search`.
+pub(crate) fn like_pattern(search: &str) -> String {
+    format!("%{}%", escape_like(&search.to_lowercase()))
 }
 
 #[derive(sqlx::FromRow)]
@@ -329,4 +332,26 @@ pub(crate) struct UserWithHashRecord {
     #[sqlx(flatten)]
     pub(crate) user: UserRecord,
     pub(crate) password_hash: String,
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct ClaimRecord {
+    pub(crate) history_id: String,
+    pub(crate) organization_id: String,
+    pub(crate) scrap_id: String,
+    pub(crate) param: Option<String>,
+    pub(crate) attempts: i64,
+}
+
+impl ClaimRecord {
+    pub(crate) fn into_claim(self, worker_id: &str) -> Result<crate::ClaimedRun, StoreError> {
+        Ok(crate::ClaimedRun {
+            history_id: id(&self.history_id)?,
+            organization_id: id(&self.organization_id)?,
+            scrap_id: id(&self.scrap_id)?,
+            param: self.param.as_deref().map(json).transpose()?,
+            attempts: self.attempts,
+            worker_id: worker_id.to_string(),
+        })
+    }
 }

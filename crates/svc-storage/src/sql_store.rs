@@ -56,7 +56,7 @@ macro_rules! activity_columns {
 }
 
 macro_rules! sql_store {
-    ($store:ident, $db:ty) => {
+    ($store:ident, $db:ty, claim_run = $claim_sql:literal) => {
         use async_trait::async_trait;
         use chrono::{DateTime, Utc};
         use sqlx::{QueryBuilder, Transaction};
@@ -74,13 +74,14 @@ macro_rules! sql_store {
 
         use $crate::records::{
             ActivityRecord, HistoryRecord, KeyOwnerRecord, KeyRecord, OrganizationRecord, 
-            ScrapRecord, UserRecord, UserWithHashRecord, id, ids_json, like_pattern, millis, opt_millis,
+            ScrapRecord, UserRecord, ClaimRecord, UserWithHashRecord, escape_like, id, ids_json, like_pattern, millis, opt_millis,
             scopes_json, search_text, to_json,
         };
         use $crate::traits::{
-            AccountStore, ActivityStore, HistoryFilter, HistoryStore, KeyStore, NewAccount, Page, ScrapFilter,
-            ScrapStore,
+            AccountStore, ActivityStore, ClaimedRun, ExpiredLeases, HistoryFilter, HistoryStore, KeyStore, NewAccount,
+            Page, RunStore, ScrapFilter, ScrapStore,
         };
+        use svc_domain::scrap::ParamSet;
         use $crate::{Result, StoreError};
 
         fn conflict_on_unique(e: sqlx::Error, what: &'static str) -> StoreError {
@@ -107,6 +108,40 @@ macro_rules! sql_store {
             .execute(&mut **tx)
             .await?;
             Ok(())
+        }
+
+        /// Inserts a history row and refreshes its scrap's `history_ids`.
+        async fn insert_history_row(tx: &mut Transaction<'static, $db>, h: &HistoryRow) -> Result<()> {
+            sqlx::query(concat!(
+                "INSERT INTO history (",
+                history_columns!(),
+                ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
+                 $18, $19, $20)"
+            ))
+            .bind(h.id.to_string())
+            .bind(h.organization_id.to_string())
+            .bind(h.scrap_id.to_string())
+            .bind(h.status_detail.map(|d| d.as_str()))
+            .bind(&h.data)
+            .bind(h.length)
+            .bind(h.time_ms)
+            .bind(&h.digest)
+            .bind(h.triggered_by.as_str())
+            .bind(h.run_type.as_str())
+            .bind(&h.proxy_tier)
+            .bind(h.costs.as_ref().map(to_json))
+            .bind(h.meter.as_ref().map(to_json))
+            .bind(&h.fix_version_id)
+            .bind(opt_millis(h.fixed_at))
+            .bind(h.error_snapshot.as_ref().map(to_json))
+            .bind(h.retries)
+            .bind(&h.error)
+            .bind(millis(h.created_at))
+            .bind(opt_millis(h.finished_at))
+            .execute(&mut **tx)
+            .await
+            .map_err(|e| conflict_on_unique(e, "history row"))?;
+            refresh_history_ids(tx, h.organization_id, h.scrap_id).await
         }
 
         fn push_id_list(qb: &mut QueryBuilder<$db>, ids: &[ObjectId]) {
@@ -362,11 +397,10 @@ macro_rules! sql_store {
                 if done.rows_affected() != 1 {
                     return Ok(false);
                 }
-                sqlx::query("DELETE FROM history WHERE organization_id = $1 AND scrap_id = $2")
-                    .bind(org.to_string())
-                    .bind(scrap.to_string())
-                    .execute(&mut *tx)
-                    .await?;
+                for table in ["DELETE FROM history WHERE organization_id = $1 AND scrap_id = $2",
+                              "DELETE FROM run_queue WHERE organization_id = $1 AND scrap_id = $2"] {
+                    sqlx::query(table).bind(org.to_string()).bind(scrap.to_string()).execute(&mut *tx).await?;
+                }
                 insert_activity(&mut tx, activity).await?;
                 tx.commit().await?;
                 Ok(true)
@@ -523,36 +557,7 @@ macro_rules! sql_store {
         impl HistoryStore for $store {
             async fn insert_history(&self, h: &HistoryRow) -> Result<()> {
                 let mut tx = self.begin_write().await?;
-                sqlx::query(concat!(
-                    "INSERT INTO history (",
-                    history_columns!(),
-                    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
-                     $18, $19, $20)"
-                ))
-                .bind(h.id.to_string())
-                .bind(h.organization_id.to_string())
-                .bind(h.scrap_id.to_string())
-                .bind(h.status_detail.map(|d| d.as_str()))
-                .bind(&h.data)
-                .bind(h.length)
-                .bind(h.time_ms)
-                .bind(&h.digest)
-                .bind(h.triggered_by.as_str())
-                .bind(h.run_type.as_str())
-                .bind(&h.proxy_tier)
-                .bind(h.costs.as_ref().map(to_json))
-                .bind(h.meter.as_ref().map(to_json))
-                .bind(&h.fix_version_id)
-                .bind(opt_millis(h.fixed_at))
-                .bind(h.error_snapshot.as_ref().map(to_json))
-                .bind(h.retries)
-                .bind(&h.error)
-                .bind(millis(h.created_at))
-                .bind(opt_millis(h.finished_at))
-                .execute(&mut *tx)
-                .await
-                .map_err(|e| conflict_on_unique(e, "history row"))?;
-                refresh_history_ids(&mut tx, h.organization_id, h.scrap_id).await?;
+                insert_history_row(&mut tx, h).await?;
                 tx.commit().await?;
                 Ok(())
             }
@@ -617,6 +622,158 @@ macro_rules! sql_store {
                 .await?;
                 let items = rows.into_iter().map(Activity::try_from).collect::<Result<_>>()?;
                 Ok(Page { items, total })
+            }
+        }
+
+        #[async_trait]
+        impl RunStore for $store {
+            async fn enqueue_run(
+                &self,
+                row: &HistoryRow,
+                containers: &[String],
+                param: Option<&ParamSet>,
+                activity: &Activity,
+            ) -> Result<()> {
+                let mut tx = self.begin_write().await?;
+                insert_history_row(&mut tx, row).await?;
+                sqlx::query(
+                    "INSERT INTO run_queue (history_id, organization_id, scrap_id, containers, param, state, attempts, \
+                     enqueued_at) VALUES ($1, $2, $3, $4, $5, 'queued', 0, $6)",
+                )
+                .bind(row.id.to_string())
+                .bind(row.organization_id.to_string())
+                .bind(row.scrap_id.to_string())
+                .bind(format!(",{},", containers.join(",")))
+                .bind(param.map(to_json))
+                .bind(millis(row.created_at))
+                .execute(&mut *tx)
+                .await?;
+                insert_activity(&mut tx, activity).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn claim_run(
+                &self,
+                container: &str,
+                worker_id: &str,
+                lease_until: DateTime<Utc>,
+            ) -> Result<Option<ClaimedRun>> {
+                let row: Option<ClaimRecord> = sqlx::query_as($claim_sql)
+                    .bind(worker_id)
+                    .bind(millis(lease_until))
+                    .bind(format!("%,{},%", escape_like(container)))
+                    .fetch_optional(&self.pool)
+                    .await?;
+                row.map(|r| r.into_claim(worker_id)).transpose()
+            }
+
+            async fn finish_run(&self, claim: &ClaimedRun, h: &HistoryRow, units: i64, activity: &Activity) -> Result<bool> {
+                let mut tx = self.begin_write().await?;
+                let held = sqlx::query("DELETE FROM run_queue WHERE history_id = $1 AND worker_id = $2 AND attempts = $3")
+                    .bind(claim.history_id.to_string())
+                    .bind(&claim.worker_id)
+                    .bind(claim.attempts)
+                    .execute(&mut *tx)
+                    .await?;
+                if held.rows_affected() != 1 {
+                    return Ok(false);
+                }
+                sqlx::query(
+                    "UPDATE history SET status_detail = $3, data = $4, length = $5, time_ms = $6, proxy_tier = $7, \
+                     costs = $8, meter = $9, error_snapshot = $10, retries = $11, error = $12, finished_at = $13, \
+                     digest = $14 WHERE organization_id = $1 AND id = $2",
+                )
+                .bind(claim.organization_id.to_string())
+                .bind(claim.history_id.to_string())
+                .bind(h.status_detail.map(|d| d.as_str()))
+                .bind(&h.data)
+                .bind(h.length)
+                .bind(h.time_ms)
+                .bind(&h.proxy_tier)
+                .bind(h.costs.as_ref().map(to_json))
+                .bind(h.meter.as_ref().map(to_json))
+                .bind(h.error_snapshot.as_ref().map(to_json))
+                .bind(h.retries)
+                .bind(&h.error)
+                .bind(opt_millis(h.finished_at))
+                .bind(&h.digest)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query("UPDATE organizations SET balance = balance - $2 WHERE id = $1")
+                    .bind(claim.organization_id.to_string())
+                    .bind(units)
+                    .execute(&mut *tx)
+                    .await?;
+                insert_activity(&mut tx, activity).await?;
+                tx.commit().await?;
+                Ok(true)
+            }
+
+            async fn expire_leases(&self, now: DateTime<Utc>, max_attempts: i64, message: &str) -> Result<ExpiredLeases> {
+                let mut tx = self.begin_write().await?;
+                let requeued: Vec<(String, String)> = sqlx::query_as(
+                    "UPDATE run_queue SET state = 'queued', worker_id = NULL, lease_until = NULL \
+                     WHERE state = 'running' AND lease_until < $1 AND attempts < $2 RETURNING history_id, organization_id",
+                )
+                .bind(millis(now))
+                .bind(max_attempts)
+                .fetch_all(&mut *tx)
+                .await?;
+                let mut out = ExpiredLeases::default();
+                for (history, org) in requeued {
+                    sqlx::query("UPDATE history SET retries = retries + 1 WHERE organization_id = $1 AND id = $2")
+                        .bind(&org)
+                        .bind(&history)
+                        .execute(&mut *tx)
+                        .await?;
+                    out.requeued.push(id(&history)?);
+                }
+                let failed: Vec<(String, String, String, i64)> = sqlx::query_as(
+                    "DELETE FROM run_queue WHERE state = 'running' AND lease_until < $1 AND attempts >= $2 \
+                     RETURNING history_id, organization_id, scrap_id, attempts",
+                )
+                .bind(millis(now))
+                .bind(max_attempts)
+                .fetch_all(&mut *tx)
+                .await?;
+                for (history, org, scrap, attempts) in failed {
+                    sqlx::query(
+                        "UPDATE history SET status_detail = 'error', error = $3, finished_at = $4, retries = $5 \
+                         WHERE organization_id = $1 AND id = $2",
+                    )
+                    .bind(&org)
+                    .bind(&history)
+                    .bind(message)
+                    .bind(millis(now))
+                    .bind(attempts - 1)
+                    .execute(&mut *tx)
+                    .await?;
+                    out.failed.push((id(&org)?, id(&scrap)?, id(&history)?));
+                }
+                tx.commit().await?;
+                Ok(out)
+            }
+
+            async fn last_success(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<HistoryRow>> {
+                let row: Option<HistoryRecord> = sqlx::query_as(concat!(
+                    "SELECT ",
+                    history_columns!(),
+                    " FROM history WHERE organization_id = $1 AND scrap_id = $2 AND status_detail = 'success' \
+                     ORDER BY created_at DESC, id DESC LIMIT 1"
+                ))
+                .bind(org.to_string())
+                .bind(scrap.to_string())
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(HistoryRow::try_from).transpose()
+            }
+
+            async fn log_activity(&self, activity: &Activity) -> Result<()> {
+                let mut tx = self.begin_write().await?;
+                insert_activity(&mut tx, activity).await?;
+                tx.commit().await?;
+                Ok(())
             }
         }
     };

@@ -54,4 +54,12 @@ impl crate::Store for SqliteStore {
     }
 }
 
-sql_store!(SqliteStore, Sqlite);
+sql_store!(
+    SqliteStore,
+    Sqlite,
+    // One statement under SQLite's single writer: claims cannot collide.
+    claim_run = "UPDATE run_queue SET state = 'running', worker_id = $1, lease_until = $2, attempts = attempts + 1 \
+                 WHERE history_id = (SELECT history_id FROM run_queue WHERE state = 'queued' \
+                 AND containers LIKE $3 ESCAPE '\\' ORDER BY enqueued_at, history_id LIMIT 1) \
+                 RETURNING history_id, organization_id, scrap_id, param, attempts"
+);

@@ -6,7 +6,7 @@ use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
 use svc_domain::history::HistoryRow;
 use svc_domain::plan::Plan;
-use svc_domain::scrap::Scrap;
+use svc_domain::scrap::{ParamSet, Scrap};
 
 use crate::Result;
 
@@ -104,9 +104,52 @@ pub trait ActivityStore: Send + Sync {
     -> Result<Page<Activity>>;
 }
 
+/// A run a worker has claimed. The claim is valid while its lease lasts and
+/// nobody else has re-claimed the run (`attempts` tells the claims apart).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClaimedRun {
+    pub history_id: ObjectId,
+    pub organization_id: ObjectId,
+    pub scrap_id: ObjectId,
+    pub param: Option<ParamSet>,
+    pub attempts: i64,
+    pub worker_id: String,
+}
+
+/// What `expire_leases` did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExpiredLeases {
+    /// Put back in the queue, `retries` incremented.
+    pub requeued: Vec<ObjectId>,
+    /// Finished as `error`: `(organization, scrap, history row)`.
+    pub failed: Vec<(ObjectId, ObjectId, ObjectId)>,
+}
+
+#[async_trait]
+pub trait RunStore: Send + Sync {
+    /// Writes the pending history row, its queue entry (claimable by workers
+    /// serving any of `containers`) and `activity` in one transaction.
+    async fn enqueue_run(&self, row: &HistoryRow, containers: &[String], param: Option<&ParamSet>, activity: &Activity)
+    -> Result<()>;
+    /// Takes the oldest queued run for `container`, leased until `lease_until`.
+    async fn claim_run(&self, container: &str, worker_id: &str, lease_until: DateTime<Utc>) -> Result<Option<ClaimedRun>>;
+    /// Writes the finished `row`, deducts `units` from the organization's
+    /// balance and writes `activity`, in one transaction; false (and nothing
+    /// written) when the claim was lost.
+    async fn finish_run(&self, claim: &ClaimedRun, row: &HistoryRow, units: i64, activity: &Activity) -> Result<bool>;
+    /// Runs whose lease ended before `now`: queued again while they have
+    /// been tried fewer than `max_attempts` times, else finished as `error`
+    /// with `message`.
+    async fn expire_leases(&self, now: DateTime<Utc>, max_attempts: i64, message: &str) -> Result<ExpiredLeases>;
+    /// The newest successful run of a scrap.
+    async fn last_success(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<HistoryRow>>;
+    /// Appends to a scrap's activity log.
+    async fn log_activity(&self, activity: &Activity) -> Result<()>;
+}
+
 /// Everything svc stores.
 #[async_trait]
-pub trait Store: AccountStore + ScrapStore + KeyStore + HistoryStore + ActivityStore {
+pub trait Store: AccountStore + ScrapStore + KeyStore + HistoryStore + ActivityStore + RunStore {
     /// `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;
     async fn close(&self);

@@ -1,0 +1,29 @@
+//! The port through which runs reach a browser. `svc-runner` implements it
+//! with Chromium; the service layer only knows this trait.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use svc_domain::scrap::ParamSet;
+
+use crate::run_outcome::EngineReport;
+
+/// Everything a run needs to know.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunJob {
+    pub history_id: String,
+    pub url: String,
+    pub script: String,
+    pub param: Option<ParamSet>,
+    pub params: Vec<ParamSet>,
+    pub triggered_by: &'static str,
+    /// Navigation included.
+    pub timeout: Duration,
+}
+
+#[async_trait]
+pub trait Engine: Send + Sync {
+    /// Runs `job` to its end. Never fails as a call: every failure is a
+    /// `ScriptResult::Failed` in the report.
+    async fn run(&self, job: RunJob) -> EngineReport;
+}

@@ -1,0 +1,233 @@
+//! Triggering runs, finishing them, and reading their results.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+use svc_domain::ObjectId;
+use svc_domain::history::{HistoryRow, RunType, StatusDetail, TriggeredBy};
+use svc_domain::scope::Scope;
+use svc_domain::scrap::Scrap;
+use svc_storage::{ClaimedRun, ExpiredLeases, Store};
+use tokio::sync::{Notify, broadcast};
+
+use crate::engine::RunJob;
+use crate::history::HistoryView;
+use crate::run_outcome::{EngineReport, ScriptResult, classify, costs, meter, short_error, units};
+use crate::scraps::{activity, authorize_scrap};
+use crate::{Principal, Result, ServiceError, Session};
+
+/// How many times a run is tried when its worker disappears.
+pub const MAX_ATTEMPTS: i64 = 2;
+pub const MAX_WAIT: Duration = Duration::from_secs(120);
+const LOST_WORKER: &str = "the worker running this run stopped before finishing it";
+
+/// In-process signals: new work for the embedded workers, finished runs for
+/// callers waiting on them. Other processes fall back to polling.
+pub struct RunSignals {
+    pub queued: Notify,
+    finished: broadcast::Sender<ObjectId>,
+}
+
+impl Default for RunSignals {
+    fn default() -> Self {
+        RunSignals { queued: Notify::new(), finished: broadcast::channel(1024).0 }
+    }
+}
+
+pub struct RunService {
+    store: Arc<dyn Store>,
+    pub signals: Arc<RunSignals>,
+    run_timeout: Duration,
+}
+
+impl RunService {
+    pub(crate) fn new(store: Arc<dyn Store>, run_timeout: Duration) -> Self {
+        RunService { store, signals: Arc::new(RunSignals::default()), run_timeout }
+    }
+
+    pub fn run_timeout(&self) -> Duration {
+        self.run_timeout
+    }
+
+    /// Writes a pending history row and queues the run. `param` names one of
+    /// the scrap's parameter sets.
+    pub async fn trigger(&self, principal: &Principal, scrap_id: ObjectId, param: Option<&str>) -> Result<HistoryRow> {
+        principal.require(&[Scope::ScrapsRun])?;
+        authorize_scrap(&*self.store, principal, scrap_id).await?;
+        let scrap = self.store.scrap(principal.org(), scrap_id).await?.ok_or(ServiceError::NotFound("scrap"))?;
+        let org = self.store.organization(principal.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
+        if org.balance <= 0 {
+            return Err(ServiceError::InsufficientBalance);
+        }
+        let param = match param {
+            None => None,
+            Some(key) => Some(
+                scrap
+                    .params
+                    .iter()
+                    .find(|p| p.key == key)
+                    .cloned()
+                    .ok_or_else(|| ServiceError::validation("param", format!("the scrap has no parameter set `{key}`")))?,
+            ),
+        };
+        let triggered_by = match principal {
+            Principal::Session(_) => TriggeredBy::User,
+            Principal::Key { .. } => TriggeredBy::Api,
+        };
+        self.enqueue(&scrap, triggered_by, param, principal.actor()).await
+    }
+
+    async fn enqueue(
+        &self,
+        scrap: &Scrap,
+        triggered_by: TriggeredBy,
+        param: Option<svc_domain::scrap::ParamSet>,
+        actor: String,
+    ) -> Result<HistoryRow> {
+        let now = Utc::now();
+        let row = HistoryRow {
+            id: ObjectId::new(),
+            scrap_id: scrap.id,
+            organization_id: scrap.organization_id,
+            status_detail: None,
+            data: "[]".into(),
+            length: 0,
+            time_ms: None,
+            digest: None,
+            triggered_by,
+            run_type: RunType::ScrapRun,
+            proxy_tier: scrap.proxy_tier.clone().unwrap_or_else(|| "tier0".into()),
+            costs: None,
+            meter: None,
+            fix_version_id: None,
+            fixed_at: None,
+            error_snapshot: None,
+            retries: 0,
+            error: None,
+            created_at: now,
+            finished_at: None,
+        };
+        let mut log = activity(scrap.organization_id, scrap.id, "run.triggered", actor, format!("Run triggered ({})", triggered_by.as_str()));
+        log.history_id = Some(row.id);
+        self.store.enqueue_run(&row, &scrap.containers, param.as_ref(), &log).await?;
+        self.signals.queued.notify_waiters();
+        Ok(row)
+    }
+
+    /// The row once finished, or `None` if it is still pending after `wait`.
+    pub async fn wait_finished(&self, principal: &Principal, id: ObjectId, wait: Duration) -> Result<Option<HistoryView>> {
+        let deadline = tokio::time::Instant::now() + wait.min(MAX_WAIT);
+        let mut finished = self.signals.finished.subscribe();
+        loop {
+            let row = self.store.history_row(principal.org(), id).await?.ok_or(ServiceError::NotFound("history row"))?;
+            if row.status_detail.is_some() {
+                return Ok(Some(HistoryView::for_principal(row, principal)));
+            }
+            // Woken by an in-process worker; polled for workers elsewhere.
+            let poll = tokio::time::Instant::now() + Duration::from_millis(250);
+            let until = poll.min(deadline);
+            loop {
+                match tokio::time::timeout_at(until, finished.recv()).await {
+                    Ok(Ok(done)) if done != id => continue,
+                    _ => break,
+                }
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// The latest successful run's data (Growth and Pro only).
+    pub async fn live_data(&self, session: &Session, scrap: ObjectId) -> Result<String> {
+        let org = self.store.organization(session.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
+        if !org.plan.has_developer_features() {
+            return Err(ServiceError::PlanRequired("the live JSON endpoint"));
+        }
+        if self.store.existing_scrap_ids(session.org(), &[scrap]).await?.is_empty() {
+            return Err(ServiceError::NotFound("scrap"));
+        }
+        let row = self.store.last_success(session.org(), scrap).await?.ok_or(ServiceError::NotFound("successful run"))?;
+        Ok(row.data)
+    }
+
+    /// What a worker needs to run a claimed run; `None` when the scrap is gone.
+    pub async fn job(&self, claim: &ClaimedRun) -> Result<Option<(RunJob, HistoryRow)>> {
+        let Some(scrap) = self.store.scrap(claim.organization_id, claim.scrap_id).await? else { return Ok(None) };
+        let Some(row) = self.store.history_row(claim.organization_id, claim.history_id).await? else { return Ok(None) };
+        let job = RunJob {
+            history_id: claim.history_id.to_string(),
+            url: scrap.url,
+            script: scrap.request,
+            param: claim.param.clone(),
+            params: scrap.params,
+            triggered_by: row.triggered_by.as_str(),
+            timeout: self.run_timeout,
+        };
+        Ok(Some((job, row)))
+    }
+
+    /// Records the end of a claimed run: outcome, duration, metering, balance.
+    pub async fn finish(&self, claim: &ClaimedRun, mut row: HistoryRow, report: EngineReport) -> Result<StatusDetail> {
+        let previous = self.store.last_success(claim.organization_id, claim.scrap_id).await?;
+        let detail = classify(&report.result, previous.map(|r| r.length));
+        match report.result {
+            ScriptResult::Data { json, length } => {
+                row.data = json;
+                row.length = length;
+                row.error = None;
+            }
+            ScriptResult::Failed { message } => {
+                row.data = "[]".into();
+                row.length = 0;
+                row.error = Some(short_error(&message));
+            }
+        }
+        row.status_detail = Some(detail);
+        row.time_ms = Some(report.duration_ms);
+        row.costs = Some(costs(report.bytes));
+        row.meter = Some(meter(report.bytes));
+        row.error_snapshot = if detail == StatusDetail::Error { report.snapshot } else { None };
+        row.retries = claim.attempts - 1;
+        row.finished_at = Some(Utc::now());
+        let mut log = activity(
+            claim.organization_id,
+            claim.scrap_id,
+            "run.finished",
+            "system".into(),
+            match &row.error {
+                Some(e) => format!("Run finished: {} ({})", detail.as_str(), short_error(e).chars().take(200).collect::<String>()),
+                None => format!("Run finished: {} ({} items)", detail.as_str(), row.length),
+            },
+        );
+        log.history_id = Some(row.id);
+        if self.store.finish_run(claim, &row, units(report.bytes), &log).await? {
+            let _ = self.signals.finished.send(row.id);
+        } else {
+            tracing::warn!(history = %row.id, "run finished after its lease was lost; result dropped");
+        }
+        Ok(detail)
+    }
+
+    /// Requeues or fails runs whose worker stopped answering.
+    pub async fn reap_lost_runs(&self) -> Result<ExpiredLeases> {
+        let expired = self.store.expire_leases(Utc::now(), MAX_ATTEMPTS, LOST_WORKER).await?;
+        for (org, scrap, history) in &expired.failed {
+            let mut log = activity(*org, *scrap, "run.finished", "system".into(), format!("Run finished: error ({LOST_WORKER})"));
+            log.history_id = Some(*history);
+            self.store.log_activity(&log).await?;
+            let _ = self.signals.finished.send(*history);
+        }
+        if !expired.requeued.is_empty() {
+            self.signals.queued.notify_waiters();
+        }
+        Ok(expired)
+    }
+
+    /// Claims the oldest queued run for `container`.
+    pub async fn claim(&self, container: &str, worker_id: &str) -> Result<Option<ClaimedRun>> {
+        let lease = chrono::Duration::from_std(self.run_timeout + Duration::from_secs(30)).unwrap_or(chrono::Duration::minutes(2));
+        Ok(self.store.claim_run(container, worker_id, Utc::now() + lease).await?)
+    }
+}
