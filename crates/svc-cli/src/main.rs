@@ -24,6 +24,14 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
     },
+    /// Run a worker only, for the container ID (scale-out; needs PostgreSQL to share runs).
+    Worker {
+        /// The container (worker) id whose runs this worker claims.
+        #[arg(long)]
+        id: String,
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
     /// Operator commands, straight on the database named by SVC_DATABASE_URL.
     Admin {
         #[arg(long, value_name = "FILE")]
@@ -52,6 +60,7 @@ fn main() -> ExitCode {
     runtime.block_on(async {
         match cli.command {
             Command::Server { config } => server::run(config.as_deref()).await,
+            Command::Worker { id, config } => server::work(config.as_deref(), &id).await,
             Command::Admin { config, command } => admin::run(config.as_deref(), command).await,
         }
     })

@@ -5,7 +5,7 @@ use svc_server::{App, Config};
 use tokio::net::TcpListener;
 
 /// Resolves on SIGINT or SIGTERM.
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };
@@ -60,4 +60,31 @@ pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+pub(crate) async fn work(file: Option<&Path>, container: &str) -> ExitCode {
+    let config = match Config::from_env(file) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("svc: configuration error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let valid = !container.is_empty()
+        && container.len() <= 64
+        && container.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+    if !valid {
+        eprintln!("svc: --id must be 1-64 of A-Z a-z 0-9 . _ -");
+        return ExitCode::from(2);
+    }
+    let app = match App::build(config).await {
+        Ok(app) => app,
+        Err(e) => {
+            eprintln!("svc: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    eprintln!("svc: worker for container `{container}` (database: {})", app.services().store.backend());
+    app.work(container, shutdown_signal()).await;
+    ExitCode::SUCCESS
 }

@@ -49,6 +49,8 @@ pub struct Config {
     pub growth_weekly: i64,
     pub pro_weekly: i64,
     pub key_cache_ttl: Duration,
+    /// Whether `svc server` runs a worker for the `default` container.
+    pub embedded_worker: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -79,6 +81,7 @@ const KEYS: &[&str] = &[
     "GROWTH_WEEKLY",
     "PRO_WEEKLY",
     "KEY_CACHE_TTL",
+    "EMBEDDED_WORKER",
 ];
 
 /// `90`, `90s`, `1500ms`, `5m`, `2h`.
@@ -217,6 +220,7 @@ impl Config {
             growth_weekly: raw.get("GROWTH_WEEKLY", 10_000, non_negative)?,
             pro_weekly: raw.get("PRO_WEEKLY", 100_000, non_negative)?,
             key_cache_ttl: raw.get("KEY_CACHE_TTL", Duration::from_secs(5), parse_duration)?,
+            embedded_worker: raw.get("EMBEDDED_WORKER", true, parse_bool)?,
         })
     }
 }

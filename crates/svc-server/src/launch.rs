@@ -1,8 +1,10 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use svc_runner::{ChromiumEngine, EngineConfig, Worker};
 use svc_service::{ServiceConfig, Services};
 use tokio::net::TcpListener;
+use tokio::sync::watch;
 
 use crate::Config;
 
@@ -51,13 +53,68 @@ impl App {
         &self.config
     }
 
-    /// Serves until `shutdown` resolves, then lets in-flight requests finish.
+    /// The Chromium engine as configured.
+    pub fn engine(&self) -> Arc<ChromiumEngine> {
+        Arc::new(ChromiumEngine::new(EngineConfig {
+            chromium: svc_runner::browser::find_chromium(self.config.chromium.as_deref()),
+            allow_private_networks: self.config.allow_private_networks,
+            runs_per_browser: 200,
+        }))
+    }
+
+    /// A run worker for `container` on this app's services.
+    pub fn worker(&self, engine: Arc<ChromiumEngine>, container: &str) -> Arc<Worker> {
+        Arc::new(Worker::new(self.services.clone(), engine, container, self.config.worker_concurrency))
+    }
+
+    /// Serves until `shutdown` resolves, then lets in-flight requests and
+    /// runs finish. Runs the embedded `default` worker unless configured off.
     pub async fn serve(self, listener: TcpListener, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), LaunchError> {
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let mut background = Vec::new();
+        let mut engine = None;
+        if self.config.embedded_worker {
+            let e = self.engine();
+            let worker = self.worker(e.clone(), "default");
+            engine = Some(e);
+            background.push(tokio::spawn(worker.run(stopped(stop_rx.clone()))));
+        }
         let router = svc_api::router(self.services.clone());
         tracing::info!(address = %listener.local_addr()?, database = self.services.store.backend(), "svc serving");
-        axum::serve(listener, router).with_graceful_shutdown(shutdown).await?;
+        let served = axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                let _ = stop_tx.send(true);
+            })
+            .await;
+        for task in background {
+            let _ = task.await;
+        }
+        if let Some(engine) = engine {
+            engine.close().await;
+        }
         self.services.store.close().await;
+        served?;
         Ok(())
+    }
+}
+
+/// Resolves once `stop` turns true.
+pub async fn stopped(mut stop: watch::Receiver<bool>) {
+    while !*stop.borrow() {
+        if stop.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
+impl App {
+    /// Runs a worker for `container` (no API) until `shutdown` resolves.
+    pub async fn work(self, container: &str, shutdown: impl Future<Output = ()> + Send + 'static) {
+        let engine = self.engine();
+        self.worker(engine.clone(), container).run(shutdown).await;
+        engine.close().await;
+        self.services.store.close().await;
     }
 }
 

@@ -8,7 +8,8 @@ use svc_domain::ObjectId;
 use svc_domain::history::{HistoryRow, RunType, StatusDetail, TriggeredBy};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::Scrap;
-use svc_storage::{ClaimedRun, ExpiredLeases, Store};
+pub use svc_storage::{ClaimedRun, ExpiredLeases};
+use svc_storage::Store;
 use tokio::sync::{Notify, broadcast};
 
 use crate::engine::RunJob;

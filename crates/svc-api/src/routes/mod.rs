@@ -2,6 +2,7 @@ mod accounts;
 mod history;
 mod home;
 mod keys;
+mod runs;
 mod scraps;
 
 use std::sync::Arc;
@@ -20,6 +21,9 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/api/scraps", get(scraps::list).post(scraps::create))
         .route("/api/scraps/{id}", get(scraps::get).put(scraps::update).patch(scraps::update).delete(scraps::delete))
         .route("/api/scraps/{id}/activities", get(scraps::activities))
+        .route("/api/scraps/{id}/data", get(runs::live_data))
+        .route("/api/scraps/worker/{id}", post(runs::trigger))
+        .route("/api/scraps/load/{id}", get(runs::trigger))
         .route("/api/historys", get(history::list))
         .route("/api/historys/{id}", get(history::get))
         .route("/api/developers/keys", get(keys::list).post(keys::create))

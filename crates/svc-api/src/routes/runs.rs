@@ -1,0 +1,63 @@
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::json;
+use svc_service::{ServiceError, Services};
+
+use crate::ApiError;
+use crate::extract::{Caller, WebSession, parse_id};
+use crate::views::HistoryRowView;
+
+#[derive(Deserialize)]
+pub(crate) struct TriggerQuery {
+    wait: Option<String>,
+    param: Option<String>,
+}
+
+/// `POST /api/scraps/worker/:id` and `GET /api/scraps/load/:id`: 202 with the
+/// pending run, or with `wait=<seconds>` 200 and the finished row if it ends in time.
+pub(crate) async fn trigger(
+    State(services): State<Arc<Services>>,
+    Caller(principal): Caller,
+    Path(id): Path<String>,
+    Query(query): Query<TriggerQuery>,
+) -> Result<Response, ApiError> {
+    let id = parse_id("id", &id)?;
+    let wait = match query.wait.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => None,
+        Some(raw) => match raw.parse::<u64>() {
+            Ok(secs) if secs <= 120 => Some(Duration::from_secs(secs)),
+            _ => return Err(ServiceError::validation("wait", "must be an integer number of seconds from 0 to 120").into()),
+        },
+    };
+    let row = services.runs.trigger(&principal, id, query.param.as_deref()).await?;
+    if let Some(wait) = wait.filter(|w| !w.is_zero()) {
+        if let Some(done) = services.runs.wait_finished(&principal, row.id, wait).await? {
+            return Ok((StatusCode::OK, Json(HistoryRowView::from(done))).into_response());
+        }
+    }
+    let body = json!({
+        "historyId": row.id.to_string(),
+        "scrapId": row.scrap_id.to_string(),
+        "status": null,
+        "triggeredBy": row.triggered_by.as_str(),
+    });
+    Ok((StatusCode::ACCEPTED, Json(body)).into_response())
+}
+
+/// `GET /api/scraps/:id/data`: the latest successful run's data, as JSON.
+pub(crate) async fn live_data(
+    State(services): State<Arc<Services>>,
+    WebSession(session): WebSession,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = parse_id("id", &id)?;
+    let data = services.runs.live_data(&session, id).await?;
+    Ok(([(CONTENT_TYPE, "application/json")], data).into_response())
+}

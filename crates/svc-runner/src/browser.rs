@@ -1,0 +1,149 @@
+//! One warm headless Chromium, launched on first use, replaced when it dies
+//! or after a number of runs (when no run holds it), and closed and reaped
+//! on replacement so that no process is left behind.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use chromiumoxide::browser::{Browser, BrowserConfig};
+use futures::StreamExt;
+use tokio::sync::Mutex;
+use tokio::task::JoinHandle;
+
+/// Flags for a headless browser on a machine without internet access or a GPU.
+const ARGS: &[&str] = &[
+    "disable-gpu",
+    "disable-quic",
+    "no-first-run",
+    "disable-background-networking",
+    "disable-component-update",
+    "disable-sync",
+    "disable-default-apps",
+    "disable-dev-shm-usage",
+    "disable-features=Translate,MediaRouter,OptimizationHints",
+    "mute-audio",
+];
+
+pub struct WarmBrowser {
+    pub browser: Browser,
+    handler: JoinHandle<()>,
+    runs: AtomicU64,
+    _profile: tempfile::TempDir,
+}
+
+impl WarmBrowser {
+    fn is_alive(&self) -> bool {
+        !self.handler.is_finished()
+    }
+
+    pub fn count_run(&self) -> u64 {
+        self.runs.fetch_add(1, Ordering::Relaxed) + 1
+    }
+}
+
+pub struct BrowserPool {
+    executable: Option<PathBuf>,
+    max_runs: u64,
+    current: Mutex<Option<Arc<WarmBrowser>>>,
+}
+
+/// The browser to use: the configured one, else the first of the usual names on PATH.
+pub fn find_chromium(configured: Option<&str>) -> Option<PathBuf> {
+    if let Some(path) = configured {
+        return Some(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+        .find(|candidate| candidate.is_file())
+}
+
+async fn launch(executable: &PathBuf) -> Result<WarmBrowser, String> {
+    let profile = tempfile::Builder::new().prefix("svc-chromium-").tempdir().map_err(|e| e.to_string())?;
+    let config = BrowserConfig::builder()
+        .chrome_executable(executable)
+        .no_sandbox()
+        .user_data_dir(profile.path())
+        .args(ARGS.iter().copied())
+        .launch_timeout(Duration::from_secs(30))
+        .request_timeout(Duration::from_secs(120))
+        .viewport(None)
+        .build()?;
+    let (browser, mut handler) = Browser::launch(config).await.map_err(|e| format!("cannot start Chromium: {e}"))?;
+    let handler = tokio::spawn(async move {
+        while let Some(event) = handler.next().await {
+            if let Err(e) = event {
+                tracing::debug!("chromium handler: {e}");
+                if matches!(e, chromiumoxide::error::CdpError::Ws(_)) {
+                    break;
+                }
+            }
+        }
+    });
+    Ok(WarmBrowser { browser, handler, runs: AtomicU64::new(0), _profile: profile })
+}
+
+async fn shut_down(warm: Arc<WarmBrowser>) {
+    match Arc::try_unwrap(warm) {
+        Ok(mut warm) => {
+            let _ = tokio::time::timeout(Duration::from_secs(5), warm.browser.close()).await;
+            if tokio::time::timeout(Duration::from_secs(5), warm.browser.wait()).await.is_err() {
+                let _ = warm.browser.kill().await;
+            }
+            warm.handler.abort();
+        }
+        Err(still_used) => {
+            // A run still holds it; it is closed when that run drops it.
+            drop(still_used);
+        }
+    }
+}
+
+impl BrowserPool {
+    pub fn new(executable: Option<PathBuf>, max_runs: u64) -> Self {
+        BrowserPool { executable, max_runs, current: Mutex::new(None) }
+    }
+
+    /// The warm browser, launching or replacing it as needed.
+    pub async fn get(&self) -> Result<Arc<WarmBrowser>, String> {
+        let mut current = self.current.lock().await;
+        if let Some(warm) = current.as_ref() {
+            let worn_out = warm.runs.load(Ordering::Relaxed) >= self.max_runs && Arc::strong_count(warm) == 1;
+            if warm.is_alive() && !worn_out {
+                return Ok(warm.clone());
+            }
+            if !warm.is_alive() {
+                tracing::warn!("chromium stopped; starting a new one");
+            }
+            if let Some(old) = current.take() {
+                shut_down(old).await;
+            }
+        }
+        let executable = self.executable.as_ref().ok_or_else(|| {
+            "Chromium was not found: install the `chromium` package or set SVC_CHROMIUM".to_string()
+        })?;
+        let warm = Arc::new(launch(executable).await?);
+        *current = Some(warm.clone());
+        Ok(warm)
+    }
+
+    /// Drops the current browser (after a protocol failure), so the next run starts a new one.
+    pub async fn discard(&self, broken: &Arc<WarmBrowser>) {
+        let mut current = self.current.lock().await;
+        if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, broken)) {
+            if let Some(old) = current.take() {
+                drop(current);
+                shut_down(old).await;
+            }
+        }
+    }
+
+    pub async fn close(&self) {
+        if let Some(old) = self.current.lock().await.take() {
+            shut_down(old).await;
+        }
+    }
+}

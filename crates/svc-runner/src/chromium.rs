@@ -1,0 +1,293 @@
+//! The `puppeteer` engine: headless Chromium over the DevTools protocol.
+//!
+//! Per run: a fresh browser context (no cookies or storage shared with any
+//! other run) and one page in it; every request the page makes is paused
+//! and checked (scheme, address, resource type) before it may continue; the
+//! user's script runs in an isolated world; the context is disposed at the
+//! end whatever happened.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use base64::Engine as _;
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::fetch::{
+    ContinueRequestParams, EnableParams as FetchEnableParams, EventRequestPaused, FailRequestParams, RequestPattern,
+    RequestStage,
+};
+use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, EventLoadingFinished, ResourceType};
+use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, CreateIsolatedWorldParams};
+use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, CreateTargetParams};
+use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
+use chromiumoxide::page::ScreenshotParams;
+use futures::StreamExt;
+use serde_json::{Value, json};
+use svc_service::engine::{Engine, RunJob};
+use svc_service::run_outcome::{EngineReport, ScriptResult};
+use tokio::sync::Mutex;
+
+use crate::browser::{BrowserPool, WarmBrowser};
+use crate::net_guard;
+use crate::script;
+
+const SNAPSHOT_HTML_MAX: usize = 512 * 1024;
+const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(5);
+
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// `None` when no browser was found: every run then fails saying so.
+    pub chromium: Option<PathBuf>,
+    pub allow_private_networks: bool,
+    /// Runs per browser process before it is replaced.
+    pub runs_per_browser: u64,
+}
+
+pub struct ChromiumEngine {
+    pool: BrowserPool,
+    allow_private: bool,
+}
+
+/// What one run saw, before it becomes a report.
+struct Outcome {
+    result: ScriptResult,
+    selector: Option<String>,
+}
+
+fn failed(message: impl Into<String>) -> Outcome {
+    Outcome { result: ScriptResult::Failed { message: message.into() }, selector: None }
+}
+
+impl ChromiumEngine {
+    pub fn new(config: EngineConfig) -> Self {
+        ChromiumEngine {
+            pool: BrowserPool::new(config.chromium, config.runs_per_browser),
+            allow_private: config.allow_private_networks,
+        }
+    }
+
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    async fn open_page(warm: &WarmBrowser, context: &chromiumoxide::cdp::browser_protocol::browser::BrowserContextId) -> Result<Page, String> {
+        let params = CreateTargetParams::builder()
+            .url("about:blank")
+            .browser_context_id(context.clone())
+            .build()
+            .map_err(|e| e.to_string())?;
+        warm.browser.new_page(params).await.map_err(|e| format!("cannot open a page: {e}"))
+    }
+}
+
+/// Pauses every request of `page` and lets through only what the run may load.
+async fn guard_requests(page: &Page, allow_private: bool, refused_document: Arc<Mutex<Option<String>>>) -> Result<(), String> {
+    let mut paused = page.event_listener::<EventRequestPaused>().await.map_err(|e| e.to_string())?;
+    let pattern = RequestPattern::builder().url_pattern("*").request_stage(RequestStage::Request).build();
+    page.execute(FetchEnableParams::builder().pattern(pattern).build()).await.map_err(|e| e.to_string())?;
+    let page = page.clone();
+    tokio::spawn(async move {
+        let mut verdicts: HashMap<String, Result<(), String>> = HashMap::new();
+        while let Some(event) = paused.next().await {
+            let skipped = matches!(event.resource_type, ResourceType::Image | ResourceType::Font | ResourceType::Media);
+            let verdict = if skipped {
+                Err("not needed for extraction".to_string())
+            } else {
+                let origin = url::Url::parse(&event.request.url)
+                    .map(|u| format!("{}://{}", u.scheme(), u.host_str().unwrap_or_default()))
+                    .unwrap_or_default();
+                match verdicts.get(&origin) {
+                    Some(v) => v.clone(),
+                    None => {
+                        let v = net_guard::check(&event.request.url, allow_private).await.map_err(|r| r.to_string());
+                        verdicts.insert(origin, v.clone());
+                        v
+                    }
+                }
+            };
+            let sent = match verdict {
+                Ok(()) => page.execute(ContinueRequestParams::new(event.request_id.clone())).await.map(|_| ()),
+                Err(why) => {
+                    if event.resource_type == ResourceType::Document && !skipped {
+                        refused_document.lock().await.get_or_insert(format!("{}: {why}", event.request.url));
+                    }
+                    page.execute(FailRequestParams::new(event.request_id.clone(), ErrorReason::BlockedByClient)).await.map(|_| ())
+                }
+            };
+            if sent.is_err() {
+                break;
+            }
+        }
+    });
+    Ok(())
+}
+
+/// Sums the bytes the page received.
+async fn count_bytes(page: &Page) -> Result<Arc<AtomicU64>, String> {
+    let mut finished = page.event_listener::<EventLoadingFinished>().await.map_err(|e| e.to_string())?;
+    let bytes = Arc::new(AtomicU64::new(0));
+    let total = bytes.clone();
+    tokio::spawn(async move {
+        while let Some(event) = finished.next().await {
+            total.fetch_add(event.encoded_data_length.max(0.0) as u64, Ordering::Relaxed);
+        }
+    });
+    Ok(bytes)
+}
+
+async fn execute(page: &Page, job: &RunJob, refused_document: &Mutex<Option<String>>) -> Outcome {
+    if let Err(e) = page.goto(job.url.as_str()).await {
+        if let Some(why) = refused_document.lock().await.take() {
+            return failed(format!("navigation refused: {why}"));
+        }
+        return failed(format!("navigation failed: {e}"));
+    }
+    if let Some(why) = refused_document.lock().await.take() {
+        return failed(format!("navigation refused: {why}"));
+    }
+    let status = page
+        .evaluate("(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0")
+        .await
+        .ok()
+        .and_then(|r| r.into_value::<i64>().ok())
+        .unwrap_or(0);
+    if status >= 400 {
+        return failed(format!("the page answered HTTP {status}"));
+    }
+    let frame = match page.mainframe().await {
+        Ok(Some(frame)) => frame,
+        _ => return failed("the page has no main frame"),
+    };
+    let world = match CreateIsolatedWorldParams::builder().frame_id(frame).world_name("svc-run").build() {
+        Ok(params) => page.execute(params).await,
+        Err(e) => return failed(e),
+    };
+    let context = match world {
+        Ok(world) => world.result.execution_context_id,
+        Err(e) => return failed(format!("cannot prepare the script's world: {e}")),
+    };
+    let evaluate = EvaluateParams::builder()
+        .expression(script::wrap(job))
+        .context_id(context)
+        .await_promise(true)
+        .return_by_value(true)
+        .build();
+    let evaluated = match evaluate {
+        Ok(params) => page.execute(params).await,
+        Err(e) => return failed(e),
+    };
+    let evaluated = match evaluated {
+        Ok(r) => r.result,
+        Err(e) => return failed(format!("the script could not run: {e}")),
+    };
+    if let Some(ex) = evaluated.exception_details {
+        let what = ex.exception.as_ref().and_then(|e| e.description.clone()).unwrap_or(ex.text);
+        return failed(format!("the script could not run: {what}"));
+    }
+    let value = evaluated.result.value.unwrap_or(Value::Null);
+    if value["ok"] == json!(true) {
+        let json = value["json"].as_str().unwrap_or("[]").to_string();
+        if json.len() > script::MAX_RESULT_CHARS {
+            return failed("returnData: the result is larger than 10 MiB of JSON");
+        }
+        let length = value["length"].as_i64().unwrap_or(0);
+        Outcome { result: ScriptResult::Data { json, length }, selector: None }
+    } else {
+        Outcome {
+            result: ScriptResult::Failed {
+                message: value["error"].as_str().unwrap_or("the script failed").to_string(),
+            },
+            selector: value["selector"].as_str().map(str::to_string),
+        }
+    }
+}
+
+async fn snapshot(page: &Page, selector: Option<String>) -> Value {
+    let html = tokio::time::timeout(
+        SNAPSHOT_TIMEOUT,
+        page.evaluate("document.documentElement ? document.documentElement.outerHTML : ''"),
+    )
+    .await
+    .ok()
+    .and_then(Result::ok)
+    .and_then(|r| r.into_value::<String>().ok())
+    .map(|mut html| {
+        if html.len() > SNAPSHOT_HTML_MAX {
+            let mut cut = SNAPSHOT_HTML_MAX;
+            while !html.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            html.truncate(cut);
+        }
+        html
+    });
+    let screenshot = tokio::time::timeout(
+        SNAPSHOT_TIMEOUT,
+        page.screenshot(ScreenshotParams::builder().format(CaptureScreenshotFormat::Png).build()),
+    )
+    .await
+    .ok()
+    .and_then(Result::ok)
+    .map(|png| base64::engine::general_purpose::STANDARD.encode(png));
+    json!({ "html": html, "selector": selector, "screenshot": screenshot })
+}
+
+#[async_trait]
+impl Engine for ChromiumEngine {
+    async fn run(&self, job: RunJob) -> EngineReport {
+        let started = Instant::now();
+        let report = |outcome: Outcome, bytes: u64, snapshot: Option<Value>| EngineReport {
+            result: outcome.result,
+            duration_ms: started.elapsed().as_millis() as i64,
+            bytes,
+            snapshot,
+        };
+        if let Err(refusal) = net_guard::check(&job.url, self.allow_private).await {
+            return report(failed(format!("target refused: {refusal}")), 0, None);
+        }
+        let warm = match self.pool.get().await {
+            Ok(warm) => warm,
+            Err(e) => return report(failed(e), 0, None),
+        };
+        warm.count_run();
+        let context = match warm.browser.create_browser_context(CreateBrowserContextParams::default()).await {
+            Ok(context) => context,
+            Err(e) => {
+                self.pool.discard(&warm).await;
+                return report(failed(format!("the browser failed: {e}")), 0, None);
+            }
+        };
+        let refused_document = Arc::new(Mutex::new(None));
+        let prepared = async {
+            let page = Self::open_page(&warm, &context).await?;
+            guard_requests(&page, self.allow_private, refused_document.clone()).await?;
+            let bytes = count_bytes(&page).await?;
+            Ok::<_, String>((page, bytes))
+        };
+        let (outcome, bytes, snap) = match tokio::time::timeout(job.timeout, prepared).await {
+            Err(_) => (failed(format!("timed out after {} s while opening the page", job.timeout.as_secs())), 0, None),
+            Ok(Err(e)) => (failed(e), 0, None),
+            Ok(Ok((page, bytes))) => {
+                let remaining = job.timeout.saturating_sub(started.elapsed());
+                let outcome = match tokio::time::timeout(remaining, execute(&page, &job, &refused_document)).await {
+                    Ok(outcome) => outcome,
+                    Err(_) => failed(format!("timed out after {} s", job.timeout.as_secs())),
+                };
+                let snap = match &outcome.result {
+                    ScriptResult::Failed { .. } => Some(snapshot(&page, outcome.selector.clone()).await),
+                    ScriptResult::Data { .. } => None,
+                };
+                (outcome, bytes.load(Ordering::Relaxed), snap)
+            }
+        };
+        let disposed = tokio::time::timeout(SNAPSHOT_TIMEOUT, warm.browser.dispose_browser_context(context)).await;
+        if !matches!(disposed, Ok(Ok(()))) {
+            tracing::warn!("could not dispose a browser context; replacing the browser");
+            self.pool.discard(&warm).await;
+        }
+        report(outcome, bytes, snap)
+    }
+}

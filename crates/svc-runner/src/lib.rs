@@ -1,0 +1,16 @@
+//! Run workers and the Chromium engine.
+//!
+//! A [`Worker`] claims queued runs for one container id, hands each to an
+//! [`svc_service::engine::Engine`] and records the outcome through
+//! `RunService`. [`ChromiumEngine`] is the engine: one warm headless
+//! Chromium, a fresh browser context per run, every request checked by
+//! [`net_guard`] before it leaves the browser.
+
+pub mod browser;
+pub mod chromium;
+pub mod net_guard;
+pub mod script;
+pub mod worker;
+
+pub use chromium::{ChromiumEngine, EngineConfig};
+pub use worker::Worker;
