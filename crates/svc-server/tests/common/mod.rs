@@ -3,6 +3,8 @@
 //! `SVC_TEST_POSTGRES_URL`) runs the same tests on PostgreSQL.
 #![allow(dead_code)]
 
+pub mod fixture;
+
 use std::sync::Arc;
 
 use chrono::Utc;
@@ -127,6 +129,18 @@ impl TestApp {
         let (status, key) = self.post("/api/developers/keys", &account.token, body).await;
         assert_eq!(status, StatusCode::OK, "{key}");
         (key["id"].as_str().unwrap().to_string(), key["plainKey"].as_str().unwrap().to_string())
+    }
+
+    /// Creates a scrap from a JSON body and returns its id.
+    pub async fn scrap_with(&self, account: &Account, body: Value) -> String {
+        let (status, scrap) = self.post("/api/scraps", &account.token, body).await;
+        assert_eq!(status, StatusCode::CREATED, "{scrap}");
+        scrap["id"].as_str().unwrap().to_string()
+    }
+
+    /// Triggers a run and waits (server-side, up to 60 s) for its end; returns the status and body.
+    pub async fn run_and_wait(&self, bearer: &str, scrap: &str) -> (StatusCode, Value) {
+        self.send(self.request(Method::POST, &format!("/api/scraps/worker/{scrap}?wait=60"), Some(bearer))).await
     }
 
     /// Stores a finished run of `scrap`, as the run workers will.

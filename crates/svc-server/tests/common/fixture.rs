@@ -1,0 +1,136 @@
+//! A local target site for run tests, served by the test itself on port 0.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::Path;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use tokio::net::TcpListener;
+
+pub struct Fixture {
+    pub base: String,
+}
+
+fn items_page(n: usize) -> String {
+    let items: String = (0..n).map(|i| format!("<li class=\"item\" data-i=\"{i}\">Item {i}</li>")).collect();
+    format!("<!doctype html><html><head><title>Items</title></head><body><ul id=\"list\">{items}</ul></body></html>")
+}
+
+async fn items(Path(n): Path<usize>) -> Html<String> {
+    Html(items_page(n.min(10_000)))
+}
+
+/// Shows the cookie the browser sent, then sets one.
+async fn cookie(headers: HeaderMap) -> Response {
+    let seen = headers.get(header::COOKIE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let body = format!("<!doctype html><html><body><p id=\"seen\">{seen}</p></body></html>");
+    ([(header::SET_COOKIE, "visited=yes; Path=/"), (header::CONTENT_TYPE, "text/html")], body).into_response()
+}
+
+async fn status(Path(code): Path<u16>) -> Response {
+    let code = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (code, Html(format!("<html><body><h1>status {}</h1></body></html>", code.as_u16()))).into_response()
+}
+
+/// Answers after a minute: longer than any test's run timeout.
+async fn slow() -> Html<&'static str> {
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    Html("<html><body>late</body></html>")
+}
+
+async fn redirect_loop(Path(n): Path<u64>) -> Response {
+    (StatusCode::FOUND, [(header::LOCATION, format!("/loop/{}", n + 1))]).into_response()
+}
+
+async fn redirect_to(Path(target): Path<String>) -> Response {
+    let location = match target.as_str() {
+        "file" => "file:///etc/passwd".to_string(),
+        "chrome" => "chrome://version".to_string(),
+        "metadata" => "http://169.254.169.254/latest/meta-data/".to_string(),
+        other => format!("/{other}"),
+    };
+    (StatusCode::FOUND, [(header::LOCATION, location)]).into_response()
+}
+
+/// An endless HTML body (1 GiB announced), streamed slowly enough not to
+/// exhaust memory before the run times out.
+async fn huge() -> Response {
+    let stream = async_stream::stream! {
+        yield Ok::<_, std::io::Error>(bytes::Bytes::from_static(b"<!doctype html><html><body><ul>"));
+        let chunk = bytes::Bytes::from(vec![b'x'; 64 * 1024]);
+        for _ in 0..16_384u32 {
+            yield Ok(chunk.clone());
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    };
+    Response::builder()
+        .header(header::CONTENT_TYPE, "text/html")
+        .header(header::CONTENT_LENGTH, (1u64 << 30).to_string())
+        .body(Body::from_stream(stream))
+        .unwrap()
+}
+
+/// A page whose own script tries to forge a result through a global
+/// `returnData` and to read a global `SVC`.
+async fn hostile() -> Html<&'static str> {
+    Html(concat!(
+        "<!doctype html><html><body><p id=\"x\">real</p><script>",
+        "document.getElementById('x').dataset.pageSawSvc = String(typeof SVC);",
+        "window.returnData = () => 'forged'; window.SVC = {historyId: 'forged'};",
+        "</script></body></html>"
+    ))
+}
+
+/// A page that adds its items a while after load.
+async fn late_items() -> Html<&'static str> {
+    Html(concat!(
+        "<!doctype html><html><body><ul id=\"list\"></ul><script>",
+        "setTimeout(() => { for (let i = 0; i < 3; i++) { const li = document.createElement('li');",
+        "li.className = 'late'; li.textContent = 'late ' + i; document.getElementById('list').appendChild(li); } }, 300);",
+        "</script></body></html>"
+    ))
+}
+
+/// A page with an image, a font and a stylesheet, to see what loads.
+async fn assets_page() -> Html<&'static str> {
+    Html(concat!(
+        "<!doctype html><html><head><link rel=\"stylesheet\" href=\"/asset/style.css\"></head><body>",
+        "<img src=\"/asset/pic.png\"><p>assets</p></body></html>"
+    ))
+}
+
+async fn asset(Path(name): Path<String>) -> Response {
+    let kind = if name.ends_with(".css") { "text/css" } else { "image/png" };
+    ([(header::CONTENT_TYPE, kind)], vec![b'a'; 1024]).into_response()
+}
+
+pub async fn start() -> Fixture {
+    let app = Router::new()
+        .route("/items/{n}", get(items))
+        .route("/cookie", get(cookie))
+        .route("/status/{code}", get(status))
+        .route("/slow", get(slow))
+        .route("/loop/{n}", get(redirect_loop))
+        .route("/redirect/{target}", get(redirect_to))
+        .route("/huge", get(huge))
+        .route("/hostile", get(hostile))
+        .route("/late", get(late_items))
+        .route("/assets", get(assets_page))
+        .route("/asset/{name}", get(asset));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    Fixture { base }
+}
+
+/// A base URL where nothing listens.
+pub async fn closed_port() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    base
+}

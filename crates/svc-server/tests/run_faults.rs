@@ -1,0 +1,330 @@
+//! Runs that go wrong: broken scripts, hostile or broken targets, refused
+//! addresses, and an empty balance. Each must end as one clear `error` row
+//! (or, for the balance, no row at all), within the run timeout, and the
+//! worker must go on to run the next scrap successfully.
+//!
+//! Every test starts its own app (with its own headless Chromium) and the
+//! local fixture site; `?wait=60` on the trigger does the waiting server-side.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Account, TestApp, assert_error, fixture};
+use futures::future::join_all;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+/// The run timeout the apps here are started with.
+const TIMEOUT: &str = "8s";
+const TIMEOUT_MS: i64 = 8_000;
+/// Wall-clock slack for a trigger round trip beyond the run timeout (queueing,
+/// browser start, snapshot, database).
+const WALL_SLACK: Duration = Duration::from_secs(20);
+
+/// A script that returns the text of the fixture's `.item` elements.
+const ITEMS: &str = "returnData(Array.from(document.querySelectorAll('.item')).map((li) => li.textContent));";
+
+async fn app_with_private_networks() -> TestApp {
+    TestApp::start_with(&[("SVC_ALLOW_PRIVATE_NETWORKS", "true"), ("SVC_RUN_TIMEOUT", TIMEOUT)]).await
+}
+
+async fn scrap(app: &TestApp, account: &Account, title: &str, url: &str, script: &str) -> String {
+    app.scrap_with(account, json!({"title": title, "url": url, "request": script})).await
+}
+
+/// Triggers a run of `scrap`, waits for its end and returns the finished row.
+async fn run(app: &TestApp, account: &Account, scrap: &str) -> Value {
+    let started = Instant::now();
+    let (status, row) = app.run_and_wait(&account.token, scrap).await;
+    let wall = started.elapsed();
+    assert_eq!(status, StatusCode::OK, "the run did not finish within wait=60: {row}");
+    assert!(wall < Duration::from_millis(TIMEOUT_MS as u64) + WALL_SLACK, "the trigger took {wall:?}: {row}");
+    assert_ne!(row["statusDetail"], Value::Null, "{row}");
+    eprintln!(
+        "run of {scrap}: {} in {wall:?} (time {}): {}",
+        row["statusDetail"],
+        row["time"],
+        row["error"].as_str().map(|e| e.chars().take(160).collect::<String>()).unwrap_or_default()
+    );
+    row
+}
+
+/// A finished `error` row whose message mentions one of `needles`
+/// (case-insensitive) and whose `time` is within the run timeout.
+fn assert_error_row(row: &Value, needles: &[&str]) {
+    assert_eq!(row["status"], false, "{row}");
+    assert_eq!(row["statusDetail"], "error", "{row}");
+    assert_eq!(row["type"], "scrap_run", "{row}");
+    assert_eq!(row["data"], "[]", "an error row carries no data: {row}");
+    assert_eq!(row["length"], 0, "{row}");
+    let error = row["error"].as_str().unwrap_or_else(|| panic!("an error row has an `error` message: {row}"));
+    assert!(!error.trim().is_empty(), "{row}");
+    assert!(error.chars().count() <= 1000, "error is at most 1,000 characters: {row}");
+    let lower = error.to_lowercase();
+    assert!(
+        needles.iter().any(|n| lower.contains(&n.to_lowercase())),
+        "error {error:?} should mention one of {needles:?}"
+    );
+    let time = row["time"].as_i64().unwrap_or_else(|| panic!("a finished row has a time: {row}"));
+    assert!((0..=TIMEOUT_MS).contains(&time), "time {time} ms should be within the {TIMEOUT_MS} ms run timeout: {row}");
+    assert!(row["finishedAt"].is_string(), "{row}");
+}
+
+/// The healthy run that must still work after the faults.
+async fn assert_worker_still_runs(app: &TestApp, account: &Account, fixture_base: &str) {
+    let healthy = scrap(app, account, "healthy", &format!("{fixture_base}/items/3"), ITEMS).await;
+    let row = run(app, account, &healthy).await;
+    assert_eq!(row["statusDetail"], "success", "{row}");
+    assert_eq!(row["status"], true, "{row}");
+    assert_eq!(row["length"], 3, "{row}");
+    assert_eq!(row["data"], r#"["Item 0","Item 1","Item 2"]"#, "{row}");
+    assert_eq!(row["error"], Value::Null, "{row}");
+}
+
+async fn balance(app: &TestApp, account: &Account) -> i64 {
+    let (status, me) = app.get("/api/auth/me", &account.token).await;
+    assert_eq!(status, StatusCode::OK, "{me}");
+    me["organization"]["balance"].as_i64().unwrap_or_else(|| panic!("organization.balance: {me}"))
+}
+
+/// Cases 1, 2, 3 and 9: scripts that cannot run, never end, return too much,
+/// throw, never call `returnData` or call it with a non-array. They run
+/// concurrently on one worker; then another scrap still succeeds.
+#[tokio::test]
+async fn broken_scripts_end_as_error_rows_and_the_worker_keeps_going() {
+    let app = app_with_private_networks().await;
+    let site = fixture::start().await;
+    let alice = app.signup("alice@example.com").await;
+    let page = format!("{}/items/3", site.base);
+
+    let cases: Vec<(&str, &str, &[&str])> = vec![
+        ("syntax error", "returnData([1,2,", &["could not run", "SyntaxError"]),
+        ("never resolves", "await new Promise(() => {});", &["timed out"]),
+        ("50 MB", "returnData([ 'x'.repeat(50*1024*1024) ]);", &["10 MiB"]),
+        ("throws", "throw new Error(\"boom\");", &["boom"]),
+        ("no returnData", "const n = document.querySelectorAll('.item').length;", &["without calling returnData"]),
+        ("non-array", "returnData(\"not an array\");", &["expects an array"]),
+        ("non-array object", "returnData({ items: [1, 2] });", &["expects an array"]),
+    ];
+    let mut scraps = Vec::new();
+    for (title, script, _) in &cases {
+        scraps.push(scrap(&app, &alice, title, &page, script).await);
+    }
+    let rows = join_all(scraps.iter().map(|s| run(&app, &alice, s))).await;
+    for ((title, _, needles), row) in cases.iter().zip(&rows) {
+        eprintln!("case {title}");
+        assert_error_row(row, needles);
+    }
+    // The throwing script's message is the user's own.
+    assert!(rows[3]["error"].as_str().unwrap().contains("boom"), "{}", rows[3]);
+    // A non-admin owner never sees snapshots or cost fields.
+    for row in &rows {
+        assert_eq!(row["errorSnapshot"], Value::Null, "{row}");
+        assert!(row.get("costs").is_none() && row.get("meter").is_none(), "{row}");
+    }
+
+    assert_worker_still_runs(&app, &alice, &site.base).await;
+}
+
+/// Cases 4, 5, 6 and 7: a target that is down, one that never answers, one
+/// that answers 404, one that answers 500, and one that redirects forever.
+#[tokio::test]
+async fn broken_targets_end_as_error_rows_and_the_worker_keeps_going() {
+    let app = app_with_private_networks().await;
+    let site = fixture::start().await;
+    let down = fixture::closed_port().await;
+    let alice = app.signup("alice@example.com").await;
+
+    let cases: Vec<(&str, String, &[&str])> = vec![
+        ("down", format!("{down}/items/3"), &["navigation failed"]),
+        ("slow", format!("{}/slow", site.base), &["timed out"]),
+        ("404", format!("{}/status/404", site.base), &["HTTP 404"]),
+        ("500", format!("{}/status/500", site.base), &["HTTP 500"]),
+        ("redirect loop", format!("{}/loop/0", site.base), &["navigation failed"]),
+    ];
+    let mut scraps = Vec::new();
+    for (title, url, _) in &cases {
+        // The script would succeed on any page that loads.
+        scraps.push(scrap(&app, &alice, title, url, "returnData([document.title]);").await);
+    }
+    let rows = join_all(scraps.iter().map(|s| run(&app, &alice, s))).await;
+    for ((title, _, needles), row) in cases.iter().zip(&rows) {
+        eprintln!("case {title}");
+        assert_error_row(row, needles);
+    }
+
+    assert_worker_still_runs(&app, &alice, &site.base).await;
+}
+
+/// Case 8: a 1 GiB body ends as an error within the timeout, the browser
+/// survives (or is replaced), the run is metered, and the next run succeeds.
+#[tokio::test]
+async fn a_one_gigabyte_body_ends_as_an_error_and_the_next_run_succeeds() {
+    let app = app_with_private_networks().await;
+    let site = fixture::start().await;
+    let alice = app.signup("alice@example.com").await;
+    app.services.admin.grant_admin(&alice.email).await.unwrap();
+
+    let huge = scrap(&app, &alice, "huge", &format!("{}/huge", site.base), "returnData([document.body.innerText.length]);").await;
+    let before = balance(&app, &alice).await;
+    let row = run(&app, &alice, &huge).await;
+    assert_error_row(&row, &["timed out", "navigation failed"]);
+    let units = row["meter"]["units"].as_i64().unwrap_or_else(|| panic!("meter.units: {row}"));
+    assert!(units >= 1, "{row}");
+    assert!(row["costs"]["bytes"].as_u64().is_some(), "{row}");
+    assert_eq!(balance(&app, &alice).await, before - units, "the balance drops by meter.units: {row}");
+
+    assert_worker_still_runs(&app, &alice, &site.base).await;
+}
+
+/// Case 10: a missing selector. A platform admin sees the snapshot (page
+/// markup, the selector, a PNG screenshot); a plain owner sees null.
+#[tokio::test]
+async fn a_missing_selector_is_an_error_with_a_snapshot_for_admins_only() {
+    let app = app_with_private_networks().await;
+    let site = fixture::start().await;
+    let admin = app.signup("admin@example.com").await;
+    app.services.admin.grant_admin(&admin.email).await.unwrap();
+    let owner = app.signup("owner@example.com").await;
+    let page = format!("{}/items/3", site.base);
+    let script = "await SVC.waitFor('#nope', 200); returnData([1]);";
+
+    let admin_scrap = scrap(&app, &admin, "wait admin", &page, script).await;
+    let row = run(&app, &admin, &admin_scrap).await;
+    assert_error_row(&row, &["#nope"]);
+    assert!(row["error"].as_str().unwrap().contains("timed out"), "{row}");
+    let snap = &row["errorSnapshot"];
+    assert!(snap.is_object(), "an admin sees the snapshot: {row}");
+    let html = snap["html"].as_str().unwrap_or_else(|| panic!("snapshot html: {snap}"));
+    assert!(html.contains("<ul id=\"list\">") && html.contains("Item 2"), "the page's markup: {html}");
+    assert_eq!(snap["selector"], "#nope", "{snap}");
+    let screenshot = snap["screenshot"].as_str().unwrap_or_else(|| panic!("snapshot screenshot: {snap}"));
+    assert!(screenshot.len() > 100 && screenshot.starts_with("iVBOR"), "a base64 PNG: {}", &screenshot[..screenshot.len().min(40)]);
+    assert!(row["meter"]["units"].as_i64().is_some_and(|u| u >= 1), "{row}");
+
+    let owner_scrap = scrap(&app, &owner, "wait owner", &page, script).await;
+    let row = run(&app, &owner, &owner_scrap).await;
+    assert_error_row(&row, &["#nope"]);
+    assert_eq!(row["errorSnapshot"], Value::Null, "a non-admin owner sees no snapshot: {row}");
+    assert!(row.get("costs").is_none() && row.get("meter").is_none(), "{row}");
+    // And read back, the row stays that way.
+    let (status, again) = app.get(&format!("/api/historys/{}", row["id"].as_str().unwrap()), &owner.token).await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(again["errorSnapshot"], Value::Null, "{again}");
+
+    assert_worker_still_runs(&app, &owner, &site.base).await;
+}
+
+/// Case 11, default settings: loopback and the cloud metadata address are
+/// refused before the browser loads anything.
+#[tokio::test]
+async fn private_targets_are_refused_by_default() {
+    let app = TestApp::start_with(&[("SVC_RUN_TIMEOUT", TIMEOUT)]).await;
+    let site = fixture::start().await;
+    let alice = app.signup("alice@example.com").await;
+
+    let loopback = scrap(&app, &alice, "loopback", &format!("{}/items/3", site.base), ITEMS).await;
+    let metadata = scrap(&app, &alice, "metadata", "http://169.254.169.254/", ITEMS).await;
+    let localhost = scrap(&app, &alice, "localhost", "http://localhost/", ITEMS).await;
+    for (id, address) in [(&loopback, "127.0.0.1"), (&metadata, "169.254.169.254"), (&localhost, "")] {
+        let row = run(&app, &alice, id).await;
+        assert_error_row(&row, &["non-public address"]);
+        assert!(row["error"].as_str().unwrap().contains(address), "{row}");
+    }
+    // Not public, so no following run can succeed here without internet
+    // access; the worker is shown to go on by the three runs above each ending.
+}
+
+/// Case 11, private networks allowed: a redirect from the target to `file://`
+/// or `chrome://` never loads, and no file contents reach the row.
+#[tokio::test]
+async fn redirects_to_local_schemes_never_load() {
+    let app = app_with_private_networks().await;
+    let site = fixture::start().await;
+    let alice = app.signup("alice@example.com").await;
+    app.services.admin.grant_admin(&alice.email).await.unwrap();
+    let script = "returnData([location.href, document.documentElement.outerHTML]);";
+
+    for target in ["file", "chrome"] {
+        let id = scrap(&app, &alice, target, &format!("{}/redirect/{target}", site.base), script).await;
+        let row = run(&app, &alice, &id).await;
+        assert_error_row(&row, &["navigation", "refused", "redirect"]);
+        let text = row.to_string();
+        assert!(!text.contains("root:x:0:0") && !text.contains("/bin/"), "file contents leaked: {text}");
+        assert!(!text.contains("Chromium") || !text.contains("User Agent"), "chrome://version leaked: {text}");
+        if let Some(html) = row["errorSnapshot"]["html"].as_str() {
+            assert!(!html.contains("root:"), "the snapshot shows file contents: {html}");
+        }
+    }
+
+    assert_worker_still_runs(&app, &alice, &site.base).await;
+}
+
+/// Case 12: every run is metered (success and error alike), and the
+/// organization's balance drops by `meter.units` after each.
+#[tokio::test]
+async fn every_run_is_metered_and_charged() {
+    let app = app_with_private_networks().await;
+    let site = fixture::start().await;
+    let alice = app.signup("alice@example.com").await;
+    app.services.admin.grant_admin(&alice.email).await.unwrap();
+
+    let items = scrap(&app, &alice, "items", &format!("{}/items/50", site.base), ITEMS).await;
+    let missing = scrap(&app, &alice, "missing", &format!("{}/status/404", site.base), ITEMS).await;
+    let throws = scrap(&app, &alice, "throws", &format!("{}/items/3", site.base), "throw new Error('boom');").await;
+    let down = scrap(&app, &alice, "down", &format!("{}/", fixture::closed_port().await), ITEMS).await;
+
+    let start = balance(&app, &alice).await;
+    assert!(start > 0, "a new organization has its signup grant");
+    let mut expected = start;
+    for (id, detail) in [(&items, "success"), (&missing, "error"), (&throws, "error"), (&down, "error"), (&items, "success")] {
+        let row = run(&app, &alice, id).await;
+        assert_eq!(row["statusDetail"], detail, "{row}");
+        let costs = &row["costs"];
+        assert!(costs.is_object(), "an admin sees costs: {row}");
+        assert!(costs["bytes"].as_u64().is_some(), "{row}");
+        let units = row["meter"]["units"].as_i64().unwrap_or_else(|| panic!("meter.units: {row}"));
+        assert!(units >= 1, "every run costs at least 1 unit: {row}");
+        if detail == "success" {
+            assert_eq!(row["length"], 50, "{row}");
+            assert!(costs["bytes"].as_u64().unwrap() > 0, "a loaded page counts its bytes: {row}");
+        }
+        expected -= units;
+        assert_eq!(balance(&app, &alice).await, expected, "the balance drops by meter.units: {row}");
+    }
+    assert!(expected < start);
+}
+
+/// Case 13: with no balance left a trigger answers 402 and writes no row.
+#[tokio::test]
+async fn an_empty_balance_refuses_the_run_without_a_row() {
+    let app = app_with_private_networks().await;
+    let site = fixture::start().await;
+    let alice = app.signup("alice@example.com").await;
+    let id = scrap(&app, &alice, "items", &format!("{}/items/3", site.base), ITEMS).await;
+
+    let left = balance(&app, &alice).await;
+    assert_eq!(app.services.admin.add_balance(&alice.email, -left).await.unwrap(), 0);
+    assert_eq!(balance(&app, &alice).await, 0);
+
+    let (status, body) = app.post(&format!("/api/scraps/worker/{id}"), &alice.token, json!({})).await;
+    assert_error(status, &body, StatusCode::PAYMENT_REQUIRED, "INSUFFICIENT_BALANCE");
+    let (status, body) = app.run_and_wait(&alice.token, &id).await;
+    assert_error(status, &body, StatusCode::PAYMENT_REQUIRED, "INSUFFICIENT_BALANCE");
+    let (status, body) = app.get(&format!("/api/scraps/load/{id}"), &alice.token).await;
+    assert_error(status, &body, StatusCode::PAYMENT_REQUIRED, "INSUFFICIENT_BALANCE");
+
+    let (status, history) = app.get(&format!("/api/historys?scrap={id}"), &alice.token).await;
+    assert_eq!(status, StatusCode::OK, "{history}");
+    assert_eq!(history["total"], 0, "no history row is created: {history}");
+    assert_eq!(history["data"], json!([]), "{history}");
+    let (_, scrap_body) = app.get(&format!("/api/scraps/{id}"), &alice.token).await;
+    assert_eq!(scrap_body["history"], json!([]), "{scrap_body}");
+    assert_eq!(balance(&app, &alice).await, 0, "a refused trigger costs nothing");
+
+    // Topped up again, the same scrap runs.
+    app.services.admin.add_balance(&alice.email, 5).await.unwrap();
+    let row = run(&app, &alice, &id).await;
+    assert_eq!(row["statusDetail"], "success", "{row}");
+}

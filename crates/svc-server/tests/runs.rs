@@ -1,0 +1,347 @@
+//! Runs end to end on a real Chromium against a local fixture site: the
+//! trigger routes, the script contract, outcomes, isolation, the plan gate,
+//! and recovery of a run whose worker died.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+use common::{TestApp, assert_error, fixture};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use svc_domain::ObjectId;
+
+const PRIVATE_OK: (&str, &str) = ("SVC_ALLOW_PRIVATE_NETWORKS", "true");
+
+fn data(row: &Value) -> Value {
+    serde_json::from_str(row["data"].as_str().expect("data is a JSON string")).unwrap()
+}
+
+/// Polls a history row until it is finished, with a deadline.
+async fn finished_row(app: &TestApp, bearer: &str, id: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let (status, row) = app.get(&format!("/api/historys/{id}"), bearer).await;
+        assert_eq!(status, StatusCode::OK, "{row}");
+        if !row["status"].is_null() {
+            return row;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "run {id} did not finish: {row}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_triggered_run_extracts_and_is_recorded() {
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[PRIVATE_OK]).await;
+    let alice = app.signup("alice@example.com").await;
+    let url = format!("{}/items/50", site.base);
+    let sid = app
+        .scrap_with(&alice, json!({"title": "Items", "url": url, "request": "returnData([...document.querySelectorAll('li.item')].map(li => li.textContent))"}))
+        .await;
+    let (_, key) = app.create_key(&alice, json!({"name": "runner", "scopes": ["svc:scraps:run", "svc:history:read", "svc:scraps:read"]})).await;
+
+    // Without wait: 202 and the pending run.
+    let (status, pending) = app.send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}"), Some(&key))).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{pending}");
+    assert_eq!(pending["scrapId"], sid.as_str());
+    assert_eq!(pending["status"], Value::Null);
+    assert_eq!(pending["triggeredBy"], "api");
+    let hid = pending["historyId"].as_str().unwrap().to_string();
+    assert_eq!(hid.len(), 24);
+
+    let row = finished_row(&app, &key, &hid).await;
+    assert_eq!(row["status"], true, "{row}");
+    assert_eq!(row["statusDetail"], "success");
+    assert_eq!(row["length"], 50);
+    assert_eq!(data(&row)[0], "Item 0");
+    assert_eq!(data(&row)[49], "Item 49");
+    assert!(row["time"].as_i64().unwrap() > 0);
+    assert_eq!(row["triggeredBy"], "api");
+    assert_eq!(row["type"], "scrap_run");
+    assert_eq!(row["proxyTier"], "tier0");
+    assert_eq!(row["retries"], 0);
+    assert_eq!(row["error"], Value::Null);
+    assert!(row.get("costs").is_none(), "owners do not see costs");
+
+    // With wait: 200 and the finished row; a web session triggers as `user`.
+    let (status, row2) = app.run_and_wait(&alice.token, &sid).await;
+    assert_eq!(status, StatusCode::OK, "{row2}");
+    assert_eq!(row2["triggeredBy"], "user");
+    assert_eq!(row2["statusDetail"], "success");
+
+    // GET /api/scraps/load/:id does the same.
+    let (status, row3) =
+        app.send(app.request(Method::GET, &format!("/api/scraps/load/{sid}?wait=60"), Some(&key))).await;
+    assert_eq!(status, StatusCode::OK, "{row3}");
+    assert_eq!(row3["length"], 50);
+
+    let (_, scrap) = app.get(&format!("/api/scraps/{sid}"), &key).await;
+    assert_eq!(scrap["history"], json!([row3["id"], row2["id"], hid]), "most recent first");
+
+    let (_, log) = app.get(&format!("/api/scraps/{sid}/activities"), &key).await;
+    let kinds: Vec<&str> = log["data"].as_array().unwrap().iter().map(|a| a["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds.iter().filter(|k| **k == "run.triggered").count(), 3, "{kinds:?}");
+    assert_eq!(kinds.iter().filter(|k| **k == "run.finished").count(), 3, "{kinds:?}");
+}
+
+#[tokio::test]
+async fn the_svc_object_params_and_helpers_follow_the_contract() {
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[PRIVATE_OK]).await;
+    let alice = app.signup("alice@example.com").await;
+    let url = format!("{}/late", site.base);
+    let script = r#"
+        const before = document.querySelectorAll('li.late').length;
+        const first = await SVC.waitFor('li.late', 5000);
+        await SVC.sleep(10);
+        let mutated = true;
+        try { SVC.url = 'changed'; mutated = SVC.url === 'changed'; } catch (e) { mutated = false; }
+        returnData([{
+            url: SVC.url, param: SVC.param, params: SVC.params, historyId: SVC.historyId,
+            triggeredBy: SVC.triggeredBy, frozen: Object.isFrozen(SVC), mutated, before,
+            found: first.textContent,
+        }]);
+        returnData([1, 2, 3]);
+    "#;
+    let params = json!([{"key": "fr", "value": {"lang": "fr"}}, {"key": "de", "value": {"lang": "de"}}]);
+    let sid = app.scrap_with(&alice, json!({"title": "SVC", "url": url, "request": script, "params": params})).await;
+
+    let (status, row) = app
+        .send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}?wait=60&param=de"), Some(&alice.token)))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{row}");
+    assert_eq!(row["statusDetail"], "success", "{row}");
+    assert_eq!(row["length"], 1, "the first returnData call wins");
+    let seen = &data(&row)[0];
+    assert_eq!(seen["url"], url.as_str());
+    assert_eq!(seen["param"], json!({"key": "de", "value": {"lang": "de"}}));
+    assert_eq!(seen["params"], params);
+    assert_eq!(seen["historyId"], row["id"]);
+    assert_eq!(seen["triggeredBy"], "user");
+    assert_eq!(seen["frozen"], true);
+    assert_eq!(seen["mutated"], false);
+    assert_eq!(seen["before"], 0, "the items arrive after load");
+    assert_eq!(seen["found"], "late 0");
+
+    let (status, row) = app.run_and_wait(&alice.token, &sid).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(data(&row)[0]["param"], Value::Null, "no param query: null");
+
+    let (status, err) = app
+        .send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}?param=xx"), Some(&alice.token)))
+        .await;
+    assert_error(status, &err, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
+    assert_eq!(err["field"], "param");
+    for wait in ["121", "-1", "soon"] {
+        let (status, err) = app
+            .send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}?wait={wait}"), Some(&alice.token)))
+            .await;
+        assert_error(status, &err, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
+    }
+}
+
+#[tokio::test]
+async fn empty_and_regression_outcomes() {
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[PRIVATE_OK]).await;
+    let alice = app.signup("alice@example.com").await;
+    let url = format!("{}/items/1", site.base);
+    let script = "returnData(Array.from({ length: SVC.param ? SVC.param.value : 0 }, (_, i) => i))";
+    let params = json!([{"key": "ten", "value": 10}, {"key": "four", "value": 4}, {"key": "five", "value": 5}]);
+    let sid = app.scrap_with(&alice, json!({"title": "Counts", "url": url, "request": script, "params": params})).await;
+    let run = |param: &'static str| {
+        let path = format!("/api/scraps/worker/{sid}?wait=60{param}");
+        let r = app.request(Method::POST, &path, Some(&alice.token));
+        async { app.send(r).await.1 }
+    };
+
+    let empty = run("").await;
+    assert_eq!(empty["statusDetail"], "empty", "{empty}");
+    assert_eq!(empty["status"], false);
+    assert_eq!(empty["length"], 0);
+
+    let ten = run("&param=ten").await;
+    assert_eq!(ten["statusDetail"], "success");
+    let four = run("&param=four").await;
+    assert_eq!(four["statusDetail"], "regression", "4 < 10 / 2: {four}");
+    assert_eq!(four["status"], false);
+    assert_eq!(four["length"], 4);
+    let five = run("&param=five").await;
+    assert_eq!(five["statusDetail"], "success", "5 is not below half of the last success (10)");
+}
+
+#[tokio::test]
+async fn runs_are_isolated_and_pages_cannot_forge_results() {
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[PRIVATE_OK]).await;
+    let alice = app.signup("alice@example.com").await;
+    let cookie = app
+        .scrap_with(&alice, json!({"title": "Cookie", "url": format!("{}/cookie", site.base),
+            "request": "returnData([document.getElementById('seen').textContent, document.cookie])"}))
+        .await;
+    for _ in 0..2 {
+        let (_, row) = app.run_and_wait(&alice.token, &cookie).await;
+        assert_eq!(row["statusDetail"], "success", "{row}");
+        assert_eq!(data(&row)[0], "", "no cookie from an earlier run reached the server: {row}");
+        assert_eq!(data(&row)[1], "visited=yes", "the run's own cookie is visible to it");
+    }
+
+    let hostile = app
+        .scrap_with(&alice, json!({"title": "Hostile", "url": format!("{}/hostile", site.base),
+            "request": "returnData([document.getElementById('x').dataset.pageSawSvc, typeof window.SVC, String(window.returnData)])"}))
+        .await;
+    let (_, row) = app.run_and_wait(&alice.token, &hostile).await;
+    assert_eq!(row["statusDetail"], "success", "{row}");
+    assert_eq!(data(&row), json!(["undefined", "undefined", "undefined"]), "page and script worlds are apart");
+}
+
+#[tokio::test]
+async fn trigger_scopes_allow_lists_and_tenancy() {
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[PRIVATE_OK]).await;
+    let alice = app.signup("alice@example.com").await;
+    let mallory = app.signup("mallory@example.com").await;
+    let body = json!({"title": "A", "url": format!("{}/items/2", site.base), "request": "returnData([1])"});
+    let a = app.scrap_with(&alice, body.clone()).await;
+    let b = app.scrap_with(&alice, body).await;
+    let (_, read_only) = app.create_key(&alice, json!({"name": "r", "scopes": ["svc:scraps:read"]})).await;
+    let (_, only_a) = app.create_key(&alice, json!({"name": "a", "scopes": ["svc:scraps:run"], "scrapIds": [a]})).await;
+    let (_, mallory_key) = app.create_key(&mallory, json!({"name": "m"})).await;
+
+    for route in ["worker", "load"] {
+        let method = if route == "worker" { Method::POST } else { Method::GET };
+        let path = |id: &str| format!("/api/scraps/{route}/{id}");
+        let (status, err) = app.send(app.request(method.clone(), &path(&a), Some(&read_only))).await;
+        assert_error(status, &err, StatusCode::FORBIDDEN, "INSUFFICIENT_SCOPE");
+        assert!(err["description"].as_str().unwrap().contains("svc:scraps:run"));
+        let (status, err) = app.send(app.request(method.clone(), &path(&b), Some(&only_a))).await;
+        assert_error(status, &err, StatusCode::FORBIDDEN, "SCRAP_NOT_IN_KEY_SCOPE");
+        let (status, err) = app.send(app.request(method.clone(), &path(&a), Some(&mallory_key))).await;
+        assert_error(status, &err, StatusCode::NOT_FOUND, "NOT_FOUND");
+        let (status, err) = app.send(app.request(method.clone(), &path(&a), Some(&mallory.token))).await;
+        assert_error(status, &err, StatusCode::NOT_FOUND, "NOT_FOUND");
+        let (status, err) = app.send(app.request(method.clone(), &path("nothex"), Some(&alice.token))).await;
+        assert_error(status, &err, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
+        let (status, _) = app.send(app.request(method.clone(), &path(&a), Some(&only_a))).await;
+        assert_eq!(status, StatusCode::ACCEPTED);
+    }
+    let (_, runs) = app.get(&format!("/api/historys?scrap={b}"), &alice.token).await;
+    assert_eq!(runs["total"], 0, "refused triggers wrote nothing");
+}
+
+#[tokio::test]
+async fn live_json_is_for_growth_and_pro() {
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[PRIVATE_OK]).await;
+    let alice = app.signup("alice@example.com").await;
+    let sid = app
+        .scrap_with(&alice, json!({"title": "Live", "url": format!("{}/items/3", site.base),
+            "request": "returnData([...document.querySelectorAll('li')].map(li => ({ name: li.textContent })))"}))
+        .await;
+    let path = format!("/api/scraps/{sid}/data");
+    let (status, err) = app.get(&path, &alice.token).await;
+    assert_error(status, &err, StatusCode::FORBIDDEN, "PLAN_REQUIRED");
+
+    app.services.admin.set_plan("alice@example.com", svc_domain::plan::Plan::Growth).await.unwrap();
+    let (status, err) = app.get(&path, &alice.token).await;
+    assert_error(status, &err, StatusCode::NOT_FOUND, "NOT_FOUND");
+    let (_, row) = app.run_and_wait(&alice.token, &sid).await;
+    assert_eq!(row["statusDetail"], "success");
+    let (status, live) = app.get(&path, &alice.token).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(live, json!([{"name": "Item 0"}, {"name": "Item 1"}, {"name": "Item 2"}]));
+
+    let (_, key) = app.create_key(&alice, json!({"name": "k"})).await;
+    let (status, err) = app.get(&path, &key).await;
+    assert_error(status, &err, StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+}
+
+#[tokio::test]
+async fn the_scrap_keeps_the_50_newest_run_ids() {
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[PRIVATE_OK, ("SVC_WORKER_CONCURRENCY", "4")]).await;
+    let alice = app.signup("alice@example.com").await;
+    let sid = app
+        .scrap_with(&alice, json!({"title": "Many", "url": format!("{}/items/1", site.base), "request": "returnData([SVC.historyId])"}))
+        .await;
+    let mut ids = Vec::new();
+    for _ in 0..52 {
+        let (status, pending) = app.send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}"), Some(&alice.token))).await;
+        assert_eq!(status, StatusCode::ACCEPTED);
+        ids.push(pending["historyId"].as_str().unwrap().to_string());
+    }
+    for id in &ids {
+        let row = finished_row(&app, &alice.token, id).await;
+        assert_eq!(row["statusDetail"], "success", "{row}");
+        assert_eq!(data(&row)[0], id.as_str(), "each run saw its own history id");
+    }
+    let (_, scrap) = app.get(&format!("/api/scraps/{sid}"), &alice.token).await;
+    let newest: Vec<&str> = ids.iter().rev().take(50).map(String::as_str).collect();
+    assert_eq!(scrap["history"], json!(newest));
+}
+
+/// A run whose worker died is retried once its lease expires, and finished
+/// as `error` when the retry's worker dies too. Driven step by step: no
+/// embedded worker, the reaper and a worker called directly.
+#[tokio::test]
+async fn a_run_whose_worker_died_is_retried_then_failed() {
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[PRIVATE_OK, ("SVC_EMBEDDED_WORKER", "false")]).await;
+    let alice = app.signup("alice@example.com").await;
+    let sid = app
+        .scrap_with(&alice, json!({"title": "Lost", "url": format!("{}/items/2", site.base), "request": "returnData([1, 2])"}))
+        .await;
+    let engine = Arc::new(svc_runner::ChromiumEngine::new(svc_runner::EngineConfig {
+        chromium: svc_runner::browser::find_chromium(None),
+        allow_private_networks: true,
+        runs_per_browser: 10,
+    }));
+    let worker = svc_runner::Worker::new(app.services.clone(), engine.clone(), "default", 1);
+    let store = app.services.store.clone();
+    let expired = Utc::now() - chrono::Duration::seconds(1);
+
+    // First run: its worker "dies" (claims with a lease that has already ended).
+    let (_, pending) = app.send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}"), Some(&alice.token))).await;
+    let hid = pending["historyId"].as_str().unwrap().to_string();
+    let claim = store.claim_run("default", "dead-worker", expired).await.unwrap().expect("queued run");
+    assert_eq!(claim.history_id.to_string(), hid);
+    assert!(!worker.try_step().await.unwrap(), "a held run is not claimed twice");
+    let reaped = app.services.runs.reap_lost_runs().await.unwrap();
+    assert_eq!(reaped.requeued, vec![claim.history_id]);
+    assert!(worker.try_step().await.unwrap(), "the requeued run is claimed again");
+    let (_, row) = app.get(&format!("/api/historys/{hid}"), &alice.token).await;
+    assert_eq!(row["statusDetail"], "success", "{row}");
+    assert_eq!(row["retries"], 1);
+
+    // The dead worker's late result is dropped: its claim is gone.
+    let report = svc_service::run_outcome::EngineReport {
+        result: svc_service::run_outcome::ScriptResult::Data { json: "[9]".into(), length: 1 },
+        duration_ms: 1,
+        bytes: 0,
+        snapshot: None,
+    };
+    let stale_row = store.history_row(alice.org(), claim.history_id).await.unwrap().unwrap();
+    app.services.runs.finish(&claim, stale_row, report).await.unwrap();
+    let (_, row) = app.get(&format!("/api/historys/{hid}"), &alice.token).await;
+    assert_eq!(row["length"], 2, "the late result did not overwrite the row");
+
+    // Second run: both attempts die, so it ends as an error, never pending forever.
+    let (_, pending) = app.send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}"), Some(&alice.token))).await;
+    let hid = pending["historyId"].as_str().unwrap().to_string();
+    for _ in 0..2 {
+        store.claim_run("default", "dead-worker", expired).await.unwrap().expect("queued run");
+        app.services.runs.reap_lost_runs().await.unwrap();
+    }
+    let (_, row) = app.get(&format!("/api/historys/{hid}"), &alice.token).await;
+    assert_eq!(row["status"], false, "{row}");
+    assert_eq!(row["statusDetail"], "error");
+    assert!(row["error"].as_str().unwrap().contains("worker"), "{row}");
+    assert_eq!(row["retries"], 1);
+    assert!(!worker.try_step().await.unwrap(), "nothing left in the queue");
+    let _ = ObjectId::new();
+    engine.close().await;
+}
