@@ -30,12 +30,19 @@ pub struct WarmBrowser {
     pub browser: Browser,
     handler: JoinHandle<()>,
     runs: AtomicU64,
+    /// Set when the pool replaced this browser; it closes once unused.
+    retired: std::sync::atomic::AtomicBool,
     _profile: tempfile::TempDir,
 }
 
 impl WarmBrowser {
     fn is_alive(&self) -> bool {
         !self.handler.is_finished()
+    }
+
+    /// Dead, or replaced by a newer browser: take no new runs.
+    pub fn is_retired(&self) -> bool {
+        !self.is_alive() || self.retired.load(Ordering::Relaxed)
     }
 
     pub fn count_run(&self) -> u64 {
@@ -83,10 +90,17 @@ async fn launch(executable: &PathBuf) -> Result<WarmBrowser, String> {
             }
         }
     });
-    Ok(WarmBrowser { browser, handler, runs: AtomicU64::new(0), _profile: profile })
+    Ok(WarmBrowser {
+        browser,
+        handler,
+        runs: AtomicU64::new(0),
+        retired: std::sync::atomic::AtomicBool::new(false),
+        _profile: profile,
+    })
 }
 
 async fn shut_down(warm: Arc<WarmBrowser>) {
+    warm.retired.store(true, Ordering::Relaxed);
     match Arc::try_unwrap(warm) {
         Ok(mut warm) => {
             let _ = tokio::time::timeout(Duration::from_secs(5), warm.browser.close()).await;
@@ -96,7 +110,9 @@ async fn shut_down(warm: Arc<WarmBrowser>) {
             warm.handler.abort();
         }
         Err(still_used) => {
-            // A run still holds it; it is closed when that run drops it.
+            // A run (or a spare page) still holds it. The process is killed
+            // when the last holder drops it (chromiumoxide sets
+            // kill_on_drop) and reaped by the runtime.
             drop(still_used);
         }
     }
@@ -111,7 +127,7 @@ impl BrowserPool {
     pub async fn get(&self) -> Result<Arc<WarmBrowser>, String> {
         let mut current = self.current.lock().await;
         if let Some(warm) = current.as_ref() {
-            let worn_out = warm.runs.load(Ordering::Relaxed) >= self.max_runs && Arc::strong_count(warm) == 1;
+            let worn_out = warm.runs.load(Ordering::Relaxed) >= self.max_runs;
             if warm.is_alive() && !worn_out {
                 return Ok(warm.clone());
             }

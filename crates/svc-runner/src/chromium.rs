@@ -19,6 +19,7 @@ use chromiumoxide::cdp::browser_protocol::fetch::{
     ContinueRequestParams, EnableParams as FetchEnableParams, EventRequestPaused, FailRequestParams, RequestPattern,
     RequestStage,
 };
+use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, EventLoadingFinished, ResourceType};
 use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, CreateIsolatedWorldParams};
 use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, CreateTargetParams};
@@ -36,6 +37,7 @@ use crate::script;
 
 const SNAPSHOT_HTML_MAX: usize = 512 * 1024;
 const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(5);
+const PREPARE_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[derive(Clone, Debug)]
 pub struct EngineConfig {
@@ -44,11 +46,31 @@ pub struct EngineConfig {
     pub allow_private_networks: bool,
     /// Runs per browser process before it is replaced.
     pub runs_per_browser: u64,
+    /// Fresh pages kept ready (each in its own new context), so that a run
+    /// does not wait for a renderer process to start. 0 turns this off.
+    pub spare_pages: usize,
 }
 
 pub struct ChromiumEngine {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     pool: BrowserPool,
     allow_private: bool,
+    spare_target: usize,
+    spares: std::sync::Mutex<Vec<FreshPage>>,
+    preparing: std::sync::atomic::AtomicUsize,
+}
+
+/// A new browser context with one blank page, guarded and metered: used by
+/// exactly one run, then disposed.
+struct FreshPage {
+    warm: Arc<WarmBrowser>,
+    context: BrowserContextId,
+    page: Page,
+    refused_document: Arc<Mutex<Option<String>>>,
+    bytes: Arc<AtomicU64>,
 }
 
 /// What one run saw, before it becomes a report.
@@ -64,22 +86,97 @@ fn failed(message: impl Into<String>) -> Outcome {
 impl ChromiumEngine {
     pub fn new(config: EngineConfig) -> Self {
         ChromiumEngine {
-            pool: BrowserPool::new(config.chromium, config.runs_per_browser),
-            allow_private: config.allow_private_networks,
+            inner: Arc::new(Inner {
+                pool: BrowserPool::new(config.chromium, config.runs_per_browser),
+                allow_private: config.allow_private_networks,
+                spare_target: config.spare_pages,
+                spares: std::sync::Mutex::new(Vec::new()),
+                preparing: std::sync::atomic::AtomicUsize::new(0),
+            }),
         }
     }
 
+    /// Disposes the spare pages and closes the browser.
     pub async fn close(&self) {
-        self.pool.close().await;
+        let spares = std::mem::take(&mut *self.inner.spares.lock().expect("spares lock"));
+        for spare in spares {
+            self.inner.dispose(spare).await;
+        }
+        self.inner.pool.close().await;
+    }
+}
+
+impl Inner {
+    async fn prepare(&self) -> Result<FreshPage, String> {
+        let warm = self.pool.get().await?;
+        let context = match warm.browser.create_browser_context(CreateBrowserContextParams::default()).await {
+            Ok(context) => context,
+            Err(e) => {
+                self.pool.discard(&warm).await;
+                return Err(format!("the browser failed: {e}"));
+            }
+        };
+        let refused_document = Arc::new(Mutex::new(None));
+        let opened = async {
+            let params = CreateTargetParams::builder()
+                .url("about:blank")
+                .browser_context_id(context.clone())
+                .build()
+                .map_err(|e| e.to_string())?;
+            let page = warm.browser.new_page(params).await.map_err(|e| format!("cannot open a page: {e}"))?;
+            guard_requests(&page, self.allow_private, refused_document.clone()).await?;
+            let bytes = count_bytes(&page).await?;
+            Ok::<_, String>((page, bytes))
+        };
+        match tokio::time::timeout(PREPARE_TIMEOUT, opened).await {
+            Ok(Ok((page, bytes))) => Ok(FreshPage { warm, context, page, refused_document, bytes }),
+            failure => {
+                let _ = tokio::time::timeout(SNAPSHOT_TIMEOUT, warm.browser.dispose_browser_context(context)).await;
+                Err(match failure {
+                    Ok(Err(e)) => e,
+                    _ => "timed out while opening a page".to_string(),
+                })
+            }
+        }
     }
 
-    async fn open_page(warm: &WarmBrowser, context: &chromiumoxide::cdp::browser_protocol::browser::BrowserContextId) -> Result<Page, String> {
-        let params = CreateTargetParams::builder()
-            .url("about:blank")
-            .browser_context_id(context.clone())
-            .build()
-            .map_err(|e| e.to_string())?;
-        warm.browser.new_page(params).await.map_err(|e| format!("cannot open a page: {e}"))
+    /// A spare page if one is ready, else a new one; starts preparing a replacement.
+    async fn take(self: &Arc<Self>) -> Result<FreshPage, String> {
+        let spare = self.spares.lock().expect("spares lock").pop();
+        self.refill();
+        match spare {
+            Some(spare) if !spare.warm.is_retired() => Ok(spare),
+            Some(stale) => {
+                self.dispose(stale).await;
+                self.prepare().await
+            }
+            None => self.prepare().await,
+        }
+    }
+
+    fn refill(self: &Arc<Self>) {
+        let have = self.spares.lock().expect("spares lock").len() + self.preparing.load(Ordering::Relaxed);
+        if have >= self.spare_target {
+            return;
+        }
+        self.preparing.fetch_add(1, Ordering::Relaxed);
+        let me = self.clone();
+        tokio::spawn(async move {
+            let prepared = me.prepare().await;
+            me.preparing.fetch_sub(1, Ordering::Relaxed);
+            match prepared {
+                Ok(fresh) => me.spares.lock().expect("spares lock").push(fresh),
+                Err(e) => tracing::warn!("could not prepare a spare page: {e}"),
+            }
+        });
+    }
+
+    async fn dispose(&self, fresh: FreshPage) {
+        let disposed = tokio::time::timeout(SNAPSHOT_TIMEOUT, fresh.warm.browser.dispose_browser_context(fresh.context)).await;
+        if !matches!(disposed, Ok(Ok(()))) {
+            tracing::warn!("could not dispose a browser context; replacing the browser");
+            self.pool.discard(&fresh.warm).await;
+        }
     }
 }
 
@@ -245,49 +342,26 @@ impl Engine for ChromiumEngine {
             bytes,
             snapshot,
         };
-        if let Err(refusal) = net_guard::check(&job.url, self.allow_private).await {
+        if let Err(refusal) = net_guard::check(&job.url, self.inner.allow_private).await {
             return report(failed(format!("target refused: {refusal}")), 0, None);
         }
-        let warm = match self.pool.get().await {
-            Ok(warm) => warm,
-            Err(e) => return report(failed(e), 0, None),
+        let fresh = match tokio::time::timeout(job.timeout, self.inner.take()).await {
+            Ok(Ok(fresh)) => fresh,
+            Ok(Err(e)) => return report(failed(e), 0, None),
+            Err(_) => return report(failed(format!("timed out after {} s while opening the page", job.timeout.as_secs())), 0, None),
         };
-        warm.count_run();
-        let context = match warm.browser.create_browser_context(CreateBrowserContextParams::default()).await {
-            Ok(context) => context,
-            Err(e) => {
-                self.pool.discard(&warm).await;
-                return report(failed(format!("the browser failed: {e}")), 0, None);
-            }
+        fresh.warm.count_run();
+        let remaining = job.timeout.saturating_sub(started.elapsed());
+        let outcome = match tokio::time::timeout(remaining, execute(&fresh.page, &job, &fresh.refused_document)).await {
+            Ok(outcome) => outcome,
+            Err(_) => failed(format!("timed out after {} s", job.timeout.as_secs())),
         };
-        let refused_document = Arc::new(Mutex::new(None));
-        let prepared = async {
-            let page = Self::open_page(&warm, &context).await?;
-            guard_requests(&page, self.allow_private, refused_document.clone()).await?;
-            let bytes = count_bytes(&page).await?;
-            Ok::<_, String>((page, bytes))
+        let snap = match &outcome.result {
+            ScriptResult::Failed { .. } => Some(snapshot(&fresh.page, outcome.selector.clone()).await),
+            ScriptResult::Data { .. } => None,
         };
-        let (outcome, bytes, snap) = match tokio::time::timeout(job.timeout, prepared).await {
-            Err(_) => (failed(format!("timed out after {} s while opening the page", job.timeout.as_secs())), 0, None),
-            Ok(Err(e)) => (failed(e), 0, None),
-            Ok(Ok((page, bytes))) => {
-                let remaining = job.timeout.saturating_sub(started.elapsed());
-                let outcome = match tokio::time::timeout(remaining, execute(&page, &job, &refused_document)).await {
-                    Ok(outcome) => outcome,
-                    Err(_) => failed(format!("timed out after {} s", job.timeout.as_secs())),
-                };
-                let snap = match &outcome.result {
-                    ScriptResult::Failed { .. } => Some(snapshot(&page, outcome.selector.clone()).await),
-                    ScriptResult::Data { .. } => None,
-                };
-                (outcome, bytes.load(Ordering::Relaxed), snap)
-            }
-        };
-        let disposed = tokio::time::timeout(SNAPSHOT_TIMEOUT, warm.browser.dispose_browser_context(context)).await;
-        if !matches!(disposed, Ok(Ok(()))) {
-            tracing::warn!("could not dispose a browser context; replacing the browser");
-            self.pool.discard(&warm).await;
-        }
+        let bytes = fresh.bytes.load(Ordering::Relaxed);
+        self.inner.dispose(fresh).await;
         report(outcome, bytes, snap)
     }
 }

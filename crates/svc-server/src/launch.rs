@@ -59,6 +59,7 @@ impl App {
             chromium: svc_runner::browser::find_chromium(self.config.chromium.as_deref()),
             allow_private_networks: self.config.allow_private_networks,
             runs_per_browser: 200,
+            spare_pages: self.config.worker_concurrency.min(4),
         }))
     }
 

@@ -299,6 +299,7 @@ async fn a_run_whose_worker_died_is_retried_then_failed() {
         chromium: svc_runner::browser::find_chromium(None),
         allow_private_networks: true,
         runs_per_browser: 10,
+        spare_pages: 1,
     }));
     let worker = svc_runner::Worker::new(app.services.clone(), engine.clone(), "default", 1);
     let store = app.services.store.clone();
