@@ -30,6 +30,8 @@ pub struct WarmBrowser {
     pub browser: Browser,
     handler: JoinHandle<()>,
     runs: AtomicU64,
+    /// The browser process, for diagnostics and tests.
+    pub pid: Option<u32>,
     /// Set when the pool replaced this browser; it closes once unused.
     retired: std::sync::atomic::AtomicBool,
     _profile: tempfile::TempDir,
@@ -79,7 +81,8 @@ async fn launch(executable: &PathBuf) -> Result<WarmBrowser, String> {
         .request_timeout(Duration::from_secs(120))
         .viewport(None)
         .build()?;
-    let (browser, mut handler) = Browser::launch(config).await.map_err(|e| format!("cannot start Chromium: {e}"))?;
+    let (mut browser, mut handler) = Browser::launch(config).await.map_err(|e| format!("cannot start Chromium: {e}"))?;
+    let pid = browser.get_mut_child().and_then(|child| child.inner.id());
     let handler = tokio::spawn(async move {
         while let Some(event) = handler.next().await {
             if let Err(e) = event {
@@ -94,6 +97,7 @@ async fn launch(executable: &PathBuf) -> Result<WarmBrowser, String> {
         browser,
         handler,
         runs: AtomicU64::new(0),
+        pid,
         retired: std::sync::atomic::AtomicBool::new(false),
         _profile: profile,
     })
@@ -155,6 +159,11 @@ impl BrowserPool {
                 shut_down(old).await;
             }
         }
+    }
+
+    /// The process id of the current browser, if one runs.
+    pub async fn pid(&self) -> Option<u32> {
+        self.current.lock().await.as_ref().and_then(|warm| warm.pid)
     }
 
     pub async fn close(&self) {

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -20,7 +20,7 @@ use chromiumoxide::cdp::browser_protocol::fetch::{
     RequestStage,
 };
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
-use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, EventLoadingFinished, ResourceType};
+use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, EventDataReceived, EventLoadingFinished, ResourceType};
 use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, CreateIsolatedWorldParams};
 use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, CreateTargetParams};
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
@@ -37,6 +37,7 @@ use crate::script;
 
 const SNAPSHOT_HTML_MAX: usize = 512 * 1024;
 const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(5);
+const DISPOSE_TIMEOUT: Duration = Duration::from_secs(5);
 const PREPARE_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[derive(Clone, Debug)]
@@ -70,7 +71,7 @@ struct FreshPage {
     context: BrowserContextId,
     page: Page,
     refused_document: Arc<Mutex<Option<String>>>,
-    bytes: Arc<AtomicU64>,
+    bytes: Arc<Received>,
 }
 
 /// What one run saw, before it becomes a report.
@@ -94,6 +95,11 @@ impl ChromiumEngine {
                 preparing: std::sync::atomic::AtomicUsize::new(0),
             }),
         }
+    }
+
+    /// The process id of the current browser, if one runs.
+    pub async fn browser_pid(&self) -> Option<u32> {
+        self.inner.pool.pid().await
     }
 
     /// Disposes the spare pages and closes the browser.
@@ -131,7 +137,7 @@ impl Inner {
         match tokio::time::timeout(PREPARE_TIMEOUT, opened).await {
             Ok(Ok((page, bytes))) => Ok(FreshPage { warm, context, page, refused_document, bytes }),
             failure => {
-                let _ = tokio::time::timeout(SNAPSHOT_TIMEOUT, warm.browser.dispose_browser_context(context)).await;
+                let _ = tokio::time::timeout(DISPOSE_TIMEOUT, warm.browser.dispose_browser_context(context)).await;
                 Err(match failure {
                     Ok(Err(e)) => e,
                     _ => "timed out while opening a page".to_string(),
@@ -172,7 +178,7 @@ impl Inner {
     }
 
     async fn dispose(&self, fresh: FreshPage) {
-        let disposed = tokio::time::timeout(SNAPSHOT_TIMEOUT, fresh.warm.browser.dispose_browser_context(fresh.context)).await;
+        let disposed = tokio::time::timeout(DISPOSE_TIMEOUT, fresh.warm.browser.dispose_browser_context(fresh.context)).await;
         if !matches!(disposed, Ok(Ok(()))) {
             tracing::warn!("could not dispose a browser context; replacing the browser");
             self.pool.discard(&fresh.warm).await;
@@ -222,17 +228,43 @@ async fn guard_requests(page: &Page, allow_private: bool, refused_document: Arc<
     Ok(())
 }
 
-/// Sums the bytes the page received.
-async fn count_bytes(page: &Page) -> Result<Arc<AtomicU64>, String> {
+/// Bytes the page received, per request: chunks as they arrive
+/// (`Network.dataReceived`), replaced by the request's full encoded length
+/// (headers included) when it finishes. A body cut off by the timeout still
+/// counts what arrived.
+#[derive(Default)]
+struct Received(std::sync::Mutex<HashMap<String, u64>>);
+
+impl Received {
+    fn total(&self) -> u64 {
+        self.0.lock().expect("received lock").values().sum()
+    }
+}
+
+async fn count_bytes(page: &Page) -> Result<Arc<Received>, String> {
+    let mut chunks = page.event_listener::<EventDataReceived>().await.map_err(|e| e.to_string())?;
     let mut finished = page.event_listener::<EventLoadingFinished>().await.map_err(|e| e.to_string())?;
-    let bytes = Arc::new(AtomicU64::new(0));
-    let total = bytes.clone();
+    let received = Arc::new(Received::default());
+    let counter = received.clone();
     tokio::spawn(async move {
-        while let Some(event) = finished.next().await {
-            total.fetch_add(event.encoded_data_length.max(0.0) as u64, Ordering::Relaxed);
+        loop {
+            tokio::select! {
+                Some(chunk) = chunks.next() => {
+                    let mut map = counter.0.lock().expect("received lock");
+                    // With the network service, chunks often carry no encoded length.
+                    let bytes = if chunk.encoded_data_length > 0 { chunk.encoded_data_length } else { chunk.data_length };
+                    *map.entry(chunk.request_id.inner().clone()).or_default() += bytes.max(0) as u64;
+                }
+                Some(done) = finished.next() => {
+                    let mut map = counter.0.lock().expect("received lock");
+                    let total = map.entry(done.request_id.inner().clone()).or_default();
+                    *total = (*total).max(done.encoded_data_length.max(0.0) as u64);
+                }
+                else => break,
+            }
         }
     });
-    Ok(bytes)
+    Ok(received)
 }
 
 async fn execute(page: &Page, job: &RunJob, refused_document: &Mutex<Option<String>>) -> Outcome {
@@ -302,16 +334,16 @@ async fn execute(page: &Page, job: &RunJob, refused_document: &Mutex<Option<Stri
     }
 }
 
+/// The failing page's HTML and a screenshot, taken together within
+/// `SNAPSHOT_TIMEOUT` (a hung page yields nulls, not a longer run).
 async fn snapshot(page: &Page, selector: Option<String>) -> Value {
-    let html = tokio::time::timeout(
-        SNAPSHOT_TIMEOUT,
-        page.evaluate("document.documentElement ? document.documentElement.outerHTML : ''"),
-    )
-    .await
-    .ok()
-    .and_then(Result::ok)
-    .and_then(|r| r.into_value::<String>().ok())
-    .map(|mut html| {
+    let html = async {
+        // Cut in the page: a huge document must not cross the protocol whole.
+        let expression = format!(
+            "document.documentElement ? document.documentElement.outerHTML.slice(0, {SNAPSHOT_HTML_MAX}) : ''"
+        );
+        let html = page.evaluate(expression).await.ok()?;
+        let mut html = html.into_value::<String>().ok()?;
         if html.len() > SNAPSHOT_HTML_MAX {
             let mut cut = SNAPSHOT_HTML_MAX;
             while !html.is_char_boundary(cut) {
@@ -319,16 +351,15 @@ async fn snapshot(page: &Page, selector: Option<String>) -> Value {
             }
             html.truncate(cut);
         }
-        html
-    });
-    let screenshot = tokio::time::timeout(
-        SNAPSHOT_TIMEOUT,
-        page.screenshot(ScreenshotParams::builder().format(CaptureScreenshotFormat::Png).build()),
-    )
-    .await
-    .ok()
-    .and_then(Result::ok)
-    .map(|png| base64::engine::general_purpose::STANDARD.encode(png));
+        Some(html)
+    };
+    let screenshot = async {
+        let png = page.screenshot(ScreenshotParams::builder().format(CaptureScreenshotFormat::Png).build()).await.ok()?;
+        Some(base64::engine::general_purpose::STANDARD.encode(png))
+    };
+    let (html, screenshot) =
+        tokio::join!(tokio::time::timeout(SNAPSHOT_TIMEOUT, html), tokio::time::timeout(SNAPSHOT_TIMEOUT, screenshot));
+    let (html, screenshot) = (html.ok().flatten(), screenshot.ok().flatten());
     json!({ "html": html, "selector": selector, "screenshot": screenshot })
 }
 
@@ -336,19 +367,22 @@ async fn snapshot(page: &Page, selector: Option<String>) -> Value {
 impl Engine for ChromiumEngine {
     async fn run(&self, job: RunJob) -> EngineReport {
         let started = Instant::now();
-        let report = |outcome: Outcome, bytes: u64, snapshot: Option<Value>| EngineReport {
+        let report = |outcome: Outcome, duration: Duration, bytes: u64, snapshot: Option<Value>| EngineReport {
             result: outcome.result,
-            duration_ms: started.elapsed().as_millis() as i64,
+            duration_ms: duration.as_millis() as i64,
             bytes,
             snapshot,
         };
         if let Err(refusal) = net_guard::check(&job.url, self.inner.allow_private).await {
-            return report(failed(format!("target refused: {refusal}")), 0, None);
+            return report(failed(format!("target refused: {refusal}")), started.elapsed(), 0, None);
         }
         let fresh = match tokio::time::timeout(job.timeout, self.inner.take()).await {
             Ok(Ok(fresh)) => fresh,
-            Ok(Err(e)) => return report(failed(e), 0, None),
-            Err(_) => return report(failed(format!("timed out after {} s while opening the page", job.timeout.as_secs())), 0, None),
+            Ok(Err(e)) => return report(failed(e), started.elapsed(), 0, None),
+            Err(_) => {
+                let message = format!("timed out after {} s while opening the page", job.timeout.as_secs());
+                return report(failed(message), started.elapsed(), 0, None);
+            }
         };
         fresh.warm.count_run();
         let remaining = job.timeout.saturating_sub(started.elapsed());
@@ -356,12 +390,14 @@ impl Engine for ChromiumEngine {
             Ok(outcome) => outcome,
             Err(_) => failed(format!("timed out after {} s", job.timeout.as_secs())),
         };
+        // The run's time ends here; the snapshot and clean-up are not part of it.
+        let duration = started.elapsed();
         let snap = match &outcome.result {
             ScriptResult::Failed { .. } => Some(snapshot(&fresh.page, outcome.selector.clone()).await),
             ScriptResult::Data { .. } => None,
         };
-        let bytes = fresh.bytes.load(Ordering::Relaxed);
+        let bytes = fresh.bytes.total();
         self.inner.dispose(fresh).await;
-        report(outcome, bytes, snap)
+        report(outcome, duration, bytes, snap)
     }
 }
