@@ -346,3 +346,65 @@ async fn a_run_whose_worker_died_is_retried_then_failed() {
     let _ = ObjectId::new();
     engine.close().await;
 }
+
+fn process_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // A zombie (state Z) still has an entry: not gone.
+        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('X')),
+    }
+}
+
+async fn wait_gone(pid: u32) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while !process_gone(pid) {
+        assert!(tokio::time::Instant::now() < deadline, "chromium {pid} is still there (or a zombie)");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The engine survives its browser being killed, and leaves no process
+/// (nor zombie) behind, neither the killed one nor the one it closes.
+#[tokio::test]
+async fn chromium_is_replaced_after_a_crash_and_leaves_no_process() {
+    use svc_service::engine::{Engine, RunJob};
+    use svc_service::run_outcome::ScriptResult;
+
+    let site = fixture::start().await;
+    let engine = svc_runner::ChromiumEngine::new(svc_runner::EngineConfig {
+        chromium: svc_runner::browser::find_chromium(None),
+        allow_private_networks: true,
+        runs_per_browser: 100,
+        spare_pages: 1,
+    });
+    let job = || RunJob {
+        history_id: ObjectId::new().to_string(),
+        url: format!("{}/items/3", site.base),
+        script: "returnData([...document.querySelectorAll('li')].map(li => li.textContent))".into(),
+        param: None,
+        params: vec![],
+        triggered_by: "user",
+        timeout: Duration::from_secs(20),
+    };
+    let first = engine.run(job()).await;
+    assert!(matches!(first.result, ScriptResult::Data { length: 3, .. }), "{first:?}");
+    let pid = engine.browser_pid().await.expect("a browser runs");
+    let killed = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap();
+    assert!(killed.success());
+
+    // A run caught by the crash may end as an error; the engine then starts a new browser.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let report = engine.run(job()).await;
+        if matches!(report.result, ScriptResult::Data { length: 3, .. }) {
+            break;
+        }
+        assert!(matches!(report.result, ScriptResult::Failed { .. }));
+        assert!(tokio::time::Instant::now() < deadline, "no successful run after the crash: {report:?}");
+    }
+    let second = engine.browser_pid().await.expect("a new browser runs");
+    assert_ne!(second, pid);
+    wait_gone(pid).await;
+    engine.close().await;
+    wait_gone(second).await;
+}
