@@ -848,6 +848,83 @@ async fn activities_newest_first(store: Arc<dyn Store>) {
 // One test per engine for each of the functions above
 // ---------------------------------------------------------------------------
 
+/// Concurrent claimers never get the same run; each claim is honoured once;
+/// runs are taken only by workers serving one of the scrap's containers.
+async fn run_queue_claims(store: Arc<dyn Store>) {
+    let (_, user) = account(&store, "queue@example.com").await;
+    let s = scrap(&user, "Queued", now());
+    insert_scrap(&store, &s).await;
+    let mut queued = BTreeSet::new();
+    for i in 0..20 {
+        let row = history(&s, now() + Duration::milliseconds(i));
+        let param = ParamSet { key: "k".into(), value: json!(i) };
+        let log = activity(s.organization_id, s.id, "run.triggered", now());
+        store.enqueue_run(&row, &["default".to_string(), "eu-1".to_string()], Some(&param), &log).await.unwrap();
+        queued.insert(row.id);
+    }
+    let lease = now() + Duration::minutes(5);
+    assert!(store.claim_run("other", "w-x", lease).await.unwrap().is_none(), "no run for another container");
+    assert!(store.claim_run("eu", "w-x", lease).await.unwrap().is_none(), "container ids match whole");
+
+    let mut tasks = Vec::new();
+    for w in 0..8 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut mine = Vec::new();
+            let container = if w % 2 == 0 { "default" } else { "eu-1" };
+            while let Some(claim) = store.claim_run(container, &format!("w-{w}"), lease).await.unwrap() {
+                assert_eq!(claim.attempts, 1);
+                assert_eq!(claim.worker_id, format!("w-{w}"));
+                mine.push(claim);
+            }
+            mine
+        }));
+    }
+    let mut claims = Vec::new();
+    for t in tasks {
+        claims.extend(t.await.unwrap());
+    }
+    let claimed: BTreeSet<ObjectId> = claims.iter().map(|c| c.history_id).collect();
+    assert_eq!(claims.len(), 20, "every run claimed exactly once");
+    assert_eq!(claimed, queued);
+    assert!(claims.iter().all(|c| c.param.is_some()));
+
+    // Finishing: once per claim; a lost claim writes nothing.
+    let claim = &claims[0];
+    let mut done = store.history_row(s.organization_id, claim.history_id).await.unwrap().unwrap();
+    done.status_detail = Some(StatusDetail::Success);
+    done.data = "[1]".into();
+    done.length = 1;
+    done.finished_at = Some(now());
+    let before = store.organization(s.organization_id).await.unwrap().unwrap().balance;
+    let log = activity(s.organization_id, s.id, "run.finished", now());
+    assert!(store.finish_run(claim, &done, 3, &log).await.unwrap());
+    assert!(!store.finish_run(claim, &done, 3, &log).await.unwrap(), "a claim finishes once");
+    let mut stranger = claims[1].clone();
+    stranger.worker_id = "someone-else".into();
+    assert!(!store.finish_run(&stranger, &done, 3, &log).await.unwrap());
+    assert_eq!(store.organization(s.organization_id).await.unwrap().unwrap().balance, before - 3);
+    let stored = store.history_row(s.organization_id, claim.history_id).await.unwrap().unwrap();
+    assert_eq!(stored.status_detail, Some(StatusDetail::Success));
+    assert_eq!(store.last_success(s.organization_id, s.id).await.unwrap().unwrap().id, claim.history_id);
+
+    // Expired leases: requeued while attempts remain, then failed.
+    let gone = now() + Duration::hours(1);
+    let expired = store.expire_leases(gone, 2, "lost").await.unwrap();
+    assert_eq!(expired.requeued.len(), 19);
+    assert!(expired.failed.is_empty());
+    let retried = store.history_row(s.organization_id, claims[1].history_id).await.unwrap().unwrap();
+    assert_eq!(retried.retries, 1);
+    let again = store.claim_run("default", "w-again", now() - Duration::seconds(1)).await.unwrap().unwrap();
+    assert_eq!(again.attempts, 2);
+    let expired = store.expire_leases(now(), 2, "lost").await.unwrap();
+    assert_eq!(expired.failed, vec![(s.organization_id, s.id, again.history_id)]);
+    let failed = store.history_row(s.organization_id, again.history_id).await.unwrap().unwrap();
+    assert_eq!(failed.status_detail, Some(StatusDetail::Error));
+    assert_eq!(failed.error.as_deref(), Some("lost"));
+    assert_eq!(failed.retries, 1);
+}
+
 macro_rules! storage_tests {
     ($($name:ident),+ $(,)?) => {
         mod sqlite {
@@ -898,4 +975,5 @@ storage_tests!(
     delete_scrap_removes_history_keeps_activities,
     api_keys,
     activities_newest_first,
+    run_queue_claims,
 );
