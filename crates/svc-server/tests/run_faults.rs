@@ -240,11 +240,10 @@ async fn a_body_cut_off_by_the_timeout_is_metered_by_what_arrived() {
     let huge = scrap(&app, &alice, "huge", &format!("{}/huge", site.base), ITEMS).await;
     let row = run(&app, &alice, &huge).await;
     assert_eq!(row["statusDetail"], "error", "{}", brief(&row));
-    // The snapshot shows markup the browser must have received.
-    let shown = row["errorSnapshot"]["html"].as_str().map_or(0, str::len) as u64;
-    assert!(shown > 0, "the snapshot shows the streamed markup: {}", brief(&row));
+    // The fixture streams 64 KiB chunks, the first at once: at least one
+    // whole chunk arrived before the timeout, though the body never ended.
     let bytes = row["costs"]["bytes"].as_u64().unwrap_or(0);
-    assert!(bytes >= shown, "costs.bytes {bytes} should count at least the {shown} bytes of markup shown: {}", brief(&row));
+    assert!(bytes > 64 * 1024, "costs.bytes {bytes} should count the streamed chunks: {}", brief(&row));
 }
 
 /// Case 10: a missing selector. A platform admin sees the snapshot (page
