@@ -11,6 +11,6 @@ SVC_TEST_POSTGRES_URL="$(bash scripts/start-test-postgres.sh)"
 export SVC_TEST_POSTGRES_URL
 
 echo "== all tests (HTTP suites on SQLite; storage suite on SQLite and PostgreSQL)" >&2
-cargo test --workspace --locked
+cargo test --workspace --locked --no-fail-fast
 echo "== HTTP suites on PostgreSQL" >&2
-SVC_TEST_BACKEND=postgres cargo test --locked -p svc-server
+SVC_TEST_BACKEND=postgres cargo test --locked --no-fail-fast -p svc-server

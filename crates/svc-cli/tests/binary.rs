@@ -294,3 +294,125 @@ async fn admin_commands_change_plan_admin_role_and_balance() {
     assert_eq!(me["user"]["email"], email, "{me}");
     assert_eq!(server.terminate().code(), Some(0));
 }
+
+/// A one-page target site on a plain TCP listener (answers every request the same).
+fn target_site() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                use std::io::{Read, Write};
+                let mut buf = [0u8; 4096];
+                let _ = stream.read(&mut buf);
+                let body = "<!doctype html><html><body><ul><li>one</li><li>two</li></ul></body></html>";
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(response.as_bytes());
+            });
+        }
+    });
+    format!("http://{addr}/")
+}
+
+/// `svc worker --id ID` in its own process runs the runs queued for its
+/// container (here with `svc server`'s embedded worker switched off), and
+/// stops on SIGTERM.
+#[tokio::test]
+async fn a_separate_worker_process_runs_its_containers_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let database = sqlite_url(dir.path());
+    let target = target_site();
+    let mut server_cmd = svc(dir.path());
+    server_cmd
+        .env("SVC_DATABASE_URL", &database)
+        .env("SVC_LISTEN", "127.0.0.1:0")
+        .env("SVC_EMBEDDED_WORKER", "false")
+        .env("SVC_ALLOW_PRIVATE_NETWORKS", "true");
+    let mut server = Server::start(server_cmd);
+    let http = reqwest::Client::new();
+    let signup: Value = http
+        .post(format!("{}/api/auth/signup", server.base))
+        .json(&json!({"email": "w@example.com", "password": "password-123"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = signup["token"].as_str().unwrap().to_string();
+    let scrap: Value = http
+        .post(format!("{}/api/scraps", server.base))
+        .bearer_auth(&token)
+        .json(&json!({"title": "Remote", "url": target, "containers": ["EU-1"],
+            "request": "returnData([...document.querySelectorAll('li')].map(li => li.textContent))"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(scrap["containers"], json!(["eu-1"]), "{scrap}");
+    let sid = scrap["id"].as_str().unwrap();
+    let pending: Value = http
+        .post(format!("{}/api/scraps/worker/{sid}", server.base))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let hid = pending["historyId"].as_str().unwrap().to_string();
+
+    let mut worker_cmd = svc(dir.path());
+    worker_cmd
+        .env("SVC_DATABASE_URL", &database)
+        .env("SVC_ALLOW_PRIVATE_NETWORKS", "true")
+        .args(["worker", "--id", "eu-1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut worker = worker_cmd.spawn().expect("spawn svc worker");
+
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let row = loop {
+        let row: Value = http
+            .get(format!("{}/api/historys/{hid}", server.base))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if !row["status"].is_null() {
+            break row;
+        }
+        assert!(Instant::now() < deadline, "the worker did not finish the run: {row}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(row["statusDetail"], "success", "{row}");
+    assert_eq!(row["data"], "[\"one\",\"two\"]");
+
+    kill(worker.id(), "TERM");
+    let deadline = Instant::now() + SHUTDOWN;
+    let status = loop {
+        if let Some(status) = worker.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "svc worker did not stop on SIGTERM");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "{status:?}");
+    assert!(server.terminate().success());
+
+    let bad = run({
+        let mut c = svc(dir.path());
+        c.env("SVC_DATABASE_URL", &database).args(["worker", "--id", "bad id!"]);
+        c
+    });
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad.stderr));
+}
