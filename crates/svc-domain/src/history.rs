@@ -102,6 +102,38 @@ pub struct HistoryRow {
 }
 
 impl HistoryRow {
+    /// A run as its trigger records it: pending, no data yet.
+    pub fn pending(
+        scrap_id: ObjectId,
+        organization_id: ObjectId,
+        triggered_by: TriggeredBy,
+        proxy_tier: &str,
+        created_at: DateTime<Utc>,
+    ) -> Self {
+        HistoryRow {
+            id: ObjectId::new(),
+            scrap_id,
+            organization_id,
+            status_detail: None,
+            data: "[]".into(),
+            length: 0,
+            time_ms: None,
+            digest: None,
+            triggered_by,
+            run_type: RunType::ScrapRun,
+            proxy_tier: proxy_tier.to_string(),
+            costs: None,
+            meter: None,
+            fix_version_id: None,
+            fixed_at: None,
+            error_snapshot: None,
+            retries: 0,
+            error: None,
+            created_at,
+            finished_at: None,
+        }
+    }
+
     /// `status` of the public shape: null while pending, then true for success only.
     pub fn status(&self) -> Option<bool> {
         self.status_detail.map(StatusDetail::is_success)

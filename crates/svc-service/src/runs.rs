@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use svc_domain::ObjectId;
-use svc_domain::history::{HistoryRow, RunType, StatusDetail, TriggeredBy};
+use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::Scrap;
 pub use svc_storage::{ClaimedRun, ExpiredLeases};
@@ -86,29 +86,8 @@ impl RunService {
         param: Option<svc_domain::scrap::ParamSet>,
         actor: String,
     ) -> Result<HistoryRow> {
-        let now = Utc::now();
-        let row = HistoryRow {
-            id: ObjectId::new(),
-            scrap_id: scrap.id,
-            organization_id: scrap.organization_id,
-            status_detail: None,
-            data: "[]".into(),
-            length: 0,
-            time_ms: None,
-            digest: None,
-            triggered_by,
-            run_type: RunType::ScrapRun,
-            proxy_tier: scrap.proxy_tier.clone().unwrap_or_else(|| "tier0".into()),
-            costs: None,
-            meter: None,
-            fix_version_id: None,
-            fixed_at: None,
-            error_snapshot: None,
-            retries: 0,
-            error: None,
-            created_at: now,
-            finished_at: None,
-        };
+        let proxy_tier = scrap.proxy_tier.as_deref().unwrap_or("tier0");
+        let row = HistoryRow::pending(scrap.id, scrap.organization_id, triggered_by, proxy_tier, Utc::now());
         let mut log = activity(scrap.organization_id, scrap.id, "run.triggered", actor, format!("Run triggered ({})", triggered_by.as_str()));
         log.history_id = Some(row.id);
         self.store.enqueue_run(&row, &scrap.containers, param.as_ref(), &log).await?;

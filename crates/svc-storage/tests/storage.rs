@@ -141,28 +141,7 @@ fn activity(org: ObjectId, scrap: ObjectId, kind: &str, at: DateTime<Utc>) -> Ac
 
 /// A pending run of `scrap`.
 fn history(scrap: &Scrap, created_at: DateTime<Utc>) -> HistoryRow {
-    HistoryRow {
-        id: ObjectId::new(),
-        scrap_id: scrap.id,
-        organization_id: scrap.organization_id,
-        status_detail: None,
-        data: "[]".into(),
-        length: 0,
-        time_ms: None,
-        digest: None,
-        triggered_by: TriggeredBy::Cron,
-        run_type: RunType::ScrapRun,
-        proxy_tier: "tier0".into(),
-        costs: None,
-        meter: None,
-        fix_version_id: None,
-        fixed_at: None,
-        error_snapshot: None,
-        retries: 0,
-        error: None,
-        created_at,
-        finished_at: None,
-    }
+    HistoryRow::pending(scrap.id, scrap.organization_id, TriggeredBy::Cron, "tier0", created_at)
 }
 
 /// A finished run with every field filled.

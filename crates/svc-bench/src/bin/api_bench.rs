@@ -14,7 +14,7 @@ use chrono::Utc;
 use clap::Parser;
 use serde_json::{Value, json};
 use svc_domain::ObjectId;
-use svc_domain::history::{HistoryRow, RunType, StatusDetail, TriggeredBy};
+use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
 use svc_server::{App, Config};
 use svc_storage::testing::TestDb;
 
@@ -88,28 +88,13 @@ async fn seed(base: &str, store: &dyn svc_storage::Store) -> Result<(String, Str
     let scrap_id = scrap["id"].as_str().context("scrap id")?.to_string();
     // A scrap with a full history, so that the `history` id list is real work.
     for _ in 0..60 {
-        let row = HistoryRow {
-            id: ObjectId::new(),
-            scrap_id: ObjectId::parse(&scrap_id).context("id")?,
-            organization_id: org,
-            status_detail: Some(StatusDetail::Success),
-            data: "[1]".into(),
-            length: 1,
-            time_ms: Some(300),
-            digest: None,
-            triggered_by: TriggeredBy::Cron,
-            run_type: RunType::ScrapRun,
-            proxy_tier: "tier0".into(),
-            costs: None,
-            meter: None,
-            fix_version_id: None,
-            fixed_at: None,
-            error_snapshot: None,
-            retries: 0,
-            error: None,
-            created_at: Utc::now(),
-            finished_at: Some(Utc::now()),
-        };
+        let scrap = ObjectId::parse(&scrap_id).context("id")?;
+        let mut row = HistoryRow::pending(scrap, org, TriggeredBy::Cron, "tier0", Utc::now());
+        row.status_detail = Some(StatusDetail::Success);
+        row.data = "[1]".into();
+        row.length = 1;
+        row.time_ms = Some(300);
+        row.finished_at = Some(Utc::now());
         store.insert_history(&row).await?;
     }
     let key: Value = http

@@ -11,7 +11,7 @@ use chrono::Utc;
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
 use svc_domain::ObjectId;
-use svc_domain::history::{HistoryRow, RunType, StatusDetail, TriggeredBy};
+use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
 use svc_server::{App, Config};
 use svc_service::Services;
 use svc_storage::testing::TestDb;
@@ -145,28 +145,15 @@ impl TestApp {
 
     /// Stores a finished run of `scrap`, as the run workers will.
     pub async fn insert_run(&self, account: &Account, scrap: &str, detail: Option<StatusDetail>) -> HistoryRow {
-        let row = HistoryRow {
-            id: ObjectId::new(),
-            scrap_id: ObjectId::parse(scrap).unwrap(),
-            organization_id: account.org(),
-            status_detail: detail,
-            data: "[{\"n\":1}]".into(),
-            length: 1,
-            time_ms: Some(120),
-            digest: None,
-            triggered_by: TriggeredBy::Api,
-            run_type: RunType::ScrapRun,
-            proxy_tier: "tier0".into(),
-            costs: Some(json!({"proxy": 0, "captcha": 0, "ai": 0, "fixAi": 0, "total": 0, "priced": true, "bytes": 2048, "bytesSource": "cdp", "provider": null, "model": null})),
-            meter: Some(json!({"units": 1, "ratioVersion": 1, "breakdown": {"base": 1}})),
-            fix_version_id: None,
-            fixed_at: None,
-            error_snapshot: Some(json!({"html": "<html></html>", "selector": null, "screenshot": null})),
-            retries: 0,
-            error: None,
-            created_at: Utc::now(),
-            finished_at: Some(Utc::now()),
-        };
+        let mut row = HistoryRow::pending(ObjectId::parse(scrap).unwrap(), account.org(), TriggeredBy::Api, "tier0", Utc::now());
+        row.status_detail = detail;
+        row.data = "[{\"n\":1}]".into();
+        row.length = 1;
+        row.time_ms = Some(120);
+        row.costs = Some(json!({"proxy": 0, "captcha": 0, "ai": 0, "fixAi": 0, "total": 0, "priced": true, "bytes": 2048, "bytesSource": "cdp", "provider": null, "model": null}));
+        row.meter = Some(json!({"units": 1, "ratioVersion": 1, "breakdown": {"base": 1}}));
+        row.error_snapshot = Some(json!({"html": "<html></html>", "selector": null, "screenshot": null}));
+        row.finished_at = Some(Utc::now());
         self.services.store.insert_history(&row).await.unwrap();
         row
     }
