@@ -22,6 +22,7 @@ pub mod password;
 pub mod principal;
 pub mod run_outcome;
 pub mod runs;
+pub mod schedule;
 pub mod scrap_input;
 pub mod scraps;
 pub mod services;

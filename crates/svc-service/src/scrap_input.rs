@@ -7,13 +7,13 @@ use std::time::Duration;
 
 use chrono::Utc;
 use croner::Cron;
-use croner::parser::{CronParser, Seconds, Year};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 use svc_domain::scrap::{EmailFormat, PROXY_TIERS, ParamSet, SCRAPPERS, Scrap};
 
 use crate::ServiceError;
 use crate::accounts::is_email;
+use crate::schedule;
 
 /// `Some(None)` for an explicit `null`, `None` when the field is absent.
 fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
@@ -182,28 +182,21 @@ fn email_field(field: &str, value: &Option<String>) -> Result<(), ServiceError> 
     }
 }
 
-/// Checks a cron expression (five fields or an `@` alias) and how often it fires.
+/// Checks a cron expression (five fields, six with seconds, or an `@`
+/// alias) and how often it fires.
 pub fn check_cron(expr: &str, timezone: chrono_tz::Tz, min_interval: Duration) -> Result<Cron, ServiceError> {
-    let cron = CronParser::builder()
-        .seconds(Seconds::Disallowed)
-        .year(Year::Disallowed)
-        .build()
-        .parse(expr)
-        .map_err(|e| ServiceError::validation("cron", format!("invalid cron expression: {e}")))?;
-    let start = Utc::now().with_timezone(&timezone);
-    let mut times = cron.iter_after(start).take(6);
-    let Some(mut previous) = times.next() else {
+    let cron = schedule::parse(expr).map_err(|e| ServiceError::validation("cron", e))?;
+    let now = Utc::now();
+    if schedule::next_fire(&cron, timezone, now).is_none() {
         return Err(ServiceError::validation("cron", "the expression never fires"));
-    };
-    for next in times {
-        let gap = (next.clone() - previous.clone()).to_std().unwrap_or_default();
-        if gap < min_interval {
-            return Err(ServiceError::validation(
-                "cron",
-                format!("fires more often than once every {} seconds", min_interval.as_secs()),
-            ));
-        }
-        previous = next;
+    }
+    if let Some(gap) = schedule::shortest_gap(&cron, timezone, now, 6)
+        && gap < min_interval
+    {
+        return Err(ServiceError::validation(
+            "cron",
+            format!("fires more often than once every {} seconds", min_interval.as_secs()),
+        ));
     }
     Ok(cron)
 }
@@ -282,7 +275,9 @@ mod tests {
         assert!(check_cron("*/5 * * * *", utc, minute).is_ok());
         assert!(check_cron("@hourly", utc, minute).is_ok());
         assert!(check_cron("0 9 * * MON-FRI", chrono_tz::Europe::Paris, minute).is_ok());
-        assert!(check_cron("* * * * * *", utc, minute).is_err(), "seconds are refused");
+        assert!(check_cron("* * * * * *", utc, minute).is_err(), "every second is too often");
+        assert!(check_cron("0 * * * * *", utc, minute).is_ok(), "six fields, once a minute");
+        assert!(check_cron("*/10 * * * * *", utc, Duration::from_secs(10)).is_ok());
         assert!(check_cron("61 * * * *", utc, minute).is_err());
         assert!(check_cron("not a cron", utc, minute).is_err());
         assert!(check_cron("* * * * *", utc, Duration::from_secs(300)).is_err(), "too frequent");
