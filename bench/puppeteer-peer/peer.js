@@ -12,6 +12,7 @@
 //
 //   npm install            # puppeteer-core only; it downloads no browser
 //   node peer.js --url http://127.0.0.1:PORT/items --sequential 20 --runs 200
+//   (optional: --concurrency 4 --warmup 3 --chromium /usr/bin/chromium --disableFeatures A,B)
 'use strict';
 
 const fs = require('fs');
@@ -31,6 +32,8 @@ function parseArgs(argv) {
     warmup: 3,
     chromium: '/usr/bin/chromium',
     expected: EXPECTED_LENGTH,
+    // Extra Chromium features to disable (puppeteer merges them with its own).
+    disableFeatures: '',
   };
   for (let i = 0; i < argv.length; i++) {
     const key = argv[i].replace(/^--/, '');
@@ -92,6 +95,7 @@ async function main() {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...(opts.disableFeatures ? [`--disable-features=${opts.disableFeatures}`] : []),
     ],
   });
   const out = { engine: 'puppeteer-core', puppeteerVersion: require('puppeteer-core/package.json').version };

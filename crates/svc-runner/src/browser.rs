@@ -12,18 +12,45 @@ use futures::StreamExt;
 use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
-/// Flags for a headless browser on a machine without internet access or a GPU.
-const ARGS: &[&str] = &[
-    "disable-gpu",
-    "disable-quic",
-    "no-first-run",
+/// Every flag Chromium is started with. chromiumoxide's own defaults are
+/// switched off and restated here so that there is exactly one
+/// `--disable-features` (Chromium honours only the last one, and
+/// chromiumoxide emits flags in no fixed order).
+///
+/// The features switched off cost a run without helping it (measured in
+/// docs/benchmarks.md): every new context opens a hidden window whose
+/// omnibox popup starts a renderer, and a spare renderer is kept for a next
+/// navigation that a one-shot context never makes.
+pub const ARGS: &[&str] = &[
+    // chromiumoxide's defaults (without its own --disable-features).
     "disable-background-networking",
-    "disable-component-update",
-    "disable-sync",
+    "enable-features=NetworkService,NetworkServiceInProcess",
+    "disable-background-timer-throttling",
+    "disable-backgrounding-occluded-windows",
+    "disable-breakpad",
+    "disable-client-side-phishing-detection",
+    "disable-component-extensions-with-background-pages",
     "disable-default-apps",
     "disable-dev-shm-usage",
-    "disable-features=Translate,MediaRouter,OptimizationHints",
+    "disable-hang-monitor",
+    "disable-ipc-flooding-protection",
+    "disable-popup-blocking",
+    "disable-prompt-on-repost",
+    "disable-renderer-backgrounding",
+    "disable-sync",
+    "force-color-profile=srgb",
+    "metrics-recording-only",
+    "no-first-run",
+    "enable-automation",
+    "password-store=basic",
+    "use-mock-keychain",
+    "lang=en_US",
+    // For a machine without internet access or a GPU.
+    "disable-gpu",
+    "disable-quic",
+    "disable-component-update",
     "mute-audio",
+    "disable-features=TranslateUI,Translate,MediaRouter,OptimizationHints,WebUIOmniboxPopup,WebUIOmniboxAimPopup,SpareRendererForSitePerProcess",
 ];
 
 pub struct WarmBrowser {
@@ -76,6 +103,7 @@ async fn launch(executable: &PathBuf) -> Result<WarmBrowser, String> {
         .chrome_executable(executable)
         .no_sandbox()
         .user_data_dir(profile.path())
+        .disable_default_args()
         .args(ARGS.iter().copied())
         .launch_timeout(Duration::from_secs(30))
         .request_timeout(Duration::from_secs(120))
