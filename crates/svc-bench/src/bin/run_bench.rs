@@ -852,48 +852,6 @@ fn bench_peer(
 
 // ---------------------------------------------------------------- phase experiment
 
-/// The flags svc's engine launches Chromium with (crates/svc-runner/src/browser.rs).
-const SVC_ARGS: &[&str] = &[
-    "disable-gpu",
-    "disable-quic",
-    "no-first-run",
-    "disable-background-networking",
-    "disable-component-update",
-    "disable-sync",
-    "disable-default-apps",
-    "disable-dev-shm-usage",
-    "disable-features=Translate,MediaRouter,OptimizationHints",
-    "mute-audio",
-];
-
-/// chromiumoxide 0.9's default flags but its `disable-features=TranslateUI`
-/// (merged into svc's `disable-features` instead).
-const CHROMIUMOXIDE_DEFAULT_ARGS: &[&str] = &[
-    "disable-background-networking",
-    "enable-features=NetworkService,NetworkServiceInProcess",
-    "disable-background-timer-throttling",
-    "disable-backgrounding-occluded-windows",
-    "disable-breakpad",
-    "disable-client-side-phishing-detection",
-    "disable-component-extensions-with-background-pages",
-    "disable-default-apps",
-    "disable-dev-shm-usage",
-    "disable-hang-monitor",
-    "disable-ipc-flooding-protection",
-    "disable-popup-blocking",
-    "disable-prompt-on-repost",
-    "disable-renderer-backgrounding",
-    "disable-sync",
-    "force-color-profile=srgb",
-    "metrics-recording-only",
-    "no-first-run",
-    "enable-automation",
-    "password-store=basic",
-    "use-mock-keychain",
-    "enable-blink-features=IdleDetection",
-    "lang=en_US",
-];
-
 #[derive(Clone, Copy, PartialEq)]
 enum Interception {
     /// Every request paused and answered over DevTools (svc today).
@@ -1112,15 +1070,13 @@ async fn phase_experiment(args: &Args, fixture: &str, sampler: &Sampler) -> Resu
     for variant in variants {
         eprintln!("phase experiment: {}", variant.name);
         let profile = tempfile::Builder::new().prefix("run-bench-chromium-").tempdir()?;
-        // chromiumoxide passes its default flags and svc's in a random order,
-        // and Chromium honours only the last `--disable-features`: here its
-        // defaults are given explicitly and all disabled features merged
-        // into one flag, so that every launch gets the same features.
+        // svc's own flags (chromiumoxide's defaults restated, one merged
+        // `--disable-features`), with the variant's features added to it.
         let args_for =
-            CHROMIUMOXIDE_DEFAULT_ARGS.iter().chain(SVC_ARGS).map(|a| match a.strip_prefix("disable-features=") {
+            svc_runner::browser::ARGS.iter().map(|a| match a.strip_prefix("disable-features=") {
                 Some(features) => match variant.disable_features {
-                    Some(extra) => format!("disable-features=TranslateUI,{features},{extra}"),
-                    None => format!("disable-features=TranslateUI,{features}"),
+                    Some(extra) => format!("disable-features={features},{extra}"),
+                    None => format!("disable-features={features}"),
                 },
                 None => a.to_string(),
             });
