@@ -65,7 +65,7 @@ pub struct WarmBrowser {
 }
 
 impl WarmBrowser {
-    fn is_alive(&self) -> bool {
+    pub fn is_alive(&self) -> bool {
         !self.handler.is_finished()
     }
 
@@ -131,22 +131,32 @@ async fn launch(executable: &PathBuf) -> Result<WarmBrowser, String> {
     })
 }
 
+/// Closes a browser and reaps its process. A browser still held (by a run
+/// or a spare page) is closed in the background as soon as its last holder
+/// lets go, so that its process never lingers as a zombie.
 async fn shut_down(warm: Arc<WarmBrowser>) {
     warm.retired.store(true, Ordering::Relaxed);
-    match Arc::try_unwrap(warm) {
-        Ok(mut warm) => {
-            let _ = tokio::time::timeout(Duration::from_secs(5), warm.browser.close()).await;
-            if tokio::time::timeout(Duration::from_secs(5), warm.browser.wait()).await.is_err() {
-                let _ = warm.browser.kill().await;
-            }
-            warm.handler.abort();
+    if Arc::strong_count(&warm) == 1 {
+        close_when_free(warm).await;
+    } else {
+        tokio::spawn(close_when_free(warm));
+    }
+}
+
+async fn close_when_free(held: Arc<WarmBrowser>) {
+    // Runs end within their timeout; by then every holder is gone.
+    for _ in 0..1200 {
+        if Arc::strong_count(&held) == 1 {
+            break;
         }
-        Err(still_used) => {
-            // A run (or a spare page) still holds it. The process is killed
-            // when the last holder drops it (chromiumoxide sets
-            // kill_on_drop) and reaped by the runtime.
-            drop(still_used);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    if let Ok(mut warm) = Arc::try_unwrap(held) {
+        let _ = tokio::time::timeout(Duration::from_secs(5), warm.browser.close()).await;
+        if tokio::time::timeout(Duration::from_secs(5), warm.browser.wait()).await.is_err() {
+            let _ = warm.browser.kill().await;
         }
+        warm.handler.abort();
     }
 }
 

@@ -62,6 +62,8 @@ struct Inner {
     spare_target: usize,
     spares: std::sync::Mutex<Vec<FreshPage>>,
     preparing: std::sync::atomic::AtomicUsize,
+    /// Set by `close`: no more spares are prepared or kept.
+    closed: std::sync::atomic::AtomicBool,
 }
 
 /// A new browser context with one blank page, guarded and metered: used by
@@ -93,6 +95,7 @@ impl ChromiumEngine {
                 spare_target: config.spare_pages,
                 spares: std::sync::Mutex::new(Vec::new()),
                 preparing: std::sync::atomic::AtomicUsize::new(0),
+                closed: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -104,6 +107,11 @@ impl ChromiumEngine {
 
     /// Disposes the spare pages and closes the browser.
     pub async fn close(&self) {
+        self.inner.closed.store(true, Ordering::Relaxed);
+        // Let spares being prepared finish, so that none outlives the browser.
+        while self.inner.preparing.load(Ordering::Relaxed) > 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         let spares = std::mem::take(&mut *self.inner.spares.lock().expect("spares lock"));
         for spare in spares {
             self.inner.dispose(spare).await;
@@ -148,36 +156,45 @@ impl Inner {
 
     /// A spare page if one is ready, else a new one; starts preparing a replacement.
     async fn take(self: &Arc<Self>) -> Result<FreshPage, String> {
-        let spare = self.spares.lock().expect("spares lock").pop();
-        self.refill();
-        match spare {
-            Some(spare) if !spare.warm.is_retired() => Ok(spare),
-            Some(stale) => {
-                self.dispose(stale).await;
-                self.prepare().await
+        loop {
+            let spare = self.spares.lock().expect("spares lock").pop();
+            match spare {
+                Some(spare) if !spare.warm.is_retired() => {
+                    self.refill();
+                    return Ok(spare);
+                }
+                // From a browser that died or was replaced: let it go.
+                Some(stale) => self.dispose(stale).await,
+                None => {
+                    self.refill();
+                    return self.prepare().await;
+                }
             }
-            None => self.prepare().await,
         }
     }
 
     fn refill(self: &Arc<Self>) {
         let have = self.spares.lock().expect("spares lock").len() + self.preparing.load(Ordering::Relaxed);
-        if have >= self.spare_target {
+        if have >= self.spare_target || self.closed.load(Ordering::Relaxed) {
             return;
         }
         self.preparing.fetch_add(1, Ordering::Relaxed);
         let me = self.clone();
         tokio::spawn(async move {
             let prepared = me.prepare().await;
-            me.preparing.fetch_sub(1, Ordering::Relaxed);
             match prepared {
+                Ok(fresh) if me.closed.load(Ordering::Relaxed) => me.dispose(fresh).await,
                 Ok(fresh) => me.spares.lock().expect("spares lock").push(fresh),
                 Err(e) => tracing::warn!("could not prepare a spare page: {e}"),
             }
+            me.preparing.fetch_sub(1, Ordering::Relaxed);
         });
     }
 
     async fn dispose(&self, fresh: FreshPage) {
+        if !fresh.warm.is_alive() {
+            return;
+        }
         let disposed = tokio::time::timeout(DISPOSE_TIMEOUT, fresh.warm.browser.dispose_browser_context(fresh.context)).await;
         if !matches!(disposed, Ok(Ok(()))) {
             tracing::warn!("could not dispose a browser context; replacing the browser");

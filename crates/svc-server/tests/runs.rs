@@ -355,10 +355,10 @@ fn process_gone(pid: u32) -> bool {
     }
 }
 
-async fn wait_gone(pid: u32) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+async fn wait_gone(pid: u32, what: &str) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     while !process_gone(pid) {
-        assert!(tokio::time::Instant::now() < deadline, "chromium {pid} is still there (or a zombie)");
+        assert!(tokio::time::Instant::now() < deadline, "{what} chromium {pid} is still there (or a zombie)");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -404,7 +404,7 @@ async fn chromium_is_replaced_after_a_crash_and_leaves_no_process() {
     }
     let second = engine.browser_pid().await.expect("a new browser runs");
     assert_ne!(second, pid);
-    wait_gone(pid).await;
+    wait_gone(pid, "the killed").await;
     engine.close().await;
-    wait_gone(second).await;
+    wait_gone(second, "the closed").await;
 }
