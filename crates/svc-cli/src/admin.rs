@@ -3,7 +3,7 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 use svc_domain::plan::Plan;
-use svc_server::{App, Config};
+use crate::startup;
 
 #[derive(Subcommand)]
 pub(crate) enum AdminCommand {
@@ -29,19 +29,13 @@ pub(crate) enum AdminCommand {
 }
 
 pub(crate) async fn run(file: Option<&Path>, command: AdminCommand) -> ExitCode {
-    let config = match Config::from_env(file) {
+    let config = match startup::config(file) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("svc: configuration error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
-    let app = match App::build(config).await {
+    let app = match startup::app(config).await {
         Ok(app) => app,
-        Err(e) => {
-            eprintln!("svc: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     let admin = &app.services().admin;
     let outcome = match &command {

@@ -3,6 +3,7 @@
 
 mod admin;
 mod server;
+mod startup;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

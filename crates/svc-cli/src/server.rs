@@ -1,7 +1,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use svc_server::{App, Config};
+use crate::startup;
 use tokio::net::TcpListener;
 
 /// Resolves on SIGINT or SIGTERM.
@@ -28,12 +28,9 @@ pub(crate) async fn shutdown_signal() {
 }
 
 pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
-    let config = match Config::from_env(file) {
+    let config = match startup::config(file) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("svc: configuration error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let listener = match TcpListener::bind(config.listen).await {
         Ok(l) => l,
@@ -42,12 +39,9 @@ pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let app = match App::build(config).await {
+    let app = match startup::app(config).await {
         Ok(app) => app,
-        Err(e) => {
-            eprintln!("svc: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     match listener.local_addr() {
         Ok(addr) => eprintln!("svc: listening on http://{addr} (database: {})", app.services().store.backend()),
@@ -63,12 +57,9 @@ pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
 }
 
 pub(crate) async fn work(file: Option<&Path>, container: &str) -> ExitCode {
-    let config = match Config::from_env(file) {
+    let config = match startup::config(file) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("svc: configuration error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let valid = !container.is_empty()
         && container.len() <= 64
@@ -77,12 +68,9 @@ pub(crate) async fn work(file: Option<&Path>, container: &str) -> ExitCode {
         eprintln!("svc: --id must be 1-64 of A-Z a-z 0-9 . _ -");
         return ExitCode::from(2);
     }
-    let app = match App::build(config).await {
+    let app = match startup::app(config).await {
         Ok(app) => app,
-        Err(e) => {
-            eprintln!("svc: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     eprintln!("svc: worker for container `{container}` (database: {})", app.services().store.backend());
     app.work(container, shutdown_signal()).await;
