@@ -25,7 +25,8 @@ pub struct Worker {
 
 impl Worker {
     pub fn new(services: Arc<Services>, engine: Arc<dyn Engine>, container: &str, concurrency: usize) -> Self {
-        let worker_id = format!("{container}-{}-{:08x}", std::process::id(), rand_suffix());
+        // Unique per worker, also across restarts that reuse a pid.
+        let worker_id = format!("{container}-{}-{}", std::process::id(), svc_domain::ObjectId::new());
         Worker { services, engine, container: container.to_ascii_lowercase(), worker_id, concurrency: concurrency.max(1) }
     }
 
@@ -102,11 +103,4 @@ impl Worker {
         let _ = permits.acquire_many(self.concurrency as u32).await;
         tracing::info!(worker = %self.worker_id, "run worker stopped");
     }
-}
-
-fn rand_suffix() -> u32 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
-    h.finish() as u32
 }
