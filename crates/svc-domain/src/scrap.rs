@@ -66,4 +66,7 @@ pub struct Scrap {
     pub banner: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// When the schedule is next due (`None`: manual runs only). Internal:
+    /// kept by the service and the scheduler, never shown.
+    pub next_fire_at: Option<DateTime<Utc>>,
 }

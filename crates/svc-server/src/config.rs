@@ -51,6 +51,10 @@ pub struct Config {
     pub key_cache_ttl: Duration,
     /// Whether `svc server` runs a worker for the `default` container.
     pub embedded_worker: bool,
+    /// Whether `svc server` runs the cron scheduler.
+    pub scheduler: bool,
+    /// How old a tick missed during downtime may be and still run once.
+    pub cron_catchup_grace: Duration,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -82,6 +86,8 @@ const KEYS: &[&str] = &[
     "PRO_WEEKLY",
     "KEY_CACHE_TTL",
     "EMBEDDED_WORKER",
+    "SCHEDULER",
+    "CRON_CATCHUP_GRACE",
 ];
 
 /// `90`, `90s`, `1500ms`, `5m`, `2h`.
@@ -221,6 +227,8 @@ impl Config {
             pro_weekly: raw.get("PRO_WEEKLY", 100_000, non_negative)?,
             key_cache_ttl: raw.get("KEY_CACHE_TTL", Duration::from_secs(5), parse_duration)?,
             embedded_worker: raw.get("EMBEDDED_WORKER", true, parse_bool)?,
+            scheduler: raw.get("SCHEDULER", true, parse_bool)?,
+            cron_catchup_grace: raw.get("CRON_CATCHUP_GRACE", Duration::from_secs(15 * 60), parse_duration)?,
         })
     }
 }

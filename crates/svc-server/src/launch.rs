@@ -40,6 +40,7 @@ impl App {
                 cron_min_interval: config.cron_min_interval,
                 key_cache_ttl: config.key_cache_ttl,
                 run_timeout: config.run_timeout,
+                cron_catchup_grace: config.cron_catchup_grace,
             },
         ));
         Ok(App { config, services })
@@ -69,7 +70,8 @@ impl App {
     }
 
     /// Serves until `shutdown` resolves, then lets in-flight requests and
-    /// runs finish. Runs the embedded `default` worker unless configured off.
+    /// runs finish. Runs the embedded `default` worker and the scheduler
+    /// unless configured off.
     pub async fn serve(self, listener: TcpListener, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), LaunchError> {
         let (stop_tx, stop_rx) = watch::channel(false);
         let mut background = Vec::new();
@@ -79,6 +81,10 @@ impl App {
             let worker = self.worker(e.clone(), "default");
             engine = Some(e);
             background.push(tokio::spawn(worker.run(stopped(stop_rx.clone()))));
+        }
+        if self.config.scheduler {
+            let scheduler = self.services.scheduler.clone();
+            background.push(tokio::spawn(scheduler.run(stopped(stop_rx.clone()))));
         }
         let router = svc_api::router(self.services.clone());
         tracing::info!(address = %listener.local_addr()?, database = self.services.store.backend(), "svc serving");

@@ -23,6 +23,7 @@ pub mod principal;
 pub mod run_outcome;
 pub mod runs;
 pub mod schedule;
+pub mod scheduler;
 pub mod scrap_input;
 pub mod scraps;
 pub mod services;

@@ -28,6 +28,14 @@ pub fn next_fire(cron: &Cron, tz: Tz, after: DateTime<Utc>) -> Option<DateTime<U
     cron.find_next_occurrence(&after.with_timezone(&tz), false).ok().map(|t| t.with_timezone(&Utc))
 }
 
+/// The first firing of a scrap's schedule strictly after `after` (`None`
+/// for manual-only scraps and for expressions that never fire again).
+pub fn next_fire_of(cron: Option<&str>, timezone: &str, after: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let cron = parse(cron?).ok()?;
+    let tz: Tz = timezone.parse().ok()?;
+    next_fire(&cron, tz, after)
+}
+
 /// The shortest gap between the next `samples` firings after `from`
 /// (`None` when it fires fewer than twice).
 pub fn shortest_gap(cron: &Cron, tz: Tz, from: DateTime<Utc>, samples: usize) -> Option<Duration> {

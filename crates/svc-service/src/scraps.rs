@@ -9,8 +9,10 @@ use svc_domain::activity::Activity;
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{EmailFormat, Scrap};
 use svc_storage::{ScrapFilter, Store};
+use tokio::sync::Notify;
 
 use crate::paging::{PageRequest, Paged};
+use crate::schedule::next_fire_of;
 use crate::scrap_input::{ScrapChanges, changed_fields, validate};
 use crate::{Principal, Result, ServiceError, Session};
 
@@ -19,6 +21,8 @@ pub const MAX_SEARCH: usize = 200;
 pub struct ScrapService {
     store: Arc<dyn Store>,
     cron_min_interval: Duration,
+    /// Wakes the scheduler when a schedule may have moved.
+    schedule_changed: Arc<Notify>,
 }
 
 pub(crate) fn activity(org: ObjectId, scrap: ObjectId, kind: &str, actor: String, message: String) -> Activity {
@@ -48,8 +52,8 @@ pub(crate) async fn authorize_scrap(store: &dyn Store, principal: &Principal, sc
 }
 
 impl ScrapService {
-    pub(crate) fn new(store: Arc<dyn Store>, cron_min_interval: Duration) -> Self {
-        ScrapService { store, cron_min_interval }
+    pub(crate) fn new(store: Arc<dyn Store>, cron_min_interval: Duration, schedule_changed: Arc<Notify>) -> Self {
+        ScrapService { store, cron_min_interval, schedule_changed }
     }
 
     pub async fn create(&self, session: &Session, changes: ScrapChanges) -> Result<Scrap> {
@@ -91,11 +95,16 @@ impl ScrapService {
             banner: String::new(),
             created_at: now,
             updated_at: now,
+            next_fire_at: None,
         };
         changes.apply_to(&mut scrap)?;
         validate(&scrap, self.cron_min_interval)?;
+        scrap.next_fire_at = next_fire_of(scrap.cron.as_deref(), &scrap.cron_timezone, now);
         let log = activity(org.id, scrap.id, "scrap.created", format!("user:{}", session.user()), "Scrap created".into());
         self.store.insert_scrap(&scrap, &log).await?;
+        if scrap.next_fire_at.is_some() {
+            self.schedule_changed.notify_one();
+        }
         Ok(scrap)
     }
 
@@ -109,10 +118,15 @@ impl ScrapService {
             return Ok(before);
         }
         scrap.updated_at = Utc::now();
+        // Written by the store only if the schedule itself changed.
+        scrap.next_fire_at = next_fire_of(scrap.cron.as_deref(), &scrap.cron_timezone, scrap.updated_at);
         let message = format!("Scrap updated: {}", changed.join(", "));
         let log = activity(session.org(), id, "scrap.updated", format!("user:{}", session.user()), message);
         if !self.store.update_scrap(session.org(), &scrap, &log).await? {
             return Err(ServiceError::NotFound("scrap"));
+        }
+        if scrap.cron != before.cron || scrap.cron_timezone != before.cron_timezone {
+            self.schedule_changed.notify_one();
         }
         Ok(scrap)
     }

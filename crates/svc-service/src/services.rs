@@ -12,6 +12,7 @@ use crate::jwt::JwtKeys;
 use crate::key_cache::KeyCache;
 use crate::keys::KeyService;
 use crate::runs::RunService;
+use crate::scheduler::Scheduler;
 use crate::scraps::ScrapService;
 
 /// The settings the business rules depend on.
@@ -26,6 +27,8 @@ pub struct ServiceConfig {
     pub key_cache_ttl: Duration,
     /// One script run, navigation included.
     pub run_timeout: Duration,
+    /// How old a missed tick may be and still run after downtime.
+    pub cron_catchup_grace: Duration,
 }
 
 impl fmt::Debug for ServiceConfig {
@@ -36,6 +39,7 @@ impl fmt::Debug for ServiceConfig {
             .field("cron_min_interval", &self.cron_min_interval)
             .field("key_cache_ttl", &self.key_cache_ttl)
             .field("run_timeout", &self.run_timeout)
+            .field("cron_catchup_grace", &self.cron_catchup_grace)
             .finish()
     }
 }
@@ -50,20 +54,26 @@ pub struct Services {
     pub keys: KeyService,
     pub history: HistoryService,
     pub runs: RunService,
+    pub scheduler: Arc<Scheduler>,
 }
 
 impl Services {
     pub fn new(store: Arc<dyn Store>, config: ServiceConfig) -> Self {
         let jwt = Arc::new(JwtKeys::new(&config.jwt_secret));
         let key_cache = Arc::new(KeyCache::new(config.key_cache_ttl));
+        let runs = RunService::new(store.clone(), config.run_timeout);
+        let schedule_changed = Arc::new(tokio::sync::Notify::new());
+        let scheduler =
+            Scheduler::new(store.clone(), runs.signals.clone(), schedule_changed.clone(), config.cron_catchup_grace);
         Services {
             auth: AuthService::new(store.clone(), jwt.clone(), key_cache.clone()),
             accounts: AccountService::new(store.clone(), jwt, config.free_grant),
             admin: AdminService::new(store.clone()),
-            scraps: ScrapService::new(store.clone(), config.cron_min_interval),
+            scraps: ScrapService::new(store.clone(), config.cron_min_interval, schedule_changed),
             keys: KeyService::new(store.clone(), key_cache),
             history: HistoryService::new(store.clone()),
-            runs: RunService::new(store.clone(), config.run_timeout),
+            runs,
+            scheduler: Arc::new(scheduler),
             store,
         }
     }

@@ -7,6 +7,8 @@
 // First, so that its macros are in scope for the engine modules.
 #[macro_use]
 mod sql_store;
+#[macro_use]
+mod sql_schedule;
 
 mod connect;
 mod error;
@@ -23,8 +25,9 @@ pub use error::StoreError;
 pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 pub use traits::{
-    AccountStore, ActivityStore, ClaimedRun, ExpiredLeases, HistoryFilter, HistoryStore, KeyStore, NewAccount, Page,
-    RunStore, ScrapFilter, ScrapStore, Store,
+    AccountStore, ActivityStore, ClaimedRun, DueScrap, ExpiredLeases, FiredTick, HistoryFilter, HistoryStore, KeyStore,
+    NewAccount, Page, PlannedTick, RunStore, ScheduleStore, ScrapFilter, ScrapStore, Store, TickAction, TickOutcome,
+    TickPlan, TickPlanner,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

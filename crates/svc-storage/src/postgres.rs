@@ -40,3 +40,7 @@ sql_store!(
                  AND containers LIKE $3 ESCAPE '\\' ORDER BY enqueued_at, history_id LIMIT 1 FOR UPDATE SKIP LOCKED) \
                  RETURNING history_id, organization_id, scrap_id, param, attempts"
 );
+
+// Rows another scheduler is firing are skipped, not waited for; the unique
+// tick record stops a second firing of the same instant.
+sql_schedule!(PostgresStore, Postgres, lock_due = " FOR UPDATE SKIP LOCKED");

@@ -25,7 +25,7 @@ fn time(ms: i64) -> Result<DateTime<Utc>, StoreError> {
     Utc.timestamp_millis_opt(ms).single().ok_or_else(|| StoreError::Corrupt(format!("timestamp {ms}")))
 }
 
-fn opt_time(ms: Option<i64>) -> Result<Option<DateTime<Utc>>, StoreError> {
+pub(crate) fn opt_time(ms: Option<i64>) -> Result<Option<DateTime<Utc>>, StoreError> {
     ms.map(time).transpose()
 }
 
@@ -129,6 +129,7 @@ pub(crate) struct ScrapRecord {
     created_at: i64,
     updated_at: i64,
     history_ids: String,
+    next_fire_at: Option<i64>,
 }
 
 impl TryFrom<ScrapRecord> for Scrap {
@@ -169,6 +170,7 @@ impl ScrapRecord {
             banner: self.banner,
             created_at: time(self.created_at)?,
             updated_at: time(self.updated_at)?,
+            next_fire_at: opt_time(self.next_fire_at)?,
         })
     }
 }

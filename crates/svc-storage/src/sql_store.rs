@@ -29,7 +29,7 @@ macro_rules! scrap_columns {
 /// of run ids.
 macro_rules! scrap_read_columns {
     () => {
-        concat!(scrap_columns!(), ", history_ids")
+        concat!(scrap_columns!(), ", history_ids, next_fire_at")
     };
 }
 
@@ -105,6 +105,29 @@ macro_rules! sql_store {
             .bind(&a.message)
             .bind(a.history_id.map(|h| h.to_string()))
             .bind(millis(a.created_at))
+            .execute(&mut **tx)
+            .await?;
+            Ok(())
+        }
+
+        /// Inserts a pending history row and its run-queue entry.
+        async fn insert_queued_run(
+            tx: &mut Transaction<'static, $db>,
+            row: &HistoryRow,
+            containers: &[String],
+            param: Option<&ParamSet>,
+        ) -> Result<()> {
+            insert_history_row(tx, row).await?;
+            sqlx::query(
+                "INSERT INTO run_queue (history_id, organization_id, scrap_id, containers, param, state, attempts, \
+                 enqueued_at) VALUES ($1, $2, $3, $4, $5, 'queued', 0, $6)",
+            )
+            .bind(row.id.to_string())
+            .bind(row.organization_id.to_string())
+            .bind(row.scrap_id.to_string())
+            .bind(format!(",{},", containers.join(",")))
+            .bind(param.map(to_json))
+            .bind(millis(row.created_at))
             .execute(&mut **tx)
             .await?;
             Ok(())
@@ -307,8 +330,8 @@ macro_rules! sql_store {
                 sqlx::query(concat!(
                     "INSERT INTO scraps (",
                     scrap_columns!(),
-                    ", search_text) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, \
-                     $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)"
+                    ", search_text, next_fire_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, \
+                     $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)"
                 ))
                 .bind(s.id.to_string())
                 .bind(s.organization_id.to_string())
@@ -336,6 +359,7 @@ macro_rules! sql_store {
                 .bind(millis(s.created_at))
                 .bind(millis(s.updated_at))
                 .bind(search_text(s))
+                .bind(opt_millis(s.next_fire_at))
                 .execute(&mut *tx)
                 .await
                 .map_err(|e| conflict_on_unique(e, "scrap"))?;
@@ -351,7 +375,10 @@ macro_rules! sql_store {
                      containers = $8, params = $9, cron = $10, cron_timezone = $11, alert = $12, auto_fix = $13, \
                      proxy_tier = $14, last_tier_change_at = $15, email_notif = $16, email_notif_recipient = $17, \
                      email_notif_format = $18, digest_enabled = $19, digest_prompt = $20, digest_recipient = $21, \
-                     banner = $22, updated_at = $23, search_text = $24 WHERE organization_id = $1 AND id = $2",
+                     banner = $22, updated_at = $23, search_text = $24, \
+                     next_fire_at = CASE WHEN cron IS NOT DISTINCT FROM $10 AND cron_timezone = $11 \
+                     AND next_fire_at IS NOT NULL THEN next_fire_at ELSE $25 END \
+                     WHERE organization_id = $1 AND id = $2",
                 )
                 .bind(org.to_string())
                 .bind(s.id.to_string())
@@ -377,6 +404,7 @@ macro_rules! sql_store {
                 .bind(&s.banner)
                 .bind(millis(s.updated_at))
                 .bind(search_text(s))
+                .bind(opt_millis(s.next_fire_at))
                 .execute(&mut *tx)
                 .await?;
                 if done.rows_affected() != 1 {
@@ -635,19 +663,7 @@ macro_rules! sql_store {
                 activity: &Activity,
             ) -> Result<()> {
                 let mut tx = self.begin_write().await?;
-                insert_history_row(&mut tx, row).await?;
-                sqlx::query(
-                    "INSERT INTO run_queue (history_id, organization_id, scrap_id, containers, param, state, attempts, \
-                     enqueued_at) VALUES ($1, $2, $3, $4, $5, 'queued', 0, $6)",
-                )
-                .bind(row.id.to_string())
-                .bind(row.organization_id.to_string())
-                .bind(row.scrap_id.to_string())
-                .bind(format!(",{},", containers.join(",")))
-                .bind(param.map(to_json))
-                .bind(millis(row.created_at))
-                .execute(&mut *tx)
-                .await?;
+                insert_queued_run(&mut tx, row, containers, param).await?;
                 insert_activity(&mut tx, activity).await?;
                 tx.commit().await?;
                 Ok(())

@@ -63,3 +63,6 @@ sql_store!(
                  AND containers LIKE $3 ESCAPE '\\' ORDER BY enqueued_at, history_id LIMIT 1) \
                  RETURNING history_id, organization_id, scrap_id, param, attempts"
 );
+
+// SQLite has one writer: the write transaction already excludes other schedulers.
+sql_schedule!(SqliteStore, Sqlite, lock_due = "");

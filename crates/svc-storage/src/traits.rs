@@ -64,6 +64,8 @@ pub trait AccountStore: Send + Sync {
 pub trait ScrapStore: Send + Sync {
     async fn insert_scrap(&self, scrap: &Scrap, activity: &Activity) -> Result<()>;
     /// Writes every stored field of `scrap`; false when it does not exist in `org`.
+    /// `next_fire_at` is written only when `cron` or `cron_timezone` changed
+    /// (or none was stored), so an edit never moves a pending tick.
     async fn update_scrap(&self, org: ObjectId, scrap: &Scrap, activity: &Activity) -> Result<bool>;
     /// Deletes the scrap and its history rows, keeping its activity log.
     async fn delete_scrap(&self, org: ObjectId, id: ObjectId, activity: &Activity) -> Result<bool>;
@@ -147,9 +149,97 @@ pub trait RunStore: Send + Sync {
     async fn log_activity(&self, activity: &Activity) -> Result<()>;
 }
 
+/// A scrap whose schedule is due, as the scheduler sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DueScrap {
+    pub scrap: Scrap,
+    /// The stored `next_fire_at` (at or before the scheduler's `now`).
+    pub due_at: DateTime<Utc>,
+}
+
+/// What to do with one due scrap: decided by the service (`TickPlanner`),
+/// written atomically by the store.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TickPlan {
+    /// The scrap's next `next_fire_at` (`None` stops its schedule).
+    pub next_fire_at: Option<DateTime<Utc>>,
+    /// The tick to record, if any.
+    pub tick: Option<PlannedTick>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedTick {
+    pub scheduled_at: DateTime<Utc>,
+    /// `Missed`: record that the tick was missed (outside the grace period)
+    /// and run nothing; `Run`: enqueue `row` unless the previous run of the
+    /// scrap is still queued or running or the organization has no balance.
+    pub action: TickAction,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TickAction {
+    Missed,
+    Run { row: HistoryRow, param: Option<ParamSet> },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TickOutcome {
+    Enqueued,
+    SkippedOverlap,
+    SkippedBalance,
+    Missed,
+    /// Another scheduler recorded this (scrap, instant) first.
+    AlreadyFired,
+}
+
+impl TickOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TickOutcome::Enqueued => "enqueued",
+            TickOutcome::SkippedOverlap => "skipped_overlap",
+            TickOutcome::SkippedBalance => "skipped_balance",
+            TickOutcome::Missed => "missed",
+            TickOutcome::AlreadyFired => "already_fired",
+        }
+    }
+}
+
+/// What the store did with one due scrap.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FiredTick {
+    pub organization_id: ObjectId,
+    pub scrap_id: ObjectId,
+    pub scheduled_at: DateTime<Utc>,
+    pub outcome: TickOutcome,
+    /// The enqueued run's history row.
+    pub history_id: Option<ObjectId>,
+}
+
+/// The scheduler's rules, called by the store inside its transaction.
+pub trait TickPlanner: Send + Sync {
+    fn plan(&self, due: &DueScrap) -> TickPlan;
+    /// The activity entry for a tick's outcome (`None`: log nothing).
+    fn activity(&self, scrap: &Scrap, tick: &PlannedTick, outcome: TickOutcome, history: Option<ObjectId>)
+    -> Option<Activity>;
+}
+
+#[async_trait]
+pub trait ScheduleStore: Send + Sync {
+    /// The smallest `next_fire_at` of all scraps.
+    async fn next_due_at(&self) -> Result<Option<DateTime<Utc>>>;
+    /// Takes up to `limit` scraps due at or before `now` (rows another
+    /// scheduler is handling are skipped, not waited for), and for each, in
+    /// one transaction: records the planned tick as a unique (scrap,
+    /// instant), enqueues its run or records why not, logs the activity and
+    /// moves `next_fire_at`. A tick already recorded is not run again.
+    async fn fire_due(&self, now: DateTime<Utc>, limit: i64, planner: &dyn TickPlanner) -> Result<Vec<FiredTick>>;
+    /// Forgets tick records written before `before`.
+    async fn prune_ticks(&self, before: DateTime<Utc>) -> Result<u64>;
+}
+
 /// Everything svc stores.
 #[async_trait]
-pub trait Store: AccountStore + ScrapStore + KeyStore + HistoryStore + ActivityStore + RunStore {
+pub trait Store: AccountStore + ScrapStore + KeyStore + HistoryStore + ActivityStore + RunStore + ScheduleStore {
     /// `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;
     async fn close(&self);

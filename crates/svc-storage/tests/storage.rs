@@ -26,7 +26,10 @@ use svc_domain::history::{HistoryRow, RunType, StatusDetail, TriggeredBy};
 use svc_domain::plan::Plan;
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{EmailFormat, HISTORY_IDS_CAP, ParamSet, Scrap};
-use svc_storage::{HistoryFilter, NewAccount, Page, ScrapFilter, Store, StoreError};
+use svc_storage::{
+    DueScrap, HistoryFilter, NewAccount, Page, PlannedTick, ScrapFilter, Store, StoreError, TickAction, TickOutcome, TickPlan,
+    TickPlanner,
+};
 
 // ---------------------------------------------------------------------------
 // Fixtures
@@ -94,6 +97,7 @@ fn scrap(user: &User, title: &str, created_at: DateTime<Utc>) -> Scrap {
         banner: String::new(),
         created_at,
         updated_at: created_at,
+        next_fire_at: None,
     }
 }
 
@@ -904,6 +908,167 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     assert_eq!(failed.retries, 1);
 }
 
+
+// ---------------------------------------------------------------------------
+// Schedules
+// ---------------------------------------------------------------------------
+
+/// Runs every due tick at its due instant and moves the schedule to `next`
+/// (`keep` leaves it where it was, so the same tick comes due again).
+struct TestPlanner {
+    next: Option<DateTime<Utc>>,
+    keep: bool,
+    missed: bool,
+}
+
+impl TickPlanner for TestPlanner {
+    fn plan(&self, due: &DueScrap) -> TickPlan {
+        let action = if self.missed {
+            TickAction::Missed
+        } else {
+            TickAction::Run {
+                row: history(&due.scrap, now()),
+                param: due.scrap.params.first().cloned(),
+            }
+        };
+        TickPlan {
+            next_fire_at: if self.keep { Some(due.due_at) } else { self.next },
+            tick: Some(PlannedTick { scheduled_at: due.due_at, action }),
+        }
+    }
+    fn activity(&self, scrap: &Scrap, _: &PlannedTick, outcome: TickOutcome, history: Option<ObjectId>) -> Option<Activity> {
+        let mut log = activity(scrap.organization_id, scrap.id, &format!("tick.{}", outcome.as_str()), now());
+        log.history_id = history;
+        Some(log)
+    }
+}
+
+fn scheduled(user: &User, title: &str, due: DateTime<Utc>) -> Scrap {
+    Scrap {
+        cron: Some("* * * * *".into()),
+        next_fire_at: Some(due),
+        params: vec![ParamSet { key: "p".into(), value: json!("v") }],
+        containers: vec!["main".into()],
+        ..scrap(user, title, now())
+    }
+}
+
+async fn schedule_ticks_fire_once(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "cron@example.com").await;
+    let t0 = now();
+    let s = scheduled(&user, "Every minute", t0 + Duration::seconds(30));
+    insert_scrap(&store, &s).await;
+    insert_scrap(&store, &scrap(&user, "Manual only", t0)).await;
+    assert_eq!(store.next_due_at().await.unwrap(), Some(t0 + Duration::seconds(30)));
+
+    let go = TestPlanner { next: Some(t0 + Duration::seconds(90)), keep: false, missed: false };
+    assert!(store.fire_due(t0, 100, &go).await.unwrap().is_empty(), "nothing is due yet");
+    let fired = store.fire_due(t0 + Duration::seconds(31), 100, &go).await.unwrap();
+    assert_eq!(fired.len(), 1);
+    assert_eq!(fired[0].outcome, TickOutcome::Enqueued);
+    assert_eq!(fired[0].scheduled_at, t0 + Duration::seconds(30));
+    let row = store.history_row(org.id, fired[0].history_id.unwrap()).await.unwrap().unwrap();
+    assert_eq!((row.triggered_by, row.status_detail), (TriggeredBy::Cron, None));
+    assert_eq!(store.scrap(org.id, s.id).await.unwrap().unwrap().history, vec![row.id]);
+    assert_eq!(store.next_due_at().await.unwrap(), Some(t0 + Duration::seconds(90)), "schedule moved");
+    let claim = store.claim_run("main", "w", t0 + Duration::minutes(5)).await.unwrap().unwrap();
+    assert_eq!(claim.history_id, row.id);
+    assert_eq!(claim.param, Some(ParamSet { key: "p".into(), value: json!("v") }));
+
+    // The run is still running at the next tick: skipped, and logged.
+    let keep = TestPlanner { next: None, keep: true, missed: false };
+    let fired = store.fire_due(t0 + Duration::seconds(91), 100, &keep).await.unwrap();
+    assert_eq!(fired[0].outcome, TickOutcome::SkippedOverlap);
+    assert_eq!(fired[0].history_id, None);
+    // The same (scrap, instant) never fires twice, whatever the run queue says.
+    let mut done = row.clone();
+    done.status_detail = Some(StatusDetail::Success);
+    store.finish_run(&claim, &done, 1, &activity(org.id, s.id, "run.finished", now())).await.unwrap();
+    let fired = store.fire_due(t0 + Duration::seconds(92), 100, &keep).await.unwrap();
+    assert_eq!(fired[0].outcome, TickOutcome::AlreadyFired);
+    let kinds: Vec<String> =
+        store.list_activities(org.id, s.id, 0, 50).await.unwrap().items.into_iter().map(|a| a.kind).collect();
+    assert!(kinds.contains(&"tick.enqueued".to_string()) && kinds.contains(&"tick.skipped_overlap".to_string()));
+    assert!(!kinds.contains(&"tick.already_fired".to_string()), "a tick fired elsewhere logs nothing");
+
+    // No balance: skipped.
+    let go_on = TestPlanner { next: Some(t0 + Duration::seconds(150)), keep: false, missed: false };
+    store.add_balance(org.id, -store.organization(org.id).await.unwrap().unwrap().balance).await.unwrap();
+    let later = scheduled(&user, "Broke", t0 + Duration::seconds(100));
+    insert_scrap(&store, &later).await;
+    let fired = store.fire_due(t0 + Duration::seconds(101), 100, &go_on).await.unwrap();
+    let broke = fired.iter().find(|f| f.scrap_id == later.id).unwrap();
+    assert_eq!(broke.outcome, TickOutcome::SkippedBalance);
+
+    // A missed tick is recorded, runs nothing, and the schedule moves on.
+    let missed = TestPlanner { next: None, keep: false, missed: true };
+    let fired = store.fire_due(t0 + Duration::seconds(151), 100, &missed).await.unwrap();
+    assert!(fired.iter().all(|f| f.outcome == TickOutcome::Missed && f.history_id.is_none()), "{fired:?}");
+    assert_eq!(store.next_due_at().await.unwrap(), None, "schedules stopped");
+    assert_eq!(store.list_history(org.id, &history_filter(0, 100)).await.unwrap().total, 1);
+
+    assert!(store.prune_ticks(now() + Duration::seconds(1)).await.unwrap() >= 3);
+}
+
+async fn update_moves_next_fire_only_when_the_schedule_changes(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "move@example.com").await;
+    let t0 = now();
+    let s = scheduled(&user, "Hourly", t0 + Duration::minutes(60));
+    insert_scrap(&store, &s).await;
+    let log = || activity(org.id, s.id, "scrap.updated", now());
+    let retitled = Scrap { title: "Renamed".into(), next_fire_at: Some(t0 + Duration::minutes(1)), ..s.clone() };
+    store.update_scrap(org.id, &retitled, &log()).await.unwrap();
+    let stored = store.scrap(org.id, s.id).await.unwrap().unwrap();
+    assert_eq!((stored.title.as_str(), stored.next_fire_at), ("Renamed", Some(t0 + Duration::minutes(60))));
+
+    let rescheduled = Scrap { cron: Some("*/5 * * * *".into()), next_fire_at: Some(t0 + Duration::minutes(5)), ..stored };
+    store.update_scrap(org.id, &rescheduled, &log()).await.unwrap();
+    assert_eq!(store.scrap(org.id, s.id).await.unwrap().unwrap().next_fire_at, Some(t0 + Duration::minutes(5)));
+    let moved_zone = Scrap { cron_timezone: "Europe/Paris".into(), next_fire_at: Some(t0 + Duration::minutes(7)), ..rescheduled };
+    store.update_scrap(org.id, &moved_zone, &log()).await.unwrap();
+    assert_eq!(store.scrap(org.id, s.id).await.unwrap().unwrap().next_fire_at, Some(t0 + Duration::minutes(7)));
+    let manual = Scrap { cron: None, next_fire_at: None, ..moved_zone };
+    store.update_scrap(org.id, &manual, &log()).await.unwrap();
+    assert_eq!(store.scrap(org.id, s.id).await.unwrap().unwrap().next_fire_at, None);
+    assert_eq!(store.next_due_at().await.unwrap(), None);
+}
+
+async fn concurrent_schedulers_fire_each_tick_once(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "race@example.com").await;
+    let t0 = now();
+    for i in 0..60 {
+        insert_scrap(&store, &scheduled(&user, &format!("s{i}"), t0 + Duration::milliseconds(i))).await;
+    }
+    // Both schedulers leave every schedule due, so each sees every tick.
+    let mut tasks = Vec::new();
+    for _ in 0..4 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            let keep = TestPlanner { next: None, keep: true, missed: false };
+            let mut fired = Vec::new();
+            for _ in 0..3 {
+                fired.extend(store.fire_due(t0 + Duration::seconds(1), 7, &keep).await.unwrap());
+            }
+            fired
+        }));
+    }
+    let mut enqueued = BTreeSet::new();
+    for t in tasks {
+        for f in t.await.unwrap() {
+            if f.outcome == TickOutcome::Enqueued {
+                assert!(enqueued.insert(f.scrap_id), "{} fired twice", f.scrap_id);
+            }
+        }
+    }
+    let total = store.list_history(org.id, &history_filter(0, 100)).await.unwrap().total;
+    assert_eq!(total as usize, enqueued.len(), "one run per enqueued tick");
+    // Drain: whatever the racing batches did not reach fires now, once.
+    let go = TestPlanner { next: Some(t0 + Duration::hours(1)), keep: false, missed: false };
+    while !store.fire_due(t0 + Duration::seconds(1), 50, &go).await.unwrap().is_empty() {}
+    let runs = store.list_history(org.id, &history_filter(0, 100)).await.unwrap();
+    assert_eq!(runs.total, 60, "each of the 60 ticks ran exactly once");
+}
+
 macro_rules! storage_tests {
     ($($name:ident),+ $(,)?) => {
         mod sqlite {
@@ -955,4 +1120,7 @@ storage_tests!(
     api_keys,
     activities_newest_first,
     run_queue_claims,
+    schedule_ticks_fire_once,
+    update_moves_next_fire_only_when_the_schedule_changes,
+    concurrent_schedulers_fire_each_tick_once,
 );
