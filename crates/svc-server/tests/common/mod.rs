@@ -22,8 +22,9 @@ pub struct TestApp {
     pub base: String,
     pub http: reqwest::Client,
     pub services: Arc<Services>,
+    pub db_url: String,
     shutdown: Option<oneshot::Sender<()>>,
-    _db: TestDb,
+    _db: Option<TestDb>,
 }
 
 /// A signed-up user.
@@ -56,7 +57,17 @@ impl TestApp {
     /// With extra `SVC_*` settings.
     pub async fn start_with(settings: &[(&str, &str)]) -> TestApp {
         let db = fresh_db().await;
-        let mut env = vec![("SVC_DATABASE_URL".to_string(), db.url.clone())];
+        let url = db.url.clone();
+        Self::start_on(&url, Some(db), settings).await
+    }
+
+    /// Another app on this app's database (as a second `svc server` would be).
+    pub async fn another_on_same_db(&self, settings: &[(&str, &str)]) -> TestApp {
+        Self::start_on(&self.db_url, None, settings).await
+    }
+
+    async fn start_on(db_url: &str, db: Option<TestDb>, settings: &[(&str, &str)]) -> TestApp {
+        let mut env = vec![("SVC_DATABASE_URL".to_string(), db_url.to_string())];
         env.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         let config = Config::load(None, env).expect("test config");
         let app = App::build(config).await.expect("build app");
@@ -67,7 +78,7 @@ impl TestApp {
         tokio::spawn(app.serve(listener, async move {
             let _ = rx.await;
         }));
-        TestApp { base, http: reqwest::Client::new(), services, shutdown: Some(tx), _db: db }
+        TestApp { base, http: reqwest::Client::new(), services, db_url: db_url.to_string(), shutdown: Some(tx), _db: db }
     }
 
     pub fn request(&self, method: Method, path: &str, bearer: Option<&str>) -> RequestBuilder {
