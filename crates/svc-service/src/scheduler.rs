@@ -15,8 +15,9 @@
 //!   at most `grace` old; older ones are recorded as missed;
 //! - a tick with no compute balance left is skipped, with an activity entry.
 
+use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -65,7 +66,7 @@ impl Scheduler {
 
     /// Fires every tick due at or before `now`.
     pub async fn tick(&self, now: DateTime<Utc>) -> Result<TickReport> {
-        let planner = CronPlanner { now, grace: self.grace };
+        let planner = CronPlanner { now, grace: self.grace, parsed: Default::default() };
         let mut report = TickReport::default();
         loop {
             let batch = self.store.fire_due(now, BATCH, &planner).await?;
@@ -114,16 +115,25 @@ impl Scheduler {
     }
 }
 
-/// The scheduler's rules for one batch, evaluated at `now`.
+/// The scheduler's rules for one tick, evaluated at `now`.
 struct CronPlanner {
     now: DateTime<Utc>,
     grace: chrono::Duration,
+    /// Expressions parsed so far (many scraps share one).
+    parsed: Mutex<HashMap<String, Option<croner::Cron>>>,
+}
+
+impl CronPlanner {
+    fn cron(&self, expr: &str) -> Option<croner::Cron> {
+        let mut parsed = self.parsed.lock().unwrap_or_else(|e| e.into_inner());
+        parsed.entry(expr.to_string()).or_insert_with(|| schedule::parse(expr).ok()).clone()
+    }
 }
 
 impl TickPlanner for CronPlanner {
     fn plan(&self, due: &DueScrap) -> TickPlan {
         let scrap = &due.scrap;
-        let parsed = scrap.cron.as_deref().map(schedule::parse).transpose().ok().flatten();
+        let parsed = scrap.cron.as_deref().and_then(|expr| self.cron(expr));
         let tz = scrap.cron_timezone.parse::<Tz>().ok();
         let (Some(cron), Some(tz)) = (parsed, tz) else {
             tracing::warn!(scrap = %scrap.id, "schedule no longer valid; stopped");

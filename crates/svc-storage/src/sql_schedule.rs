@@ -19,10 +19,11 @@ macro_rules! sql_schedule {
                 limit: i64,
                 planner: &dyn $crate::traits::TickPlanner,
             ) -> Result<Vec<$crate::traits::FiredTick>> {
+                use std::collections::{HashMap, HashSet};
                 use $crate::traits::{DueScrap, FiredTick, TickAction, TickOutcome};
 
                 let mut tx = self.begin_write().await?;
-                let due: Vec<ScrapRecord> = sqlx::query_as(concat!(
+                let records: Vec<ScrapRecord> = sqlx::query_as(concat!(
                     "SELECT ",
                     scrap_read_columns!(),
                     " FROM scraps WHERE next_fire_at <= $1 ORDER BY next_fire_at, id LIMIT $2",
@@ -32,85 +33,115 @@ macro_rules! sql_schedule {
                 .bind(limit)
                 .fetch_all(&mut *tx)
                 .await?;
-                let mut balances: std::collections::HashMap<ObjectId, i64> = std::collections::HashMap::new();
-                let mut fired = Vec::with_capacity(due.len());
-                for record in due {
+                if records.is_empty() {
+                    return Ok(vec![]);
+                }
+                let mut due = Vec::with_capacity(records.len());
+                for record in records {
                     let scrap = Scrap::try_from(record)?;
-                    let Some(due_at) = scrap.next_fire_at else { continue };
-                    let due = DueScrap { scrap, due_at };
-                    let plan = planner.plan(&due);
-                    let scrap = due.scrap;
-                    sqlx::query("UPDATE scraps SET next_fire_at = $1 WHERE id = $2 AND next_fire_at = $3")
-                        .bind(opt_millis(plan.next_fire_at))
-                        .bind(scrap.id.to_string())
-                        .bind(millis(due_at))
-                        .execute(&mut *tx)
-                        .await?;
-                    let Some(tick) = plan.tick else { continue };
-                    let mut outcome = match &tick.action {
+                    if let Some(due_at) = scrap.next_fire_at {
+                        due.push(DueScrap { scrap, due_at });
+                    }
+                }
+                let plans: Vec<_> = due.iter().map(|d| planner.plan(d)).collect();
+
+                // What the rules need, read once per batch.
+                let scrap_ids: Vec<ObjectId> = due.iter().map(|d| d.scrap.id).collect();
+                let mut running = QueryBuilder::<$db>::new("SELECT DISTINCT scrap_id FROM run_queue WHERE scrap_id IN ");
+                push_id_list(&mut running, &scrap_ids);
+                let running: HashSet<String> =
+                    running.build_query_scalar::<String>().fetch_all(&mut *tx).await?.into_iter().collect();
+                let mut org_ids: Vec<ObjectId> = due.iter().map(|d| d.scrap.organization_id).collect();
+                org_ids.sort();
+                org_ids.dedup();
+                let mut balances = QueryBuilder::<$db>::new("SELECT id, balance FROM organizations WHERE id IN ");
+                push_id_list(&mut balances, &org_ids);
+                let balances: HashMap<String, i64> =
+                    balances.build_query_as::<(String, i64)>().fetch_all(&mut *tx).await?.into_iter().collect();
+
+                let mut ticks = Vec::new();
+                for (d, plan) in due.iter().zip(&plans) {
+                    let Some(tick) = &plan.tick else { continue };
+                    let id = d.scrap.id.to_string();
+                    let outcome = match &tick.action {
                         TickAction::Missed => TickOutcome::Missed,
-                        TickAction::Run { .. } => {
-                            let running: Option<(String,)> =
-                                sqlx::query_as("SELECT history_id FROM run_queue WHERE scrap_id = $1 LIMIT 1")
-                                    .bind(scrap.id.to_string())
-                                    .fetch_optional(&mut *tx)
-                                    .await?;
-                            let balance = match balances.get(&scrap.organization_id) {
-                                Some(b) => *b,
-                                None => {
-                                    let (b,): (i64,) = sqlx::query_as("SELECT balance FROM organizations WHERE id = $1")
-                                        .bind(scrap.organization_id.to_string())
-                                        .fetch_one(&mut *tx)
-                                        .await?;
-                                    balances.insert(scrap.organization_id, b);
-                                    b
-                                }
-                            };
-                            if running.is_some() {
-                                TickOutcome::SkippedOverlap
-                            } else if balance <= 0 {
-                                TickOutcome::SkippedBalance
-                            } else {
-                                TickOutcome::Enqueued
-                            }
+                        TickAction::Run { .. } if running.contains(&id) => TickOutcome::SkippedOverlap,
+                        TickAction::Run { .. } if balances.get(&d.scrap.organization_id.to_string()).copied().unwrap_or(0) <= 0 => {
+                            TickOutcome::SkippedBalance
                         }
+                        TickAction::Run { .. } => TickOutcome::Enqueued,
                     };
                     let history_id = match (&tick.action, outcome) {
                         (TickAction::Run { row, .. }, TickOutcome::Enqueued) => Some(row.id),
                         _ => None,
                     };
-                    // The unique (scrap, instant) decides which scheduler fires.
-                    let recorded = sqlx::query(
-                        "INSERT INTO schedule_ticks (scrap_id, scheduled_at, organization_id, outcome, history_id, \
-                         fired_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
-                    )
-                    .bind(scrap.id.to_string())
-                    .bind(millis(tick.scheduled_at))
-                    .bind(scrap.organization_id.to_string())
-                    .bind(outcome.as_str())
-                    .bind(history_id.map(|h| h.to_string()))
-                    .bind(millis(Utc::now()))
-                    .execute(&mut *tx)
-                    .await?;
-                    if recorded.rows_affected() == 0 {
+                    ticks.push((d, tick, outcome, history_id));
+                }
+
+                // The unique (scrap, instant) decides which scheduler fires a tick.
+                let mut recorded: HashSet<String> = HashSet::new();
+                if !ticks.is_empty() {
+                    let fired_at = millis(Utc::now());
+                    let mut qb = QueryBuilder::<$db>::new(
+                        "INSERT INTO schedule_ticks (scrap_id, scheduled_at, organization_id, outcome, history_id, fired_at) ",
+                    );
+                    qb.push_values(&ticks, |mut b, (d, tick, outcome, history_id)| {
+                        b.push_bind(d.scrap.id.to_string())
+                            .push_bind(millis(tick.scheduled_at))
+                            .push_bind(d.scrap.organization_id.to_string())
+                            .push_bind(outcome.as_str())
+                            .push_bind(history_id.map(|h| h.to_string()))
+                            .push_bind(fired_at);
+                    });
+                    qb.push(" ON CONFLICT DO NOTHING RETURNING scrap_id");
+                    recorded.extend(qb.build_query_scalar::<String>().fetch_all(&mut *tx).await?);
+                }
+
+                let mut fired = Vec::with_capacity(ticks.len());
+                let mut runs = Vec::new();
+                let mut activities = Vec::new();
+                for (d, tick, mut outcome, mut history_id) in ticks {
+                    if !recorded.contains(&d.scrap.id.to_string()) {
                         outcome = TickOutcome::AlreadyFired;
-                    } else if let (TickAction::Run { row, param }, TickOutcome::Enqueued) = (&tick.action, outcome) {
-                        insert_queued_run(&mut tx, row, &scrap.containers, param.as_ref()).await?;
-                    }
-                    let history_id = history_id.filter(|_| outcome == TickOutcome::Enqueued);
-                    if outcome != TickOutcome::AlreadyFired
-                        && let Some(activity) = planner.activity(&scrap, &tick, outcome, history_id)
-                    {
-                        insert_activity(&mut tx, &activity).await?;
+                        history_id = None;
+                    } else {
+                        if let (TickAction::Run { row, param }, TickOutcome::Enqueued) = (&tick.action, outcome) {
+                            runs.push((row, d.scrap.containers.as_slice(), param.as_ref()));
+                        }
+                        activities.extend(planner.activity(&d.scrap, tick, outcome, history_id));
                     }
                     fired.push(FiredTick {
-                        organization_id: scrap.organization_id,
-                        scrap_id: scrap.id,
+                        organization_id: d.scrap.organization_id,
+                        scrap_id: d.scrap.id,
                         scheduled_at: tick.scheduled_at,
                         outcome,
                         history_id,
                     });
                 }
+                let rows: Vec<&HistoryRow> = runs.iter().map(|(row, _, _)| *row).collect();
+                insert_history_rows(&mut tx, &rows).await?;
+                insert_queue_entries(&mut tx, &runs).await?;
+                insert_activities(&mut tx, &activities.iter().collect::<Vec<_>>()).await?;
+
+                // Move each schedule (unless an edit moved it meanwhile) and
+                // put the new run first in the scrap's `history_ids`.
+                let new_runs: HashMap<ObjectId, ObjectId> = rows.iter().map(|r| (r.scrap_id, r.id)).collect();
+                let mut moves = QueryBuilder::<$db>::new("WITH v (id, due, next, run) AS (");
+                moves.push_values(due.iter().zip(&plans), |mut b, (d, plan)| {
+                    b.push_bind(d.scrap.id.to_string())
+                        .push_bind(millis(d.due_at))
+                        .push_bind(opt_millis(plan.next_fire_at))
+                        .push_bind(new_runs.get(&d.scrap.id).map(|h| h.to_string()));
+                });
+                moves.push(concat!(
+                    ") UPDATE scraps SET next_fire_at = v.next, history_ids = CASE WHEN v.run IS NULL \
+                     THEN scraps.history_ids WHEN scraps.history_ids = '' THEN v.run \
+                     ELSE substr(v.run || ',' || scraps.history_ids, 1, ",
+                    // 50 ids of 24 characters and 49 commas.
+                    1249,
+                    ") END FROM v WHERE scraps.id = v.id AND scraps.next_fire_at = v.due"
+                ));
+                moves.build().execute(&mut *tx).await?;
                 tx.commit().await?;
                 Ok(fired)
             }

@@ -92,21 +92,25 @@ macro_rules! sql_store {
         }
 
         async fn insert_activity(tx: &mut Transaction<'static, $db>, a: &Activity) -> Result<()> {
-            sqlx::query(concat!(
-                "INSERT INTO activities (",
-                activity_columns!(),
-                ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
-            ))
-            .bind(a.id.to_string())
-            .bind(a.organization_id.to_string())
-            .bind(a.scrap_id.to_string())
-            .bind(&a.kind)
-            .bind(&a.actor)
-            .bind(&a.message)
-            .bind(a.history_id.map(|h| h.to_string()))
-            .bind(millis(a.created_at))
-            .execute(&mut **tx)
-            .await?;
+            insert_activities(tx, &[a]).await
+        }
+
+        async fn insert_activities(tx: &mut Transaction<'static, $db>, rows: &[&Activity]) -> Result<()> {
+            if rows.is_empty() {
+                return Ok(());
+            }
+            let mut qb = QueryBuilder::<$db>::new(concat!("INSERT INTO activities (", activity_columns!(), ") "));
+            qb.push_values(rows, |mut b, a| {
+                b.push_bind(a.id.to_string())
+                    .push_bind(a.organization_id.to_string())
+                    .push_bind(a.scrap_id.to_string())
+                    .push_bind(&a.kind)
+                    .push_bind(&a.actor)
+                    .push_bind(&a.message)
+                    .push_bind(a.history_id.map(|h| h.to_string()))
+                    .push_bind(millis(a.created_at));
+            });
+            qb.build().execute(&mut **tx).await?;
             Ok(())
         }
 
@@ -118,53 +122,71 @@ macro_rules! sql_store {
             param: Option<&ParamSet>,
         ) -> Result<()> {
             insert_history_row(tx, row).await?;
-            sqlx::query(
+            insert_queue_entries(tx, &[(row, containers, param)]).await
+        }
+
+        /// Queues runs of pending history rows: `(row, containers, param)`.
+        async fn insert_queue_entries(
+            tx: &mut Transaction<'static, $db>,
+            runs: &[(&HistoryRow, &[String], Option<&ParamSet>)],
+        ) -> Result<()> {
+            if runs.is_empty() {
+                return Ok(());
+            }
+            let mut qb = QueryBuilder::<$db>::new(
                 "INSERT INTO run_queue (history_id, organization_id, scrap_id, containers, param, state, attempts, \
-                 enqueued_at) VALUES ($1, $2, $3, $4, $5, 'queued', 0, $6)",
-            )
-            .bind(row.id.to_string())
-            .bind(row.organization_id.to_string())
-            .bind(row.scrap_id.to_string())
-            .bind(format!(",{},", containers.join(",")))
-            .bind(param.map(to_json))
-            .bind(millis(row.created_at))
-            .execute(&mut **tx)
-            .await?;
+                 enqueued_at) ",
+            );
+            qb.push_values(runs, |mut b, (row, containers, param)| {
+                b.push_bind(row.id.to_string())
+                    .push_bind(row.organization_id.to_string())
+                    .push_bind(row.scrap_id.to_string())
+                    .push_bind(format!(",{},", containers.join(",")))
+                    .push_bind(param.map(to_json))
+                    .push("'queued'")
+                    .push("0")
+                    .push_bind(millis(row.created_at));
+            });
+            qb.build().execute(&mut **tx).await?;
             Ok(())
         }
 
         /// Inserts a history row and refreshes its scrap's `history_ids`.
         async fn insert_history_row(tx: &mut Transaction<'static, $db>, h: &HistoryRow) -> Result<()> {
-            sqlx::query(concat!(
-                "INSERT INTO history (",
-                history_columns!(),
-                ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, \
-                 $18, $19, $20)"
-            ))
-            .bind(h.id.to_string())
-            .bind(h.organization_id.to_string())
-            .bind(h.scrap_id.to_string())
-            .bind(h.status_detail.map(|d| d.as_str()))
-            .bind(&h.data)
-            .bind(h.length)
-            .bind(h.time_ms)
-            .bind(&h.digest)
-            .bind(h.triggered_by.as_str())
-            .bind(h.run_type.as_str())
-            .bind(&h.proxy_tier)
-            .bind(h.costs.as_ref().map(to_json))
-            .bind(h.meter.as_ref().map(to_json))
-            .bind(&h.fix_version_id)
-            .bind(opt_millis(h.fixed_at))
-            .bind(h.error_snapshot.as_ref().map(to_json))
-            .bind(h.retries)
-            .bind(&h.error)
-            .bind(millis(h.created_at))
-            .bind(opt_millis(h.finished_at))
-            .execute(&mut **tx)
-            .await
-            .map_err(|e| conflict_on_unique(e, "history row"))?;
+            insert_history_rows(tx, &[h]).await?;
             refresh_history_ids(tx, h.organization_id, h.scrap_id).await
+        }
+
+        /// Inserts history rows; the caller keeps `history_ids` current.
+        async fn insert_history_rows(tx: &mut Transaction<'static, $db>, rows: &[&HistoryRow]) -> Result<()> {
+            if rows.is_empty() {
+                return Ok(());
+            }
+            let mut qb = QueryBuilder::<$db>::new(concat!("INSERT INTO history (", history_columns!(), ") "));
+            qb.push_values(rows, |mut b, h| {
+                b.push_bind(h.id.to_string())
+                    .push_bind(h.organization_id.to_string())
+                    .push_bind(h.scrap_id.to_string())
+                    .push_bind(h.status_detail.map(|d| d.as_str()))
+                    .push_bind(&h.data)
+                    .push_bind(h.length)
+                    .push_bind(h.time_ms)
+                    .push_bind(&h.digest)
+                    .push_bind(h.triggered_by.as_str())
+                    .push_bind(h.run_type.as_str())
+                    .push_bind(&h.proxy_tier)
+                    .push_bind(h.costs.as_ref().map(to_json))
+                    .push_bind(h.meter.as_ref().map(to_json))
+                    .push_bind(&h.fix_version_id)
+                    .push_bind(opt_millis(h.fixed_at))
+                    .push_bind(h.error_snapshot.as_ref().map(to_json))
+                    .push_bind(h.retries)
+                    .push_bind(&h.error)
+                    .push_bind(millis(h.created_at))
+                    .push_bind(opt_millis(h.finished_at));
+            });
+            qb.build().execute(&mut **tx).await.map_err(|e| conflict_on_unique(e, "history row"))?;
+            Ok(())
         }
 
         fn push_id_list(qb: &mut QueryBuilder<$db>, ids: &[ObjectId]) {

@@ -2,7 +2,7 @@
 -- due (NULL: manual runs only); the scheduler reads the smallest one to know
 -- when to wake.
 ALTER TABLE scraps ADD COLUMN next_fire_at BIGINT;
-CREATE INDEX scraps_by_next_fire ON scraps (next_fire_at) WHERE next_fire_at IS NOT NULL;
+CREATE INDEX scraps_by_next_fire ON scraps (next_fire_at, id) WHERE next_fire_at IS NOT NULL;
 
 -- One row per (scrap, scheduled instant) the scheduler handled, written in
 -- the transaction that enqueues its run: the primary key is what makes a
