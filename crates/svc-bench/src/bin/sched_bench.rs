@@ -234,12 +234,22 @@ async fn bench_svc(args: &Args) -> Result<Measured> {
 
 /// The peer: every second, every scheduled scrap is loaded and its cron
 /// evaluated; those with a firing in (last scan, now] are enqueued.
-async fn polling_peer(store: Arc<dyn Store>, org: ObjectId, stop: tokio::sync::watch::Receiver<bool>) -> Result<()> {
-    let mut last = Utc::now();
+async fn polling_peer(
+    store: Arc<dyn Store>,
+    org: ObjectId,
+    first_tick: DateTime<Utc>,
+    stop: tokio::sync::watch::Receiver<bool>,
+) -> Result<()> {
+    // Measured from `first_tick` on, like svc's scheduler (whose scraps
+    // are first due then).
+    let mut last = first_tick - TimeDelta::milliseconds(1);
     let mut every = tokio::time::interval(Duration::from_secs(1));
     while !*stop.borrow() {
         every.tick().await;
         let now = Utc::now();
+        if now < first_tick {
+            continue;
+        }
         let all = store.list_scraps(org, &ScrapFilter { limit: i64::MAX / 2, ..Default::default() }).await?.items;
         for (i, scrap) in all.into_iter().enumerate() {
             if i % 1000 == 0 {
@@ -283,7 +293,7 @@ async fn bench_peer(args: &Args) -> Result<Measured> {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         runtime.block_on(async move {
             let store = svc_storage::connect(&url).await?;
-            polling_peer(store, org, stopped).await
+            polling_peer(store, org, tick, stopped).await
         })
     });
     let measured = measure(&store, org, args.scraps, tick, Duration::from_secs(args.idle_secs)).await;
