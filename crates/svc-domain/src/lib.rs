@@ -6,8 +6,10 @@ pub mod activity;
 pub mod api_key;
 pub mod history;
 pub mod id;
+pub mod net;
 pub mod plan;
 pub mod scope;
 pub mod scrap;
+pub mod webhook;
 
 pub use id::ObjectId;

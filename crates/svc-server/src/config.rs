@@ -53,6 +53,8 @@ pub struct Config {
     pub embedded_worker: bool,
     /// Whether `svc server` runs the cron scheduler.
     pub scheduler: bool,
+    /// Whether `svc server` (and `svc worker`) send webhook deliveries.
+    pub webhook_dispatcher: bool,
     /// How old a tick missed during downtime may be and still run once.
     pub cron_catchup_grace: Duration,
 }
@@ -87,6 +89,7 @@ const KEYS: &[&str] = &[
     "KEY_CACHE_TTL",
     "EMBEDDED_WORKER",
     "SCHEDULER",
+    "WEBHOOK_DISPATCHER",
     "CRON_CATCHUP_GRACE",
 ];
 
@@ -228,6 +231,7 @@ impl Config {
             key_cache_ttl: raw.get("KEY_CACHE_TTL", Duration::from_secs(5), parse_duration)?,
             embedded_worker: raw.get("EMBEDDED_WORKER", true, parse_bool)?,
             scheduler: raw.get("SCHEDULER", true, parse_bool)?,
+            webhook_dispatcher: raw.get("WEBHOOK_DISPATCHER", true, parse_bool)?,
             cron_catchup_grace: raw.get("CRON_CATCHUP_GRACE", Duration::from_secs(15 * 60), parse_duration)?,
         })
     }

@@ -2,11 +2,16 @@ use std::future::Future;
 use std::sync::Arc;
 
 use svc_runner::{ChromiumEngine, EngineConfig, Worker};
+use svc_service::dispatcher::{DispatchConfig, Dispatcher};
 use svc_service::{ServiceConfig, Services};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::Config;
+use crate::webhook_client::HttpWebhookClient;
+
+/// Webhook attempts in flight at once in one process.
+const WEBHOOKS_IN_FLIGHT: usize = 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
@@ -41,6 +46,7 @@ impl App {
                 key_cache_ttl: config.key_cache_ttl,
                 run_timeout: config.run_timeout,
                 cron_catchup_grace: config.cron_catchup_grace,
+                allow_private_networks: config.allow_private_networks,
             },
         ));
         Ok(App { config, services })
@@ -64,14 +70,30 @@ impl App {
         }))
     }
 
+    /// The webhook dispatcher over this app's store, sending with the real HTTP client.
+    pub fn dispatcher(&self) -> Arc<Dispatcher> {
+        let transport = Arc::new(HttpWebhookClient::new(self.config.webhook_timeout, self.config.allow_private_networks));
+        Arc::new(Dispatcher::new(
+            self.services.store.clone(),
+            transport,
+            DispatchConfig {
+                retry_delays: self.config.webhook_retry_delays.clone(),
+                sweep_interval: self.config.webhook_sweep_interval,
+                timeout: self.config.webhook_timeout,
+                max_in_flight: WEBHOOKS_IN_FLIGHT,
+            },
+            self.services.runs.signals.deliveries.clone(),
+        ))
+    }
+
     /// A run worker for `container` on this app's services.
     pub fn worker(&self, engine: Arc<ChromiumEngine>, container: &str) -> Arc<Worker> {
         Arc::new(Worker::new(self.services.clone(), engine, container, self.config.worker_concurrency))
     }
 
     /// Serves until `shutdown` resolves, then lets in-flight requests and
-    /// runs finish. Runs the embedded `default` worker and the scheduler
-    /// unless configured off.
+    /// runs finish. Runs the embedded `default` worker, the scheduler and
+    /// the webhook dispatcher unless configured off.
     pub async fn serve(self, listener: TcpListener, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), LaunchError> {
         let (stop_tx, stop_rx) = watch::channel(false);
         let mut background = Vec::new();
@@ -85,6 +107,9 @@ impl App {
         if self.config.scheduler {
             let scheduler = self.services.scheduler.clone();
             background.push(tokio::spawn(scheduler.run(stopped(stop_rx.clone()))));
+        }
+        if self.config.webhook_dispatcher {
+            background.push(tokio::spawn(self.dispatcher().run(stopped(stop_rx.clone()))));
         }
         let router = svc_api::router(self.services.clone());
         tracing::info!(address = %listener.local_addr()?, database = self.services.store.backend(), "svc serving");
@@ -119,7 +144,14 @@ impl App {
     /// Runs a worker for `container` (no API) until `shutdown` resolves.
     pub async fn work(self, container: &str, shutdown: impl Future<Output = ()> + Send + 'static) {
         let engine = self.engine();
+        // Runs finished here queue webhook deliveries: send them from here too.
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let dispatcher = self.config.webhook_dispatcher.then(|| tokio::spawn(self.dispatcher().run(stopped(stop_rx))));
         self.worker(engine.clone(), container).run(shutdown).await;
+        let _ = stop_tx.send(true);
+        if let Some(d) = dispatcher {
+            let _ = d.await;
+        }
         engine.close().await;
         self.services.store.close().await;
     }

@@ -12,7 +12,7 @@ use svc_storage::{Store, StoreError};
 use crate::key_cache::KeyCache;
 use crate::key_material;
 use crate::paging::{PageRequest, Paged};
-use crate::scraps::activity;
+use crate::scraps::{activity, scrap_ids_in_org};
 use crate::{Result, ServiceError, Session};
 
 const DEFAULT_LIFETIME: Months = Months::new(12);
@@ -74,22 +74,6 @@ impl KeyService {
         KeyService { store, cache }
     }
 
-    async fn parse_scrap_ids(&self, session: &Session, raw: Vec<String>) -> Result<Vec<ObjectId>> {
-        let mut ids = Vec::new();
-        for s in &raw {
-            let id = ObjectId::parse(s)
-                .ok_or_else(|| ServiceError::validation("scrapIds", format!("`{s}` is not a 24-character hex id")))?;
-            if !ids.contains(&id) {
-                ids.push(id);
-            }
-        }
-        let existing = self.store.existing_scrap_ids(session.org(), &ids).await?;
-        if let Some(missing) = ids.iter().find(|id| !existing.contains(id)) {
-            return Err(ServiceError::validation("scrapIds", format!("no scrap `{missing}` in this organization")));
-        }
-        Ok(ids)
-    }
-
     pub async fn create(&self, session: &Session, input: NewKeyInput) -> Result<CreatedKey> {
         let name = input.name.map(|n| n.trim().to_string()).unwrap_or_default();
         if name.is_empty() {
@@ -101,7 +85,7 @@ impl KeyService {
         let now = Utc::now();
         let expires_at = expiry(input.expires_at.as_deref(), now)?;
         let scopes = parse_scopes(input.scopes.unwrap_or_default())?;
-        let scrap_ids = self.parse_scrap_ids(session, input.scrap_ids.unwrap_or_default()).await?;
+        let scrap_ids = scrap_ids_in_org(&*self.store, session.org(), input.scrap_ids.unwrap_or_default()).await?;
         let plain_key = key_material::generate();
         let key = ApiKey {
             id: ObjectId::new(),

@@ -10,6 +10,7 @@
 pub mod accounts;
 pub mod admin;
 pub mod auth;
+pub mod dispatcher;
 pub mod engine;
 pub mod error;
 pub mod history;
@@ -20,6 +21,7 @@ pub mod keys;
 pub mod paging;
 pub mod password;
 pub mod principal;
+pub mod redact;
 pub mod run_outcome;
 pub mod runs;
 pub mod schedule;
@@ -27,6 +29,9 @@ pub mod scheduler;
 pub mod scrap_input;
 pub mod scraps;
 pub mod services;
+pub mod webhook_payload;
+pub mod webhook_signing;
+pub mod webhooks;
 
 pub use error::ServiceError;
 pub use principal::{Principal, Session};

@@ -7,7 +7,9 @@ use chrono::Utc;
 use svc_domain::ObjectId;
 use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
 use svc_domain::scope::Scope;
+use svc_domain::activity::Activity;
 use svc_domain::scrap::Scrap;
+use svc_domain::webhook::Delivery;
 pub use svc_storage::{ClaimedRun, ExpiredLeases};
 use svc_storage::Store;
 use tokio::sync::{Notify, broadcast};
@@ -16,6 +18,7 @@ use crate::engine::RunJob;
 use crate::history::HistoryView;
 use crate::run_outcome::{EngineReport, ScriptResult, classify, costs, meter, short_error, units};
 use crate::scraps::{activity, authorize_scrap};
+use crate::webhook_payload::stored_payload;
 use crate::{Principal, Result, ServiceError, Session};
 
 /// How many times a run is tried when its worker disappears.
@@ -28,11 +31,13 @@ const LOST_WORKER: &str = "the worker running this run stopped before finishing 
 pub struct RunSignals {
     pub queued: Notify,
     finished: broadcast::Sender<ObjectId>,
+    /// Webhook deliveries were queued (wakes the dispatcher).
+    pub deliveries: Arc<Notify>,
 }
 
 impl Default for RunSignals {
     fn default() -> Self {
-        RunSignals { queued: Notify::new(), finished: broadcast::channel(1024).0 }
+        RunSignals { queued: Notify::new(), finished: broadcast::channel(1024).0, deliveries: Arc::new(Notify::new()) }
     }
 }
 
@@ -182,22 +187,70 @@ impl RunService {
             },
         );
         log.history_id = Some(row.id);
-        if self.store.finish_run(claim, &row, units(report.bytes), &log).await? {
-            let _ = self.signals.finished.send(row.id);
-        } else {
-            tracing::warn!(history = %row.id, "run finished after its lease was lost; result dropped");
-        }
+        self.record_finished(claim, &row, units(report.bytes), &log).await?;
         Ok(detail)
     }
 
-    /// Requeues or fails runs whose worker stopped answering.
+    /// Writes a finished row with its webhook deliveries (the outbox) in one
+    /// transaction, then wakes whoever waits on it.
+    async fn record_finished(&self, claim: &ClaimedRun, row: &HistoryRow, units: i64, log: &Activity) -> Result<bool> {
+        let deliveries = self.deliveries_for(row).await?;
+        if self.store.finish_run(claim, row, units, log, &deliveries).await? {
+            let _ = self.signals.finished.send(row.id);
+            if !deliveries.is_empty() {
+                self.signals.deliveries.notify_one();
+            }
+            Ok(true)
+        } else {
+            tracing::warn!(history = %row.id, "run finished after its lease was lost; result dropped");
+            Ok(false)
+        }
+    }
+
+    /// One delivery per active webhook that wants the run's event.
+    async fn deliveries_for(&self, row: &HistoryRow) -> Result<Vec<Delivery>> {
+        let (event, payload) = stored_payload(row);
+        let hooks = self.store.active_webhooks(row.organization_id).await?;
+        let now = Utc::now();
+        Ok(hooks
+            .into_iter()
+            .filter(|h| h.wants(event, row.scrap_id))
+            .map(|h| Delivery {
+                id: ObjectId::new(),
+                organization_id: row.organization_id,
+                webhook_id: h.id,
+                event,
+                history_id: row.id,
+                scrap_id: row.scrap_id,
+                payload: payload.clone(),
+                attempts: 0,
+                created_at: now,
+            })
+            .collect())
+    }
+
+    /// Requeues runs whose worker stopped answering, or finishes them as
+    /// `error` once they were tried `MAX_ATTEMPTS` times.
     pub async fn reap_lost_runs(&self) -> Result<ExpiredLeases> {
-        let expired = self.store.expire_leases(Utc::now(), MAX_ATTEMPTS, LOST_WORKER).await?;
-        for (org, scrap, history) in &expired.failed {
-            let mut log = activity(*org, *scrap, "run.finished", "system".into(), format!("Run finished: error ({LOST_WORKER})"));
-            log.history_id = Some(*history);
-            self.store.log_activity(&log).await?;
-            let _ = self.signals.finished.send(*history);
+        let expired = self.store.expire_leases(Utc::now(), MAX_ATTEMPTS).await?;
+        for claim in &expired.lost {
+            let Some(mut row) = self.store.history_row(claim.organization_id, claim.history_id).await? else { continue };
+            row.status_detail = Some(StatusDetail::Error);
+            row.data = "[]".into();
+            row.length = 0;
+            row.error = Some(LOST_WORKER.into());
+            row.retries = claim.attempts - 1;
+            row.finished_at = Some(Utc::now());
+            let mut log = activity(
+                claim.organization_id,
+                claim.scrap_id,
+                "run.finished",
+                "system".into(),
+                format!("Run finished: error ({LOST_WORKER})"),
+            );
+            log.history_id = Some(row.id);
+            // Nothing ran to completion: nothing is charged.
+            self.record_finished(claim, &row, 0, &log).await?;
         }
         if !expired.requeued.is_empty() {
             self.signals.queued.notify_waiters();

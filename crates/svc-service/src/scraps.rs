@@ -51,6 +51,24 @@ pub(crate) async fn authorize_scrap(store: &dyn Store, principal: &Principal, sc
     Err(ServiceError::ScrapNotInKeyScope)
 }
 
+/// Parses `scrapIds` of a key or webhook body: 24-hex ids, each a scrap of
+/// `org` (else 422 naming `scrapIds`); duplicates dropped.
+pub(crate) async fn scrap_ids_in_org(store: &dyn Store, org: ObjectId, raw: Vec<String>) -> Result<Vec<ObjectId>> {
+    let mut ids = Vec::new();
+    for s in &raw {
+        let id = ObjectId::parse(s)
+            .ok_or_else(|| ServiceError::validation("scrapIds", format!("`{s}` is not a 24-character hex id")))?;
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    let existing = store.existing_scrap_ids(org, &ids).await?;
+    if let Some(missing) = ids.iter().find(|id| !existing.contains(id)) {
+        return Err(ServiceError::validation("scrapIds", format!("no scrap `{missing}` in this organization")));
+    }
+    Ok(ids)
+}
+
 impl ScrapService {
     pub(crate) fn new(store: Arc<dyn Store>, cron_min_interval: Duration, schedule_changed: Arc<Notify>) -> Self {
         ScrapService { store, cron_min_interval, schedule_changed }

@@ -14,6 +14,7 @@ use crate::keys::KeyService;
 use crate::runs::RunService;
 use crate::scheduler::Scheduler;
 use crate::scraps::ScrapService;
+use crate::webhooks::WebhookService;
 
 /// The settings the business rules depend on.
 #[derive(Clone)]
@@ -29,6 +30,8 @@ pub struct ServiceConfig {
     pub run_timeout: Duration,
     /// How old a missed tick may be and still run after downtime.
     pub cron_catchup_grace: Duration,
+    /// Lets webhook URLs reach loopback and private addresses (and plain http).
+    pub allow_private_networks: bool,
 }
 
 impl fmt::Debug for ServiceConfig {
@@ -40,6 +43,7 @@ impl fmt::Debug for ServiceConfig {
             .field("key_cache_ttl", &self.key_cache_ttl)
             .field("run_timeout", &self.run_timeout)
             .field("cron_catchup_grace", &self.cron_catchup_grace)
+            .field("allow_private_networks", &self.allow_private_networks)
             .finish()
     }
 }
@@ -55,6 +59,7 @@ pub struct Services {
     pub history: HistoryService,
     pub runs: RunService,
     pub scheduler: Arc<Scheduler>,
+    pub webhooks: WebhookService,
 }
 
 impl Services {
@@ -72,6 +77,7 @@ impl Services {
             scraps: ScrapService::new(store.clone(), config.cron_min_interval, schedule_changed),
             keys: KeyService::new(store.clone(), key_cache),
             history: HistoryService::new(store.clone()),
+            webhooks: WebhookService::new(store.clone(), config.allow_private_networks, runs.signals.deliveries.clone()),
             runs,
             scheduler: Arc::new(scheduler),
             store,

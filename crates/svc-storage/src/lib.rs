@@ -9,11 +9,14 @@
 mod sql_store;
 #[macro_use]
 mod sql_schedule;
+#[macro_use]
+mod sql_webhooks;
 
 mod connect;
 mod error;
 mod postgres;
 mod records;
+mod webhook_records;
 mod sqlite;
 mod traits;
 
@@ -27,7 +30,7 @@ pub use sqlite::SqliteStore;
 pub use traits::{
     AccountStore, ActivityStore, ClaimedRun, DueScrap, ExpiredLeases, FiredTick, HistoryFilter, HistoryStore, KeyStore,
     NewAccount, Page, PlannedTick, RunStore, ScheduleStore, ScrapFilter, ScrapStore, Store, TickAction, TickOutcome,
-    TickPlan, TickPlanner,
+    TickPlan, TickPlanner, WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -44,3 +44,4 @@ sql_store!(
 // Rows another scheduler is firing are skipped, not waited for; the unique
 // tick record stops a second firing of the same instant.
 sql_schedule!(PostgresStore, Postgres, lock_due = " FOR UPDATE SKIP LOCKED");
+sql_webhooks!(PostgresStore, Postgres, lock_due = " FOR UPDATE SKIP LOCKED");

@@ -21,7 +21,7 @@ pub(crate) fn opt_millis(t: Option<DateTime<Utc>>) -> Option<i64> {
     t.map(millis)
 }
 
-fn time(ms: i64) -> Result<DateTime<Utc>, StoreError> {
+pub(crate) fn time(ms: i64) -> Result<DateTime<Utc>, StoreError> {
     Utc.timestamp_millis_opt(ms).single().ok_or_else(|| StoreError::Corrupt(format!("timestamp {ms}")))
 }
 
@@ -33,7 +33,7 @@ pub(crate) fn id(s: &str) -> Result<ObjectId, StoreError> {
     ObjectId::parse(s).ok_or_else(|| StoreError::Corrupt(format!("id `{s}`")))
 }
 
-fn json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, StoreError> {
+pub(crate) fn json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, StoreError> {
     serde_json::from_str(s).map_err(|e| StoreError::Corrupt(format!("json `{s}`: {e}")))
 }
 
@@ -49,7 +49,7 @@ pub(crate) fn ids_json(ids: &[ObjectId]) -> String {
     to_json(&ids.iter().map(ToString::to_string).collect::<Vec<_>>())
 }
 
-fn parse_ids(s: &str) -> Result<Vec<ObjectId>, StoreError> {
+pub(crate) fn parse_ids(s: &str) -> Result<Vec<ObjectId>, StoreError> {
     json::<Vec<String>>(s)?.iter().map(|s| id(s)).collect()
 }
 

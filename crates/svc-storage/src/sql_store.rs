@@ -706,7 +706,14 @@ macro_rules! sql_store {
                 row.map(|r| r.into_claim(worker_id)).transpose()
             }
 
-            async fn finish_run(&self, claim: &ClaimedRun, h: &HistoryRow, units: i64, activity: &Activity) -> Result<bool> {
+            async fn finish_run(
+                &self,
+                claim: &ClaimedRun,
+                h: &HistoryRow,
+                units: i64,
+                activity: &Activity,
+                deliveries: &[svc_domain::webhook::Delivery],
+            ) -> Result<bool> {
                 let mut tx = self.begin_write().await?;
                 let held = sqlx::query("DELETE FROM run_queue WHERE history_id = $1 AND worker_id = $2 AND attempts = $3")
                     .bind(claim.history_id.to_string())
@@ -744,11 +751,12 @@ macro_rules! sql_store {
                     .execute(&mut *tx)
                     .await?;
                 insert_activity(&mut tx, activity).await?;
+                insert_delivery_rows(&mut tx, deliveries, h.finished_at.unwrap_or_else(Utc::now)).await?;
                 tx.commit().await?;
                 Ok(true)
             }
 
-            async fn expire_leases(&self, now: DateTime<Utc>, max_attempts: i64, message: &str) -> Result<ExpiredLeases> {
+            async fn expire_leases(&self, now: DateTime<Utc>, max_attempts: i64) -> Result<ExpiredLeases> {
                 let mut tx = self.begin_write().await?;
                 let requeued: Vec<(String, String)> = sqlx::query_as(
                     "UPDATE run_queue SET state = 'queued', worker_id = NULL, lease_until = NULL \
@@ -767,27 +775,17 @@ macro_rules! sql_store {
                         .await?;
                     out.requeued.push(id(&history)?);
                 }
-                let failed: Vec<(String, String, String, i64)> = sqlx::query_as(
-                    "DELETE FROM run_queue WHERE state = 'running' AND lease_until < $1 AND attempts >= $2 \
-                     RETURNING history_id, organization_id, scrap_id, attempts",
+                let lost: Vec<(String, String, String, Option<String>, i64, Option<String>)> = sqlx::query_as(
+                    "SELECT history_id, organization_id, scrap_id, param, attempts, worker_id FROM run_queue \
+                     WHERE state = 'running' AND lease_until < $1 AND attempts >= $2",
                 )
                 .bind(millis(now))
                 .bind(max_attempts)
                 .fetch_all(&mut *tx)
                 .await?;
-                for (history, org, scrap, attempts) in failed {
-                    sqlx::query(
-                        "UPDATE history SET status_detail = 'error', error = $3, finished_at = $4, retries = $5 \
-                         WHERE organization_id = $1 AND id = $2",
-                    )
-                    .bind(&org)
-                    .bind(&history)
-                    .bind(message)
-                    .bind(millis(now))
-                    .bind(attempts - 1)
-                    .execute(&mut *tx)
-                    .await?;
-                    out.failed.push((id(&org)?, id(&scrap)?, id(&history)?));
+                for (history, org, scrap, param, attempts, worker) in lost {
+                    let record = ClaimRecord { history_id: history, organization_id: org, scrap_id: scrap, param, attempts };
+                    out.lost.push(record.into_claim(worker.as_deref().unwrap_or_default())?);
                 }
                 tx.commit().await?;
                 Ok(out)

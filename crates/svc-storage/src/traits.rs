@@ -7,6 +7,7 @@ use svc_domain::api_key::{ApiKey, KeyOwner};
 use svc_domain::history::HistoryRow;
 use svc_domain::plan::Plan;
 use svc_domain::scrap::{ParamSet, Scrap};
+use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
 
 use crate::Result;
 
@@ -123,8 +124,8 @@ pub struct ClaimedRun {
 pub struct ExpiredLeases {
     /// Put back in the queue, `retries` incremented.
     pub requeued: Vec<ObjectId>,
-    /// Finished as `error`: `(organization, scrap, history row)`.
-    pub failed: Vec<(ObjectId, ObjectId, ObjectId)>,
+    /// Tried `max_attempts` times: the expired claims, to be finished as `error`.
+    pub lost: Vec<ClaimedRun>,
 }
 
 #[async_trait]
@@ -136,13 +137,21 @@ pub trait RunStore: Send + Sync {
     /// Takes the oldest queued run for `container`, leased until `lease_until`.
     async fn claim_run(&self, container: &str, worker_id: &str, lease_until: DateTime<Utc>) -> Result<Option<ClaimedRun>>;
     /// Writes the finished `row`, deducts `units` from the organization's
-    /// balance and writes `activity`, in one transaction; false (and nothing
+    /// balance, writes `activity` and queues `deliveries` (the run's webhook
+    /// events, due at once), in one transaction; false (and nothing
     /// written) when the claim was lost.
-    async fn finish_run(&self, claim: &ClaimedRun, row: &HistoryRow, units: i64, activity: &Activity) -> Result<bool>;
+    async fn finish_run(
+        &self,
+        claim: &ClaimedRun,
+        row: &HistoryRow,
+        units: i64,
+        activity: &Activity,
+        deliveries: &[Delivery],
+    ) -> Result<bool>;
     /// Runs whose lease ended before `now`: queued again while they have
-    /// been tried fewer than `max_attempts` times, else finished as `error`
-    /// with `message`.
-    async fn expire_leases(&self, now: DateTime<Utc>, max_attempts: i64, message: &str) -> Result<ExpiredLeases>;
+    /// been tried fewer than `max_attempts` times; the others are returned
+    /// as `lost` claims for the caller to finish (with `finish_run`).
+    async fn expire_leases(&self, now: DateTime<Utc>, max_attempts: i64) -> Result<ExpiredLeases>;
     /// The newest successful run of a scrap.
     async fn last_success(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<HistoryRow>>;
     /// Appends to a scrap's activity log.
@@ -237,9 +246,51 @@ pub trait ScheduleStore: Send + Sync {
     async fn prune_ticks(&self, before: DateTime<Utc>) -> Result<u64>;
 }
 
+#[async_trait]
+pub trait WebhookStore: Send + Sync {
+    async fn insert_webhook(&self, webhook: &Webhook) -> Result<()>;
+    /// Writes url, events, scrap_ids, active; false when not in `org`.
+    async fn update_webhook(&self, org: ObjectId, webhook: &Webhook) -> Result<bool>;
+    /// Deletes the webhook with its pending deliveries and its log.
+    async fn delete_webhook(&self, org: ObjectId, id: ObjectId) -> Result<bool>;
+    async fn webhook(&self, org: ObjectId, id: ObjectId) -> Result<Option<Webhook>>;
+    /// Newest first.
+    async fn list_webhooks(&self, org: ObjectId, offset: i64, limit: i64) -> Result<Page<Webhook>>;
+    /// The organization's active webhooks (candidates for an event).
+    async fn active_webhooks(&self, org: ObjectId) -> Result<Vec<Webhook>>;
+    /// A webhook's attempts, newest first.
+    async fn list_attempts(&self, org: ObjectId, webhook: ObjectId, offset: i64, limit: i64)
+    -> Result<Page<DeliveryAttempt>>;
+    async fn attempt(&self, org: ObjectId, webhook: ObjectId, id: ObjectId) -> Result<Option<DeliveryAttempt>>;
+    async fn delivery(&self, org: ObjectId, id: ObjectId) -> Result<Option<Delivery>>;
+    /// Queues deliveries, due at `due`.
+    async fn insert_deliveries(&self, deliveries: &[Delivery], due: DateTime<Utc>) -> Result<()>;
+    /// Takes up to `limit` deliveries due at `now` that no dispatcher holds,
+    /// holding them until `lease_until`; each with its webhook (`None` if
+    /// deleted meanwhile).
+    async fn claim_deliveries(&self, now: DateTime<Utc>, lease_until: DateTime<Utc>, limit: i64)
+    -> Result<Vec<(Delivery, Option<Webhook>)>>;
+    /// Records an attempt of a claimed delivery (`delivery.attempts` as
+    /// claimed): the previous attempt's pending retry becomes `failed`, and
+    /// the delivery is due again at `next_attempt_at` or ends. False (and
+    /// nothing written) when the claim was lost.
+    async fn record_attempt(
+        &self,
+        delivery: &Delivery,
+        attempt: &DeliveryAttempt,
+        next_attempt_at: Option<DateTime<Utc>>,
+    ) -> Result<bool>;
+    /// Ends a claimed delivery whose webhook is inactive or gone: its
+    /// pending retry becomes `skipped` (or, before any attempt, `skipped` is
+    /// recorded as its first attempt).
+    async fn skip_delivery(&self, delivery: &Delivery, skipped: &DeliveryAttempt) -> Result<bool>;
+}
+
 /// Everything svc stores.
 #[async_trait]
-pub trait Store: AccountStore + ScrapStore + KeyStore + HistoryStore + ActivityStore + RunStore + ScheduleStore {
+pub trait Store:
+    AccountStore + ScrapStore + KeyStore + HistoryStore + ActivityStore + RunStore + ScheduleStore + WebhookStore
+{
     /// `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;
     async fn close(&self);

@@ -26,6 +26,7 @@ use svc_domain::history::{HistoryRow, RunType, StatusDetail, TriggeredBy};
 use svc_domain::plan::Plan;
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{EmailFormat, HISTORY_IDS_CAP, ParamSet, Scrap};
+use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
 use svc_storage::{
     DueScrap, HistoryFilter, NewAccount, Page, PlannedTick, ScrapFilter, Store, StoreError, TickAction, TickOutcome, TickPlan,
     TickPlanner,
@@ -881,11 +882,11 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     done.finished_at = Some(now());
     let before = store.organization(s.organization_id).await.unwrap().unwrap().balance;
     let log = activity(s.organization_id, s.id, "run.finished", now());
-    assert!(store.finish_run(claim, &done, 3, &log).await.unwrap());
-    assert!(!store.finish_run(claim, &done, 3, &log).await.unwrap(), "a claim finishes once");
+    assert!(store.finish_run(claim, &done, 3, &log, &[]).await.unwrap());
+    assert!(!store.finish_run(claim, &done, 3, &log, &[]).await.unwrap(), "a claim finishes once");
     let mut stranger = claims[1].clone();
     stranger.worker_id = "someone-else".into();
-    assert!(!store.finish_run(&stranger, &done, 3, &log).await.unwrap());
+    assert!(!store.finish_run(&stranger, &done, 3, &log, &[]).await.unwrap());
     assert_eq!(store.organization(s.organization_id).await.unwrap().unwrap().balance, before - 3);
     let stored = store.history_row(s.organization_id, claim.history_id).await.unwrap().unwrap();
     assert_eq!(stored.status_detail, Some(StatusDetail::Success));
@@ -893,19 +894,26 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
 
     // Expired leases: requeued while attempts remain, then failed.
     let gone = now() + Duration::hours(1);
-    let expired = store.expire_leases(gone, 2, "lost").await.unwrap();
+    let expired = store.expire_leases(gone, 2).await.unwrap();
     assert_eq!(expired.requeued.len(), 19);
-    assert!(expired.failed.is_empty());
+    assert!(expired.lost.is_empty());
     let retried = store.history_row(s.organization_id, claims[1].history_id).await.unwrap().unwrap();
     assert_eq!(retried.retries, 1);
     let again = store.claim_run("default", "w-again", now() - Duration::seconds(1)).await.unwrap().unwrap();
     assert_eq!(again.attempts, 2);
-    let expired = store.expire_leases(now(), 2, "lost").await.unwrap();
-    assert_eq!(expired.failed, vec![(s.organization_id, s.id, again.history_id)]);
-    let failed = store.history_row(s.organization_id, again.history_id).await.unwrap().unwrap();
-    assert_eq!(failed.status_detail, Some(StatusDetail::Error));
-    assert_eq!(failed.error.as_deref(), Some("lost"));
-    assert_eq!(failed.retries, 1);
+    let expired = store.expire_leases(now(), 2).await.unwrap();
+    assert_eq!(expired.lost, vec![again.clone()], "tried twice: handed back to be finished");
+    let next = store.claim_run("default", "w-3", now() + Duration::minutes(5)).await.unwrap();
+    assert_ne!(next.map(|c| c.history_id), Some(again.history_id), "a lost run is not claimed again");
+    let mut failed = store.history_row(s.organization_id, again.history_id).await.unwrap().unwrap();
+    failed.status_detail = Some(StatusDetail::Error);
+    failed.error = Some("lost".into());
+    failed.retries = 1;
+    let log = activity(s.organization_id, s.id, "run.finished", now());
+    assert!(store.finish_run(&again, &failed, 0, &log, &[]).await.unwrap(), "the reaper finishes the lost claim");
+    let stored = store.history_row(s.organization_id, again.history_id).await.unwrap().unwrap();
+    assert_eq!((stored.status_detail, stored.error.as_deref(), stored.retries), (Some(StatusDetail::Error), Some("lost"), 1));
+    assert!(store.expire_leases(now(), 2).await.unwrap().lost.is_empty());
 }
 
 
@@ -983,7 +991,7 @@ async fn schedule_ticks_fire_once(store: Arc<dyn Store>) {
     // The same (scrap, instant) never fires twice, whatever the run queue says.
     let mut done = row.clone();
     done.status_detail = Some(StatusDetail::Success);
-    store.finish_run(&claim, &done, 1, &activity(org.id, s.id, "run.finished", now())).await.unwrap();
+    store.finish_run(&claim, &done, 1, &activity(org.id, s.id, "run.finished", now()), &[]).await.unwrap();
     let fired = store.fire_due(t0 + Duration::seconds(92), 100, &keep).await.unwrap();
     assert_eq!(fired[0].outcome, TickOutcome::AlreadyFired);
     let kinds: Vec<String> =
@@ -1069,6 +1077,181 @@ async fn concurrent_schedulers_fire_each_tick_once(store: Arc<dyn Store>) {
     assert_eq!(runs.total, 60, "each of the 60 ticks ran exactly once");
 }
 
+// ---------------------------------------------------------------------------
+// Webhooks
+// ---------------------------------------------------------------------------
+
+fn webhook(org: &Organization, url: &str, at: DateTime<Utc>) -> Webhook {
+    Webhook {
+        id: ObjectId::new(),
+        organization_id: org.id,
+        url: url.into(),
+        events: vec![WebhookEvent::ScrapSuccess, WebhookEvent::ScrapFailure],
+        scrap_ids: vec![],
+        active: true,
+        secret: "whsec_c2VjcmV0".into(),
+        created_at: at,
+        updated_at: at,
+    }
+}
+
+fn delivery(hook: &Webhook, history: &HistoryRow) -> Delivery {
+    Delivery {
+        id: ObjectId::new(),
+        organization_id: hook.organization_id,
+        webhook_id: hook.id,
+        event: WebhookEvent::ScrapSuccess,
+        history_id: history.id,
+        scrap_id: history.scrap_id,
+        payload: r#"{"historyId":"x"}"#.into(),
+        attempts: 0,
+        created_at: now(),
+    }
+}
+
+fn attempt_of(d: &Delivery, state: AttemptState, next: Option<DateTime<Utc>>) -> DeliveryAttempt {
+    DeliveryAttempt {
+        id: ObjectId::new(),
+        delivery_id: d.id,
+        organization_id: d.organization_id,
+        webhook_id: d.webhook_id,
+        event: d.event,
+        history_id: d.history_id,
+        attempt: d.attempts + 1,
+        state,
+        response_status: Some(500),
+        response_body: Some("oops".into()),
+        error: None,
+        duration_ms: Some(3),
+        created_at: now(),
+        next_retry_at: next,
+    }
+}
+
+async fn webhooks_round_trip_scoped_by_organization(store: Arc<dyn Store>) {
+    let (org, _) = account(&store, "hooks@example.com").await;
+    let (other, _) = account(&store, "other-hooks@example.com").await;
+    let t0 = now();
+    let a = webhook(&org, "https://a.example/hook", t0);
+    let b = Webhook { scrap_ids: vec![ObjectId::new()], ..webhook(&org, "https://b.example/hook", t0 + Duration::seconds(1)) };
+    store.insert_webhook(&a).await.unwrap();
+    store.insert_webhook(&b).await.unwrap();
+    assert_eq!(store.webhook(org.id, a.id).await.unwrap(), Some(a.clone()));
+    assert_eq!(store.webhook(other.id, a.id).await.unwrap(), None, "another organization's webhook is not found");
+    let page = store.list_webhooks(org.id, 0, 10).await.unwrap();
+    assert_eq!((page.total, ids(&page.items, |w| w.id)), (2, vec![b.id, a.id]));
+    assert_eq!(store.list_webhooks(other.id, 0, 10).await.unwrap().total, 0);
+
+    let off = Webhook { active: false, url: "https://c.example/x".into(), ..a.clone() };
+    assert!(!store.update_webhook(other.id, &off).await.unwrap());
+    assert!(store.update_webhook(org.id, &off).await.unwrap());
+    assert_eq!(store.webhook(org.id, a.id).await.unwrap().unwrap().url, "https://c.example/x");
+    assert_eq!(ids(&store.active_webhooks(org.id).await.unwrap(), |w| w.id), vec![b.id]);
+
+    assert!(!store.delete_webhook(other.id, b.id).await.unwrap());
+    assert!(store.delete_webhook(org.id, b.id).await.unwrap());
+    assert_eq!(store.webhook(org.id, b.id).await.unwrap(), None);
+}
+
+async fn webhook_outbox_claims_records_and_skips(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "outbox@example.com").await;
+    let s = scrap(&user, "Hooked", now());
+    insert_scrap(&store, &s).await;
+    let hook = webhook(&org, "https://a.example/hook", now());
+    store.insert_webhook(&hook).await.unwrap();
+
+    // The outbox row is written by the transaction that finishes the run.
+    let row = history(&s, now());
+    store.enqueue_run(&row, &["main".to_string()], None, &activity(org.id, s.id, "run.triggered", now())).await.unwrap();
+    let claim = store.claim_run("main", "w", now() + Duration::minutes(5)).await.unwrap().unwrap();
+    let mut done = row.clone();
+    done.status_detail = Some(StatusDetail::Success);
+    done.finished_at = Some(now());
+    let d = delivery(&hook, &row);
+    let log = activity(org.id, s.id, "run.finished", now());
+    assert!(store.finish_run(&claim, &done, 1, &log, std::slice::from_ref(&d)).await.unwrap());
+
+    let t = now() + Duration::seconds(1);
+    let lease = t + Duration::seconds(40);
+    let claimed = store.claim_deliveries(t, lease, 10).await.unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(claimed[0].0, d);
+    assert_eq!(claimed[0].1.as_ref().map(|h| h.id), Some(hook.id));
+    assert!(store.claim_deliveries(t, lease, 10).await.unwrap().is_empty(), "held by the lease");
+
+    // Attempt 1 fails: a pending retry at +60 s.
+    let retry_at = t + Duration::seconds(60);
+    let first = attempt_of(&d, AttemptState::PendingRetry, Some(retry_at));
+    assert!(store.record_attempt(&d, &first, Some(retry_at)).await.unwrap());
+    assert!(!store.record_attempt(&d, &first, Some(retry_at)).await.unwrap(), "a claim records once");
+    assert!(store.claim_deliveries(t + Duration::seconds(59), lease, 10).await.unwrap().is_empty(), "not due yet");
+    let (again, _) = store.claim_deliveries(retry_at, retry_at + Duration::seconds(40), 10).await.unwrap().remove(0);
+    assert_eq!(again.attempts, 1);
+    // Attempt 2 succeeds: attempt 1 becomes `failed`, the delivery ends.
+    let second = DeliveryAttempt { response_status: Some(200), ..attempt_of(&again, AttemptState::Delivered, None) };
+    assert!(store.record_attempt(&again, &second, None).await.unwrap());
+    let log = store.list_attempts(org.id, hook.id, 0, 10).await.unwrap();
+    let states: Vec<(i64, AttemptState)> = log.items.iter().map(|a| (a.attempt, a.state)).collect();
+    assert_eq!(states, vec![(2, AttemptState::Delivered), (1, AttemptState::Failed)]);
+    assert!(log.items[1].next_retry_at.is_none());
+    assert!(store.claim_deliveries(now() + Duration::days(1), now() + Duration::days(2), 10).await.unwrap().is_empty());
+    assert_eq!(store.attempt(org.id, hook.id, second.id).await.unwrap().unwrap().state, AttemptState::Delivered);
+
+    // A pending retry of a webhook that got deactivated is skipped.
+    let d2 = delivery(&hook, &row);
+    store.insert_deliveries(std::slice::from_ref(&d2), now()).await.unwrap();
+    let (c2, _) = store.claim_deliveries(now(), now() + Duration::seconds(40), 10).await.unwrap().remove(0);
+    let fail = attempt_of(&c2, AttemptState::PendingRetry, Some(now()));
+    store.record_attempt(&c2, &fail, Some(now())).await.unwrap();
+    let (c3, _) = store.claim_deliveries(now(), now() + Duration::seconds(40), 10).await.unwrap().remove(0);
+    assert!(store.skip_delivery(&c3, &attempt_of(&c3, AttemptState::Skipped, None)).await.unwrap());
+    let skipped = store.attempt(org.id, hook.id, fail.id).await.unwrap().unwrap();
+    assert_eq!((skipped.state, skipped.next_retry_at), (AttemptState::Skipped, None));
+    assert_eq!(store.list_attempts(org.id, hook.id, 0, 10).await.unwrap().total, 3, "no extra row when a retry was pending");
+    // Before any attempt, skipping records the skip as attempt 1.
+    let d3 = delivery(&hook, &row);
+    store.insert_deliveries(std::slice::from_ref(&d3), now()).await.unwrap();
+    let (c4, _) = store.claim_deliveries(now(), now() + Duration::seconds(40), 10).await.unwrap().remove(0);
+    let skip = attempt_of(&c4, AttemptState::Skipped, None);
+    assert!(store.skip_delivery(&c4, &skip).await.unwrap());
+    assert_eq!(store.attempt(org.id, hook.id, skip.id).await.unwrap().unwrap().attempt, 1);
+    assert_eq!(store.delivery(org.id, d3.id).await.unwrap().unwrap().attempts, 1);
+    let (other, _) = account(&store, "outsider@example.com").await;
+    assert_eq!(store.delivery(other.id, d3.id).await.unwrap(), None);
+    assert_eq!(store.list_attempts(other.id, hook.id, 0, 10).await.unwrap().total, 0);
+}
+
+async fn concurrent_dispatchers_claim_each_delivery_once(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "fanout@example.com").await;
+    let s = scrap(&user, "Fan-out", now());
+    insert_scrap(&store, &s).await;
+    let hook = webhook(&org, "https://a.example/hook", now());
+    store.insert_webhook(&hook).await.unwrap();
+    let row = history(&s, now());
+    let all: Vec<Delivery> = (0..50).map(|_| delivery(&hook, &row)).collect();
+    store.insert_deliveries(&all, now()).await.unwrap();
+    let mut tasks = Vec::new();
+    for _ in 0..4 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut mine = Vec::new();
+            loop {
+                let batch = store.claim_deliveries(now(), now() + Duration::minutes(1), 7).await.unwrap();
+                if batch.is_empty() {
+                    return mine;
+                }
+                mine.extend(batch.into_iter().map(|(d, _)| d.id));
+            }
+        }));
+    }
+    let mut claimed = Vec::new();
+    for t in tasks {
+        claimed.extend(t.await.unwrap());
+    }
+    assert_eq!(claimed.len(), 50, "each delivery claimed once");
+    assert_eq!(set(claimed), set(all.iter().map(|d| d.id)));
+}
+
 macro_rules! storage_tests {
     ($($name:ident),+ $(,)?) => {
         mod sqlite {
@@ -1123,4 +1306,7 @@ storage_tests!(
     schedule_ticks_fire_once,
     update_moves_next_fire_only_when_the_schedule_changes,
     concurrent_schedulers_fire_each_tick_once,
+    webhooks_round_trip_scoped_by_organization,
+    webhook_outbox_claims_records_and_skips,
+    concurrent_dispatchers_claim_each_delivery_once,
 );

@@ -4,6 +4,7 @@ mod home;
 mod keys;
 mod runs;
 mod scraps;
+mod webhooks;
 
 use std::sync::Arc;
 
@@ -28,4 +29,11 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/api/historys/{id}", get(history::get))
         .route("/api/developers/keys", get(keys::list).post(keys::create))
         .route("/api/developers/keys/{id}", delete(keys::revoke))
+        .route("/api/developers/webhooks", get(webhooks::list).post(webhooks::create))
+        .route(
+            "/api/developers/webhooks/{id}",
+            get(webhooks::get).put(webhooks::update).patch(webhooks::update).delete(webhooks::delete),
+        )
+        .route("/api/developers/webhooks/{id}/deliveries", get(webhooks::deliveries))
+        .route("/api/developers/webhooks/{id}/deliveries/{delivery}/redeliver", post(webhooks::redeliver))
 }

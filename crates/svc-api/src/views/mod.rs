@@ -7,6 +7,7 @@ mod history;
 mod key;
 mod list;
 mod scrap;
+mod webhook;
 
 pub(crate) use account::{LoginView, MeView, SignupView};
 pub(crate) use activity::ActivityView;
@@ -14,6 +15,7 @@ pub(crate) use history::HistoryRowView;
 pub(crate) use key::{CreatedKeyView, KeyView};
 pub(crate) use list::ListView;
 pub(crate) use scrap::ScrapView;
+pub(crate) use webhook::{AttemptView, CreatedWebhookView, RedeliveryView, WebhookView};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 

@@ -1,0 +1,112 @@
+//! The HTTP client that sends webhook deliveries.
+//!
+//! Unless private networks are allowed it only dials public addresses: a
+//! literal address in the URL is checked before the request, and a host
+//! name goes through [`PublicOnlyResolver`], which hands the connector only
+//! vetted addresses, so the address checked is the address dialled (no
+//! DNS-rebinding window). Redirects are not followed; each attempt has a
+//! timeout; the answer's body is kept up to 1 KiB.
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use svc_domain::net::is_public_ip;
+use svc_service::dispatcher::{ReceiverResponse, WebhookTransport};
+
+const BODY_KEPT: usize = 1024;
+
+/// Resolves with the system resolver and refuses a name if any of its
+/// addresses is not public.
+pub struct PublicOnlyResolver;
+
+impl Resolve for PublicOnlyResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        Box::pin(async move {
+            let host = name.as_str().to_string();
+            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if let Some(bad) = addrs.iter().find(|a| !is_public_ip(a.ip())) {
+                return Err(format!("`{host}` resolves to the non-public address {}", bad.ip()).into());
+            }
+            if addrs.is_empty() {
+                return Err(format!("`{host}` does not resolve").into());
+            }
+            Ok(Box::new(addrs.into_iter()) as Addrs)
+        })
+    }
+}
+
+pub struct HttpWebhookClient {
+    client: reqwest::Client,
+    allow_private: bool,
+}
+
+impl HttpWebhookClient {
+    pub fn new(timeout: Duration, allow_private: bool) -> Self {
+        let mut builder = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(timeout)
+            .user_agent(concat!("svc-webhooks/", env!("CARGO_PKG_VERSION")))
+            .pool_max_idle_per_host(64);
+        if !allow_private {
+            builder = builder.dns_resolver(PublicOnlyResolver);
+        }
+        HttpWebhookClient { client: builder.build().expect("HTTP client builds"), allow_private }
+    }
+
+    /// The scheme and literal-address rules, checked before each request.
+    fn check_url(&self, url: &reqwest::Url) -> Result<(), String> {
+        match url.scheme() {
+            "https" => {}
+            "http" if self.allow_private => {}
+            other => return Err(format!("refused: only https receivers, not `{other}`")),
+        }
+        if self.allow_private {
+            return Ok(());
+        }
+        let host = url.host_str().unwrap_or_default();
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        match bare.parse::<IpAddr>() {
+            Ok(ip) if !is_public_ip(ip) => Err(format!("refused: {ip} is not a public address")),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The message of an error and its causes (reqwest's own is terse).
+fn describe(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        return "timed out".into();
+    }
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+#[async_trait]
+impl WebhookTransport for HttpWebhookClient {
+    async fn post(&self, url: &str, headers: &[(&'static str, String)], body: Vec<u8>) -> Result<ReceiverResponse, String> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| format!("invalid URL: {e}"))?;
+        self.check_url(&parsed)?;
+        let mut request = self.client.post(parsed).body(body);
+        for (name, value) in headers {
+            request = request.header(*name, value);
+        }
+        let mut response = request.send().await.map_err(|e| describe(&e))?;
+        let status = response.status().as_u16();
+        let mut kept = Vec::new();
+        while kept.len() < BODY_KEPT {
+            match response.chunk().await {
+                Ok(Some(chunk)) => kept.extend_from_slice(&chunk[..chunk.len().min(BODY_KEPT - kept.len())]),
+                _ => break,
+            }
+        }
+        Ok(ReceiverResponse { status, body: String::from_utf8_lossy(&kept).into_owned() })
+    }
+}
