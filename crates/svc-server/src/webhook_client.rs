@@ -7,7 +7,9 @@
 //! DNS-rebinding window). Redirects are not followed; each attempt has a
 //! timeout; the answer's body is kept up to 1 KiB.
 
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -17,15 +19,30 @@ use svc_service::dispatcher::{ReceiverResponse, WebhookTransport};
 
 const BODY_KEPT: usize = 1024;
 
-/// Resolves with the system resolver and refuses a name if any of its
-/// addresses is not public.
-pub struct PublicOnlyResolver;
+/// Resolves a name and refuses it if any of its addresses is not public.
+#[derive(Clone, Default)]
+pub struct PublicOnlyResolver {
+    /// Fixed answers instead of the system resolver (tests stand in for DNS
+    /// with these; the vetting is the same).
+    fixed: Option<Arc<HashMap<String, Vec<IpAddr>>>>,
+}
+
+impl PublicOnlyResolver {
+    /// With fixed answers: `name -> addresses`.
+    pub fn fixed(answers: HashMap<String, Vec<IpAddr>>) -> Self {
+        PublicOnlyResolver { fixed: Some(Arc::new(answers)) }
+    }
+}
 
 impl Resolve for PublicOnlyResolver {
     fn resolve(&self, name: Name) -> Resolving {
+        let fixed = self.fixed.clone();
         Box::pin(async move {
             let host = name.as_str().to_string();
-            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let addrs: Vec<SocketAddr> = match fixed {
+                Some(answers) => answers.get(&host).into_iter().flatten().map(|ip| SocketAddr::new(*ip, 0)).collect(),
+                None => tokio::net::lookup_host((host.as_str(), 0)).await?.collect(),
+            };
             if let Some(bad) = addrs.iter().find(|a| !is_public_ip(a.ip())) {
                 return Err(format!("`{host}` resolves to the non-public address {}", bad.ip()).into());
             }
@@ -44,13 +61,18 @@ pub struct HttpWebhookClient {
 
 impl HttpWebhookClient {
     pub fn new(timeout: Duration, allow_private: bool) -> Self {
+        Self::with_resolver(timeout, allow_private, PublicOnlyResolver::default())
+    }
+
+    /// With `resolver` vetting host names (unless private networks are allowed).
+    pub fn with_resolver(timeout: Duration, allow_private: bool, resolver: PublicOnlyResolver) -> Self {
         let mut builder = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(timeout)
             .user_agent(concat!("svc-webhooks/", env!("CARGO_PKG_VERSION")))
             .pool_max_idle_per_host(64);
         if !allow_private {
-            builder = builder.dns_resolver(PublicOnlyResolver);
+            builder = builder.dns_resolver(resolver);
         }
         HttpWebhookClient { client: builder.build().expect("HTTP client builds"), allow_private }
     }

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod fixture;
+pub mod receiver;
 
 use std::sync::Arc;
 
@@ -167,6 +168,17 @@ impl TestApp {
         row.finished_at = Some(Utc::now());
         self.services.store.insert_history(&row).await.unwrap();
         row
+    }
+}
+
+impl TestApp {
+    /// Stops this app (as a server going down would) and hands back its
+    /// database, which outlives it.
+    pub fn stop(mut self) -> Option<TestDb> {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        self._db.take()
     }
 }
 
