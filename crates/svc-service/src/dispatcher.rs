@@ -10,8 +10,9 @@
 //! sweep (`SVC_WEBHOOK_SWEEP_INTERVAL`). A crash between sending and
 //! recording sends that attempt again once the lease ends (at least once).
 
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -58,12 +59,20 @@ pub fn next_attempt_at(made: i64, failed_at: DateTime<Utc>, delays: &[Duration])
     Some(failed_at + chrono::Duration::from_std(*delay).ok()?)
 }
 
+/// Attempts in flight at once to one webhook: a slow or dead receiver
+/// holds at most this many of the process's slots.
+pub const PER_WEBHOOK_IN_FLIGHT: usize = 16;
+
 pub struct Dispatcher {
     store: Arc<dyn Store>,
     transport: Arc<dyn WebhookTransport>,
     config: DispatchConfig,
     queued: Arc<Notify>,
     slots: Arc<Semaphore>,
+    per_webhook: Mutex<HashMap<ObjectId, Arc<Semaphore>>>,
+    /// Deliveries this process is handling (a claim that outlived its lease
+    /// while waiting for a slot is not started twice).
+    handling: Mutex<HashSet<ObjectId>>,
 }
 
 /// The outcome of one claimed delivery.
@@ -77,25 +86,38 @@ pub struct Sent {
 impl Dispatcher {
     pub fn new(store: Arc<dyn Store>, transport: Arc<dyn WebhookTransport>, config: DispatchConfig, queued: Arc<Notify>) -> Self {
         let slots = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
-        Dispatcher { store, transport, config, queued, slots }
+        Dispatcher { store, transport, config, queued, slots, per_webhook: Mutex::default(), handling: Mutex::default() }
     }
 
     fn lease(&self) -> chrono::Duration {
         chrono::Duration::from_std(self.config.timeout + Duration::from_secs(30)).unwrap_or(chrono::Duration::minutes(1))
     }
 
+    fn webhook_slots(&self, webhook: ObjectId) -> Arc<Semaphore> {
+        let mut map = self.per_webhook.lock().unwrap_or_else(|e| e.into_inner());
+        map.entry(webhook).or_insert_with(|| Arc::new(Semaphore::new(PER_WEBHOOK_IN_FLIGHT))).clone()
+    }
+
     /// Claims what is due at `now` (as many as there are free slots) and
-    /// starts sending each; the handles resolve when each is recorded.
+    /// starts handling each: it waits for a slot of its webhook, then for
+    /// a slot of the process, then sends. The handles resolve when each is
+    /// recorded.
     async fn start_due(self: &Arc<Self>, now: DateTime<Utc>) -> Result<Vec<tokio::task::JoinHandle<Option<Sent>>>> {
         let free = self.slots.available_permits().max(1) as i64;
         let claimed = self.store.claim_deliveries(now, now + self.lease(), free.min(500)).await?;
         let mut handles = Vec::with_capacity(claimed.len());
         for (delivery, webhook) in claimed {
-            let permit = self.slots.clone().acquire_owned().await.expect("semaphore never closed");
+            if !self.handling.lock().unwrap_or_else(|e| e.into_inner()).insert(delivery.id) {
+                continue;
+            }
             let this = self.clone();
             handles.push(tokio::spawn(async move {
+                let id = delivery.id;
+                let hook_slot = this.webhook_slots(delivery.webhook_id).acquire_owned().await.expect("never closed");
+                let slot = this.slots.clone().acquire_owned().await.expect("never closed");
                 let sent = this.deliver(delivery, webhook).await;
-                drop(permit);
+                drop((slot, hook_slot));
+                this.handling.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
                 match sent {
                     Ok(sent) => sent,
                     Err(e) => {
