@@ -143,10 +143,42 @@ async fn management_follows_the_plan_gate_validation_and_put_semantics() {
     let (status, _) = app.get("/api/developers/webhooks", &key).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 
+    // Back on Free: the webhook can be listed and read, not changed.
+    app.services.store.set_plan(alice.org(), Plan::Free).await.unwrap();
+    let (status, err) = app.put(&format!("/api/developers/webhooks/{id}"), &alice.token, json!({"active": true})).await;
+    assert_error(status, &err, StatusCode::FORBIDDEN, "PLAN_REQUIRED");
+    let (status, err) = app.delete(&format!("/api/developers/webhooks/{id}"), &alice.token).await;
+    assert_error(status, &err, StatusCode::FORBIDDEN, "PLAN_REQUIRED");
+    let (status, err) = app
+        .post(&format!("/api/developers/webhooks/{id}/deliveries/{id}/redeliver"), &alice.token, json!({}))
+        .await;
+    assert_error(status, &err, StatusCode::FORBIDDEN, "PLAN_REQUIRED");
+    let (status, _) = app.get(&format!("/api/developers/webhooks/{id}/deliveries"), &alice.token).await;
+    assert_eq!(status, StatusCode::OK);
+    app.services.store.set_plan(alice.org(), Plan::Pro).await.unwrap();
+
     let (status, _) = app.delete(&format!("/api/developers/webhooks/{id}"), &alice.token).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
     let (status, _) = app.get(&format!("/api/developers/webhooks/{id}"), &alice.token).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_receiver_that_does_not_answer_in_time_is_a_failed_attempt() {
+    let site = fixture::start().await;
+    let receiver = Receiver::start(&[0]).await;
+    let app = TestApp::start_with(&[PRIVATE_OK, FAST_SWEEP, ("SVC_WEBHOOK_TIMEOUT", "1s"), ("SVC_WEBHOOK_RETRY_DELAYS", "1s,1s")]).await;
+    let alice = growth(&app, "alice@example.com").await;
+    let sid = items_scrap(&app, &alice, &site).await;
+    let (hook, _) = create_webhook(&app, &alice, json!({"url": receiver.url, "events": ["scrap.success"]})).await;
+    app.run_and_wait(&alice.token, &sid).await;
+    let log = log_until(&app, &alice, &hook, |l| l.iter().any(|a| a["state"] == "delivered")).await;
+    let first = log.iter().find(|a| a["attempt"] == 1).unwrap();
+    assert_eq!(first["state"], "failed");
+    assert_eq!(first["error"], "timed out");
+    assert_eq!(first["responseStatus"], Value::Null);
+    assert!(first["durationMs"].as_i64().unwrap() >= 1000);
+    assert_eq!(receiver.hits().len(), 2, "the retry went through");
 }
 
 #[tokio::test]

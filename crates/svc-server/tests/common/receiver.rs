@@ -1,5 +1,6 @@
 //! A local webhook receiver: records every request (headers, raw body,
-//! arrival) and answers with scripted statuses (200 once the script runs out).
+//! arrival) and answers with scripted statuses (200 once the script runs
+//! out; 0 means never answer).
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
@@ -43,10 +44,15 @@ pub struct Receiver {
 }
 
 async fn receive(State(inner): State<Arc<Mutex<Inner>>>, headers: HeaderMap, body: Bytes) -> StatusCode {
-    let mut inner = inner.lock().unwrap();
-    inner.hits.push(Hit { headers, body, at: Instant::now() });
-    let code = inner.script.pop_front().unwrap_or(200);
-    StatusCode::from_u16(code).unwrap()
+    let code = {
+        let mut inner = inner.lock().unwrap();
+        inner.hits.push(Hit { headers, body, at: Instant::now() });
+        inner.script.pop_front().unwrap_or(200)
+    };
+    if code == 0 {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    }
+    StatusCode::from_u16(code).unwrap_or(StatusCode::OK)
 }
 
 impl Receiver {
