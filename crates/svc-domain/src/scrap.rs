@@ -70,3 +70,46 @@ pub struct Scrap {
     /// kept by the service and the scheduler, never shown.
     pub next_fire_at: Option<DateTime<Utc>>,
 }
+
+impl Scrap {
+    /// A new scrap of `user` in `organization` with every optional field at
+    /// its default (no schedule, `puppeteer`, tier unset, no notifications).
+    pub fn new(
+        organization_id: ObjectId,
+        user_id: ObjectId,
+        title: impl Into<String>,
+        url: impl Into<String>,
+        request: impl Into<String>,
+        now: DateTime<Utc>,
+    ) -> Scrap {
+        Scrap {
+            id: ObjectId::new(),
+            organization_id,
+            user_id,
+            title: title.into(),
+            description: String::new(),
+            url: url.into(),
+            request: request.into(),
+            scrapper: "puppeteer".into(),
+            containers: vec![],
+            params: vec![],
+            history: vec![],
+            cron: None,
+            cron_timezone: "UTC".into(),
+            alert: None,
+            auto_fix: false,
+            proxy_tier: None,
+            last_tier_change_at: None,
+            email_notif: false,
+            email_notif_recipient: None,
+            email_notif_format: EmailFormat::Json,
+            digest_enabled: false,
+            digest_prompt: None,
+            digest_recipient: None,
+            banner: String::new(),
+            created_at: now,
+            updated_at: now,
+            next_fire_at: None,
+        }
+    }
+}

@@ -144,13 +144,13 @@ impl TickPlanner for CronPlanner {
             Some(at) => PlannedTick {
                 scheduled_at: at,
                 action: TickAction::Run {
-                    row: HistoryRow::pending(
+                    row: Box::new(HistoryRow::pending(
                         scrap.id,
                         scrap.organization_id,
                         TriggeredBy::Cron,
                         scrap.proxy_tier.as_deref().unwrap_or("tier0"),
                         Utc::now(),
-                    ),
+                    )),
                     param: pick_param(&scrap.params, &mut rand::rng()),
                 },
             },

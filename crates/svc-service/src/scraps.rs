@@ -7,7 +7,7 @@ use chrono::Utc;
 use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::scope::Scope;
-use svc_domain::scrap::{EmailFormat, Scrap};
+use svc_domain::scrap::Scrap;
 use svc_storage::{ScrapFilter, Store};
 use tokio::sync::Notify;
 
@@ -87,33 +87,8 @@ impl ScrapService {
         }
         let now = Utc::now();
         let mut scrap = Scrap {
-            id: ObjectId::new(),
-            organization_id: org.id,
-            user_id: session.user(),
-            title: String::new(),
-            description: String::new(),
-            url: String::new(),
-            request: String::new(),
-            scrapper: "puppeteer".into(),
             containers: org.default_containers.clone(),
-            params: vec![],
-            history: vec![],
-            cron: None,
-            cron_timezone: "UTC".into(),
-            alert: None,
-            auto_fix: false,
-            proxy_tier: None,
-            last_tier_change_at: None,
-            email_notif: false,
-            email_notif_recipient: None,
-            email_notif_format: EmailFormat::Json,
-            digest_enabled: false,
-            digest_prompt: None,
-            digest_recipient: None,
-            banner: String::new(),
-            created_at: now,
-            updated_at: now,
-            next_fire_at: None,
+            ..Scrap::new(org.id, session.user(), "", "", "", now)
         };
         changes.apply_to(&mut scrap)?;
         validate(&scrap, self.cron_min_interval)?;

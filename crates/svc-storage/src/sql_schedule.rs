@@ -106,7 +106,7 @@ macro_rules! sql_schedule {
                         history_id = None;
                     } else {
                         if let (TickAction::Run { row, param }, TickOutcome::Enqueued) = (&tick.action, outcome) {
-                            runs.push((row, d.scrap.containers.as_slice(), param.as_ref()));
+                            runs.push((&**row, d.scrap.containers.as_slice(), param.as_ref()));
                         }
                         activities.extend(planner.activity(&d.scrap, tick, outcome, history_id));
                     }

@@ -188,7 +188,7 @@ pub struct PlannedTick {
 #[derive(Clone, Debug, PartialEq)]
 pub enum TickAction {
     Missed,
-    Run { row: HistoryRow, param: Option<ParamSet> },
+    Run { row: Box<HistoryRow>, param: Option<ParamSet> },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -71,35 +71,7 @@ async fn account(store: &Arc<dyn Store>, email: &str) -> (Organization, User) {
 
 /// A scrap of `user` with every optional field empty.
 fn scrap(user: &User, title: &str, created_at: DateTime<Utc>) -> Scrap {
-    Scrap {
-        id: ObjectId::new(),
-        organization_id: user.organization_id,
-        user_id: user.id,
-        title: title.to_string(),
-        description: String::new(),
-        url: "https://example.org/".into(),
-        request: "the list of items".into(),
-        scrapper: "puppeteer".into(),
-        containers: vec![],
-        params: vec![],
-        history: vec![],
-        cron: None,
-        cron_timezone: "UTC".into(),
-        alert: None,
-        auto_fix: false,
-        proxy_tier: None,
-        last_tier_change_at: None,
-        email_notif: false,
-        email_notif_recipient: None,
-        email_notif_format: EmailFormat::Json,
-        digest_enabled: false,
-        digest_prompt: None,
-        digest_recipient: None,
-        banner: String::new(),
-        created_at,
-        updated_at: created_at,
-        next_fire_at: None,
-    }
+    Scrap::new(user.organization_id, user.id, title, "https://example.org/", "the list of items", created_at)
 }
 
 /// A scrap with every field filled, nested JSON in its parameters.
@@ -935,7 +907,7 @@ impl TickPlanner for TestPlanner {
             TickAction::Missed
         } else {
             TickAction::Run {
-                row: history(&due.scrap, now()),
+                row: Box::new(history(&due.scrap, now())),
                 param: due.scrap.params.first().cloned(),
             }
         };

@@ -19,14 +19,12 @@ use anyhow::{Context, Result, bail};
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use clap::Parser;
 use svc_domain::ObjectId;
-use svc_domain::account::{Organization, User};
 use svc_domain::activity::Activity;
 use svc_domain::history::{HistoryRow, TriggeredBy};
-use svc_domain::plan::Plan;
-use svc_domain::scrap::{EmailFormat, Scrap};
+use svc_domain::scrap::Scrap;
+use svc_bench::{bench_organization, fresh_store};
 use svc_server::{App, Config};
-use svc_storage::testing::TestDb;
-use svc_storage::{HistoryFilter, NewAccount, ScrapFilter, Store};
+use svc_storage::{HistoryFilter, ScrapFilter, Store};
 use tokio::net::TcpListener;
 
 #[derive(Parser)]
@@ -55,73 +53,22 @@ fn cpu_time() -> Duration {
     Duration::from_millis(ticks * 10) // USER_HZ = 100 on Linux
 }
 
-async fn fresh_store(backend: &str) -> Result<(TestDb, Arc<dyn Store>)> {
-    let db = match backend {
-        "sqlite" => TestDb::sqlite(),
-        "postgres" => TestDb::postgres().await.context("SVC_TEST_POSTGRES_URL is not set")?,
-        other => bail!("unknown backend {other}"),
-    };
-    let store = db.open().await;
-    Ok((db, store))
-}
-
 /// One organization with `n` scraps due at `first_tick`, every minute.
 async fn seed(store: &Arc<dyn Store>, n: usize, first_tick: DateTime<Utc>) -> Result<ObjectId> {
     let now = Utc::now();
-    let org = Organization {
-        id: ObjectId::new(),
-        name: "bench".into(),
-        plan: Plan::Pro,
-        balance: 1_000_000_000,
-        default_containers: vec!["bench-idle".into()],
-        created_at: now,
-    };
-    let user = User {
-        id: ObjectId::new(),
-        organization_id: org.id,
-        email: "bench@example.com".into(),
-        name: "bench".into(),
-        is_admin: false,
-        created_at: now,
-    };
-    let org_id = org.id;
-    store.create_account(&NewAccount { organization: org, user: user.clone(), password_hash: "x".into() }).await?;
+    let (org_id, user_id) = bench_organization(&**store).await?;
     let per_task = n.div_ceil(4);
     let mut tasks = Vec::new();
     for t in 0..4 {
         let store = store.clone();
-        let user = user.clone();
         tasks.push(tokio::spawn(async move {
             for i in (t * per_task)..((t + 1) * per_task).min(n) {
                 let scrap = Scrap {
-                    id: ObjectId::new(),
-                    organization_id: org_id,
-                    user_id: user.id,
-                    title: format!("scrap {i}"),
-                    description: String::new(),
-                    url: format!("https://example.com/{i}"),
-                    request: "returnData([1])".into(),
-                    scrapper: "puppeteer".into(),
                     // No worker serves it: runs stay queued, the bench measures enqueueing.
                     containers: vec!["bench-idle".into()],
-                    params: vec![],
-                    history: vec![],
                     cron: Some("* * * * *".into()),
-                    cron_timezone: "UTC".into(),
-                    alert: None,
-                    auto_fix: false,
-                    proxy_tier: None,
-                    last_tier_change_at: None,
-                    email_notif: false,
-                    email_notif_recipient: None,
-                    email_notif_format: EmailFormat::Json,
-                    digest_enabled: false,
-                    digest_prompt: None,
-                    digest_recipient: None,
-                    banner: String::new(),
-                    created_at: now,
-                    updated_at: now,
                     next_fire_at: Some(first_tick),
+                    ..Scrap::new(org_id, user_id, format!("scrap {i}"), format!("https://example.com/{i}"), "returnData([1])", now)
                 };
                 let log = Activity {
                     id: ObjectId::new(),

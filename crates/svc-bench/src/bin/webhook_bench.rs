@@ -16,19 +16,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use axum::Router;
 use axum::routing::post;
 use chrono::Utc;
 use clap::Parser;
 use svc_domain::ObjectId;
-use svc_domain::account::{Organization, User};
-use svc_domain::plan::Plan;
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
 use svc_server::webhook_client::HttpWebhookClient;
 use svc_service::dispatcher::{DispatchConfig, Dispatcher, WebhookTransport};
 use svc_storage::testing::TestDb;
-use svc_storage::{NewAccount, Store};
+use svc_bench::{bench_organization, fresh_store};
+use svc_storage::Store;
 use tokio::net::TcpListener;
 
 #[derive(Parser)]
@@ -78,24 +77,9 @@ struct Setup {
 }
 
 async fn setup(args: &Args, slow_share: f64, fast_url: &str, slow_url: &str) -> Result<Setup> {
-    let db = match args.backend.as_str() {
-        "sqlite" => TestDb::sqlite(),
-        "postgres" => TestDb::postgres().await.context("SVC_TEST_POSTGRES_URL is not set")?,
-        other => bail!("unknown backend {other}"),
-    };
-    let store = db.open().await;
+    let (db, store) = fresh_store(&args.backend).await?;
     let now = Utc::now();
-    let org = Organization {
-        id: ObjectId::new(),
-        name: "bench".into(),
-        plan: Plan::Pro,
-        balance: 1_000_000,
-        default_containers: vec!["default".into()],
-        created_at: now,
-    };
-    let user = User { id: ObjectId::new(), organization_id: org.id, email: "b@example.com".into(), name: "b".into(), is_admin: false, created_at: now };
-    let org_id = org.id;
-    store.create_account(&NewAccount { organization: org, user, password_hash: "x".into() }).await?;
+    let (org_id, _) = bench_organization(&*store).await?;
     let slow_count = (args.webhooks as f64 * slow_share).round() as usize;
     let mut hooks = Vec::new();
     for i in 0..args.webhooks {
