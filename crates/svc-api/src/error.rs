@@ -8,6 +8,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use svc_service::ServiceError;
+use svc_service::rate_limits::Refusal;
 
 #[derive(Debug)]
 pub enum ApiError {
@@ -48,6 +49,7 @@ impl IntoResponse for ApiError {
         let mut field = None;
         let mut www_authenticate = None;
         let mut internal = None;
+        let mut rate_limited = None;
         let (status, code, message, description) = match &self {
             ApiError::Service(e) => match e {
                 S::Unauthorized(_) | S::SessionRequired(_) => {
@@ -68,6 +70,10 @@ impl IntoResponse for ApiError {
                     (StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION", "Validation failed", e.to_string())
                 }
                 S::Conflict { code, .. } => (StatusCode::CONFLICT, *code, "Conflict", e.to_string()),
+                S::RateLimited(refusal) => {
+                    rate_limited = Some(*refusal);
+                    (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", "Too many requests", e.to_string())
+                }
                 S::InsufficientBalance => {
                     (StatusCode::PAYMENT_REQUIRED, "INSUFFICIENT_BALANCE", "Payment required", e.to_string())
                 }
@@ -109,11 +115,32 @@ impl IntoResponse for ApiError {
         if let Some(value) = www_authenticate.and_then(|v| HeaderValue::from_str(&v).ok()) {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
         }
+        if let Some(refusal) = rate_limited {
+            for (name, value) in rate_limit_headers(&refusal) {
+                if let Ok(v) = HeaderValue::from_str(&value) {
+                    response.headers_mut().insert(name, v);
+                }
+            }
+        }
         if let Some(cause) = internal {
             response.extensions_mut().insert(InternalCause(cause));
         }
         response
     }
+}
+
+/// `Retry-After` (seconds) and the IETF `RateLimit-Policy` / `RateLimit`
+/// headers (draft-ietf-httpapi-ratelimit-headers).
+pub(crate) fn rate_limit_headers(r: &Refusal) -> [(header::HeaderName, String); 3] {
+    let secs = |d: std::time::Duration| d.as_secs_f64().ceil() as u64;
+    [
+        (header::RETRY_AFTER, secs(r.decision.retry_after).max(1).to_string()),
+        (header::HeaderName::from_static("ratelimit-policy"), format!("{};w={}", r.rate.limit, r.rate.window.as_secs())),
+        (
+            header::HeaderName::from_static("ratelimit"),
+            format!("limit={}, remaining={}, reset={}", r.rate.limit, r.decision.remaining, secs(r.decision.reset)),
+        ),
+    ]
 }
 
 pub(crate) async fn not_found() -> ApiError {

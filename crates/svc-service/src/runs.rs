@@ -17,6 +17,7 @@ use tokio::sync::{Notify, broadcast};
 use crate::engine::RunJob;
 use crate::history::HistoryView;
 use crate::run_outcome::{EngineReport, ScriptResult, classify, costs, meter, short_error, units};
+use crate::rate_limits::{RateLimits, TRIGGER_PER_KEY, load_quota};
 use crate::scraps::{activity, authorize_scrap};
 use crate::webhook_payload::stored_payload;
 use crate::{Principal, Result, ServiceError, Session};
@@ -45,11 +46,21 @@ pub struct RunService {
     store: Arc<dyn Store>,
     pub signals: Arc<RunSignals>,
     run_timeout: Duration,
+    limits: Arc<RateLimits>,
+}
+
+/// Which trigger a caller used: they are limited differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    /// `POST /api/scraps/worker/:id` (and MCP's `svc_run_scrap`): per API key.
+    Worker,
+    /// `GET /api/scraps/load/:id`: the organization's run quota.
+    Load,
 }
 
 impl RunService {
-    pub(crate) fn new(store: Arc<dyn Store>, run_timeout: Duration) -> Self {
-        RunService { store, signals: Arc::new(RunSignals::default()), run_timeout }
+    pub(crate) fn new(store: Arc<dyn Store>, run_timeout: Duration, limits: Arc<RateLimits>) -> Self {
+        RunService { store, signals: Arc::new(RunSignals::default()), run_timeout, limits }
     }
 
     pub fn run_timeout(&self) -> Duration {
@@ -58,13 +69,26 @@ impl RunService {
 
     /// Writes a pending history row and queues the run. `param` names one of
     /// the scrap's parameter sets.
-    pub async fn trigger(&self, principal: &Principal, scrap_id: ObjectId, param: Option<&str>) -> Result<HistoryRow> {
+    pub async fn trigger(
+        &self,
+        principal: &Principal,
+        via: Trigger,
+        scrap_id: ObjectId,
+        param: Option<&str>,
+    ) -> Result<HistoryRow> {
         principal.require(&[Scope::ScrapsRun])?;
         authorize_scrap(&*self.store, principal, scrap_id).await?;
         let scrap = self.store.scrap(principal.org(), scrap_id).await?.ok_or(ServiceError::NotFound("scrap"))?;
         let org = self.store.organization(principal.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
         if org.balance <= 0 {
             return Err(ServiceError::InsufficientBalance);
+        }
+        match (via, principal) {
+            (Trigger::Worker, Principal::Key { grant, .. }) => {
+                self.limits.take(&format!("trigger:key:{}", grant.key_id), TRIGGER_PER_KEY).await?;
+            }
+            (Trigger::Worker, Principal::Session(_)) => {}
+            (Trigger::Load, _) => self.limits.take(&format!("load:org:{}", org.id), load_quota(org.plan)).await?,
         }
         let param = match param {
             None => None,

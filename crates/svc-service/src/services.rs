@@ -11,6 +11,7 @@ use crate::history::HistoryService;
 use crate::jwt::JwtKeys;
 use crate::key_cache::KeyCache;
 use crate::keys::KeyService;
+use crate::rate_limits::RateLimits;
 use crate::runs::RunService;
 use crate::scheduler::Scheduler;
 use crate::scraps::ScrapService;
@@ -60,13 +61,15 @@ pub struct Services {
     pub runs: RunService,
     pub scheduler: Arc<Scheduler>,
     pub webhooks: WebhookService,
+    pub rate_limits: Arc<RateLimits>,
 }
 
 impl Services {
     pub fn new(store: Arc<dyn Store>, config: ServiceConfig) -> Self {
         let jwt = Arc::new(JwtKeys::new(&config.jwt_secret));
         let key_cache = Arc::new(KeyCache::new(config.key_cache_ttl));
-        let runs = RunService::new(store.clone(), config.run_timeout);
+        let rate_limits = Arc::new(RateLimits::new(store.clone()));
+        let runs = RunService::new(store.clone(), config.run_timeout, rate_limits.clone());
         let schedule_changed = Arc::new(tokio::sync::Notify::new());
         let scheduler =
             Scheduler::new(store.clone(), runs.signals.clone(), schedule_changed.clone(), config.cron_catchup_grace);
@@ -80,6 +83,7 @@ impl Services {
             webhooks: WebhookService::new(store.clone(), config.allow_private_networks, runs.signals.deliveries.clone()),
             runs,
             scheduler: Arc::new(scheduler),
+            rate_limits,
             store,
         }
     }

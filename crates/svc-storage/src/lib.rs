@@ -11,6 +11,8 @@ mod sql_store;
 mod sql_schedule;
 #[macro_use]
 mod sql_webhooks;
+#[macro_use]
+mod sql_rate;
 
 mod connect;
 mod error;
@@ -29,7 +31,7 @@ pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 pub use traits::{
     AccountStore, ActivityStore, ClaimedRun, DueScrap, ExpiredLeases, FiredTick, HistoryFilter, HistoryStore, KeyStore,
-    NewAccount, Page, PlannedTick, RunStore, ScheduleStore, ScrapFilter, ScrapStore, Store, TickAction, TickOutcome,
+    NewAccount, Page, PlannedTick, RateStore, RunStore, ScheduleStore, ScrapFilter, ScrapStore, Store, TickAction, TickOutcome,
     TickPlan, TickPlanner, WebhookStore,
 };
 

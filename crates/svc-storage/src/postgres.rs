@@ -45,3 +45,4 @@ sql_store!(
 // tick record stops a second firing of the same instant.
 sql_schedule!(PostgresStore, Postgres, lock_due = " FOR UPDATE SKIP LOCKED");
 sql_webhooks!(PostgresStore, Postgres, lock_due = " FOR UPDATE SKIP LOCKED");
+sql_rate!(PostgresStore);

@@ -67,3 +67,4 @@ sql_store!(
 // SQLite has one writer: the write transaction already excludes other schedulers.
 sql_schedule!(SqliteStore, Sqlite, lock_due = "");
 sql_webhooks!(SqliteStore, Sqlite, lock_due = "");
+sql_rate!(SqliteStore);

@@ -286,10 +286,20 @@ pub trait WebhookStore: Send + Sync {
     async fn skip_delivery(&self, delivery: &Delivery, skipped: &DeliveryAttempt) -> Result<bool>;
 }
 
+/// Rate-limit buckets (GCRA state), shared by every process on the database.
+#[async_trait]
+pub trait RateStore: Send + Sync {
+    /// The bucket's stored state, `None` for a bucket never used.
+    async fn rate_tat(&self, bucket: &str) -> Result<Option<i64>>;
+    /// Stores `tat` if the bucket still holds `expected` (`None`: absent);
+    /// false when another request changed it first.
+    async fn swap_rate_tat(&self, bucket: &str, expected: Option<i64>, tat: i64) -> Result<bool>;
+}
+
 /// Everything svc stores.
 #[async_trait]
 pub trait Store:
-    AccountStore + ScrapStore + KeyStore + HistoryStore + ActivityStore + RunStore + ScheduleStore + WebhookStore
+    AccountStore + ScrapStore + KeyStore + HistoryStore + ActivityStore + RunStore + ScheduleStore + WebhookStore + RateStore
 {
     /// `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;

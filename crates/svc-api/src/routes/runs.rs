@@ -3,11 +3,12 @@ use std::time::Duration;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::http::{Method, StatusCode};
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::json;
+use svc_service::runs::Trigger;
 use svc_service::{ServiceError, Services};
 
 use crate::ApiError;
@@ -24,6 +25,7 @@ pub(crate) struct TriggerQuery {
 /// pending run, or with `wait=<seconds>` 200 and the finished row if it ends in time.
 pub(crate) async fn trigger(
     State(services): State<Arc<Services>>,
+    method: Method,
     Caller(principal): Caller,
     Path(id): Path<String>,
     Query(query): Query<TriggerQuery>,
@@ -36,7 +38,8 @@ pub(crate) async fn trigger(
             _ => return Err(ServiceError::validation("wait", "must be an integer number of seconds from 0 to 120").into()),
         },
     };
-    let row = services.runs.trigger(&principal, id, query.param.as_deref()).await?;
+    let via = if method == Method::GET { Trigger::Load } else { Trigger::Worker };
+    let row = services.runs.trigger(&principal, via, id, query.param.as_deref()).await?;
     if let Some(wait) = wait.filter(|w| !w.is_zero()) {
         if let Some(done) = services.runs.wait_finished(&principal, row.id, wait).await? {
             return Ok((StatusCode::OK, Json(HistoryRowView::from(done))).into_response());

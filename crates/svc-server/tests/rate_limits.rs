@@ -1,0 +1,77 @@
+//! The REST limits of interface.md: 60 triggers per 15 minutes per API key,
+//! the per-organization quota of `GET /api/scraps/load/:id`, the 429 shape,
+//! and limits shared by servers on one database.
+
+mod common;
+
+use common::{Account, TestApp, assert_error};
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+const NO_WORKER: (&str, &str) = ("SVC_EMBEDDED_WORKER", "false");
+
+async fn trigger(app: &TestApp, key: &str, scrap: &str) -> (StatusCode, reqwest::header::HeaderMap, serde_json::Value) {
+    let response = app.request(Method::POST, &format!("/api/scraps/worker/{scrap}"), Some(key)).send().await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    (status, headers, response.json().await.unwrap_or_default())
+}
+
+async fn setup(app: &TestApp, email: &str) -> (Account, String, String) {
+    let account = app.signup(email).await;
+    let scrap = app.create_scrap(&account, "limited").await["id"].as_str().unwrap().to_string();
+    let (_, key) = app.create_key(&account, json!({"name": "runner", "scopes": ["svc:scraps:run", "svc:scraps:read"]})).await;
+    (account, scrap, key)
+}
+
+#[tokio::test]
+async fn the_61st_trigger_within_15_minutes_is_refused_for_that_key_only() {
+    let app = TestApp::start_with(&[NO_WORKER]).await;
+    let (alice, scrap, key) = setup(&app, "alice@example.com").await;
+    for i in 0..60 {
+        let (status, _, body) = trigger(&app, &key, &scrap).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "trigger {i}: {body}");
+    }
+    let (status, headers, body) = trigger(&app, &key, &scrap).await;
+    assert_error(status, &body, StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED");
+    let retry: u64 = headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=15).contains(&retry), "one request refills in 15 s: {retry}");
+    assert_eq!(headers["ratelimit-policy"], "60;w=900");
+    assert!(headers["ratelimit"].to_str().unwrap().starts_with("limit=60, remaining=0, reset="), "{:?}", headers["ratelimit"]);
+
+    // Another key of the same organization, and the web session, are not affected.
+    let (_, other) = app.create_key(&alice, json!({"name": "second", "scopes": ["svc:scraps:run"]})).await;
+    assert_eq!(trigger(&app, &other, &scrap).await.0, StatusCode::ACCEPTED);
+    assert_eq!(trigger(&app, &alice.token, &scrap).await.0, StatusCode::ACCEPTED);
+    // Reads are not throttled.
+    for _ in 0..100 {
+        assert_eq!(app.get(&format!("/api/scraps/{scrap}"), &key).await.0, StatusCode::OK);
+    }
+}
+
+#[tokio::test]
+async fn servers_on_one_database_share_the_trigger_limit() {
+    let a = TestApp::start_with(&[NO_WORKER]).await;
+    let b = a.another_on_same_db(&[NO_WORKER]).await;
+    let (_, scrap, key) = setup(&a, "alice@example.com").await;
+    for i in 0..60 {
+        let app = if i % 2 == 0 { &a } else { &b };
+        assert_eq!(trigger(app, &key, &scrap).await.0, StatusCode::ACCEPTED, "trigger {i}");
+    }
+    assert_eq!(trigger(&a, &key, &scrap).await.0, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(trigger(&b, &key, &scrap).await.0, StatusCode::TOO_MANY_REQUESTS);
+}
+
+#[tokio::test]
+async fn load_is_gated_by_the_organization_quota() {
+    let app = TestApp::start_with(&[NO_WORKER]).await;
+    let (_, scrap, key) = setup(&app, "alice@example.com").await;
+    let (_, bob_scrap, bob_key) = setup(&app, "bob@example.com").await;
+    for i in 0..60 {
+        let (status, body) = app.get(&format!("/api/scraps/load/{scrap}"), &key).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "load {i}: {body}");
+    }
+    let (status, body) = app.get(&format!("/api/scraps/load/{scrap}"), &key).await;
+    assert_error(status, &body, StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED");
+    assert_eq!(app.get(&format!("/api/scraps/load/{bob_scrap}"), &bob_key).await.0, StatusCode::ACCEPTED);
+}

@@ -1,0 +1,95 @@
+//! The limits of interface.md: who may do how much, how fast.
+//!
+//! Buckets that must hold across server processes live in the store
+//! (optimistic compare-and-swap of the GCRA state); the pre-authentication
+//! MCP limit per client IP lives in memory, so that a refused request costs
+//! no database round-trip and no key hashing.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::Utc;
+use svc_domain::plan::Plan;
+use svc_storage::Store;
+
+use crate::gcra::{Decision, Rate};
+use crate::{Principal, Result, ServiceError};
+
+/// `POST /api/scraps/worker/:id`, per API key.
+pub const TRIGGER_PER_KEY: Rate = Rate::new(60, Duration::from_secs(15 * 60));
+/// `POST /api/mcp`, per client IP, before authentication.
+pub const MCP_PER_IP: Rate = Rate::new(60, Duration::from_secs(60));
+/// `POST /api/mcp`, per user (all of a user's keys and sessions).
+pub const MCP_PER_CALLER: Rate = Rate::new(120, Duration::from_secs(60));
+
+/// The run quota of `GET /api/scraps/load/:id`, per organization and hour.
+pub fn load_quota(plan: Plan) -> Rate {
+    let hour = Duration::from_secs(3600);
+    match plan {
+        Plan::Free => Rate::new(60, hour),
+        Plan::Growth => Rate::new(600, hour),
+        Plan::Pro => Rate::new(3000, hour),
+    }
+}
+
+/// Why a request was refused, for `Retry-After` and the `RateLimit` headers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub rate: Rate,
+    pub decision: Decision,
+}
+
+/// More in-memory IP buckets than this and the idle ones are dropped.
+const LOCAL_BUCKETS_MAX: usize = 100_000;
+
+pub struct RateLimits {
+    store: Arc<dyn Store>,
+    by_ip: Mutex<HashMap<IpAddr, i64>>,
+}
+
+fn refused(rate: Rate, decision: Decision) -> ServiceError {
+    ServiceError::RateLimited(Refusal { rate, decision })
+}
+
+impl RateLimits {
+    pub(crate) fn new(store: Arc<dyn Store>) -> Self {
+        RateLimits { store, by_ip: Mutex::default() }
+    }
+
+    /// Takes one request from a shared bucket.
+    pub async fn take(&self, bucket: &str, rate: Rate) -> Result<()> {
+        for _ in 0..16 {
+            let stored = self.store.rate_tat(bucket).await?;
+            let decision = rate.decide(stored, Utc::now().timestamp_millis());
+            if !decision.allowed {
+                return Err(refused(rate, decision));
+            }
+            if self.store.swap_rate_tat(bucket, stored, decision.tat_ms).await? {
+                return Ok(());
+            }
+        }
+        Err(ServiceError::Internal(format!("rate bucket {bucket} is too contended")))
+    }
+
+    /// The MCP limit per client IP (in memory, no database).
+    pub fn take_mcp_ip(&self, ip: IpAddr) -> Result<()> {
+        let now = Utc::now().timestamp_millis();
+        let mut buckets = self.by_ip.lock().unwrap_or_else(|e| e.into_inner());
+        if buckets.len() > LOCAL_BUCKETS_MAX {
+            buckets.retain(|_, tat| *tat > now);
+        }
+        let decision = MCP_PER_IP.decide(buckets.get(&ip).copied(), now);
+        if !decision.allowed {
+            return Err(refused(MCP_PER_IP, decision));
+        }
+        buckets.insert(ip, decision.tat_ms);
+        Ok(())
+    }
+
+    /// The MCP limit per caller: one bucket per user.
+    pub async fn take_mcp_caller(&self, principal: &Principal) -> Result<()> {
+        self.take(&format!("mcp:user:{}", principal.user()), MCP_PER_CALLER).await
+    }
+}
