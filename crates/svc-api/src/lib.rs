@@ -3,8 +3,10 @@
 //! in the contract's error shape. Handlers parse, call a service, render;
 //! they hold no business rules and never touch storage.
 
+mod client_ip;
 mod error;
 mod extract;
+mod mcp;
 mod routes;
 mod views;
 
@@ -26,6 +28,7 @@ const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 /// The whole HTTP surface over `services`.
 pub fn router(services: Arc<Services>) -> Router {
     routes::routes()
+        .merge(mcp::routes(services.clone()))
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .with_state(services)

@@ -55,6 +55,8 @@ pub struct Config {
     pub scheduler: bool,
     /// Whether `svc server` (and `svc worker`) send webhook deliveries.
     pub webhook_dispatcher: bool,
+    /// Proxies (addresses or CIDR ranges) whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
     /// How old a tick missed during downtime may be and still run once.
     pub cron_catchup_grace: Duration,
 }
@@ -90,6 +92,7 @@ const KEYS: &[&str] = &[
     "EMBEDDED_WORKER",
     "SCHEDULER",
     "WEBHOOK_DISPATCHER",
+    "TRUSTED_PROXIES",
     "CRON_CATCHUP_GRACE",
 ];
 
@@ -142,6 +145,19 @@ fn non_negative(s: &str) -> Result<i64, String> {
         Ok(n) if n >= 0 => Ok(n),
         _ => Err("expected an integer >= 0".into()),
     }
+}
+
+/// `10.0.0.1, 192.168.0.0/16, ::1`: addresses or CIDR ranges.
+fn parse_networks(s: &str) -> Result<Vec<ipnet::IpNet>, String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            p.parse::<ipnet::IpNet>()
+                .or_else(|_| p.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                .map_err(|_| format!("`{p}` is not an IP address or CIDR range"))
+        })
+        .collect()
 }
 
 fn positive_duration(s: &str) -> Result<Duration, String> {
@@ -232,6 +248,7 @@ impl Config {
             embedded_worker: raw.get("EMBEDDED_WORKER", true, parse_bool)?,
             scheduler: raw.get("SCHEDULER", true, parse_bool)?,
             webhook_dispatcher: raw.get("WEBHOOK_DISPATCHER", true, parse_bool)?,
+            trusted_proxies: raw.get("TRUSTED_PROXIES", vec![], parse_networks)?,
             cron_catchup_grace: raw.get("CRON_CATCHUP_GRACE", Duration::from_secs(15 * 60), parse_duration)?,
         })
     }

@@ -47,6 +47,7 @@ impl App {
                 run_timeout: config.run_timeout,
                 cron_catchup_grace: config.cron_catchup_grace,
                 allow_private_networks: config.allow_private_networks,
+                trusted_proxies: config.trusted_proxies.clone(),
             },
         ));
         Ok(App { config, services })
@@ -113,7 +114,7 @@ impl App {
         }
         let router = svc_api::router(self.services.clone());
         tracing::info!(address = %listener.local_addr()?, database = self.services.store.backend(), "svc serving");
-        let served = axum::serve(listener, router)
+        let served = axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
             .with_graceful_shutdown(async move {
                 shutdown.await;
                 let _ = stop_tx.send(true);

@@ -33,6 +33,8 @@ pub struct ServiceConfig {
     pub cron_catchup_grace: Duration,
     /// Lets webhook URLs reach loopback and private addresses (and plain http).
     pub allow_private_networks: bool,
+    /// Proxies whose `X-Forwarded-For` names the client (for per-IP limits).
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl fmt::Debug for ServiceConfig {
@@ -45,6 +47,7 @@ impl fmt::Debug for ServiceConfig {
             .field("run_timeout", &self.run_timeout)
             .field("cron_catchup_grace", &self.cron_catchup_grace)
             .field("allow_private_networks", &self.allow_private_networks)
+            .field("trusted_proxies", &self.trusted_proxies)
             .finish()
     }
 }
@@ -62,6 +65,8 @@ pub struct Services {
     pub scheduler: Arc<Scheduler>,
     pub webhooks: WebhookService,
     pub rate_limits: Arc<RateLimits>,
+    /// Proxies whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl Services {
@@ -84,6 +89,7 @@ impl Services {
             runs,
             scheduler: Arc::new(scheduler),
             rate_limits,
+            trusted_proxies: config.trusted_proxies.clone(),
             store,
         }
     }
