@@ -10,6 +10,14 @@ bash scripts/setup.sh
 SVC_TEST_POSTGRES_URL="$(bash scripts/start-test-postgres.sh)"
 export SVC_TEST_POSTGRES_URL
 
+# The official Python MCP SDK, for the MCP interoperability test.
+MCP_VENV=target/mcp-venv
+if [ ! -x "$MCP_VENV/bin/python" ] || ! "$MCP_VENV/bin/python" -c 'import mcp' 2>/dev/null; then
+    python3 -m venv "$MCP_VENV" || { apt-get install -y -qq python3-venv >/dev/null && python3 -m venv "$MCP_VENV"; }
+    "$MCP_VENV/bin/pip" install -q "mcp==2.3.0"
+fi
+export SVC_TEST_MCP_PYTHON="$PWD/$MCP_VENV/bin/python"
+
 echo "== all tests (HTTP suites on SQLite; storage suite on SQLite and PostgreSQL)" >&2
 cargo test --workspace --locked --no-fail-fast
 echo "== HTTP suites on PostgreSQL" >&2

@@ -1,0 +1,289 @@
+//! MCP end to end with the official Rust SDK's client over Streamable HTTP:
+//! initialize, tools/list, each tool, scope and allow-list denials, the cost
+//! contract, bounded results, and the limits (per IP before
+//! authentication, per user after). `SVC_TEST_MCP_PYTHON` (a Python with
+//! the official `mcp` package, set by scripts/test.sh) also runs the Python
+//! SDK's client against the server.
+
+mod common;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use common::{Account, TestApp, fixture};
+use reqwest::StatusCode;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ServiceError, ServiceExt};
+use serde_json::{Value, json};
+
+type Client = RunningService<RoleClient, ()>;
+
+async fn connect_from(app: &TestApp, bearer: &str, forwarded_for: Option<&str>) -> Result<Client, String> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(format!("{}/api/mcp", app.base)).auth_header(bearer.to_string());
+    if let Some(ip) = forwarded_for {
+        let mut headers = HashMap::new();
+        headers.insert(
+            reqwest::header::HeaderName::from_static("x-forwarded-for"),
+            reqwest::header::HeaderValue::from_str(ip).unwrap(),
+        );
+        config = config.custom_headers(headers);
+    }
+    ().serve(StreamableHttpClientTransport::from_config(config)).await.map_err(|e| e.to_string())
+}
+
+async fn connect(app: &TestApp, bearer: &str) -> Client {
+    connect_from(app, bearer, None).await.expect("MCP client connects")
+}
+
+async fn call(client: &Client, tool: &str, args: Value) -> Result<CallToolResult, ServiceError> {
+    let args = args.as_object().cloned().unwrap_or_default();
+    client.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args)).await
+}
+
+/// The tool's JSON answer, asserting it is not a tool error.
+async fn ok_json(client: &Client, tool: &str, args: Value) -> Value {
+    let result = call(client, tool, args).await.expect("tool call");
+    assert_ne!(result.is_error, Some(true), "{tool}: {result:?}");
+    let text = result.content[0].as_text().expect("text content").text.clone();
+    serde_json::from_str(&text).expect("JSON text")
+}
+
+/// The tool error's message, asserting it is one.
+async fn tool_error(client: &Client, tool: &str, args: Value) -> String {
+    let result = call(client, tool, args).await.expect("a tool error, not a protocol error");
+    assert_eq!(result.is_error, Some(true), "{tool}: {result:?}");
+    result.content[0].as_text().unwrap().text.clone()
+}
+
+fn is_rate_limited(e: &ServiceError) -> bool {
+    matches!(e, ServiceError::McpError(d) if d.code.0 == -32005 && d.message == "rate_limited")
+}
+
+async fn key(app: &TestApp, account: &Account, body: Value) -> String {
+    app.create_key(account, body).await.1
+}
+
+#[tokio::test]
+async fn no_credential_is_401_before_any_mcp_work() {
+    let app = TestApp::start().await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    for bearer in [None, Some("svc_notakey0000000000000000000000000000000000"), Some("not-a-jwt")] {
+        let mut r = app.http.post(format!("{}/api/mcp", app.base)).header("accept", "application/json, text/event-stream").json(&init);
+        if let Some(b) = bearer {
+            r = r.bearer_auth(b);
+        }
+        let (status, body) = app.send(r).await;
+        common::assert_error(status, &body, StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    }
+    assert!(connect_from(&app, "svc_notakey0000000000000000000000000000000000", None).await.is_err());
+}
+
+#[tokio::test]
+async fn the_tools_answer_with_the_rest_shapes_and_bounded_data() {
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[("SVC_ALLOW_PRIVATE_NETWORKS", "true")]).await;
+    let alice = app.signup("alice@example.com").await;
+    let big = app
+        .scrap_with(&alice, json!({"title": "Big list", "url": format!("{}/items/250", site.base), "request": "returnData([...document.querySelectorAll('li.item')].map(li => li.textContent))", "params": [{"key": "fr", "value": "fr"}]}))
+        .await;
+    let other = app.create_scrap(&alice, "Other thing").await["id"].as_str().unwrap().to_string();
+    let all = key(&app, &alice, json!({"name": "agent", "scopes": ["svc:scraps:read", "svc:scraps:run", "svc:history:read"]})).await;
+    let client = connect(&app, &all).await;
+
+    let info = client.peer_info().expect("server info");
+    assert!(info.capabilities.tools.is_some());
+    let tools = client.list_all_tools().await.unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    names.sort();
+    assert_eq!(names, ["svc_get_history_row", "svc_get_scrap", "svc_get_scrap_history", "svc_list_scraps", "svc_run_scrap"]);
+    let run_tool = tools.iter().find(|t| t.name == "svc_run_scrap").unwrap();
+    let props = run_tool.input_schema.get("properties").unwrap().as_object().unwrap();
+    assert!(props.contains_key("scrapId") && props.contains_key("wait") && props.contains_key("param"), "{props:?}");
+    assert!(tools.iter().all(|t| t.description.as_ref().is_some_and(|d| d.len() > 40)));
+
+    let listed = ok_json(&client, "svc_list_scraps", json!({"search": "big"})).await;
+    assert_eq!(listed["total"], 1);
+    assert_eq!(listed["data"][0]["id"], big.as_str());
+    let listed = ok_json(&client, "svc_list_scraps", json!({"perPage": 1, "page": 2})).await;
+    assert_eq!((listed["total"].as_i64(), listed["data"].as_array().unwrap().len()), (Some(2), 1));
+    let scrap = ok_json(&client, "svc_get_scrap", json!({"scrapId": other})).await;
+    let (_, rest) = app.get(&format!("/api/scraps/{other}"), &all).await;
+    assert_eq!(scrap, rest, "the public Scrap shape, as REST gives it");
+
+    // Run and wait: the finished row, its 250 items cut to 100 with a note.
+    let row = ok_json(&client, "svc_run_scrap", json!({"scrapId": big, "wait": 60, "param": "fr"})).await;
+    assert_eq!(row["statusDetail"], "success", "{row}");
+    assert_eq!(row["triggeredBy"], "api");
+    assert_eq!(row["data"].as_array().unwrap().len(), 100);
+    assert_eq!(row["dataTotalItems"], 250);
+    assert!(row["dataNote"].as_str().unwrap().contains("dataOffset=100"));
+    assert!(row.get("costs").is_none(), "the cost contract: owners see no costs");
+    let id = row["id"].as_str().unwrap().to_string();
+    let page3 = ok_json(&client, "svc_get_history_row", json!({"historyId": id, "dataOffset": 200})).await;
+    assert_eq!(page3["data"][0], "Item 200");
+    assert_eq!(page3["data"].as_array().unwrap().len(), 50);
+    let pending = ok_json(&client, "svc_run_scrap", json!({"scrapId": other})).await;
+    assert_eq!(pending["status"], Value::Null);
+    let history = ok_json(&client, "svc_get_scrap_history", json!({"scrapId": big, "limit": 5})).await;
+    assert_eq!(history["total"], 1);
+    assert_eq!(history["data"][0]["data"].as_array().unwrap().len(), 10, "lists carry the first items only");
+
+    // Bad arguments are tool errors that say what is wrong.
+    assert!(tool_error(&client, "svc_get_scrap", json!({"scrapId": "nope"})).await.contains("24-character"));
+    assert!(tool_error(&client, "svc_get_scrap_history", json!({"scrapId": big, "limit": 500})).await.contains("limit"));
+    assert!(tool_error(&client, "svc_run_scrap", json!({"scrapId": big, "wait": 999})).await.contains("wait"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn denials_are_tool_errors_that_reveal_nothing() {
+    let app = TestApp::start().await;
+    let alice = app.signup("alice@example.com").await;
+    let bob = app.signup("bob@example.com").await;
+    let mine = app.create_scrap(&alice, "mine").await["id"].as_str().unwrap().to_string();
+    let excluded = app.create_scrap(&alice, "not for the key").await["id"].as_str().unwrap().to_string();
+    let bobs = app.create_scrap(&bob, "bob's").await["id"].as_str().unwrap().to_string();
+    let scoped = key(&app, &alice, json!({"name": "one scrap", "scopes": ["svc:scraps:read", "svc:history:read"], "scrapIds": [mine]})).await;
+    let client = connect(&app, &scoped).await;
+
+    assert_eq!(ok_json(&client, "svc_get_scrap", json!({"scrapId": mine})).await["id"], mine.as_str());
+    let outside = tool_error(&client, "svc_get_scrap", json!({"scrapId": excluded})).await;
+    let foreign = tool_error(&client, "svc_get_scrap", json!({"scrapId": bobs})).await;
+    let unknown = tool_error(&client, "svc_get_scrap", json!({"scrapId": "0123456789abcdef01234567"})).await;
+    assert_eq!(outside, foreign, "a scrap outside the allow-list looks like one that does not exist");
+    assert_eq!(foreign, unknown);
+    assert!(!outside.contains("not for the key") && !outside.contains(&excluded));
+    let listed = ok_json(&client, "svc_list_scraps", json!({})).await;
+    assert_eq!(listed["total"], 1, "the list is the allow-list");
+    assert_eq!(tool_error(&client, "svc_get_scrap_history", json!({"scrapId": bobs})).await, tool_error(&client, "svc_get_scrap_history", json!({"scrapId": excluded})).await);
+
+    // A missing scope: the tool says which, nothing about the scrap.
+    let denied = tool_error(&client, "svc_run_scrap", json!({"scrapId": mine})).await;
+    assert!(denied.contains("svc:scraps:run"), "{denied}");
+    let reader = key(&app, &alice, json!({"name": "history only", "scopes": ["svc:history:read"]})).await;
+    let reader = connect(&app, &reader).await;
+    assert!(tool_error(&reader, "svc_list_scraps", json!({})).await.contains("svc:scraps:read"));
+    assert!(app.services.store.list_history(alice.org(), &Default::default()).await.unwrap().items.is_empty(), "nothing ran");
+}
+
+#[tokio::test]
+async fn a_platform_admin_sees_costs_through_mcp() {
+    let app = TestApp::start().await;
+    let alice = app.signup("admin@example.com").await;
+    let sid = app.create_scrap(&alice, "metered").await["id"].as_str().unwrap().to_string();
+    let row = app.insert_run(&alice, &sid, Some(svc_domain::history::StatusDetail::Success)).await;
+    let plain = key(&app, &alice, json!({"name": "k", "scopes": ["svc:history:read"]})).await;
+    let client = connect(&app, &plain).await;
+    assert!(ok_json(&client, "svc_get_history_row", json!({"historyId": row.id.to_string()})).await.get("costs").is_none());
+    app.services.store.set_admin(alice.org(), svc_domain::ObjectId::parse(&alice.user_id).unwrap(), true).await.unwrap();
+    let admin = key(&app, &alice, json!({"name": "admin", "scopes": ["svc:history:read"]})).await;
+    let client = connect(&app, &admin).await;
+    let seen = ok_json(&client, "svc_get_history_row", json!({"historyId": row.id.to_string()})).await;
+    assert_eq!(seen["costs"]["bytes"], 2048, "{seen}");
+}
+
+#[tokio::test]
+async fn the_61st_request_from_one_ip_is_refused_before_authentication() {
+    let app = TestApp::start_with(&[("SVC_TRUSTED_PROXIES", "127.0.0.1")]).await;
+    let alice = app.signup("alice@example.com").await;
+    let sid = app.create_scrap(&alice, "s").await["id"].as_str().unwrap().to_string();
+    let k = key(&app, &alice, json!({"name": "k", "scopes": ["svc:scraps:read"]})).await;
+    // initialize + initialized notification: 2 requests; then 58 calls make 60.
+    let client = connect_from(&app, &k, Some("203.0.113.1")).await.unwrap();
+    for i in 0..58 {
+        call(&client, "svc_get_scrap", json!({"scrapId": sid})).await.unwrap_or_else(|e| panic!("call {i}: {e}"));
+    }
+    let refused = call(&client, "svc_get_scrap", json!({"scrapId": sid})).await.unwrap_err();
+    assert!(is_rate_limited(&refused), "{refused:?}");
+
+    // Refused before authentication: even a bad credential gets rate_limited, not 401.
+    let raw = app
+        .http
+        .post(format!("{}/api/mcp", app.base))
+        .header("x-forwarded-for", "203.0.113.1")
+        .header("accept", "application/json, text/event-stream")
+        .bearer_auth("svc_notakey0000000000000000000000000000000000")
+        .json(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(raw.status(), StatusCode::OK);
+    let retry: u64 = raw.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!(retry >= 1);
+    let body: Value = raw.json().await.unwrap();
+    assert_eq!(body["id"], 7);
+    assert_eq!(body["error"]["code"], -32005);
+    assert_eq!(body["error"]["message"], "rate_limited");
+
+    // Another client IP is not affected; a forged header from an untrusted peer is ignored elsewhere.
+    let other = connect_from(&app, &k, Some("203.0.113.2")).await.unwrap();
+    call(&other, "svc_get_scrap", json!({"scrapId": sid})).await.unwrap();
+}
+
+#[tokio::test]
+async fn all_keys_of_one_user_share_a_bucket_across_servers() {
+    let settings = [("SVC_TRUSTED_PROXIES", "127.0.0.1")];
+    let a = TestApp::start_with(&settings).await;
+    let b = a.another_on_same_db(&settings).await;
+    let alice = a.signup("alice@example.com").await;
+    let bob = a.signup("bob@example.com").await;
+    let sid = a.create_scrap(&alice, "s").await["id"].as_str().unwrap().to_string();
+    let k1 = key(&a, &alice, json!({"name": "one", "scopes": ["svc:scraps:read"]})).await;
+    let k2 = key(&a, &alice, json!({"name": "two", "scopes": ["svc:scraps:read"]})).await;
+    // 60 requests through server A with key 1, 60 through server B with key 2
+    // (each from its own IP, so the per-IP limit stays out of the way).
+    for (app, k, ip) in [(&a, &k1, "198.51.100.1"), (&b, &k2, "198.51.100.2")] {
+        let client = connect_from(app, k, Some(ip)).await.unwrap();
+        for _ in 0..58 {
+            call(&client, "svc_get_scrap", json!({"scrapId": sid})).await.unwrap();
+        }
+    }
+    // The 121st of the user is refused, on either server, with either key or a session.
+    let c = connect_from(&b, &k1, Some("198.51.100.3")).await;
+    assert!(c.is_err(), "initialize refused");
+    let raw = a
+        .http
+        .post(format!("{}/api/mcp", a.base))
+        .header("x-forwarded-for", "198.51.100.4")
+        .header("accept", "application/json, text/event-stream")
+        .bearer_auth(&alice.token)
+        .json(&json!({"jsonrpc": "2.0", "id": "x", "method": "tools/list"}))
+        .send()
+        .await
+        .unwrap();
+    let body: Value = raw.json().await.unwrap();
+    assert_eq!(body["error"]["message"], "rate_limited", "{body}");
+    // Another user is not affected.
+    let kb = key(&a, &bob, json!({"name": "bob", "scopes": ["svc:scraps:read"]})).await;
+    let client = connect_from(&a, &kb, Some("198.51.100.5")).await.unwrap();
+    ok_json(&client, "svc_list_scraps", json!({})).await;
+}
+
+#[tokio::test]
+async fn the_official_python_sdk_client_connects_lists_and_calls() {
+    let Ok(python) = std::env::var("SVC_TEST_MCP_PYTHON") else {
+        println!("skipped: SVC_TEST_MCP_PYTHON is not set (scripts/test.sh sets it)");
+        return;
+    };
+    let app = TestApp::start().await;
+    let alice = app.signup("alice@example.com").await;
+    let sid = app.create_scrap(&alice, "python sees this").await["id"].as_str().unwrap().to_string();
+    let k = key(&app, &alice, json!({"name": "py", "scopes": ["svc:scraps:read"]})).await;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_python_client.py");
+    let out = tokio::time::timeout(
+        Duration::from_secs(60),
+        tokio::process::Command::new(python).arg(script).arg(format!("{}/api/mcp", app.base)).arg(&k).arg(&sid).output(),
+    )
+    .await
+    .expect("python client finished in time")
+    .expect("python runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(report["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(report["scrap"]["title"], "python sees this");
+    assert!(report["protocolVersion"].as_str().unwrap().starts_with("20"));
+}
