@@ -263,6 +263,28 @@ async fn all_keys_of_one_user_share_a_bucket_across_servers() {
 }
 
 #[tokio::test]
+async fn svc_run_scrap_shares_the_trigger_limit_of_the_key() {
+    let app = TestApp::start_with(&[("SVC_TRUSTED_PROXIES", "127.0.0.1"), ("SVC_EMBEDDED_WORKER", "false")]).await;
+    let alice = app.signup("alice@example.com").await;
+    let sid = app.create_scrap(&alice, "s").await["id"].as_str().unwrap().to_string();
+    let k = key(&app, &alice, json!({"name": "runner", "scopes": ["svc:scraps:run"]})).await;
+    let first = connect_from(&app, &k, Some("192.0.2.10")).await.unwrap();
+    for _ in 0..50 {
+        ok_json(&first, "svc_run_scrap", json!({"scrapId": sid})).await;
+    }
+    // Ten more over REST with the same key: 60 in all.
+    for _ in 0..10 {
+        let (status, _) = app.send(app.request(reqwest::Method::POST, &format!("/api/scraps/worker/{sid}"), Some(&k))).await;
+        assert_eq!(status, StatusCode::ACCEPTED);
+    }
+    let second = connect_from(&app, &k, Some("192.0.2.11")).await.unwrap();
+    let refused = call(&second, "svc_run_scrap", json!({"scrapId": sid})).await.unwrap_err();
+    assert!(is_rate_limited(&refused), "{refused:?}");
+    let rows = app.services.store.list_history(alice.org(), &svc_storage::HistoryFilter { limit: 100, ..Default::default() }).await.unwrap();
+    assert_eq!(rows.total, 60, "the refused call ran nothing");
+}
+
+#[tokio::test]
 async fn the_official_python_sdk_client_connects_lists_and_calls() {
     let Ok(python) = std::env::var("SVC_TEST_MCP_PYTHON") else {
         println!("skipped: SVC_TEST_MCP_PYTHON is not set (scripts/test.sh sets it)");
