@@ -1,7 +1,8 @@
-//! `svc`: one executable for the server, the operator commands and (later)
-//! the command-line client.
+//! `svc`: one executable for the server, the worker, the operator commands
+//! and the command-line client.
 
 mod admin;
+mod client;
 mod server;
 mod startup;
 
@@ -11,8 +12,15 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "svc", version, about = "Self-hostable web-page extraction service")]
+#[command(
+    name = "svc",
+    version,
+    about = "Self-hostable web-page extraction service: the server, and its command-line client",
+    after_help = "Examples:\n  svc server                                   # run the service (SVC_* settings)\n  svc login --email me@example.com             # then: svc scraps list\n  SVC_API_KEY=svc_... svc scraps run ID --wait  # with an API key instead\n\nThe client talks to SVC_BASE_URL (default http://127.0.0.1:8080). SVC_API_KEY, when set, is sent\ninstead of the saved session. Exit codes: 0 ok, 1 refused by the server, 2 usage, 3 cannot connect,\n4 the run finished but failed."
+)]
 struct Cli {
+    #[command(flatten)]
+    common: client::Common,
     #[command(subcommand)]
     command: Command,
 }
@@ -40,6 +48,24 @@ enum Command {
         #[command(subcommand)]
         command: admin::AdminCommand,
     },
+    /// Log in and save the session (in the user's config directory, mode 0600).
+    #[command(after_help = "Examples:\n  svc login --email me@example.com\n  echo \"$PASSWORD\" | svc login --email me@example.com --password-stdin")]
+    Login {
+        #[arg(long)]
+        email: String,
+        /// Read the password from the first line of standard input.
+        #[arg(long)]
+        password_stdin: bool,
+    },
+    /// Forget the saved session.
+    Logout,
+    /// Who the client is acting as.
+    Whoami,
+    /// Print a shell completion script.
+    #[command(after_help = "Examples:\n  svc completions bash > /etc/bash_completion.d/svc\n  svc completions zsh > \"${fpath[1]}/_svc\"\n  svc completions fish > ~/.config/fish/completions/svc.fish")]
+    Completions { shell: clap_complete::Shell },
+    #[command(flatten)]
+    Client(client::ClientCommand),
 }
 
 fn init_logging() {
@@ -50,7 +76,14 @@ fn init_logging() {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging();
+    if let Command::Completions { shell } = cli.command {
+        use clap::CommandFactory;
+        clap_complete::generate(shell, &mut Cli::command(), "svc", &mut std::io::stdout());
+        return ExitCode::SUCCESS;
+    }
+    if matches!(cli.command, Command::Server { .. } | Command::Worker { .. } | Command::Admin { .. }) {
+        init_logging();
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -63,6 +96,11 @@ fn main() -> ExitCode {
             Command::Server { config } => server::run(config.as_deref()).await,
             Command::Worker { id, config } => server::work(config.as_deref(), &id).await,
             Command::Admin { config, command } => admin::run(config.as_deref(), command).await,
+            Command::Login { email, password_stdin } => client::login(&cli.common, &email, password_stdin).await,
+            Command::Logout => client::logout(&cli.common),
+            Command::Whoami => client::whoami(&cli.common).await,
+            Command::Client(command) => client::run(cli.common, command).await,
+            Command::Completions { .. } => ExitCode::SUCCESS,
         }
     })
 }

@@ -17,7 +17,7 @@ use svc_service::runs::Trigger;
 use svc_service::{Principal, ServiceError, Services};
 
 use super::bounded::{LIST_BYTES, LIST_ITEMS, MAX_BYTES, MAX_ITEMS, bound_row_data};
-use crate::views::{HistoryRowView, ScrapView};
+use crate::views::ScrapView;
 
 #[derive(Clone)]
 pub(crate) struct SvcMcp {
@@ -115,7 +115,7 @@ fn principal(ctx: &RequestContext<RoleServer>) -> Result<Principal, ErrorData> {
 }
 
 fn row_json(view: svc_service::history::HistoryView) -> Value {
-    serde_json::to_value(HistoryRowView::from(view)).unwrap_or(Value::Null)
+    serde_json::to_value(crate::views::history_row(view)).unwrap_or(Value::Null)
 }
 
 #[tool_router]

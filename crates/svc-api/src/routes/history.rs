@@ -6,7 +6,7 @@ use svc_service::Services;
 
 use crate::ApiError;
 use crate::extract::{Caller, ListQuery, parse_id};
-use crate::views::{HistoryRowView, ListView};
+use crate::views::{self, HistoryRowView, ListView};
 
 pub(crate) async fn list(
     State(services): State<Arc<Services>>,
@@ -14,7 +14,7 @@ pub(crate) async fn list(
     query: ListQuery,
 ) -> Result<Json<ListView<HistoryRowView>>, ApiError> {
     let found = services.history.list(&principal, query.scrap, query.page).await?;
-    Ok(Json(ListView::new(found, HistoryRowView::from)))
+    Ok(Json(views::list(found, views::history_row)))
 }
 
 pub(crate) async fn get(
@@ -23,5 +23,5 @@ pub(crate) async fn get(
     Path(id): Path<String>,
 ) -> Result<Json<HistoryRowView>, ApiError> {
     let id = parse_id("id", &id)?;
-    Ok(Json(services.history.get(&principal, id).await?.into()))
+    Ok(Json(views::history_row(services.history.get(&principal, id).await?)))
 }

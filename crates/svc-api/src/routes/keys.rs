@@ -8,14 +8,14 @@ use svc_service::keys::NewKeyInput;
 
 use crate::ApiError;
 use crate::extract::{ApiJson, ListQuery, WebSession, parse_id};
-use crate::views::{CreatedKeyView, KeyView, ListView};
+use crate::views::{self, CreatedKeyView, KeyView, ListView};
 
 pub(crate) async fn create(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
     ApiJson(input): ApiJson<NewKeyInput>,
 ) -> Result<Json<CreatedKeyView>, ApiError> {
-    Ok(Json(services.keys.create(&session, input).await?.into()))
+    Ok(Json(views::created_key(services.keys.create(&session, input).await?)))
 }
 
 pub(crate) async fn list(
@@ -24,7 +24,7 @@ pub(crate) async fn list(
     query: ListQuery,
 ) -> Result<Json<ListView<KeyView>>, ApiError> {
     let found = services.keys.list(&session, query.page).await?;
-    Ok(Json(ListView::new(found, KeyView::from)))
+    Ok(Json(views::list(found, KeyView::from)))
 }
 
 pub(crate) async fn revoke(

@@ -7,13 +7,12 @@ use axum::http::{Method, StatusCode};
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::json;
 use svc_service::runs::Trigger;
 use svc_service::{ServiceError, Services};
 
 use crate::ApiError;
 use crate::extract::{Caller, WebSession, parse_id};
-use crate::views::HistoryRowView;
+use crate::views::{self, TriggerAccepted};
 
 #[derive(Deserialize)]
 pub(crate) struct TriggerQuery {
@@ -42,15 +41,15 @@ pub(crate) async fn trigger(
     let row = services.runs.trigger(&principal, via, id, query.param.as_deref()).await?;
     if let Some(wait) = wait.filter(|w| !w.is_zero()) {
         if let Some(done) = services.runs.wait_finished(&principal, row.id, wait).await? {
-            return Ok((StatusCode::OK, Json(HistoryRowView::from(done))).into_response());
+            return Ok((StatusCode::OK, Json(views::history_row(done))).into_response());
         }
     }
-    let body = json!({
-        "historyId": row.id.to_string(),
-        "scrapId": row.scrap_id.to_string(),
-        "status": null,
-        "triggeredBy": row.triggered_by.as_str(),
-    });
+    let body = TriggerAccepted {
+        history_id: row.id.to_string(),
+        scrap_id: row.scrap_id.to_string(),
+        status: None,
+        triggered_by: row.triggered_by.as_str().to_string(),
+    };
     Ok((StatusCode::ACCEPTED, Json(body)).into_response())
 }
 

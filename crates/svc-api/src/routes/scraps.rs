@@ -8,7 +8,7 @@ use svc_service::scrap_input::ScrapChanges;
 
 use crate::ApiError;
 use crate::extract::{ApiJson, Caller, ListQuery, WebSession, parse_id};
-use crate::views::{ActivityView, ListView, ScrapView};
+use crate::views::{self, ActivityView, ListView, ScrapView};
 
 pub(crate) async fn list(
     State(services): State<Arc<Services>>,
@@ -16,7 +16,7 @@ pub(crate) async fn list(
     query: ListQuery,
 ) -> Result<Json<ListView<ScrapView>>, ApiError> {
     let found = services.scraps.list(&principal, query.search, query.page).await?;
-    Ok(Json(ListView::new(found, ScrapView::from)))
+    Ok(Json(views::list(found, ScrapView::from)))
 }
 
 pub(crate) async fn get(
@@ -25,7 +25,7 @@ pub(crate) async fn get(
     Path(id): Path<String>,
 ) -> Result<Json<ScrapView>, ApiError> {
     let id = parse_id("id", &id)?;
-    Ok(Json(services.scraps.get(&principal, id).await?.into()))
+    Ok(Json(ScrapView::from(services.scraps.get(&principal, id).await?)))
 }
 
 pub(crate) async fn create(
@@ -34,7 +34,7 @@ pub(crate) async fn create(
     ApiJson(changes): ApiJson<ScrapChanges>,
 ) -> Result<(StatusCode, Json<ScrapView>), ApiError> {
     let scrap = services.scraps.create(&session, changes).await?;
-    Ok((StatusCode::CREATED, Json(scrap.into())))
+    Ok((StatusCode::CREATED, Json(ScrapView::from(scrap))))
 }
 
 pub(crate) async fn update(
@@ -44,7 +44,7 @@ pub(crate) async fn update(
     ApiJson(changes): ApiJson<ScrapChanges>,
 ) -> Result<Json<ScrapView>, ApiError> {
     let id = parse_id("id", &id)?;
-    Ok(Json(services.scraps.update(&session, id, changes).await?.into()))
+    Ok(Json(ScrapView::from(services.scraps.update(&session, id, changes).await?)))
 }
 
 pub(crate) async fn delete(
@@ -65,5 +65,5 @@ pub(crate) async fn activities(
 ) -> Result<Json<ListView<ActivityView>>, ApiError> {
     let id = parse_id("id", &id)?;
     let found = services.scraps.activities(&principal, id, query.page).await?;
-    Ok(Json(ListView::new(found, ActivityView::from)))
+    Ok(Json(views::list(found, ActivityView::from)))
 }

@@ -8,14 +8,14 @@ use svc_service::webhooks::WebhookInput;
 
 use crate::ApiError;
 use crate::extract::{ApiJson, ListQuery, WebSession, parse_id};
-use crate::views::{AttemptView, CreatedWebhookView, ListView, RedeliveryView, WebhookView};
+use crate::views::{self, AttemptView, CreatedWebhookView, ListView, RedeliveryView, WebhookView};
 
 pub(crate) async fn create(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
     ApiJson(input): ApiJson<WebhookInput>,
 ) -> Result<(StatusCode, Json<CreatedWebhookView>), ApiError> {
-    Ok((StatusCode::CREATED, Json(services.webhooks.create(&session, input).await?.into())))
+    Ok((StatusCode::CREATED, Json(views::created_webhook(services.webhooks.create(&session, input).await?))))
 }
 
 pub(crate) async fn list(
@@ -24,7 +24,7 @@ pub(crate) async fn list(
     query: ListQuery,
 ) -> Result<Json<ListView<WebhookView>>, ApiError> {
     let found = services.webhooks.list(&session, query.page).await?;
-    Ok(Json(ListView::new(found, WebhookView::from)))
+    Ok(Json(views::list(found, WebhookView::from)))
 }
 
 pub(crate) async fn get(
@@ -33,7 +33,7 @@ pub(crate) async fn get(
     Path(id): Path<String>,
 ) -> Result<Json<WebhookView>, ApiError> {
     let id = parse_id("id", &id)?;
-    Ok(Json(services.webhooks.get(&session, id).await?.into()))
+    Ok(Json(WebhookView::from(services.webhooks.get(&session, id).await?)))
 }
 
 pub(crate) async fn update(
@@ -43,7 +43,7 @@ pub(crate) async fn update(
     ApiJson(input): ApiJson<WebhookInput>,
 ) -> Result<Json<WebhookView>, ApiError> {
     let id = parse_id("id", &id)?;
-    Ok(Json(services.webhooks.update(&session, id, input).await?.into()))
+    Ok(Json(WebhookView::from(services.webhooks.update(&session, id, input).await?)))
 }
 
 pub(crate) async fn delete(
@@ -64,7 +64,7 @@ pub(crate) async fn deliveries(
 ) -> Result<Json<ListView<AttemptView>>, ApiError> {
     let id = parse_id("id", &id)?;
     let found = services.webhooks.deliveries(&session, id, query.page).await?;
-    Ok(Json(ListView::new(found, AttemptView::from)))
+    Ok(Json(views::list(found, AttemptView::from)))
 }
 
 pub(crate) async fn redeliver(
@@ -74,5 +74,5 @@ pub(crate) async fn redeliver(
 ) -> Result<(StatusCode, Json<RedeliveryView>), ApiError> {
     let id = parse_id("id", &id)?;
     let delivery = parse_id("deliveryId", &delivery)?;
-    Ok((StatusCode::ACCEPTED, Json(services.webhooks.redeliver(&session, id, delivery).await?.into())))
+    Ok((StatusCode::ACCEPTED, Json(RedeliveryView::from(services.webhooks.redeliver(&session, id, delivery).await?))))
 }

@@ -1,25 +1,47 @@
-//! The JSON shapes of the public interface. Only these types know field
-//! names; they are built from domain values and never deserialized.
+//! The JSON shapes of the public interface live in `svc-api-types` (shared
+//! with the typed client); here are the conversions from service results
+//! that only the server knows.
 
-mod account;
-mod activity;
-mod history;
-mod key;
-mod list;
-mod scrap;
-mod webhook;
+pub(crate) use svc_api_types::{
+    ActivityView, AttemptView, CreatedKeyView, CreatedWebhookView, HistoryRowView, KeyView, ListView, LoginView, MeView,
+    RedeliveryView, ScrapView, SignupView, TriggerAccepted, WebhookView,
+};
+use svc_api_types::iso;
+use svc_service::accounts::{IssuedToken, SignedUp};
+use svc_service::history::HistoryView;
+use svc_service::keys::CreatedKey;
+use svc_service::paging::Paged;
+use svc_service::webhooks::CreatedWebhook;
 
-pub(crate) use account::{LoginView, MeView, SignupView};
-pub(crate) use activity::ActivityView;
-pub(crate) use history::HistoryRowView;
-pub(crate) use key::{CreatedKeyView, KeyView};
-pub(crate) use list::ListView;
-pub(crate) use scrap::ScrapView;
-pub(crate) use webhook::{AttemptView, CreatedWebhookView, RedeliveryView, WebhookView};
+/// `{"data": [...], "total": N, "page": P, "perPage": PP}`.
+pub(crate) fn list<U, T>(paged: Paged<U>, view: impl FnMut(U) -> T) -> ListView<T> {
+    ListView {
+        data: paged.items.into_iter().map(view).collect(),
+        total: paged.total,
+        page: paged.page.page,
+        per_page: paged.page.per_page,
+    }
+}
 
-use chrono::{DateTime, SecondsFormat, Utc};
+/// A history row as the caller may see it (cost fields for platform admins only).
+pub(crate) fn history_row(v: HistoryView) -> HistoryRowView {
+    HistoryRowView::new(v.row, v.admin_fields)
+}
 
-/// ISO 8601 with milliseconds, UTC: `2026-11-22T01:40:55.123Z`.
-pub(crate) fn iso(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+pub(crate) fn signup(s: SignedUp) -> SignupView {
+    SignupView { token: s.token.token, expires_at: iso(s.token.expires_at), user: s.user.into(), organization: s.organization.into() }
+}
+
+pub(crate) fn login(t: IssuedToken) -> LoginView {
+    LoginView { token: t.token, expires_at: iso(t.expires_at) }
+}
+
+/// The key creation answer: the key plus `plainKey`, shown this once.
+pub(crate) fn created_key(c: CreatedKey) -> CreatedKeyView {
+    CreatedKeyView { key: c.key.into(), plain_key: c.plain_key }
+}
+
+/// The webhook creation answer: the webhook plus `plainSecret`, shown this once.
+pub(crate) fn created_webhook(c: CreatedWebhook) -> CreatedWebhookView {
+    CreatedWebhookView { webhook: c.webhook.into(), plain_secret: c.plain_secret }
 }

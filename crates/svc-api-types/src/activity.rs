@@ -1,19 +1,19 @@
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use svc_domain::activity::Activity;
 
-use super::iso;
+use crate::iso;
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ActivityView {
-    id: String,
-    scrap_id: String,
+pub struct ActivityView {
+    pub id: String,
+    pub scrap_id: String,
     #[serde(rename = "type")]
-    kind: String,
-    actor: String,
-    message: String,
-    history_id: Option<String>,
-    created_at: String,
+    pub kind: String,
+    pub actor: String,
+    pub message: String,
+    pub history_id: Option<String>,
+    pub created_at: String,
 }
 
 impl From<Activity> for ActivityView {

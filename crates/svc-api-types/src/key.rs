@@ -1,20 +1,19 @@
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use svc_domain::api_key::ApiKey;
-use svc_service::keys::CreatedKey;
 
-use super::iso;
+use crate::iso;
 
 /// A key as lists show it: never the plain key, only its `prefix`.
-#[derive(Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct KeyView {
-    id: String,
-    name: String,
-    prefix: String,
-    scopes: Vec<&'static str>,
-    scrap_ids: Vec<String>,
-    expires_at: Option<String>,
-    created_at: String,
+pub struct KeyView {
+    pub id: String,
+    pub name: String,
+    pub prefix: String,
+    pub scopes: Vec<String>,
+    pub scrap_ids: Vec<String>,
+    pub expires_at: Option<String>,
+    pub created_at: String,
 }
 
 impl From<ApiKey> for KeyView {
@@ -23,7 +22,7 @@ impl From<ApiKey> for KeyView {
             id: k.id.to_string(),
             name: k.name,
             prefix: k.prefix,
-            scopes: k.scopes.iter().map(|s| s.as_str()).collect(),
+            scopes: k.scopes.iter().map(|s| s.as_str().to_string()).collect(),
             scrap_ids: k.scrap_ids.iter().map(ToString::to_string).collect(),
             expires_at: k.expires_at.map(iso),
             created_at: iso(k.created_at),
@@ -32,16 +31,11 @@ impl From<ApiKey> for KeyView {
 }
 
 /// The creation response: the key plus `plainKey`, shown this once.
-#[derive(Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct CreatedKeyView {
+pub struct CreatedKeyView {
     #[serde(flatten)]
-    key: KeyView,
-    plain_key: String,
+    pub key: KeyView,
+    pub plain_key: String,
 }
 
-impl From<CreatedKey> for CreatedKeyView {
-    fn from(c: CreatedKey) -> Self {
-        CreatedKeyView { key: c.key.into(), plain_key: c.plain_key }
-    }
-}

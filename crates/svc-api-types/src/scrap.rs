@@ -1,38 +1,38 @@
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use svc_domain::scrap::{ParamSet, Scrap};
 
-use super::iso;
+use crate::iso;
 
 /// The Scrap shape of interface.md: exactly these fields.
-#[derive(Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ScrapView {
-    id: String,
-    title: String,
-    description: String,
-    url: String,
-    request: String,
-    scrapper: String,
-    containers: Vec<String>,
-    params: Vec<ParamSet>,
-    history: Vec<String>,
-    cron: Option<String>,
-    cron_timezone: String,
-    alert: Option<String>,
-    auto_fix: bool,
-    proxy_tier: Option<String>,
-    last_tier_change_at: Option<String>,
-    email_notif: bool,
-    email_notif_recipient: Option<String>,
-    email_notif_format: &'static str,
-    digest_enabled: bool,
-    digest_prompt: Option<String>,
-    digest_recipient: Option<String>,
-    banner: String,
-    user: String,
-    organization_id: String,
-    created_at: String,
-    updated_at: String,
+pub struct ScrapView {
+    pub id: String,
+    pub title: String,
+    pub description: String,
+    pub url: String,
+    pub request: String,
+    pub scrapper: String,
+    pub containers: Vec<String>,
+    pub params: Vec<ParamSet>,
+    pub history: Vec<String>,
+    pub cron: Option<String>,
+    pub cron_timezone: String,
+    pub alert: Option<String>,
+    pub auto_fix: bool,
+    pub proxy_tier: Option<String>,
+    pub last_tier_change_at: Option<String>,
+    pub email_notif: bool,
+    pub email_notif_recipient: Option<String>,
+    pub email_notif_format: String,
+    pub digest_enabled: bool,
+    pub digest_prompt: Option<String>,
+    pub digest_recipient: Option<String>,
+    pub banner: String,
+    pub user: String,
+    pub organization_id: String,
+    pub created_at: String,
+    pub updated_at: String,
 }
 
 impl From<Scrap> for ScrapView {
@@ -55,7 +55,7 @@ impl From<Scrap> for ScrapView {
             last_tier_change_at: s.last_tier_change_at.map(iso),
             email_notif: s.email_notif,
             email_notif_recipient: s.email_notif_recipient,
-            email_notif_format: s.email_notif_format.as_str(),
+            email_notif_format: s.email_notif_format.as_str().to_string(),
             digest_enabled: s.digest_enabled,
             digest_prompt: s.digest_prompt,
             digest_recipient: s.digest_recipient,

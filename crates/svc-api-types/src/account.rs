@@ -1,0 +1,82 @@
+use serde::{Deserialize, Serialize};
+use svc_domain::account::{Organization, User};
+
+use crate::iso;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserView {
+    pub id: String,
+    pub email: String,
+    pub name: String,
+    pub organization_id: String,
+    pub is_admin: bool,
+    pub created_at: String,
+}
+
+impl From<User> for UserView {
+    fn from(u: User) -> Self {
+        UserView {
+            id: u.id.to_string(),
+            email: u.email,
+            name: u.name,
+            organization_id: u.organization_id.to_string(),
+            is_admin: u.is_admin,
+            created_at: iso(u.created_at),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrganizationView {
+    pub id: String,
+    pub name: String,
+    pub plan: String,
+    pub balance: i64,
+    pub default_containers: Vec<String>,
+    pub created_at: String,
+}
+
+impl From<Organization> for OrganizationView {
+    fn from(o: Organization) -> Self {
+        OrganizationView {
+            id: o.id.to_string(),
+            name: o.name,
+            plan: o.plan.as_str().to_string(),
+            balance: o.balance,
+            default_containers: o.default_containers,
+            created_at: iso(o.created_at),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignupView {
+    pub token: String,
+    pub expires_at: String,
+    pub user: UserView,
+    pub organization: OrganizationView,
+}
+
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoginView {
+    pub token: String,
+    pub expires_at: String,
+}
+
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MeView {
+    pub user: UserView,
+    pub organization: OrganizationView,
+}
+
+impl From<(User, Organization)> for MeView {
+    fn from((user, organization): (User, Organization)) -> Self {
+        MeView { user: user.into(), organization: organization.into() }
+    }
+}

@@ -1,0 +1,11 @@
+use serde::{Deserialize, Serialize};
+
+/// `{"data": [...], "total": N, "page": P, "perPage": PP}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListView<T> {
+    pub data: Vec<T>,
+    pub total: i64,
+    pub page: i64,
+    pub per_page: i64,
+}

@@ -1,0 +1,97 @@
+use serde::{Deserialize, Serialize};
+use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
+
+use crate::iso;
+
+/// A webhook as lists show it: never its secret.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookView {
+    pub id: String,
+    pub url: String,
+    pub events: Vec<String>,
+    pub scrap_ids: Vec<String>,
+    pub active: bool,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl From<Webhook> for WebhookView {
+    fn from(w: Webhook) -> Self {
+        WebhookView {
+            id: w.id.to_string(),
+            url: w.url,
+            events: w.events.iter().map(|e| e.as_str().to_string()).collect(),
+            scrap_ids: w.scrap_ids.iter().map(ToString::to_string).collect(),
+            active: w.active,
+            created_at: iso(w.created_at),
+            updated_at: iso(w.updated_at),
+        }
+    }
+}
+
+/// The creation response: the webhook plus `plainSecret`, shown this once.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreatedWebhookView {
+    #[serde(flatten)]
+    pub webhook: WebhookView,
+    pub plain_secret: String,
+}
+
+
+/// One attempt of the delivery log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AttemptView {
+    pub id: String,
+    pub event: String,
+    pub history_id: String,
+    pub attempt: i64,
+    pub state: String,
+    pub response_status: Option<i64>,
+    pub response_body: Option<String>,
+    pub error: Option<String>,
+    pub duration_ms: Option<i64>,
+    pub created_at: String,
+    pub next_retry_at: Option<String>,
+}
+
+impl From<DeliveryAttempt> for AttemptView {
+    fn from(a: DeliveryAttempt) -> Self {
+        AttemptView {
+            id: a.id.to_string(),
+            event: a.event.as_str().to_string(),
+            history_id: a.history_id.to_string(),
+            attempt: a.attempt,
+            state: a.state.as_str().to_string(),
+            response_status: a.response_status,
+            response_body: a.response_body,
+            error: a.error,
+            duration_ms: a.duration_ms,
+            created_at: iso(a.created_at),
+            next_retry_at: a.next_retry_at.map(iso),
+        }
+    }
+}
+
+/// The answer to a redelivery: the new delivery, queued.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RedeliveryView {
+    pub delivery_id: String,
+    pub event: String,
+    pub history_id: String,
+    pub state: String,
+}
+
+impl From<Delivery> for RedeliveryView {
+    fn from(d: Delivery) -> Self {
+        RedeliveryView {
+            delivery_id: d.id.to_string(),
+            event: d.event.as_str().to_string(),
+            history_id: d.history_id.to_string(),
+            state: "queued".into(),
+        }
+    }
+}
