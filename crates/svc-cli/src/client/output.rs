@@ -33,7 +33,11 @@ pub(crate) fn json<T: Serialize>(value: &T) {
 pub(crate) fn table(headers: &[&str], rows: Vec<Vec<String>>) {
     let mut t = Table::new();
     if std::io::stdout().is_terminal() {
-        t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+        t.load_preset(UTF8_FULL_CONDENSED);
+        // Wrap to the terminal's width when it is known and usable.
+        if t.width().is_some_and(|w| w >= 60) {
+            t.set_content_arrangement(ContentArrangement::Dynamic);
+        }
     } else {
         t.load_preset(comfy_table::presets::NOTHING);
     }
