@@ -58,8 +58,10 @@ enum Command {
         password_stdin: bool,
     },
     /// Forget the saved session.
+    #[command(after_help = "Example:\n  svc logout")]
     Logout,
     /// Who the client is acting as.
+    #[command(after_help = "Examples:\n  svc whoami\n  SVC_API_KEY=svc_... svc whoami --json")]
     Whoami,
     /// Print a shell completion script.
     #[command(after_help = "Examples:\n  svc completions bash > /etc/bash_completion.d/svc\n  svc completions zsh > \"${fpath[1]}/_svc\"\n  svc completions fish > ~/.config/fish/completions/svc.fish")]

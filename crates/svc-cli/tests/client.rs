@@ -309,6 +309,20 @@ async fn exit_codes_for_usage_and_unreachable_servers() {
     }
     let o = svc("http://127.0.0.1:9", config.path(), &[], None, &["scraps", "create", "--title", "only a title", "--file", "/nonexistent.yaml"]).await;
     assert_eq!(code(&o), 2, "{}", stderr(&o));
+    // Every command's help shows examples.
+    for args in [
+        &["login"][..], &["logout"], &["whoami"], &["completions"], &["scraps"], &["scraps", "list"], &["scraps", "get"],
+        &["scraps", "run"], &["scraps", "create"], &["scraps", "update"], &["scraps", "delete"], &["history"],
+        &["history", "list"], &["history", "get"], &["keys"], &["keys", "list"], &["keys", "create"], &["keys", "revoke"],
+        &["webhooks"], &["webhooks", "list"], &["webhooks", "create"], &["webhooks", "update"], &["webhooks", "delete"],
+        &["webhooks", "deliveries"],
+    ] {
+        let mut with_help = args.to_vec();
+        with_help.push("--help");
+        let o = svc("http://127.0.0.1:9", config.path(), &[], None, &with_help).await;
+        assert_eq!(code(&o), 0, "{args:?}");
+        assert!(stdout(&o).contains("Example"), "{args:?} --help has examples: {}", stdout(&o));
+    }
     for shell in ["bash", "zsh", "fish"] {
         let o = svc("http://127.0.0.1:9", config.path(), &[], None, &["completions", shell]).await;
         assert_eq!(code(&o), 0);
