@@ -62,6 +62,8 @@ struct Inner {
     spare_target: usize,
     spares: std::sync::Mutex<Vec<FreshPage>>,
     preparing: std::sync::atomic::AtomicUsize,
+    /// Contexts of finished runs still being disposed.
+    disposing: std::sync::atomic::AtomicUsize,
     /// Set by `close`: no more spares are prepared or kept.
     closed: std::sync::atomic::AtomicBool,
 }
@@ -95,6 +97,7 @@ impl ChromiumEngine {
                 spare_target: config.spare_pages,
                 spares: std::sync::Mutex::new(Vec::new()),
                 preparing: std::sync::atomic::AtomicUsize::new(0),
+                disposing: std::sync::atomic::AtomicUsize::new(0),
                 closed: std::sync::atomic::AtomicBool::new(false),
             }),
         }
@@ -108,8 +111,9 @@ impl ChromiumEngine {
     /// Disposes the spare pages and closes the browser.
     pub async fn close(&self) {
         self.inner.closed.store(true, Ordering::Relaxed);
-        // Let spares being prepared finish, so that none outlives the browser.
-        while self.inner.preparing.load(Ordering::Relaxed) > 0 {
+        // Let spares being prepared, and contexts being disposed, finish, so
+        // that none outlives the browser.
+        while self.inner.preparing.load(Ordering::Relaxed) > 0 || self.inner.disposing.load(Ordering::Relaxed) > 0 {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         let spares = std::mem::take(&mut *self.inner.spares.lock().expect("spares lock"));
@@ -414,7 +418,14 @@ impl Engine for ChromiumEngine {
             ScriptResult::Data { .. } => None,
         };
         let bytes = fresh.bytes.total();
-        self.inner.dispose(fresh).await;
+        // The context goes away after the result is handed back: disposing
+        // it (the renderer's shut-down) is not on the caller's path.
+        self.inner.disposing.fetch_add(1, Ordering::Relaxed);
+        let inner = self.inner.clone();
+        tokio::spawn(async move {
+            inner.dispose(fresh).await;
+            inner.disposing.fetch_sub(1, Ordering::Relaxed);
+        });
         report(outcome, duration, bytes, snap)
     }
 }
