@@ -83,7 +83,7 @@ fn tool_error(message: impl Into<String>) -> CallToolResult {
 /// A service failure as MCP sees it: refusals are tool errors that say
 /// nothing about whether the object exists; rate limits are JSON-RPC
 /// errors -32005 `rate_limited`.
-fn refusal(e: ServiceError, what: &str) -> Result<CallToolResult, ErrorData> {
+fn refusal(e: ServiceError, what: &str) -> Answer {
     match e {
         ServiceError::RateLimited(r) => Err(ErrorData::new(
             ErrorCode(-32005),
@@ -101,8 +101,30 @@ fn refusal(e: ServiceError, what: &str) -> Result<CallToolResult, ErrorData> {
     }
 }
 
-fn parse(raw: &str, field: &str) -> Result<ObjectId, CallToolResult> {
-    ObjectId::parse(raw.trim()).ok_or_else(|| tool_error(format!("{field} must be a 24-character hex id")))
+/// A tool's early answer: a tool error, or a JSON-RPC error.
+type Answer = Result<CallToolResult, ErrorData>;
+
+/// The value, or return the early answer.
+macro_rules! or_answer {
+    ($result:expr) => {
+        match $result {
+            Ok(value) => value,
+            Err(answer) => return answer,
+        }
+    };
+}
+
+fn parse(raw: &str, field: &str) -> Result<ObjectId, Answer> {
+    ObjectId::parse(raw.trim()).ok_or_else(|| Ok(tool_error(format!("{field} must be a 24-character hex id"))))
+}
+
+/// A service result, its failure turned into the tool's answer.
+fn served<T>(result: Result<T, ServiceError>, what: &str) -> Result<T, Answer> {
+    result.map_err(|e| refusal(e, what))
+}
+
+fn invalid(message: impl Into<String>) -> Answer {
+    Ok(tool_error(message))
 }
 
 /// The authenticated caller, put in the request by the gate.
@@ -114,8 +136,12 @@ fn principal(ctx: &RequestContext<RoleServer>) -> Result<Principal, ErrorData> {
         .ok_or_else(|| ErrorData::internal_error("unauthenticated MCP request", None))
 }
 
+fn json_of(view: impl serde::Serialize) -> Value {
+    serde_json::to_value(view).unwrap_or(Value::Null)
+}
+
 fn row_json(view: svc_service::history::HistoryView) -> Value {
-    serde_json::to_value(crate::views::history_row(view)).unwrap_or(Value::Null)
+    json_of(crate::views::history_row(view))
 }
 
 #[tool_router]
@@ -133,18 +159,10 @@ impl SvcMcp {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let principal = principal(&ctx)?;
-        let page = match PageRequest::new(args.page, args.per_page) {
-            Ok(p) => p,
-            Err(e) => return Ok(tool_error(e.to_string())),
-        };
-        match self.services.scraps.list(&principal, args.search, page).await {
-            Ok(found) => {
-                let data: Vec<Value> =
-                    found.items.into_iter().map(|s| serde_json::to_value(ScrapView::from(s)).unwrap_or(Value::Null)).collect();
-                Ok(text(json!({"data": data, "total": found.total, "page": found.page.page, "perPage": found.page.per_page})))
-            }
-            Err(e) => refusal(e, "scrap"),
-        }
+        let page = or_answer!(PageRequest::new(args.page, args.per_page).map_err(|e| invalid(e.to_string())));
+        let found = or_answer!(served(self.services.scraps.list(&principal, args.search, page).await, "scrap"));
+        let data: Vec<Value> = found.items.into_iter().map(|s| json_of(ScrapView::from(s))).collect();
+        Ok(text(json!({"data": data, "total": found.total, "page": found.page.page, "perPage": found.page.per_page})))
     }
 
     #[tool(description = "Get one scrap by `scrapId`: its public fields (title, URL, script, schedule, \
@@ -155,14 +173,9 @@ impl SvcMcp {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let principal = principal(&ctx)?;
-        let id = match parse(&args.scrap_id, "scrapId") {
-            Ok(id) => id,
-            Err(e) => return Ok(e),
-        };
-        match self.services.scraps.get(&principal, id).await {
-            Ok(scrap) => Ok(text(serde_json::to_value(ScrapView::from(scrap)).unwrap_or(Value::Null))),
-            Err(e) => refusal(e, "scrap"),
-        }
+        let id = or_answer!(parse(&args.scrap_id, "scrapId"));
+        let scrap = or_answer!(served(self.services.scraps.get(&principal, id).await, "scrap"));
+        Ok(text(json_of(ScrapView::from(scrap))))
     }
 
     #[tool(description = "The latest runs (history rows) of one scrap, newest first: status, item count, \
@@ -174,30 +187,23 @@ impl SvcMcp {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let principal = principal(&ctx)?;
-        let id = match parse(&args.scrap_id, "scrapId") {
-            Ok(id) => id,
-            Err(e) => return Ok(e),
-        };
+        let id = or_answer!(parse(&args.scrap_id, "scrapId"));
         let limit = args.limit.unwrap_or(10);
         if !(1..=50).contains(&limit) {
-            return Ok(tool_error("limit must be from 1 to 50"));
+            return invalid("limit must be from 1 to 50");
         }
         let page = PageRequest { page: 1, per_page: limit };
-        match self.services.history.list(&principal, Some(id), page).await {
-            Ok(found) => {
-                let rows: Vec<Value> = found
-                    .items
-                    .into_iter()
-                    .map(|v| {
-                        let mut row = row_json(v);
-                        bound_row_data(&mut row, 0, LIST_ITEMS, LIST_BYTES, "svc_get_history_row with this row's id");
-                        row
-                    })
-                    .collect();
-                Ok(text(json!({"data": rows, "total": found.total})))
-            }
-            Err(e) => refusal(e, "scrap"),
-        }
+        let found = or_answer!(served(self.services.history.list(&principal, Some(id), page).await, "scrap"));
+        let rows: Vec<Value> = found
+            .items
+            .into_iter()
+            .map(|v| {
+                let mut row = row_json(v);
+                bound_row_data(&mut row, 0, LIST_ITEMS, LIST_BYTES, "svc_get_history_row with this row's id");
+                row
+            })
+            .collect();
+        Ok(text(json!({"data": rows, "total": found.total})))
     }
 
     #[tool(description = "One run (history row) by `historyId`, with its result data: at most 100 items \
@@ -208,19 +214,11 @@ impl SvcMcp {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let principal = principal(&ctx)?;
-        let id = match parse(&args.history_id, "historyId") {
-            Ok(id) => id,
-            Err(e) => return Ok(e),
-        };
-        match self.services.history.get(&principal, id).await {
-            Ok(view) => {
-                let mut row = row_json(view);
-                let offset = args.data_offset.unwrap_or(0) as usize;
-                bound_row_data(&mut row, offset, MAX_ITEMS, MAX_BYTES, "svc_get_history_row");
-                Ok(text(row))
-            }
-            Err(e) => refusal(e, "history row"),
-        }
+        let id = or_answer!(parse(&args.history_id, "historyId"));
+        let view = or_answer!(served(self.services.history.get(&principal, id).await, "history row"));
+        let mut row = row_json(view);
+        bound_row_data(&mut row, args.data_offset.unwrap_or(0) as usize, MAX_ITEMS, MAX_BYTES, "svc_get_history_row");
+        Ok(text(row))
     }
 
     #[tool(description = "Run a scrap now. Returns the pending run, or with `wait` (seconds, up to 120) \
@@ -232,27 +230,19 @@ impl SvcMcp {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let principal = principal(&ctx)?;
-        let id = match parse(&args.scrap_id, "scrapId") {
-            Ok(id) => id,
-            Err(e) => return Ok(e),
-        };
+        let id = or_answer!(parse(&args.scrap_id, "scrapId"));
         let wait = args.wait.unwrap_or(0);
         if wait > 120 {
-            return Ok(tool_error("wait must be from 0 to 120 seconds"));
+            return invalid("wait must be from 0 to 120 seconds");
         }
-        let row = match self.services.runs.trigger(&principal, Trigger::Worker, id, args.param.as_deref()).await {
-            Ok(row) => row,
-            Err(e) => return refusal(e, "scrap"),
-        };
+        let trigger = self.services.runs.trigger(&principal, Trigger::Worker, id, args.param.as_deref()).await;
+        let row = or_answer!(served(trigger, "scrap"));
         if wait > 0 {
-            match self.services.runs.wait_finished(&principal, row.id, Duration::from_secs(wait)).await {
-                Ok(Some(done)) => {
-                    let mut row = row_json(done);
-                    bound_row_data(&mut row, 0, MAX_ITEMS, MAX_BYTES, "svc_get_history_row");
-                    return Ok(text(row));
-                }
-                Ok(None) => {}
-                Err(e) => return refusal(e, "history row"),
+            let finished = self.services.runs.wait_finished(&principal, row.id, Duration::from_secs(wait)).await;
+            if let Some(done) = or_answer!(served(finished, "history row")) {
+                let mut row = row_json(done);
+                bound_row_data(&mut row, 0, MAX_ITEMS, MAX_BYTES, "svc_get_history_row");
+                return Ok(text(row));
             }
         }
         Ok(text(json!({

@@ -39,10 +39,10 @@ pub(crate) async fn trigger(
     };
     let via = if method == Method::GET { Trigger::Load } else { Trigger::Worker };
     let row = services.runs.trigger(&principal, via, id, query.param.as_deref()).await?;
-    if let Some(wait) = wait.filter(|w| !w.is_zero()) {
-        if let Some(done) = services.runs.wait_finished(&principal, row.id, wait).await? {
-            return Ok((StatusCode::OK, Json(views::history_row(done))).into_response());
-        }
+    if let Some(wait) = wait.filter(|w| !w.is_zero())
+        && let Some(done) = services.runs.wait_finished(&principal, row.id, wait).await?
+    {
+        return Ok((StatusCode::OK, Json(views::history_row(done))).into_response());
     }
     let body = TriggerAccepted {
         history_id: row.id.to_string(),
