@@ -134,7 +134,7 @@ impl IntoResponse for ApiError {
 pub(crate) fn rate_limit_headers(r: &Refusal) -> [(header::HeaderName, String); 3] {
     let secs = |d: std::time::Duration| d.as_secs_f64().ceil() as u64;
     [
-        (header::RETRY_AFTER, secs(r.decision.retry_after).max(1).to_string()),
+        (header::RETRY_AFTER, r.retry_after_secs().to_string()),
         (header::HeaderName::from_static("ratelimit-policy"), format!("{};w={}", r.rate.limit, r.rate.window.as_secs())),
         (
             header::HeaderName::from_static("ratelimit"),

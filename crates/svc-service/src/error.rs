@@ -27,7 +27,7 @@ pub enum ServiceError {
     Conflict { code: &'static str, message: String },
     #[error("the organization has no compute balance left")]
     InsufficientBalance,
-    #[error("rate limit reached: {} requests per {} seconds; retry in {} s", .0.rate.limit, .0.rate.window.as_secs(), .0.decision.retry_after.as_secs_f64().ceil())]
+    #[error("rate limit reached: {} requests per {} seconds; retry in {} s", .0.rate.limit, .0.rate.window.as_secs(), .0.retry_after_secs())]
     RateLimited(crate::rate_limits::Refusal),
     #[error("internal error: {0}")]
     Internal(String),

@@ -41,6 +41,14 @@ pub struct Refusal {
     pub decision: Decision,
 }
 
+impl Refusal {
+    /// Whole seconds until a request would be allowed (at least 1): the
+    /// `Retry-After` value.
+    pub fn retry_after_secs(&self) -> u64 {
+        (self.decision.retry_after.as_secs_f64().ceil() as u64).max(1)
+    }
+}
+
 /// More in-memory IP buckets than this and the idle ones are dropped.
 const LOCAL_BUCKETS_MAX: usize = 100_000;
 

@@ -9,10 +9,11 @@ use std::sync::Arc;
 
 use axum::body::{Body, to_bytes};
 use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
+use svc_service::rate_limits::Refusal;
 use svc_service::{ServiceError, Services};
 
 use crate::ApiError;
@@ -20,26 +21,19 @@ use crate::client_ip::client_ip;
 use crate::extract::Caller;
 
 /// A JSON-RPC error answer to the request whose body is `body`.
-fn rate_limited(body: &[u8], e: &ServiceError) -> Response {
+fn rate_limited(body: &[u8], refusal: &Refusal) -> Response {
     let id = serde_json::from_slice::<Value>(body).ok().and_then(|v| v.get("id").cloned()).unwrap_or(Value::Null);
-    let retry = match e {
-        ServiceError::RateLimited(r) => (r.decision.retry_after.as_secs_f64().ceil() as u64).max(1),
-        _ => 1,
-    };
+    let retry = refusal.retry_after_secs();
     let answer = json!({
         "jsonrpc": "2.0",
         "id": id,
         "error": {"code": -32005, "message": "rate_limited", "data": {"retryAfter": retry}},
     });
     let mut response = (StatusCode::OK, axum::Json(answer)).into_response();
-    if let ServiceError::RateLimited(r) = e {
-        for (name, value) in crate::error::rate_limit_headers(r) {
-            if let Ok(v) = HeaderValue::from_str(&value) {
-                response.headers_mut().insert(name, v);
-            }
+    for (name, value) in crate::error::rate_limit_headers(refusal) {
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            response.headers_mut().insert(name, v);
         }
-    } else if let Ok(v) = HeaderValue::from_str(&retry.to_string()) {
-        response.headers_mut().insert(header::RETRY_AFTER, v);
     }
     response
 }
@@ -52,8 +46,10 @@ pub(crate) async fn gate(State(services): State<Arc<Services>>, request: Request
     let (mut parts, body) = request.into_parts();
     let peer: Option<IpAddr> = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
     let ip = client_ip(peer, &parts.headers, &services.trusted_proxies);
-    if let Err(e) = services.rate_limits.take_mcp_ip(ip) {
-        return rate_limited(&body_bytes(body).await, &e);
+    match services.rate_limits.take_mcp_ip(ip) {
+        Ok(()) => {}
+        Err(ServiceError::RateLimited(r)) => return rate_limited(&body_bytes(body).await, &r),
+        Err(e) => return ApiError::from(e).into_response(),
     }
     let principal = match Caller::from_request_parts(&mut parts, &services).await {
         Ok(Caller(p)) => p,
@@ -61,7 +57,7 @@ pub(crate) async fn gate(State(services): State<Arc<Services>>, request: Request
     };
     match services.rate_limits.take_mcp_caller(&principal).await {
         Ok(()) => {}
-        Err(e @ ServiceError::RateLimited(_)) => return rate_limited(&body_bytes(body).await, &e),
+        Err(ServiceError::RateLimited(r)) => return rate_limited(&body_bytes(body).await, &r),
         Err(e) => return ApiError::from(e).into_response(),
     }
     parts.extensions.insert(principal);

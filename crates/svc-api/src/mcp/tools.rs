@@ -88,7 +88,7 @@ fn refusal(e: ServiceError, what: &str) -> Answer {
         ServiceError::RateLimited(r) => Err(ErrorData::new(
             ErrorCode(-32005),
             "rate_limited",
-            Some(json!({"retryAfter": r.decision.retry_after.as_secs_f64().ceil() as u64})),
+            Some(json!({"retryAfter": r.retry_after_secs()})),
         )),
         ServiceError::NotFound(_) | ServiceError::ScrapNotInKeyScope | ServiceError::Forbidden(_) => {
             Ok(tool_error(format!("No {what} with this id is available to this credential.")))
