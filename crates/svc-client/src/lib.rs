@@ -64,21 +64,21 @@ pub struct Client {
     on_retry: Box<dyn Fn(Duration, u32) + Send + Sync>,
 }
 
+/// `?k=v&...` of the pairs that have a value (empty when none do).
 fn query(pairs: &[(&str, Option<String>)]) -> String {
-    let parts: Vec<String> = pairs
-        .iter()
-        .filter_map(|(k, v)| v.as_ref().map(|v| format!("{k}={}", urlencode(v))))
-        .collect();
-    if parts.is_empty() { String::new() } else { format!("?{}", parts.join("&")) }
+    let mut q = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in pairs {
+        if let Some(v) = v {
+            q.append_pair(k, v);
+        }
+    }
+    let q = q.finish();
+    if q.is_empty() { q } else { format!("?{q}") }
 }
 
+/// One path segment, percent-encoded.
 fn urlencode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
 }
 
 impl Client {

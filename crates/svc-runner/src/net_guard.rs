@@ -5,7 +5,7 @@ use std::net::IpAddr;
 
 use url::Url;
 
-pub use svc_domain::net::is_public_ip as is_public;
+use svc_domain::net::is_public_ip;
 
 /// Why a URL may not be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -45,7 +45,7 @@ pub async fn check(url: &str, allow_private: bool) -> Result<(), Refusal> {
     if ips.is_empty() {
         return Err(Refusal::Unresolved(host.to_string()));
     }
-    match ips.into_iter().find(|ip| !is_public(*ip)) {
+    match ips.into_iter().find(|ip| !is_public_ip(*ip)) {
         Some(ip) => Err(Refusal::Private { host: host.to_string(), ip }),
         None => Ok(()),
     }
