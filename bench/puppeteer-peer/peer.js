@@ -12,7 +12,7 @@
 //
 //   npm install            # puppeteer-core only; it downloads no browser
 //   node peer.js --url http://127.0.0.1:PORT/items --sequential 20 --runs 200
-//   (optional: --concurrency 4 --warmup 3 --chromium /usr/bin/chromium --disableFeatures A,B)
+//   (optional: --concurrency 4 --warmup 3 --pauseMs 0 --chromium /usr/bin/chromium --disableFeatures A,B)
 'use strict';
 
 const fs = require('fs');
@@ -30,6 +30,8 @@ function parseArgs(argv) {
     runs: 200,
     concurrency: 4,
     warmup: 3,
+    // Idle time between two sequential runs (0: back to back).
+    pauseMs: 0,
     chromium: '/usr/bin/chromium',
     expected: EXPECTED_LENGTH,
     // Extra Chromium features to disable (puppeteer merges them with its own).
@@ -108,6 +110,7 @@ async function main() {
     const sequential = [];
     for (let i = 0; i < opts.sequential; i++) {
       sequential.push(await oneRun(browser, opts.url, opts.expected, phases));
+      if (opts.pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, opts.pauseMs));
     }
     out.sequential = { latenciesMs: sequential, phasesMs: phases };
 

@@ -5,6 +5,12 @@
 //! and checked (scheme, address, resource type) before it may continue; the
 //! user's script runs in an isolated world; the context is disposed at the
 //! end whatever happened.
+//!
+//! Nothing the run needs after the navigation costs a DevTools round trip
+//! of its own: the document's HTTP status comes from the page's network
+//! events and the script's isolated world is created by Chromium with every
+//! new document (both read from event streams once `goto` returns), so a run
+//! is `Page.navigate`, then one `Runtime.evaluate`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -20,12 +26,17 @@ use chromiumoxide::cdp::browser_protocol::fetch::{
     RequestStage,
 };
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
-use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, EventDataReceived, EventLoadingFinished, ResourceType};
-use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, CreateIsolatedWorldParams};
+use chromiumoxide::cdp::browser_protocol::network::{
+    ErrorReason, EventDataReceived, EventLoadingFinished, EventResponseReceived, ResourceType,
+};
+use chromiumoxide::cdp::browser_protocol::page::{
+    AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, CreateIsolatedWorldParams, FrameId,
+};
 use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, CreateTargetParams};
-use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
+use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, EventExecutionContextCreated, ExecutionContextId};
+use chromiumoxide::listeners::EventStream;
 use chromiumoxide::page::ScreenshotParams;
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use serde_json::{Value, json};
 use svc_service::engine::{Engine, RunJob};
 use svc_service::run_outcome::{EngineReport, ScriptResult};
@@ -39,6 +50,8 @@ const SNAPSHOT_HTML_MAX: usize = 512 * 1024;
 const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(5);
 const DISPOSE_TIMEOUT: Duration = Duration::from_secs(5);
 const PREPARE_TIMEOUT: Duration = Duration::from_secs(30);
+/// The isolated world the user's script runs in.
+const WORLD: &str = "svc-run";
 
 #[derive(Clone, Debug)]
 pub struct EngineConfig {
@@ -76,6 +89,52 @@ struct FreshPage {
     page: Page,
     refused_document: Arc<Mutex<Option<String>>>,
     bytes: Arc<Received>,
+    watch: Watch,
+}
+
+/// What the run reads once the navigation is done, without asking Chromium:
+/// events of the page, buffered from before the navigation started.
+struct Watch {
+    main_frame: FrameId,
+    /// Execution contexts created (the script's world among them).
+    contexts: EventStream<EventExecutionContextCreated>,
+    /// Responses received (the main frame's document among them).
+    responses: EventStream<EventResponseReceived>,
+}
+
+impl Watch {
+    async fn new(page: &Page) -> Result<Watch, String> {
+        let main_frame = page.mainframe().await.map_err(|e| e.to_string())?.ok_or("the page has no main frame")?;
+        let contexts = page.event_listener::<EventExecutionContextCreated>().await.map_err(|e| e.to_string())?;
+        let responses = page.event_listener::<EventResponseReceived>().await.map_err(|e| e.to_string())?;
+        // Every document the page loads from now on gets the script's world.
+        let world = AddScriptToEvaluateOnNewDocumentParams::builder().source("").world_name(WORLD).build()?;
+        page.execute(world).await.map_err(|e| e.to_string())?;
+        Ok(Watch { main_frame, contexts, responses })
+    }
+
+    /// The HTTP status of the main frame's latest document, if one arrived.
+    fn document_status(&mut self) -> Option<i64> {
+        let mut status = None;
+        while let Some(Some(event)) = self.responses.next().now_or_never() {
+            if event.r#type == ResourceType::Document && event.frame_id.as_ref() == Some(&self.main_frame) {
+                status = Some(event.response.status);
+            }
+        }
+        status
+    }
+
+    /// The script's world in the main frame's latest document, if created.
+    fn world(&mut self) -> Option<ExecutionContextId> {
+        let mut world = None;
+        while let Some(Some(event)) = self.contexts.next().now_or_never() {
+            let frame = event.context.aux_data.as_ref().and_then(|aux| aux["frameId"].as_str());
+            if event.context.name == WORLD && frame == Some(self.main_frame.inner().as_str()) {
+                world = Some(event.context.id);
+            }
+        }
+        world
+    }
 }
 
 /// What one run saw, before it becomes a report.
@@ -144,10 +203,11 @@ impl Inner {
             let page = warm.browser.new_page(params).await.map_err(|e| format!("cannot open a page: {e}"))?;
             guard_requests(&page, self.allow_private, refused_document.clone()).await?;
             let bytes = count_bytes(&page).await?;
-            Ok::<_, String>((page, bytes))
+            let watch = Watch::new(&page).await?;
+            Ok::<_, String>((page, bytes, watch))
         };
         match tokio::time::timeout(PREPARE_TIMEOUT, opened).await {
-            Ok(Ok((page, bytes))) => Ok(FreshPage { warm, context, page, refused_document, bytes }),
+            Ok(Ok((page, bytes, watch))) => Ok(FreshPage { warm, context, page, refused_document, bytes, watch }),
             failure => {
                 let _ = tokio::time::timeout(DISPOSE_TIMEOUT, warm.browser.dispose_browser_context(context)).await;
                 Err(match failure {
@@ -158,15 +218,14 @@ impl Inner {
         }
     }
 
-    /// A spare page if one is ready, else a new one; starts preparing a replacement.
+    /// A spare page if one is ready, else a new one (and a spare prepared
+    /// beside it). A spare taken is replaced when its run ends, not now: the
+    /// replacement's renderer start-up would compete with the run.
     async fn take(self: &Arc<Self>) -> Result<FreshPage, String> {
         loop {
             let spare = self.spares.lock().expect("spares lock").pop();
             match spare {
-                Some(spare) if !spare.warm.is_retired() => {
-                    self.refill();
-                    return Ok(spare);
-                }
+                Some(spare) if !spare.warm.is_retired() => return Ok(spare),
                 // From a browser that died or was replaced: let it go.
                 Some(stale) => self.dispose(stale).await,
                 None => {
@@ -288,7 +347,7 @@ async fn count_bytes(page: &Page) -> Result<Arc<Received>, String> {
     Ok(received)
 }
 
-async fn execute(page: &Page, job: &RunJob, refused_document: &Mutex<Option<String>>) -> Outcome {
+async fn execute(page: &Page, job: &RunJob, refused_document: &Mutex<Option<String>>, watch: &mut Watch) -> Outcome {
     if let Err(e) = page.goto(job.url.as_str()).await {
         if let Some(why) = refused_document.lock().await.take() {
             return failed(format!("navigation refused: {why}"));
@@ -298,26 +357,23 @@ async fn execute(page: &Page, job: &RunJob, refused_document: &Mutex<Option<Stri
     if let Some(why) = refused_document.lock().await.take() {
         return failed(format!("navigation refused: {why}"));
     }
-    let status = page
-        .evaluate("(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0")
-        .await
-        .ok()
-        .and_then(|r| r.into_value::<i64>().ok())
-        .unwrap_or(0);
+    let status = watch.document_status().unwrap_or(0);
     if status >= 400 {
         return failed(format!("the page answered HTTP {status}"));
     }
-    let frame = match page.mainframe().await {
-        Ok(Some(frame)) => frame,
-        _ => return failed("the page has no main frame"),
-    };
-    let world = match CreateIsolatedWorldParams::builder().frame_id(frame).world_name("svc-run").build() {
-        Ok(params) => page.execute(params).await,
-        Err(e) => return failed(e),
-    };
-    let context = match world {
-        Ok(world) => world.result.execution_context_id,
-        Err(e) => return failed(format!("cannot prepare the script's world: {e}")),
+    let context = match watch.world() {
+        Some(context) => context,
+        // A document Chromium made without the world (none known): ask for one.
+        None => {
+            let world = match CreateIsolatedWorldParams::builder().frame_id(watch.main_frame.clone()).world_name(WORLD).build() {
+                Ok(params) => page.execute(params).await,
+                Err(e) => return failed(e),
+            };
+            match world {
+                Ok(world) => world.result.execution_context_id,
+                Err(e) => return failed(format!("cannot prepare the script's world: {e}")),
+            }
+        }
     };
     let evaluate = EvaluateParams::builder()
         .expression(script::wrap(job))
@@ -397,7 +453,7 @@ impl Engine for ChromiumEngine {
         if let Err(refusal) = net_guard::check(&job.url, self.inner.allow_private).await {
             return report(failed(format!("target refused: {refusal}")), started.elapsed(), 0, None);
         }
-        let fresh = match tokio::time::timeout(job.timeout, self.inner.take()).await {
+        let mut fresh = match tokio::time::timeout(job.timeout, self.inner.take()).await {
             Ok(Ok(fresh)) => fresh,
             Ok(Err(e)) => return report(failed(e), started.elapsed(), 0, None),
             Err(_) => {
@@ -407,7 +463,7 @@ impl Engine for ChromiumEngine {
         };
         fresh.warm.count_run();
         let remaining = job.timeout.saturating_sub(started.elapsed());
-        let outcome = match tokio::time::timeout(remaining, execute(&fresh.page, &job, &fresh.refused_document)).await {
+        let outcome = match tokio::time::timeout(remaining, execute(&fresh.page, &job, &fresh.refused_document, &mut fresh.watch)).await {
             Ok(outcome) => outcome,
             Err(_) => failed(format!("timed out after {} s", job.timeout.as_secs())),
         };
@@ -419,11 +475,14 @@ impl Engine for ChromiumEngine {
         };
         let bytes = fresh.bytes.total();
         // The context goes away after the result is handed back: disposing
-        // it (the renderer's shut-down) is not on the caller's path.
+        // it (the renderer's shut-down) is not on the caller's path, and
+        // neither is preparing the spare that replaces the one taken.
         self.inner.disposing.fetch_add(1, Ordering::Relaxed);
         let inner = self.inner.clone();
         tokio::spawn(async move {
             inner.dispose(fresh).await;
+            // Before `disposing` drops, so that `close` waits for it too.
+            inner.refill();
             inner.disposing.fetch_sub(1, Ordering::Relaxed);
         });
         report(outcome, duration, bytes, snap)

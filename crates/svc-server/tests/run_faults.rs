@@ -196,6 +196,27 @@ async fn broken_targets_end_as_error_rows_and_the_worker_keeps_going() {
     assert_worker_still_runs(&app, &alice, &site.base).await;
 }
 
+/// The status that decides is the main document's, after its redirects: a
+/// 404 in an iframe, or a redirect on the way, does not fail the run.
+#[tokio::test]
+async fn the_main_documents_final_status_decides() {
+    let app = app_with_private_networks().await;
+    let site = fixture::start().await;
+    let alice = app.signup("alice@example.com").await;
+    let framing = scrap(&app, &alice, "framing", &format!("{}/framing/404", site.base), ITEMS).await;
+    let redirected = scrap(&app, &alice, "redirected", &format!("{}/redirect/items%2F4", site.base), ITEMS).await;
+    let to_missing = scrap(&app, &alice, "to missing", &format!("{}/redirect/status%2F410", site.base), ITEMS).await;
+
+    let row = run(&app, &alice, &framing).await;
+    assert_eq!(row["statusDetail"], "success", "{}", brief(&row));
+    assert_eq!(row["length"], 3, "{}", brief(&row));
+    let row = run(&app, &alice, &redirected).await;
+    assert_eq!(row["statusDetail"], "success", "{}", brief(&row));
+    assert_eq!(row["length"], 4, "{}", brief(&row));
+    let row = run(&app, &alice, &to_missing).await;
+    assert_error_row(&row, &["HTTP 410"], WITHIN_TIMEOUT);
+}
+
 /// Case 8: a 1 GiB body ends as an error (no crash), the run is metered and
 /// charged, and the next run succeeds.
 #[tokio::test]

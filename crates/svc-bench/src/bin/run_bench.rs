@@ -73,6 +73,12 @@ struct Args {
     runs: usize,
     #[arg(long, default_value_t = 4)]
     concurrency: usize,
+    /// Idle time between two sequential runs, per engine (0: back to back).
+    /// A paced run shows the latency of a run that finds the engine at
+    /// rest, as a trigger from a person or a schedule usually does;
+    /// back to back, each run also pays for preparing the next one.
+    #[arg(long, default_value_t = 0)]
+    pause_ms: u64,
     /// Unmeasured runs first (the browser launch among them), per engine.
     #[arg(long, default_value_t = 3)]
     warmup: usize,
@@ -672,6 +678,7 @@ async fn bench_svc(
                 result.first_failure.get_or_insert(e.to_string());
             }
         }
+        tokio::time::sleep(Duration::from_millis(args.pause_ms)).await;
     }
     result.cpu_ms_per_run_sequential = cpu_ms(cpu0, cpu_jiffies()) / args.sequential.max(1) as f64;
     result.split_sequential = cpu_split_per_run(split0, cpu_split(me), args.sequential);
@@ -763,6 +770,7 @@ fn bench_peer(
         .args(["--runs", &args.runs.to_string()])
         .args(["--concurrency", &args.concurrency.to_string()])
         .args(["--warmup", &args.warmup.to_string()])
+        .args(["--pauseMs", &args.pause_ms.to_string()])
         .args(["--chromium", &args.chromium])
         .args(disable_features.map(|f| ["--disableFeatures", f]).into_iter().flatten())
         .stdout(Stdio::piped())
@@ -1167,9 +1175,10 @@ fn mib(kib: u64) -> String {
 fn print_report(args: &Args, results: &[EngineResult], fixture: &str) {
     println!();
     println!(
-        "Fixture {fixture} ({ITEMS} items, 1 image, 1 web font); {} warm-up + {} sequential runs, then {} runs at concurrency {}; {} cores.",
+        "Fixture {fixture} ({ITEMS} items, 1 image, 1 web font); {} warm-up + {} sequential runs ({}), then {} runs at concurrency {}; {} cores.",
         args.warmup,
         args.sequential,
+        if args.pause_ms == 0 { "back to back".to_string() } else { format!("{} ms idle between runs", args.pause_ms) },
         args.runs,
         args.concurrency,
         std::thread::available_parallelism().map_or(0, |n| n.get())

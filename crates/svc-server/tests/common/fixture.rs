@@ -36,6 +36,12 @@ async fn status(Path(code): Path<u16>) -> Response {
     (code, Html(format!("<html><body><h1>status {}</h1></body></html>", code.as_u16()))).into_response()
 }
 
+/// A page of 3 items whose iframe answers `code`.
+async fn framing(Path(code): Path<u16>) -> Html<String> {
+    let items: String = (0..3).map(|i| format!("<li class=\"item\">Item {i}</li>")).collect();
+    Html(format!("<!doctype html><html><body><ul>{items}</ul><iframe src=\"/status/{code}\"></iframe></body></html>"))
+}
+
 /// Answers after a minute: longer than any test's run timeout.
 async fn slow() -> Html<&'static str> {
     tokio::time::sleep(Duration::from_secs(60)).await;
@@ -113,6 +119,7 @@ pub async fn start() -> Fixture {
         .route("/items/{n}", get(items))
         .route("/cookie", get(cookie))
         .route("/status/{code}", get(status))
+        .route("/framing/{code}", get(framing))
         .route("/slow", get(slow))
         .route("/loop/{n}", get(redirect_loop))
         .route("/redirect/{target}", get(redirect_to))
