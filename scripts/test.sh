@@ -22,3 +22,15 @@ echo "== all tests (HTTP suites on SQLite; storage suite on SQLite and PostgreSQ
 cargo test --workspace --locked --no-fail-fast
 echo "== HTTP suites on PostgreSQL" >&2
 SVC_TEST_BACKEND=postgres cargo test --locked --no-fail-fast -p svc-server
+
+# Debian's headless shell, the lighter browser SVC_CHROMIUM may name instead
+# (README, Configuration): the run suites again on it.
+SHELL_BIN=/usr/lib/chromium/chromium-headless-shell
+if [ ! -x "$SHELL_BIN" ]; then
+    SUDO=""
+    [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium-headless-shell >&2
+fi
+echo "== run suites on the headless shell" >&2
+SVC_TEST_CHROMIUM="$SHELL_BIN" cargo test --locked --no-fail-fast -p svc-server --test runs --test run_faults

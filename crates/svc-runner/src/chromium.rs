@@ -40,6 +40,7 @@ use futures::{FutureExt, StreamExt};
 use serde_json::{Value, json};
 use svc_service::engine::{Engine, RunJob};
 use svc_service::run_outcome::{EngineReport, ScriptResult};
+use svc_service::script_directives::Loads;
 use tokio::sync::Mutex;
 
 use crate::browser::{BrowserPool, WarmBrowser};
@@ -88,8 +89,44 @@ struct FreshPage {
     context: BrowserContextId,
     page: Page,
     refused_document: Arc<Mutex<Option<String>>>,
+    /// What the guard fails instead of loading; set by the run from its job.
+    skipped: Arc<Skipped>,
     bytes: Arc<Received>,
     watch: Watch,
+}
+
+/// The kinds of subresource a run does not load: images, fonts and media
+/// unless the script opts back in (`// svc:load`).
+struct Skipped(std::sync::atomic::AtomicU8);
+
+impl Skipped {
+    const IMAGES: u8 = 1;
+    const FONTS: u8 = 2;
+    const MEDIA: u8 = 4;
+
+    fn all() -> Skipped {
+        Skipped(std::sync::atomic::AtomicU8::new(Self::IMAGES | Self::FONTS | Self::MEDIA))
+    }
+
+    fn set(&self, loads: Loads) {
+        let mut bits = 0;
+        for (loaded, bit) in [(loads.images, Self::IMAGES), (loads.fonts, Self::FONTS), (loads.media, Self::MEDIA)] {
+            if !loaded {
+                bits |= bit;
+            }
+        }
+        self.0.store(bits, Ordering::Relaxed);
+    }
+
+    fn contains(&self, kind: &ResourceType) -> bool {
+        let bit = match kind {
+            ResourceType::Image => Self::IMAGES,
+            ResourceType::Font => Self::FONTS,
+            ResourceType::Media => Self::MEDIA,
+            _ => return false,
+        };
+        self.0.load(Ordering::Relaxed) & bit != 0
+    }
 }
 
 /// What the run reads once the navigation is done, without asking Chromium:
@@ -194,6 +231,7 @@ impl Inner {
             }
         };
         let refused_document = Arc::new(Mutex::new(None));
+        let skipped = Arc::new(Skipped::all());
         let opened = async {
             let params = CreateTargetParams::builder()
                 .url("about:blank")
@@ -201,13 +239,15 @@ impl Inner {
                 .build()
                 .map_err(|e| e.to_string())?;
             let page = warm.browser.new_page(params).await.map_err(|e| format!("cannot open a page: {e}"))?;
-            guard_requests(&page, self.allow_private, refused_document.clone()).await?;
+            guard_requests(&page, self.allow_private, refused_document.clone(), skipped.clone()).await?;
             let bytes = count_bytes(&page).await?;
             let watch = Watch::new(&page).await?;
             Ok::<_, String>((page, bytes, watch))
         };
         match tokio::time::timeout(PREPARE_TIMEOUT, opened).await {
-            Ok(Ok((page, bytes, watch))) => Ok(FreshPage { warm, context, page, refused_document, bytes, watch }),
+            Ok(Ok((page, bytes, watch))) => {
+                Ok(FreshPage { warm, context, page, refused_document, skipped, bytes, watch })
+            }
             failure => {
                 let _ = tokio::time::timeout(DISPOSE_TIMEOUT, warm.browser.dispose_browser_context(context)).await;
                 Err(match failure {
@@ -267,7 +307,12 @@ impl Inner {
 }
 
 /// Pauses every request of `page` and lets through only what the run may load.
-async fn guard_requests(page: &Page, allow_private: bool, refused_document: Arc<Mutex<Option<String>>>) -> Result<(), String> {
+async fn guard_requests(
+    page: &Page,
+    allow_private: bool,
+    refused_document: Arc<Mutex<Option<String>>>,
+    skipped: Arc<Skipped>,
+) -> Result<(), String> {
     let mut paused = page.event_listener::<EventRequestPaused>().await.map_err(|e| e.to_string())?;
     let pattern = RequestPattern::builder().url_pattern("*").request_stage(RequestStage::Request).build();
     page.execute(FetchEnableParams::builder().pattern(pattern).build()).await.map_err(|e| e.to_string())?;
@@ -275,8 +320,8 @@ async fn guard_requests(page: &Page, allow_private: bool, refused_document: Arc<
     tokio::spawn(async move {
         let mut verdicts: HashMap<String, Result<(), String>> = HashMap::new();
         while let Some(event) = paused.next().await {
-            let skipped = matches!(event.resource_type, ResourceType::Image | ResourceType::Font | ResourceType::Media);
-            let verdict = if skipped {
+            let skip = skipped.contains(&event.resource_type);
+            let verdict = if skip {
                 Err("not needed for extraction".to_string())
             } else {
                 let origin = url::Url::parse(&event.request.url)
@@ -294,7 +339,7 @@ async fn guard_requests(page: &Page, allow_private: bool, refused_document: Arc<
             let sent = match verdict {
                 Ok(()) => page.execute(ContinueRequestParams::new(event.request_id.clone())).await.map(|_| ()),
                 Err(why) => {
-                    if event.resource_type == ResourceType::Document && !skipped {
+                    if event.resource_type == ResourceType::Document && !skip {
                         refused_document.lock().await.get_or_insert(format!("{}: {why}", event.request.url));
                     }
                     page.execute(FailRequestParams::new(event.request_id.clone(), ErrorReason::BlockedByClient)).await.map(|_| ())
@@ -462,6 +507,7 @@ impl Engine for ChromiumEngine {
             }
         };
         fresh.warm.count_run();
+        fresh.skipped.set(job.loads);
         let remaining = job.timeout.saturating_sub(started.elapsed());
         let outcome = match tokio::time::timeout(remaining, execute(&fresh.page, &job, &fresh.refused_document, &mut fresh.watch)).await {
             Ok(outcome) => outcome,

@@ -88,6 +88,36 @@ async fn a_triggered_run_extracts_and_is_recorded() {
     assert_eq!(kinds.iter().filter(|k| **k == "run.finished").count(), 3, "{kinds:?}");
 }
 
+/// Images and fonts are not loaded unless the script opts back in with a
+/// leading `// svc:load` comment; stylesheets and scripts always load.
+#[tokio::test]
+async fn images_and_fonts_load_only_when_the_script_asks() {
+    let app = TestApp::start_with(&[PRIVATE_OK]).await;
+    let alice = app.signup("alice@example.com").await;
+    let cases = [
+        ("", false, false),
+        ("// svc:load images\n", true, false),
+        ("// what the page shows\n\n// svc:load images, fonts\n", true, true),
+        // Not a leading comment: an ordinary comment.
+        ("const title = document.title;\n// svc:load images\n", false, false),
+    ];
+    for (directive, image, font) in cases {
+        let site = fixture::start().await;
+        // The font is fetched when text needs it; ask for it explicitly.
+        let request = format!("{directive}await document.fonts.load('16px Face').catch(() => null);\nreturnData([document.title]);");
+        let url = format!("{}/assets", site.base);
+        let sid = app.scrap_with(&alice, json!({"title": "Assets", "url": url, "request": request})).await;
+        let (status, row) = app.run_and_wait(&alice.token, &sid).await;
+        assert_eq!(status, StatusCode::OK, "{row}");
+        assert_eq!(row["statusDetail"], "success", "{row}");
+        assert_eq!(data(&row), json!(["assets"]));
+        let hits = site.asset_hits.lock().unwrap().clone();
+        assert!(site.asset_hit("style.css"), "{directive:?}: stylesheets always load: {hits:?}");
+        assert_eq!(site.asset_hit("pic.png"), image, "{directive:?}: the image: {hits:?}");
+        assert_eq!(site.asset_hit("face.woff2"), font, "{directive:?}: the web font: {hits:?}");
+    }
+}
+
 #[tokio::test]
 async fn the_svc_object_params_and_helpers_follow_the_contract() {
     let site = fixture::start().await;
@@ -296,7 +326,7 @@ async fn a_run_whose_worker_died_is_retried_then_failed() {
         .scrap_with(&alice, json!({"title": "Lost", "url": format!("{}/items/2", site.base), "request": "returnData([1, 2])"}))
         .await;
     let engine = Arc::new(svc_runner::ChromiumEngine::new(svc_runner::EngineConfig {
-        chromium: svc_runner::browser::find_chromium(None),
+        chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
         allow_private_networks: true,
         runs_per_browser: 10,
         spare_pages: 1,
@@ -372,7 +402,7 @@ async fn chromium_is_replaced_after_a_crash_and_leaves_no_process() {
 
     let site = fixture::start().await;
     let engine = svc_runner::ChromiumEngine::new(svc_runner::EngineConfig {
-        chromium: svc_runner::browser::find_chromium(None),
+        chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
         allow_private_networks: true,
         runs_per_browser: 100,
         spare_pages: 1,
@@ -385,6 +415,7 @@ async fn chromium_is_replaced_after_a_crash_and_leaves_no_process() {
         params: vec![],
         triggered_by: "user",
         timeout: Duration::from_secs(20),
+        loads: Default::default(),
     };
     let first = engine.run(job()).await;
     assert!(matches!(first.result, ScriptResult::Data { length: 3, .. }), "{first:?}");

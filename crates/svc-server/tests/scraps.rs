@@ -78,6 +78,7 @@ async fn invalid_scraps_are_refused_naming_the_field() {
         (json!({"url": "file:///etc/passwd"}), "url"),
         (json!({"url": "not a url"}), "url"),
         (json!({"scrapper": "selenium"}), "scrapper"),
+        (json!({"request": "// svc:load images, videos\nreturnData([])"}), "request"),
         (json!({"cron": "every day"}), "cron"),
         (json!({"cron": "* * * * *"}), "cron"),
         (json!({"cron": "*/5 * * * * *"}), "cron"),

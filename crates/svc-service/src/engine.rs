@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use svc_domain::scrap::ParamSet;
 
 use crate::run_outcome::EngineReport;
+use crate::script_directives::Loads;
 
 /// Everything a run needs to know.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,6 +20,8 @@ pub struct RunJob {
     pub triggered_by: &'static str,
     /// Navigation included.
     pub timeout: Duration,
+    /// Subresources loaded besides what every run loads (`// svc:load`).
+    pub loads: Loads,
 }
 
 #[async_trait]

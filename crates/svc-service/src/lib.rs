@@ -29,6 +29,7 @@ pub mod runs;
 pub mod schedule;
 pub mod scheduler;
 pub mod scrap_input;
+pub mod script_directives;
 pub mod scraps;
 pub mod services;
 pub mod webhook_payload;

@@ -165,6 +165,7 @@ impl RunService {
     pub async fn job(&self, claim: &ClaimedRun) -> Result<Option<(RunJob, HistoryRow)>> {
         let Some(scrap) = self.store.scrap(claim.organization_id, claim.scrap_id).await? else { return Ok(None) };
         let Some(row) = self.store.history_row(claim.organization_id, claim.history_id).await? else { return Ok(None) };
+        let loads = crate::script_directives::loads_for_run(&scrap.request);
         let job = RunJob {
             history_id: claim.history_id.to_string(),
             url: scrap.url,
@@ -173,6 +174,7 @@ impl RunService {
             params: scrap.params,
             triggered_by: row.triggered_by.as_str(),
             timeout: self.run_timeout,
+            loads,
         };
         Ok(Some((job, row)))
     }

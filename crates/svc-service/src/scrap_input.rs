@@ -220,6 +220,7 @@ pub(crate) fn validate(s: &Scrap, cron_min_interval: Duration) -> Result<(), Ser
         return Err(ServiceError::validation("request", "is required (a script that calls returnData(array))"));
     }
     max_chars("request", &s.request, 1_000_000)?;
+    crate::script_directives::parse(&s.request).map_err(|why| ServiceError::validation("request", why))?;
     if !SCRAPPERS.contains(&s.scrapper.as_str()) {
         return Err(ServiceError::validation("scrapper", format!("unknown engine; known: {}", SCRAPPERS.join(", "))));
     }

@@ -1,11 +1,12 @@
 //! A local target site for run tests, served by the test itself on port 0.
 #![allow(dead_code)]
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::Path;
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
@@ -13,6 +14,14 @@ use tokio::net::TcpListener;
 
 pub struct Fixture {
     pub base: String,
+    /// Paths of `/asset/...` requests, in order.
+    pub asset_hits: Arc<Mutex<Vec<String>>>,
+}
+
+impl Fixture {
+    pub fn asset_hit(&self, name: &str) -> bool {
+        self.asset_hits.lock().unwrap().iter().any(|hit| hit == name)
+    }
 }
 
 fn items_page(n: usize) -> String {
@@ -102,19 +111,26 @@ async fn late_items() -> Html<&'static str> {
 }
 
 /// A page with an image, a font and a stylesheet, to see what loads.
+/// A stylesheet, an image and a web font (used by the text).
 async fn assets_page() -> Html<&'static str> {
     Html(concat!(
-        "<!doctype html><html><head><link rel=\"stylesheet\" href=\"/asset/style.css\"></head><body>",
-        "<img src=\"/asset/pic.png\"><p>assets</p></body></html>"
+        "<!doctype html><html><head><title>assets</title><link rel=\"stylesheet\" href=\"/asset/style.css\"></head>",
+        "<body><img src=\"/asset/pic.png\"><p class=\"item\" style=\"font-family: Face\">assets</p></body></html>"
     ))
 }
 
-async fn asset(Path(name): Path<String>) -> Response {
-    let kind = if name.ends_with(".css") { "text/css" } else { "image/png" };
+async fn asset(State(hits): State<Arc<Mutex<Vec<String>>>>, Path(name): Path<String>) -> Response {
+    hits.lock().unwrap().push(name.clone());
+    if name.ends_with(".css") {
+        let css = "@font-face { font-family: Face; src: url(/asset/face.woff2) format('woff2'); }";
+        return ([(header::CONTENT_TYPE, "text/css")], css).into_response();
+    }
+    let kind = if name.ends_with(".woff2") { "font/woff2" } else { "image/png" };
     ([(header::CONTENT_TYPE, kind)], vec![b'a'; 1024]).into_response()
 }
 
 pub async fn start() -> Fixture {
+    let asset_hits = Arc::new(Mutex::new(Vec::new()));
     let app = Router::new()
         .route("/items/{n}", get(items))
         .route("/cookie", get(cookie))
@@ -127,11 +143,12 @@ pub async fn start() -> Fixture {
         .route("/hostile", get(hostile))
         .route("/late", get(late_items))
         .route("/assets", get(assets_page))
-        .route("/asset/{name}", get(asset));
+        .route("/asset/{name}", get(asset))
+        .with_state(asset_hits.clone());
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
-    Fixture { base }
+    Fixture { base, asset_hits }
 }
 
 /// A base URL where nothing listens.

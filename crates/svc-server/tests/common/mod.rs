@@ -69,6 +69,11 @@ impl TestApp {
 
     async fn start_on(db_url: &str, db: Option<TestDb>, settings: &[(&str, &str)]) -> TestApp {
         let mut env = vec![("SVC_DATABASE_URL".to_string(), db_url.to_string())];
+        // The browser under test, when not the default one (scripts/test.sh
+        // runs the run suites on Debian's headless shell too).
+        if let Ok(chromium) = std::env::var("SVC_TEST_CHROMIUM") {
+            env.push(("SVC_CHROMIUM".to_string(), chromium));
+        }
         env.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         let config = Config::load(None, env).expect("test config");
         let app = App::build(config).await.expect("build app");
