@@ -191,11 +191,11 @@ impl BrowserPool {
     /// Drops the current browser (after a protocol failure), so the next run starts a new one.
     pub async fn discard(&self, broken: &Arc<WarmBrowser>) {
         let mut current = self.current.lock().await;
-        if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, broken)) {
-            if let Some(old) = current.take() {
-                drop(current);
-                shut_down(old).await;
-            }
+        if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, broken))
+            && let Some(old) = current.take()
+        {
+            drop(current);
+            shut_down(old).await;
         }
     }
 
