@@ -10,7 +10,8 @@
 //! of its own: the document's HTTP status comes from the page's network
 //! events and the script's isolated world is created by Chromium with every
 //! new document (both read from event streams once `goto` returns), so a run
-//! is `Page.navigate`, then one `Runtime.evaluate`.
+//! is `Page.navigate`, then one `Runtime.evaluate`. When an event is not
+//! there yet, the run asks Chromium as before.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -402,13 +403,23 @@ async fn execute(page: &Page, job: &RunJob, refused_document: &Mutex<Option<Stri
     if let Some(why) = refused_document.lock().await.take() {
         return failed(format!("navigation refused: {why}"));
     }
-    let status = watch.document_status().unwrap_or(0);
+    // chromiumoxide may hand back the navigation a moment before it passes
+    // on the events that came with it: without one, ask the page.
+    let status = match watch.document_status() {
+        Some(status) => status,
+        None => page
+            .evaluate("(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0")
+            .await
+            .ok()
+            .and_then(|r| r.into_value::<i64>().ok())
+            .unwrap_or(0),
+    };
     if status >= 400 {
         return failed(format!("the page answered HTTP {status}"));
     }
     let context = match watch.world() {
         Some(context) => context,
-        // A document Chromium made without the world (none known): ask for one.
+        // Not seen yet (see the status above), or a document without it: ask for one.
         None => {
             let world = match CreateIsolatedWorldParams::builder().frame_id(watch.main_frame.clone()).world_name(WORLD).build() {
                 Ok(params) => page.execute(params).await,
