@@ -207,10 +207,12 @@ impl ChromiumEngine {
 
     /// Disposes the spare pages and closes the browser.
     pub async fn close(&self) {
-        self.inner.closed.store(true, Ordering::Relaxed);
+        self.inner.closed.store(true, Ordering::SeqCst);
         // Let spares being prepared, and contexts being disposed, finish, so
         // that none outlives the browser.
-        while self.inner.preparing.load(Ordering::Relaxed) > 0 || self.inner.disposing.load(Ordering::Relaxed) > 0 {
+        // `disposing` first: a disposal raises `preparing` (its refill)
+        // before it lowers `disposing`, so neither can slip between reads.
+        while self.inner.disposing.load(Ordering::SeqCst) > 0 || self.inner.preparing.load(Ordering::SeqCst) > 0 {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         let spares = std::mem::take(&mut *self.inner.spares.lock().expect("spares lock"));
@@ -278,20 +280,20 @@ impl Inner {
     }
 
     fn refill(self: &Arc<Self>) {
-        let have = self.spares.lock().expect("spares lock").len() + self.preparing.load(Ordering::Relaxed);
-        if have >= self.spare_target || self.closed.load(Ordering::Relaxed) {
+        let have = self.spares.lock().expect("spares lock").len() + self.preparing.load(Ordering::SeqCst);
+        if have >= self.spare_target || self.closed.load(Ordering::SeqCst) {
             return;
         }
-        self.preparing.fetch_add(1, Ordering::Relaxed);
+        self.preparing.fetch_add(1, Ordering::SeqCst);
         let me = self.clone();
         tokio::spawn(async move {
             let prepared = me.prepare().await;
             match prepared {
-                Ok(fresh) if me.closed.load(Ordering::Relaxed) => me.dispose(fresh).await,
+                Ok(fresh) if me.closed.load(Ordering::SeqCst) => me.dispose(fresh).await,
                 Ok(fresh) => me.spares.lock().expect("spares lock").push(fresh),
                 Err(e) => tracing::warn!("could not prepare a spare page: {e}"),
             }
-            me.preparing.fetch_sub(1, Ordering::Relaxed);
+            me.preparing.fetch_sub(1, Ordering::SeqCst);
         });
     }
 
@@ -407,12 +409,15 @@ async fn execute(page: &Page, job: &RunJob, refused_document: &Mutex<Option<Stri
     // on the events that came with it: without one, ask the page.
     let status = match watch.document_status() {
         Some(status) => status,
-        None => page
+        None => {
+            tracing::debug!("no document response event yet; asking the page for its status");
+            page
             .evaluate("(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0")
             .await
             .ok()
             .and_then(|r| r.into_value::<i64>().ok())
-            .unwrap_or(0),
+            .unwrap_or(0)
+        }
     };
     if status >= 400 {
         return failed(format!("the page answered HTTP {status}"));
@@ -421,6 +426,7 @@ async fn execute(page: &Page, job: &RunJob, refused_document: &Mutex<Option<Stri
         Some(context) => context,
         // Not seen yet (see the status above), or a document without it: ask for one.
         None => {
+            tracing::debug!("no script world event yet; creating the world");
             let world = match CreateIsolatedWorldParams::builder().frame_id(watch.main_frame.clone()).world_name(WORLD).build() {
                 Ok(params) => page.execute(params).await,
                 Err(e) => return failed(e),
@@ -534,13 +540,13 @@ impl Engine for ChromiumEngine {
         // The context goes away after the result is handed back: disposing
         // it (the renderer's shut-down) is not on the caller's path, and
         // neither is preparing the spare that replaces the one taken.
-        self.inner.disposing.fetch_add(1, Ordering::Relaxed);
+        self.inner.disposing.fetch_add(1, Ordering::SeqCst);
         let inner = self.inner.clone();
         tokio::spawn(async move {
             inner.dispose(fresh).await;
             // Before `disposing` drops, so that `close` waits for it too.
             inner.refill();
-            inner.disposing.fetch_sub(1, Ordering::Relaxed);
+            inner.disposing.fetch_sub(1, Ordering::SeqCst);
         });
         report(outcome, duration, bytes, snap)
     }

@@ -142,7 +142,8 @@ async fn update_is_partial_and_a_bad_update_changes_nothing() {
     let (_, cleared) = app.put(&path, &alice.token, json!({"cron": null})).await;
     assert_eq!(cleared["cron"], Value::Null);
 
-    for bad in [json!({"url": "javascript:alert(1)"}), json!({"title": null}), json!({"cronTimezone": "Nowhere"}), json!({"unknown": 1})] {
+    let bad_directive = json!({"request": "// svc:load pictures\nreturnData([])"});
+    for bad in [json!({"url": "javascript:alert(1)"}), json!({"title": null}), json!({"cronTimezone": "Nowhere"}), json!({"unknown": 1}), bad_directive] {
         let (status, err) = app.put(&path, &alice.token, bad).await;
         assert_error(status, &err, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
     }

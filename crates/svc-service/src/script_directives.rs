@@ -47,6 +47,10 @@ fn scan(script: &str) -> (Loads, Option<String>) {
         }
         let Some(comment) = line.strip_prefix("//") else { break };
         let Some(kinds) = comment.trim_start().strip_prefix(DIRECTIVE) else { continue };
+        // `// svc:loader ...` is an ordinary comment.
+        if kinds.starts_with(|c: char| !c.is_whitespace()) {
+            continue;
+        }
         for kind in kinds.split(|c: char| c == ',' || c.is_whitespace()).filter(|k| !k.is_empty()) {
             match kind {
                 "images" => loads.images = true,
@@ -84,6 +88,8 @@ mod tests {
         let script = "const a = 1;\n// svc:load images\nreturnData([a]);";
         assert_eq!(parse(script), Ok(Loads::default()));
         assert_eq!(parse("/* svc:load images */ returnData([]);"), Ok(Loads::default()));
+        assert_eq!(parse("// svc:loader of images\n// svc:loadimages\nreturnData([]);"), Ok(Loads::default()));
+        assert_eq!(parse("// svc:load\nreturnData([]);"), Ok(Loads::default()));
     }
 
     #[test]
