@@ -2,6 +2,7 @@
 //! or after a number of runs (when no run holds it), and closed and reaped
 //! on replacement so that no process is left behind.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,8 +10,10 @@ use std::time::Duration;
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
 use futures::StreamExt;
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, OnceCell};
 use tokio::task::JoinHandle;
+
+use crate::egress_proxy::{EgressProxy, Resolver};
 
 /// Every flag Chromium is started with. chromiumoxide's own defaults are
 /// switched off and restated here so that there is exactly one
@@ -83,6 +86,9 @@ pub struct BrowserPool {
     executable: Option<PathBuf>,
     max_runs: u64,
     current: Mutex<Option<Arc<WarmBrowser>>>,
+    /// What the proxy allows, and the proxy once the first browser starts.
+    egress: (bool, Resolver),
+    proxy: OnceCell<EgressProxy>,
 }
 
 /// The browser to use: the configured one, else the first of the usual names on PATH.
@@ -97,14 +103,17 @@ pub fn find_chromium(configured: Option<&str>) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-async fn launch(executable: &PathBuf) -> Result<WarmBrowser, String> {
+async fn launch(executable: &PathBuf, proxy: SocketAddr) -> Result<WarmBrowser, String> {
     let profile = tempfile::Builder::new().prefix("svc-chromium-").tempdir().map_err(|e| e.to_string())?;
+    // Every URL through the egress proxy, loopback included (Chromium
+    // bypasses proxies for loopback unless told `<-loopback>`).
+    let egress = [format!("proxy-server=http://{proxy}"), "proxy-bypass-list=<-loopback>".to_string()];
     let config = BrowserConfig::builder()
         .chrome_executable(executable)
         .no_sandbox()
         .user_data_dir(profile.path())
         .disable_default_args()
-        .args(ARGS.iter().copied())
+        .args(ARGS.iter().map(|a| a.to_string()).chain(egress))
         .launch_timeout(Duration::from_secs(30))
         .request_timeout(Duration::from_secs(120))
         .viewport(None)
@@ -161,8 +170,19 @@ async fn close_when_free(held: Arc<WarmBrowser>) {
 }
 
 impl BrowserPool {
-    pub fn new(executable: Option<PathBuf>, max_runs: u64) -> Self {
-        BrowserPool { executable, max_runs, current: Mutex::new(None) }
+    pub fn new(executable: Option<PathBuf>, max_runs: u64, allow_private: bool, resolver: Resolver) -> Self {
+        BrowserPool {
+            executable,
+            max_runs,
+            current: Mutex::new(None),
+            egress: (allow_private, resolver),
+            proxy: OnceCell::new(),
+        }
+    }
+
+    /// The egress proxy, once a browser has started.
+    pub fn egress(&self) -> Option<&EgressProxy> {
+        self.proxy.get()
     }
 
     /// The warm browser, launching or replacing it as needed.
@@ -183,7 +203,13 @@ impl BrowserPool {
         let executable = self.executable.as_ref().ok_or_else(|| {
             "Chromium was not found: install the `chromium` package or set SVC_CHROMIUM".to_string()
         })?;
-        let warm = Arc::new(launch(executable).await?);
+        let (allow_private, resolver) = self.egress.clone();
+        let proxy = self
+            .proxy
+            .get_or_try_init(|| EgressProxy::start(allow_private, resolver))
+            .await
+            .map_err(|e| format!("cannot start the egress proxy: {e}"))?;
+        let warm = Arc::new(launch(executable, proxy.addr()).await?);
         *current = Some(warm.clone());
         Ok(warm)
     }

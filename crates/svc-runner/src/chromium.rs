@@ -45,6 +45,7 @@ use svc_service::script_directives::Loads;
 use tokio::sync::Mutex;
 
 use crate::browser::{BrowserPool, WarmBrowser};
+use crate::egress_proxy::{ANSWER_HEADER, EgressProxy, EgressStats, Resolver};
 use crate::net_guard;
 use crate::script;
 
@@ -65,6 +66,8 @@ pub struct EngineConfig {
     /// Fresh pages kept ready (each in its own new context), so that a run
     /// does not wait for a renderer process to start. 0 turns this off.
     pub spare_pages: usize,
+    /// How the egress proxy resolves host names (the system's resolver but in tests).
+    pub resolver: Resolver,
 }
 
 pub struct ChromiumEngine {
@@ -151,12 +154,15 @@ impl Watch {
         Ok(Watch { main_frame, contexts, responses })
     }
 
-    /// The HTTP status of the main frame's latest document, if one arrived.
-    fn document_status(&mut self) -> Option<i64> {
+    /// The HTTP status of the main frame's latest document, if one arrived,
+    /// and whether the egress proxy made that answer itself.
+    fn document_status(&mut self) -> Option<(i64, bool)> {
         let mut status = None;
         while let Some(Some(event)) = self.responses.next().now_or_never() {
             if event.r#type == ResourceType::Document && event.frame_id.as_ref() == Some(&self.main_frame) {
-                status = Some(event.response.status);
+                let headers = event.response.headers.inner().as_object();
+                let from_proxy = headers.is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case(ANSWER_HEADER)));
+                status = Some((event.response.status, from_proxy));
             }
         }
         status
@@ -189,7 +195,7 @@ impl ChromiumEngine {
     pub fn new(config: EngineConfig) -> Self {
         ChromiumEngine {
             inner: Arc::new(Inner {
-                pool: BrowserPool::new(config.chromium, config.runs_per_browser),
+                pool: BrowserPool::new(config.chromium, config.runs_per_browser, config.allow_private_networks, config.resolver),
                 allow_private: config.allow_private_networks,
                 spare_target: config.spare_pages,
                 spares: std::sync::Mutex::new(Vec::new()),
@@ -203,6 +209,11 @@ impl ChromiumEngine {
     /// The process id of the current browser, if one runs.
     pub async fn browser_pid(&self) -> Option<u32> {
         self.inner.pool.pid().await
+    }
+
+    /// What went through the egress proxy, once a browser has started.
+    pub fn egress_stats(&self) -> Option<&EgressStats> {
+        self.inner.pool.egress().map(EgressProxy::stats)
     }
 
     /// Disposes the spare pages and closes the browser.
@@ -395,10 +406,26 @@ async fn count_bytes(page: &Page) -> Result<Arc<Received>, String> {
     Ok(received)
 }
 
-async fn execute(page: &Page, job: &RunJob, refused_document: &Mutex<Option<String>>, watch: &mut Watch) -> Outcome {
+/// Why the egress proxy could not reach the run's target during this run.
+fn egress_failure(egress: Option<&EgressProxy>, url: &str, since: Instant) -> Option<String> {
+    let url = url::Url::parse(url).ok()?;
+    egress?.failure_since(url.host_str()?, url.port_or_known_default()?, since)
+}
+
+async fn execute(
+    page: &Page,
+    job: &RunJob,
+    refused_document: &Mutex<Option<String>>,
+    watch: &mut Watch,
+    egress: Option<&EgressProxy>,
+) -> Outcome {
+    let started = Instant::now();
     if let Err(e) = page.goto(job.url.as_str()).await {
         if let Some(why) = refused_document.lock().await.take() {
             return failed(format!("navigation refused: {why}"));
+        }
+        if let Some(why) = egress_failure(egress, &job.url, started) {
+            return failed(format!("navigation failed: {why}"));
         }
         return failed(format!("navigation failed: {e}"));
     }
@@ -408,7 +435,11 @@ async fn execute(page: &Page, job: &RunJob, refused_document: &Mutex<Option<Stri
     // chromiumoxide may hand back the navigation a moment before it passes
     // on the events that came with it: without one, ask the page.
     let status = match watch.document_status() {
-        Some(status) => status,
+        Some((status, true)) if status >= 400 => {
+            let why = egress_failure(egress, &job.url, started);
+            return failed(format!("navigation failed: {}", why.unwrap_or_else(|| "the target could not be reached".into())));
+        }
+        Some((status, _)) => status,
         None => {
             tracing::debug!("no document response event yet; asking the page for its status");
             page
@@ -526,7 +557,7 @@ impl Engine for ChromiumEngine {
         fresh.warm.count_run();
         fresh.skipped.set(job.loads);
         let remaining = job.timeout.saturating_sub(started.elapsed());
-        let outcome = match tokio::time::timeout(remaining, execute(&fresh.page, &job, &fresh.refused_document, &mut fresh.watch)).await {
+        let outcome = match tokio::time::timeout(remaining, execute(&fresh.page, &job, &fresh.refused_document, &mut fresh.watch, self.inner.pool.egress())).await {
             Ok(outcome) => outcome,
             Err(_) => failed(format!("timed out after {} s", job.timeout.as_secs())),
         };

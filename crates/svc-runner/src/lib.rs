@@ -4,10 +4,13 @@
 //! [`svc_service::engine::Engine`] and records the outcome through
 //! `RunService`. [`ChromiumEngine`] is the engine: one warm headless
 //! Chromium, a fresh browser context per run, every request checked by
-//! [`net_guard`] before it leaves the browser.
+//! [`net_guard`] before it leaves the browser, and every connection the
+//! browser opens made through [`egress_proxy`], which dials only vetted
+//! addresses.
 
 pub mod browser;
 pub mod chromium;
+pub mod egress_proxy;
 pub mod net_guard;
 pub mod script;
 pub mod worker;

@@ -330,6 +330,7 @@ async fn a_run_whose_worker_died_is_retried_then_failed() {
         allow_private_networks: true,
         runs_per_browser: 10,
         spare_pages: 1,
+        resolver: Default::default(),
     }));
     let worker = svc_runner::Worker::new(app.services.clone(), engine.clone(), "default", 1);
     let store = app.services.store.clone();
@@ -406,6 +407,7 @@ async fn chromium_is_replaced_after_a_crash_and_leaves_no_process() {
         allow_private_networks: true,
         runs_per_browser: 100,
         spare_pages: 1,
+        resolver: Default::default(),
     });
     let job = || RunJob {
         history_id: ObjectId::new().to_string(),
