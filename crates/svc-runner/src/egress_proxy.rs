@@ -284,5 +284,7 @@ fn answer(status: StatusCode, text: String) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from(text)).map_err(|never| match never {}).boxed());
     *response.status_mut() = status;
     response.headers_mut().insert(ANSWER_HEADER, hyper::header::HeaderValue::from_static("1"));
+    // A refusal ends the connection (a tunnel refused leaves nothing to reuse).
+    response.headers_mut().insert(hyper::header::CONNECTION, hyper::header::HeaderValue::from_static("close"));
     response
 }

@@ -441,3 +441,50 @@ async fn chromium_is_replaced_after_a_crash_and_leaves_no_process() {
     engine.close().await;
     wait_gone(second, "the closed").await;
 }
+
+/// Every connection a run opens goes through the engine's egress proxy:
+/// the page, a `fetch`, and a WebSocket handshake, which the browser's
+/// request interception never sees (the proxy's own tests show what it
+/// refuses).
+#[tokio::test]
+async fn pages_fetches_and_websockets_leave_through_the_egress_proxy() {
+    use std::sync::atomic::Ordering;
+    use svc_service::engine::{Engine, RunJob};
+    use svc_service::run_outcome::ScriptResult;
+
+    let site = fixture::start().await;
+    let engine = svc_runner::ChromiumEngine::new(svc_runner::EngineConfig {
+        chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
+        allow_private_networks: true,
+        runs_per_browser: 100,
+        spare_pages: 0,
+        resolver: Default::default(),
+    });
+    let script = r#"
+        const fetched = await fetch('/items/1').then((r) => r.status);
+        const socket = await new Promise((resolve) => {
+          const ws = new WebSocket('ws://' + location.host + '/socket');
+          ws.onopen = () => resolve('open');
+          ws.onerror = () => resolve('error');
+        });
+        returnData([fetched, socket]);
+    "#;
+    let report = engine
+        .run(RunJob {
+            history_id: ObjectId::new().to_string(),
+            url: format!("{}/items/3", site.base),
+            script: script.into(),
+            param: None,
+            params: vec![],
+            triggered_by: "user",
+            timeout: Duration::from_secs(20),
+            loads: Default::default(),
+        })
+        .await;
+    // The fixture speaks no WebSocket: the handshake reaches it and fails.
+    assert!(matches!(&report.result, ScriptResult::Data { json, .. } if json == r#"[200,"error"]"#), "{report:?}");
+    let stats = engine.egress_stats().expect("the proxy runs with the browser");
+    assert!(stats.forwarded.load(Ordering::Relaxed) >= 2, "the page and the fetch: {stats:?}");
+    assert!(stats.tunnels.load(Ordering::Relaxed) >= 1, "the WebSocket handshake: {stats:?}");
+    engine.close().await;
+}
