@@ -19,6 +19,31 @@ fn data(row: &Value) -> Value {
     serde_json::from_str(row["data"].as_str().expect("data is a JSON string")).unwrap()
 }
 
+/// An engine of its own (the browser under test, private networks allowed).
+fn engine_on_private_networks(runs_per_browser: u64, spare_pages: usize) -> svc_runner::ChromiumEngine {
+    svc_runner::ChromiumEngine::new(svc_runner::EngineConfig {
+        chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
+        allow_private_networks: true,
+        runs_per_browser,
+        spare_pages,
+        resolver: Default::default(),
+    })
+}
+
+/// A job for an engine driven directly.
+fn job_for(url: &str, script: &str) -> svc_service::engine::RunJob {
+    svc_service::engine::RunJob {
+        history_id: ObjectId::new().to_string(),
+        url: url.to_string(),
+        script: script.to_string(),
+        param: None,
+        params: vec![],
+        triggered_by: "user",
+        timeout: Duration::from_secs(20),
+        loads: Default::default(),
+    }
+}
+
 /// Polls a history row until it is finished, with a deadline.
 async fn finished_row(app: &TestApp, bearer: &str, id: &str) -> Value {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
@@ -325,13 +350,7 @@ async fn a_run_whose_worker_died_is_retried_then_failed() {
     let sid = app
         .scrap_with(&alice, json!({"title": "Lost", "url": format!("{}/items/2", site.base), "request": "returnData([1, 2])"}))
         .await;
-    let engine = Arc::new(svc_runner::ChromiumEngine::new(svc_runner::EngineConfig {
-        chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
-        allow_private_networks: true,
-        runs_per_browser: 10,
-        spare_pages: 1,
-        resolver: Default::default(),
-    }));
+    let engine = Arc::new(engine_on_private_networks(10, 1));
     let worker = svc_runner::Worker::new(app.services.clone(), engine.clone(), "default", 1);
     let store = app.services.store.clone();
     let expired = Utc::now() - chrono::Duration::seconds(1);
@@ -398,26 +417,14 @@ async fn wait_gone(pid: u32, what: &str) {
 /// (nor zombie) behind, neither the killed one nor the one it closes.
 #[tokio::test]
 async fn chromium_is_replaced_after_a_crash_and_leaves_no_process() {
-    use svc_service::engine::{Engine, RunJob};
+    use svc_service::engine::Engine;
     use svc_service::run_outcome::ScriptResult;
 
     let site = fixture::start().await;
-    let engine = svc_runner::ChromiumEngine::new(svc_runner::EngineConfig {
-        chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
-        allow_private_networks: true,
-        runs_per_browser: 100,
-        spare_pages: 1,
-        resolver: Default::default(),
-    });
-    let job = || RunJob {
-        history_id: ObjectId::new().to_string(),
-        url: format!("{}/items/3", site.base),
-        script: "returnData([...document.querySelectorAll('li')].map(li => li.textContent))".into(),
-        param: None,
-        params: vec![],
-        triggered_by: "user",
-        timeout: Duration::from_secs(20),
-        loads: Default::default(),
+    let engine = engine_on_private_networks(100, 1);
+    let job = || {
+        let script = "returnData([...document.querySelectorAll('li')].map(li => li.textContent))";
+        job_for(&format!("{}/items/3", site.base), script)
     };
     let first = engine.run(job()).await;
     assert!(matches!(first.result, ScriptResult::Data { length: 3, .. }), "{first:?}");
@@ -449,17 +456,11 @@ async fn chromium_is_replaced_after_a_crash_and_leaves_no_process() {
 #[tokio::test]
 async fn pages_fetches_and_websockets_leave_through_the_egress_proxy() {
     use std::sync::atomic::Ordering;
-    use svc_service::engine::{Engine, RunJob};
+    use svc_service::engine::Engine;
     use svc_service::run_outcome::ScriptResult;
 
     let site = fixture::start().await;
-    let engine = svc_runner::ChromiumEngine::new(svc_runner::EngineConfig {
-        chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
-        allow_private_networks: true,
-        runs_per_browser: 100,
-        spare_pages: 0,
-        resolver: Default::default(),
-    });
+    let engine = engine_on_private_networks(100, 0);
     let script = r#"
         const fetched = await fetch('/items/1').then((r) => r.status);
         const socket = await new Promise((resolve) => {
@@ -469,18 +470,7 @@ async fn pages_fetches_and_websockets_leave_through_the_egress_proxy() {
         });
         returnData([fetched, socket]);
     "#;
-    let report = engine
-        .run(RunJob {
-            history_id: ObjectId::new().to_string(),
-            url: format!("{}/items/3", site.base),
-            script: script.into(),
-            param: None,
-            params: vec![],
-            triggered_by: "user",
-            timeout: Duration::from_secs(20),
-            loads: Default::default(),
-        })
-        .await;
+    let report = engine.run(job_for(&format!("{}/items/3", site.base), script)).await;
     // The fixture speaks no WebSocket: the handshake reaches it and fails.
     assert!(matches!(&report.result, ScriptResult::Data { json, .. } if json == r#"[200,"error"]"#), "{report:?}");
     let stats = engine.egress_stats().expect("the proxy runs with the browser");
