@@ -53,6 +53,8 @@ pub const ARGS: &[&str] = &[
     "disable-quic",
     "disable-component-update",
     "mute-audio",
+    // WebRTC's UDP would not go through the egress proxy: none at all.
+    "force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "disable-features=TranslateUI,Translate,MediaRouter,OptimizationHints,WebUIOmniboxPopup,WebUIOmniboxAimPopup,SpareRendererForSitePerProcess",
 ];
 

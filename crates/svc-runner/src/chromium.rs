@@ -160,8 +160,12 @@ impl Watch {
         let mut status = None;
         while let Some(Some(event)) = self.responses.next().now_or_never() {
             if event.r#type == ResourceType::Document && event.frame_id.as_ref() == Some(&self.main_frame) {
+                // The proxy marks its answers to `http://` requests; over
+                // https the browser never shows a proxy's answer, so a
+                // marker there is the target's own and means nothing.
                 let headers = event.response.headers.inner().as_object();
-                let from_proxy = headers.is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case(ANSWER_HEADER)));
+                let marked = headers.is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case(ANSWER_HEADER)));
+                let from_proxy = marked && event.response.url.starts_with("http:");
                 status = Some((event.response.status, from_proxy));
             }
         }
@@ -409,7 +413,8 @@ async fn count_bytes(page: &Page) -> Result<Arc<Received>, String> {
 /// Why the egress proxy could not reach the run's target during this run.
 fn egress_failure(egress: Option<&EgressProxy>, url: &str, since: Instant) -> Option<String> {
     let url = url::Url::parse(url).ok()?;
-    egress?.failure_since(url.host_str()?, url.port_or_known_default()?, since)
+    let host = url.host_str()?.trim_start_matches('[').trim_end_matches(']');
+    egress?.failure_since(host, url.port_or_known_default()?, since)
 }
 
 async fn execute(

@@ -26,10 +26,18 @@ use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use svc_domain::net::is_public_ip;
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
+/// To open a connection, over all the addresses of a host.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+/// Longest life of a tunnel or forwarded exchange: far beyond any run (a
+/// run's context, and with it the browser's side, is gone by then).
+const CONNECTION_LIFETIME: Duration = Duration::from_secs(15 * 60);
+/// How long one side may go on once the other has closed.
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
 /// The header on every answer the proxy makes itself (not the target's).
 pub const ANSWER_HEADER: &str = "x-svc-egress";
 /// Failures kept for `failure_since` before the oldest are dropped.
@@ -83,6 +91,8 @@ struct Policy {
     resolver: Resolver,
     stats: Arc<EgressStats>,
     failures: Arc<Failures>,
+    /// Cancelled when the proxy is dropped: ends every connection it serves.
+    stop: CancellationToken,
 }
 
 /// Why the proxy last failed to reach each `host:port`, and when: a run
@@ -94,7 +104,13 @@ impl Failures {
     fn record(&self, host: &str, port: u16, why: &str) {
         let mut map = self.0.lock().expect("failures lock");
         if map.len() >= FAILURES_KEPT {
-            map.clear();
+            // Runs end within minutes: older entries are of no use.
+            map.retain(|_, (at, _)| at.elapsed() < Duration::from_secs(60));
+            if map.len() >= FAILURES_KEPT
+                && let Some(oldest) = map.iter().min_by_key(|(_, (at, _))| *at).map(|(key, _)| key.clone())
+            {
+                map.remove(&oldest);
+            }
         }
         map.insert(format!("{host}:{port}"), (Instant::now(), why.to_string()));
     }
@@ -106,10 +122,12 @@ pub struct EgressProxy {
     stats: Arc<EgressStats>,
     failures: Arc<Failures>,
     accept: JoinHandle<()>,
+    stop: CancellationToken,
 }
 
 impl Drop for EgressProxy {
     fn drop(&mut self) {
+        self.stop.cancel();
         self.accept.abort();
     }
 }
@@ -120,7 +138,14 @@ impl EgressProxy {
         let addr = listener.local_addr()?;
         let stats = Arc::new(EgressStats::default());
         let failures = Arc::new(Failures::default());
-        let policy = Arc::new(Policy { allow_private, resolver, stats: stats.clone(), failures: failures.clone() });
+        let stop = CancellationToken::new();
+        let policy = Arc::new(Policy {
+            allow_private,
+            resolver,
+            stats: stats.clone(),
+            failures: failures.clone(),
+            stop: stop.clone(),
+        });
         let accept = tokio::spawn(async move {
             loop {
                 let stream = match listener.accept().await {
@@ -133,7 +158,8 @@ impl EgressProxy {
                     }
                 };
                 let policy = policy.clone();
-                tokio::spawn(async move {
+                let stop = policy.stop.clone();
+                spawn_bounded(stop, async move {
                     let service = service_fn(move |request| {
                         let policy = policy.clone();
                         async move { Ok::<_, Infallible>(policy.handle(request).await) }
@@ -148,7 +174,7 @@ impl EgressProxy {
                 });
             }
         });
-        Ok(EgressProxy { addr, stats, failures, accept })
+        Ok(EgressProxy { addr, stats, failures, accept, stop })
     }
 
     /// Why the proxy could not reach `host:port`, if it failed to at or
@@ -189,12 +215,9 @@ impl Policy {
             Err(refusal) => return refusal,
         };
         self.stats.tunnels.fetch_add(1, Ordering::Relaxed);
-        tokio::spawn(async move {
+        spawn_bounded(self.stop.clone(), async move {
             match hyper::upgrade::on(request).await {
-                Ok(upgraded) => {
-                    let (mut client, mut upstream) = (TokioIo::new(upgraded), upstream);
-                    let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
-                }
+                Ok(upgraded) => pipe(TokioIo::new(upgraded), upstream).await,
                 Err(e) => tracing::debug!("egress proxy: tunnel not upgraded: {e}"),
             }
         });
@@ -216,7 +239,7 @@ impl Policy {
             Ok(pair) => pair,
             Err(e) => return answer(StatusCode::BAD_GATEWAY, format!("cannot talk to `{host}`: {e}")),
         };
-        tokio::spawn(async move {
+        spawn_bounded(self.stop.clone(), async move {
             if let Err(e) = connection.await {
                 tracing::debug!("egress proxy: upstream connection ended: {e}");
             }
@@ -265,14 +288,48 @@ impl Policy {
             return Err(fail(StatusCode::FORBIDDEN, why));
         }
         let mut last = String::new();
+        let deadline = tokio::time::Instant::now() + CONNECT_TIMEOUT;
         for addr in addrs {
-            match tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(addr)).await {
+            match tokio::time::timeout_at(deadline, TcpStream::connect(addr)).await {
                 Ok(Ok(stream)) => return Ok(stream),
                 Ok(Err(e)) => last = e.to_string(),
-                Err(_) => last = "timed out".into(),
+                Err(_) => {
+                    last = "timed out".into();
+                    break;
+                }
             }
         }
         Err(fail(StatusCode::BAD_GATEWAY, format!("cannot connect to `{bare}` port {port}: {last}")))
+    }
+}
+
+/// Runs `work` until it ends, the proxy stops, or `CONNECTION_LIFETIME`.
+fn spawn_bounded(stop: CancellationToken, work: impl std::future::Future<Output = ()> + Send + 'static) {
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = tokio::time::timeout(CONNECTION_LIFETIME, work) => {}
+            _ = stop.cancelled() => {}
+        }
+    });
+}
+
+/// Copies both ways; once one side closes, the other gets `CLOSE_GRACE`
+/// to finish (a target that never closes does not hold the tunnel open).
+async fn pipe(client: TokioIo<hyper::upgrade::Upgraded>, upstream: TcpStream) {
+    let (mut client_read, mut client_write) = tokio::io::split(client);
+    let (mut upstream_read, mut upstream_write) = upstream.into_split();
+    let up = async {
+        let _ = tokio::io::copy(&mut client_read, &mut upstream_write).await;
+        let _ = upstream_write.shutdown().await;
+    };
+    let down = async {
+        let _ = tokio::io::copy(&mut upstream_read, &mut client_write).await;
+        let _ = client_write.shutdown().await;
+    };
+    tokio::pin!(up, down);
+    tokio::select! {
+        _ = &mut up => { let _ = tokio::time::timeout(CLOSE_GRACE, &mut down).await; }
+        _ = &mut down => { let _ = tokio::time::timeout(CLOSE_GRACE, &mut up).await; }
     }
 }
 
@@ -284,6 +341,9 @@ fn answer(status: StatusCode, text: String) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from(text)).map_err(|never| match never {}).boxed());
     *response.status_mut() = status;
     response.headers_mut().insert(ANSWER_HEADER, hyper::header::HeaderValue::from_static("1"));
+    let headers = response.headers_mut();
+    headers.insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"));
+    headers.insert("x-content-type-options", hyper::header::HeaderValue::from_static("nosniff"));
     // A refusal ends the connection (a tunnel refused leaves nothing to reuse).
     response.headers_mut().insert(hyper::header::CONNECTION, hyper::header::HeaderValue::from_static("close"));
     response

@@ -145,3 +145,42 @@ async fn unknown_names_and_closed_ports_are_bad_gateways_with_a_reason() {
     let answer = ask(&proxy, "GET /relative HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n").await;
     assert!(answer.starts_with("HTTP/1.1 400"), "a request that is not for a proxy: {answer}");
 }
+
+/// A target that never closes its side does not keep a tunnel open: once
+/// the browser's side closes, the target sees the end of the stream, and
+/// the proxy lets its connection go. (This target keeps writing, which ends
+/// the tunnel at once; a silent one is let go after `CLOSE_GRACE`, which
+/// this test does not wait for.)
+#[tokio::test]
+async fn a_tunnel_ends_when_the_browser_side_closes_even_if_the_target_never_does() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (saw_eof, mut eof) = tokio::sync::oneshot::channel::<()>();
+    let (lost, mut gone) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let mut buf = [0u8; 64];
+        while stream.read(&mut buf).await.unwrap_or(0) > 0 {}
+        let _ = saw_eof.send(());
+        // Keeps writing, never closes: fails once the proxy lets go.
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        while tokio::time::Instant::now() < deadline {
+            if stream.write_all(b"still here").await.is_err() {
+                let _ = lost.send(());
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    });
+    let proxy = EgressProxy::start(true, answers()).await.unwrap();
+    let mut client = TcpStream::connect(proxy.addr()).await.unwrap();
+    client.write_all(connect(&format!("127.0.0.1:{port}")).as_bytes()).await.unwrap();
+    let mut head = vec![0u8; 128];
+    let n = client.read(&mut head).await.unwrap();
+    assert!(String::from_utf8_lossy(&head[..n]).starts_with("HTTP/1.1 200"));
+    drop(client);
+
+    let limit = std::time::Duration::from_secs(20);
+    tokio::time::timeout(limit, &mut eof).await.expect("the target sees the end of the stream").unwrap();
+    tokio::time::timeout(limit, &mut gone).await.expect("the proxy drops the target's connection").unwrap();
+}
