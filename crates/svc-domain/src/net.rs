@@ -22,6 +22,9 @@ fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
         // IPv4-mapped ::ffff:a.b.c.d and IPv4-compatible ::a.b.c.d (so ::1 is 0.0.0.1).
         return Some(last32);
     }
+    if s[..6] == [0, 0, 0, 0, 0xffff, 0] {
+        return Some(last32); // IPv4-translated ::ffff:0:a.b.c.d
+    }
     if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
         return Some(last32); // NAT64
     }
@@ -55,6 +58,8 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
         || (first & 0xfe00) == 0xfc00 // unique local
         || (first & 0xffc0) == 0xfe80 // link-local
         || (first & 0xffc0) == 0xfec0 // site-local (deprecated)
+        || ip.segments()[..3] == [0x64, 0xff9b, 1] // local-use NAT64 (64:ff9b:1::/48)
+        || ip.segments()[..4] == [0x100, 0, 0, 0] // discard-only (100::/64)
         || first == 0x2001 && ip.segments()[1] == 0x0db8) // documentation
 }
 
@@ -69,12 +74,13 @@ mod tests {
             "224.0.0.1", "239.255.255.250", "255.255.255.255", "0.0.0.0", "0.1.2.3", "192.0.0.8", "198.18.0.1",
             "240.0.0.1", "192.0.2.1", "::1", "::", "fe80::1", "fc00::1", "fd12:3456::1", "ff02::1", "2001:db8::1",
             "::ffff:127.0.0.1", "::ffff:169.254.169.254", "::ffff:10.0.0.1", "::ffff:100.64.0.1", "::127.0.0.1",
-            "64:ff9b::10.0.0.1", "2002:0a00:0001::1", "2002:a9fe:a9fe::1",
+            "64:ff9b::10.0.0.1", "2002:0a00:0001::1", "2002:a9fe:a9fe::1", "::ffff:0:127.0.0.1",
+            "::ffff:0:169.254.169.254", "64:ff9b:1::a00:1", "64:ff9b:1:2::808:808", "100::1",
         ];
         for ip in refused {
             assert!(!is_public_ip(ip.parse().unwrap()), "{ip} must not be public");
         }
-        for ip in ["93.184.216.34", "8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"] {
+        for ip in ["93.184.216.34", "8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "::ffff:0:8.8.8.8"] {
             assert!(is_public_ip(ip.parse().unwrap()), "{ip} is public");
         }
     }
