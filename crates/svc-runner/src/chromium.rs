@@ -34,7 +34,9 @@ use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, CreateIsolatedWorldParams, FrameId,
 };
 use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, CreateTargetParams};
-use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, EventExecutionContextCreated, ExecutionContextId};
+use chromiumoxide::cdp::js_protocol::runtime::{
+    EvaluateParams, EventExecutionContextCreated, EventExecutionContextDestroyed, ExecutionContextId,
+};
 use chromiumoxide::listeners::EventStream;
 use chromiumoxide::page::ScreenshotParams;
 use futures::{FutureExt, StreamExt};
@@ -137,8 +139,10 @@ impl Skipped {
 /// events of the page, buffered from before the navigation started.
 struct Watch {
     main_frame: FrameId,
-    /// Execution contexts created (the script's world among them).
+    /// Execution contexts created (the script's world among them), and
+    /// destroyed (a page that navigates again takes its worlds with it).
     contexts: EventStream<EventExecutionContextCreated>,
+    destroyed: EventStream<EventExecutionContextDestroyed>,
     /// Responses received (the main frame's document among them).
     responses: EventStream<EventResponseReceived>,
 }
@@ -147,11 +151,12 @@ impl Watch {
     async fn new(page: &Page) -> Result<Watch, String> {
         let main_frame = page.mainframe().await.map_err(|e| e.to_string())?.ok_or("the page has no main frame")?;
         let contexts = page.event_listener::<EventExecutionContextCreated>().await.map_err(|e| e.to_string())?;
+        let destroyed = page.event_listener::<EventExecutionContextDestroyed>().await.map_err(|e| e.to_string())?;
         let responses = page.event_listener::<EventResponseReceived>().await.map_err(|e| e.to_string())?;
         // Every document the page loads from now on gets the script's world.
         let world = AddScriptToEvaluateOnNewDocumentParams::builder().source("").world_name(WORLD).build()?;
         page.execute(world).await.map_err(|e| e.to_string())?;
-        Ok(Watch { main_frame, contexts, responses })
+        Ok(Watch { main_frame, contexts, destroyed, responses })
     }
 
     /// The HTTP status of the main frame's latest document, if one arrived,
@@ -172,16 +177,21 @@ impl Watch {
         status
     }
 
-    /// The script's world in the main frame's latest document, if created.
+    /// The script's world in the main frame's latest document, if created
+    /// and not destroyed since.
     fn world(&mut self) -> Option<ExecutionContextId> {
-        let mut world = None;
+        let mut worlds = Vec::new();
         while let Some(Some(event)) = self.contexts.next().now_or_never() {
             let frame = event.context.aux_data.as_ref().and_then(|aux| aux["frameId"].as_str());
             if event.context.name == WORLD && frame == Some(self.main_frame.inner().as_str()) {
-                world = Some(event.context.id);
+                worlds.push((event.context.unique_id.clone(), event.context.id));
             }
         }
-        world
+        let mut gone = std::collections::HashSet::new();
+        while let Some(Some(event)) = self.destroyed.next().now_or_never() {
+            gone.insert(event.execution_context_unique_id.clone());
+        }
+        worlds.into_iter().rev().find(|(unique, _)| !gone.contains(unique)).map(|(_, id)| id)
     }
 }
 
