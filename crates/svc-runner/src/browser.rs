@@ -13,7 +13,8 @@ use futures::StreamExt;
 use tokio::sync::{Mutex, OnceCell};
 use tokio::task::JoinHandle;
 
-use crate::egress_proxy::{EgressProxy, Resolver};
+use crate::egress_proxy::EgressProxy;
+use crate::net_guard::Resolver;
 
 /// Every flag Chromium is started with. chromiumoxide's own defaults are
 /// switched off and restated here so that there is exactly one

@@ -47,7 +47,8 @@ use svc_service::script_directives::Loads;
 use tokio::sync::Mutex;
 
 use crate::browser::{BrowserPool, WarmBrowser};
-use crate::egress_proxy::{ANSWER_HEADER, EgressProxy, EgressStats, Resolver};
+use crate::egress_proxy::{ANSWER_HEADER, EgressProxy, EgressStats};
+use crate::net_guard::Resolver;
 use crate::net_guard;
 use crate::script;
 
@@ -95,43 +96,21 @@ struct FreshPage {
     context: BrowserContextId,
     page: Page,
     refused_document: Arc<Mutex<Option<String>>>,
-    /// What the guard fails instead of loading; set by the run from its job.
-    skipped: Arc<Skipped>,
+    /// What the run loads besides what every run does; set from its job
+    /// before it navigates (the guard skips the rest).
+    loads: Arc<std::sync::Mutex<Loads>>,
     bytes: Arc<Received>,
     watch: Watch,
 }
 
-/// The kinds of subresource a run does not load: images, fonts and media
-/// unless the script opts back in (`// svc:load`).
-struct Skipped(std::sync::atomic::AtomicU8);
-
-impl Skipped {
-    const IMAGES: u8 = 1;
-    const FONTS: u8 = 2;
-    const MEDIA: u8 = 4;
-
-    fn all() -> Skipped {
-        Skipped(std::sync::atomic::AtomicU8::new(Self::IMAGES | Self::FONTS | Self::MEDIA))
-    }
-
-    fn set(&self, loads: Loads) {
-        let mut bits = 0;
-        for (loaded, bit) in [(loads.images, Self::IMAGES), (loads.fonts, Self::FONTS), (loads.media, Self::MEDIA)] {
-            if !loaded {
-                bits |= bit;
-            }
-        }
-        self.0.store(bits, Ordering::Relaxed);
-    }
-
-    fn contains(&self, kind: &ResourceType) -> bool {
-        let bit = match kind {
-            ResourceType::Image => Self::IMAGES,
-            ResourceType::Font => Self::FONTS,
-            ResourceType::Media => Self::MEDIA,
-            _ => return false,
-        };
-        self.0.load(Ordering::Relaxed) & bit != 0
+/// Whether a run that asked for `loads` skips a request of `kind`: images,
+/// fonts and media unless the script opted back in (`// svc:load`).
+fn skipped(loads: Loads, kind: &ResourceType) -> bool {
+    match kind {
+        ResourceType::Image => !loads.images,
+        ResourceType::Font => !loads.fonts,
+        ResourceType::Media => !loads.media,
+        _ => false,
     }
 }
 
@@ -259,7 +238,7 @@ impl Inner {
             }
         };
         let refused_document = Arc::new(Mutex::new(None));
-        let skipped = Arc::new(Skipped::all());
+        let loads = Arc::new(std::sync::Mutex::new(Loads::default()));
         let opened = async {
             let params = CreateTargetParams::builder()
                 .url("about:blank")
@@ -267,14 +246,14 @@ impl Inner {
                 .build()
                 .map_err(|e| e.to_string())?;
             let page = warm.browser.new_page(params).await.map_err(|e| format!("cannot open a page: {e}"))?;
-            guard_requests(&page, self.allow_private, refused_document.clone(), skipped.clone()).await?;
+            guard_requests(&page, self.allow_private, refused_document.clone(), loads.clone()).await?;
             let bytes = count_bytes(&page).await?;
             let watch = Watch::new(&page).await?;
             Ok::<_, String>((page, bytes, watch))
         };
         match tokio::time::timeout(PREPARE_TIMEOUT, opened).await {
             Ok(Ok((page, bytes, watch))) => {
-                Ok(FreshPage { warm, context, page, refused_document, skipped, bytes, watch })
+                Ok(FreshPage { warm, context, page, refused_document, loads, bytes, watch })
             }
             failure => {
                 let _ = tokio::time::timeout(DISPOSE_TIMEOUT, warm.browser.dispose_browser_context(context)).await;
@@ -339,7 +318,7 @@ async fn guard_requests(
     page: &Page,
     allow_private: bool,
     refused_document: Arc<Mutex<Option<String>>>,
-    skipped: Arc<Skipped>,
+    loads: Arc<std::sync::Mutex<Loads>>,
 ) -> Result<(), String> {
     let mut paused = page.event_listener::<EventRequestPaused>().await.map_err(|e| e.to_string())?;
     let pattern = RequestPattern::builder().url_pattern("*").request_stage(RequestStage::Request).build();
@@ -348,7 +327,7 @@ async fn guard_requests(
     tokio::spawn(async move {
         let mut verdicts: HashMap<String, Result<(), String>> = HashMap::new();
         while let Some(event) = paused.next().await {
-            let skip = skipped.contains(&event.resource_type);
+            let skip = skipped(*loads.lock().expect("loads lock"), &event.resource_type);
             let verdict = if skip {
                 Err("not needed for extraction".to_string())
             } else {
@@ -367,7 +346,7 @@ async fn guard_requests(
             let sent = match verdict {
                 Ok(()) => page.execute(ContinueRequestParams::new(event.request_id.clone())).await.map(|_| ()),
                 Err(why) => {
-                    if event.resource_type == ResourceType::Document && !skip {
+                    if event.resource_type == ResourceType::Document {
                         refused_document.lock().await.get_or_insert(format!("{}: {why}", event.request.url));
                     }
                     page.execute(FailRequestParams::new(event.request_id.clone(), ErrorReason::BlockedByClient)).await.map(|_| ())
@@ -423,17 +402,11 @@ async fn count_bytes(page: &Page) -> Result<Arc<Received>, String> {
 /// Why the egress proxy could not reach the run's target during this run.
 fn egress_failure(egress: Option<&EgressProxy>, url: &str, since: Instant) -> Option<String> {
     let url = url::Url::parse(url).ok()?;
-    let host = url.host_str()?.trim_start_matches('[').trim_end_matches(']');
-    egress?.failure_since(host, url.port_or_known_default()?, since)
+    egress?.failure_since(url.host_str()?, url.port_or_known_default()?, since)
 }
 
-async fn execute(
-    page: &Page,
-    job: &RunJob,
-    refused_document: &Mutex<Option<String>>,
-    watch: &mut Watch,
-    egress: Option<&EgressProxy>,
-) -> Outcome {
+async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProxy>) -> Outcome {
+    let FreshPage { page, refused_document, watch, .. } = fresh;
     let started = Instant::now();
     if let Err(e) = page.goto(job.url.as_str()).await {
         if let Some(why) = refused_document.lock().await.take() {
@@ -457,12 +430,11 @@ async fn execute(
         Some((status, _)) => status,
         None => {
             tracing::debug!("no document response event yet; asking the page for its status");
-            page
-            .evaluate("(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0")
-            .await
-            .ok()
-            .and_then(|r| r.into_value::<i64>().ok())
-            .unwrap_or(0)
+            page.evaluate("(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0")
+                .await
+                .ok()
+                .and_then(|r| r.into_value::<i64>().ok())
+                .unwrap_or(0)
         }
     };
     if status >= 400 {
@@ -570,9 +542,9 @@ impl Engine for ChromiumEngine {
             }
         };
         fresh.warm.count_run();
-        fresh.skipped.set(job.loads);
+        *fresh.loads.lock().expect("loads lock") = job.loads;
         let remaining = job.timeout.saturating_sub(started.elapsed());
-        let outcome = match tokio::time::timeout(remaining, execute(&fresh.page, &job, &fresh.refused_document, &mut fresh.watch, self.inner.pool.egress())).await {
+        let outcome = match tokio::time::timeout(remaining, execute(&mut fresh, &job, self.inner.pool.egress())).await {
             Ok(outcome) => outcome,
             Err(_) => failed(format!("timed out after {} s", job.timeout.as_secs())),
         };

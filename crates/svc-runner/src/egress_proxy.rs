@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -25,11 +25,12 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use svc_domain::net::is_public_ip;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+
+use crate::net_guard::{self, Refusal, Resolver};
 
 /// To open a connection, over all the addresses of a host.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
@@ -44,36 +45,6 @@ pub const ANSWER_HEADER: &str = "x-svc-egress";
 const FAILURES_KEPT: usize = 1024;
 
 type Body = BoxBody<Bytes, hyper::Error>;
-
-/// Where host names are resolved: the system resolver, or fixed answers
-/// (tests stand in for DNS with these; the vetting is the same).
-#[derive(Clone, Default)]
-pub struct Resolver {
-    fixed: Option<Arc<HashMap<String, Vec<IpAddr>>>>,
-}
-
-impl std::fmt::Debug for Resolver {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.fixed.is_some() { "Resolver(fixed answers)" } else { "Resolver(system)" })
-    }
-}
-
-impl Resolver {
-    /// With fixed answers: `name -> addresses`.
-    pub fn fixed(answers: HashMap<String, Vec<IpAddr>>) -> Self {
-        Resolver { fixed: Some(Arc::new(answers)) }
-    }
-
-    async fn lookup(&self, host: &str, port: u16) -> Vec<SocketAddr> {
-        match &self.fixed {
-            Some(answers) => answers.get(host).into_iter().flatten().map(|ip| SocketAddr::new(*ip, port)).collect(),
-            None => match tokio::net::lookup_host((host, port)).await {
-                Ok(addrs) => addrs.collect(),
-                Err(_) => Vec::new(),
-            },
-        }
-    }
-}
 
 /// What went through the proxy, for diagnostics and tests.
 #[derive(Debug, Default)]
@@ -112,7 +83,7 @@ impl Failures {
                 map.remove(&oldest);
             }
         }
-        map.insert(format!("{host}:{port}"), (Instant::now(), why.to_string()));
+        map.insert(failure_key(host, port), (Instant::now(), why.to_string()));
     }
 }
 
@@ -181,7 +152,7 @@ impl EgressProxy {
     /// after `since`.
     pub fn failure_since(&self, host: &str, port: u16, since: Instant) -> Option<String> {
         let map = self.failures.0.lock().expect("failures lock");
-        map.get(&format!("{host}:{port}")).filter(|(at, _)| *at >= since).map(|(_, why)| why.clone())
+        map.get(&failure_key(host, port)).filter(|(at, _)| *at >= since).map(|(_, why)| why.clone())
     }
 
     /// The address to give Chromium (`--proxy-server=http://ADDR`).
@@ -265,28 +236,18 @@ impl Policy {
     /// Resolves `host` once, refuses it unless every address is allowed, and
     /// connects to the first address that answers.
     async fn dial(&self, host: &str, port: u16) -> Result<TcpStream, Response<Body>> {
-        let bare = host.trim_start_matches('[').trim_end_matches(']');
-        let addrs = match bare.parse::<IpAddr>() {
-            Ok(ip) => vec![SocketAddr::new(ip, port)],
-            Err(_) => self.resolver.lookup(bare, port).await,
-        };
         let fail = |status: StatusCode, why: String| {
-            self.failures.record(bare, port, &why);
+            self.failures.record(host, port, &why);
             answer(status, why)
         };
-        if addrs.is_empty() {
-            return Err(fail(StatusCode::BAD_GATEWAY, format!("`{bare}` does not resolve")));
-        }
-        if !self.allow_private
-            && let Some(bad) = addrs.iter().find(|a| !is_public_ip(a.ip()))
-        {
-            self.stats.refused.fetch_add(1, Ordering::Relaxed);
-            let why = format!(
-                "`{bare}` resolves to the non-public address {}; set SVC_ALLOW_PRIVATE_NETWORKS=true to allow it",
-                bad.ip()
-            );
-            return Err(fail(StatusCode::FORBIDDEN, why));
-        }
+        let addrs = match net_guard::vetted_addresses(host, port, self.allow_private, &self.resolver).await {
+            Ok(addrs) => addrs,
+            Err(refusal @ Refusal::Private { .. }) => {
+                self.stats.refused.fetch_add(1, Ordering::Relaxed);
+                return Err(fail(StatusCode::FORBIDDEN, refusal.to_string()));
+            }
+            Err(refusal) => return Err(fail(StatusCode::BAD_GATEWAY, refusal.to_string())),
+        };
         let mut last = String::new();
         let deadline = tokio::time::Instant::now() + CONNECT_TIMEOUT;
         for addr in addrs {
@@ -299,8 +260,13 @@ impl Policy {
                 }
             }
         }
-        Err(fail(StatusCode::BAD_GATEWAY, format!("cannot connect to `{bare}` port {port}: {last}")))
+        Err(fail(StatusCode::BAD_GATEWAY, format!("cannot connect to `{host}` port {port}: {last}")))
     }
+}
+
+/// One key per `host:port`, whether an IPv6 host came with brackets or not.
+fn failure_key(host: &str, port: u16) -> String {
+    format!("{}:{port}", host.trim_start_matches('[').trim_end_matches(']'))
 }
 
 /// Runs `work` until it ends, the proxy stops, or `CONNECTION_LIFETIME`.
