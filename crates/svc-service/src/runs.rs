@@ -36,6 +36,14 @@ pub struct RunSignals {
     pub deliveries: Arc<Notify>,
 }
 
+/// The `run.finished` entry of a claimed run's row: "Run finished: <summary>".
+fn finished_activity(claim: &ClaimedRun, row: &HistoryRow, summary: &str) -> Activity {
+    let mut log =
+        activity(claim.organization_id, claim.scrap_id, "run.finished", "system".into(), format!("Run finished: {summary}"));
+    log.history_id = Some(row.id);
+    log
+}
+
 impl Default for RunSignals {
     fn default() -> Self {
         RunSignals { queued: Notify::new(), finished: broadcast::channel(1024).0, deliveries: Arc::new(Notify::new()) }
@@ -202,17 +210,11 @@ impl RunService {
         row.error_snapshot = if detail == StatusDetail::Error { report.snapshot } else { None };
         row.retries = claim.attempts - 1;
         row.finished_at = Some(Utc::now());
-        let mut log = activity(
-            claim.organization_id,
-            claim.scrap_id,
-            "run.finished",
-            "system".into(),
-            match &row.error {
-                Some(e) => format!("Run finished: {} ({})", detail.as_str(), short_error(e).chars().take(200).collect::<String>()),
-                None => format!("Run finished: {} ({} items)", detail.as_str(), row.length),
-            },
-        );
-        log.history_id = Some(row.id);
+        let summary = match &row.error {
+            Some(e) => format!("{} ({})", detail.as_str(), short_error(e).chars().take(200).collect::<String>()),
+            None => format!("{} ({} items)", detail.as_str(), row.length),
+        };
+        let log = finished_activity(claim, &row, &summary);
         self.record_finished(claim, &row, units(report.bytes), &log).await?;
         Ok(detail)
     }
@@ -267,14 +269,7 @@ impl RunService {
             row.error = Some(LOST_WORKER.into());
             row.retries = claim.attempts - 1;
             row.finished_at = Some(Utc::now());
-            let mut log = activity(
-                claim.organization_id,
-                claim.scrap_id,
-                "run.finished",
-                "system".into(),
-                format!("Run finished: error ({LOST_WORKER})"),
-            );
-            log.history_id = Some(row.id);
+            let log = finished_activity(claim, &row, &format!("error ({LOST_WORKER})"));
             // Nothing ran to completion: nothing is charged.
             self.record_finished(claim, &row, 0, &log).await?;
         }
