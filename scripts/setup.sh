@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Installs what svc needs at run time on Debian 12 (as root, or with sudo):
-# Debian's Chromium for the run engine. Safe to run again.
+# Debian's Chromium for the run engine. Safe to run again. Further Debian
+# packages may be named as arguments (the tests add the headless shell).
 set -euo pipefail
 
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v curl >/dev/null 2>&1 || need+=(curl)
+for package in "$@"; do
+    dpkg -s "$package" >/dev/null 2>&1 || need+=("$package")
+done
 if ((${#need[@]})); then
     SUDO=""
     [[ $(id -u) -eq 0 ]] || SUDO="sudo"

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The project's test command: installs what the tests need (Debian's
-# Chromium and PostgreSQL), starts a throwaway PostgreSQL on 127.0.0.1, and
-# runs every test on SQLite, then the storage suite and the HTTP suite on
-# PostgreSQL.
+# Chromium, its headless shell and PostgreSQL), starts a throwaway PostgreSQL
+# on 127.0.0.1, and runs every test on SQLite, then the storage suite and the
+# HTTP suite on PostgreSQL, then the run suites on the headless shell.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
+# Debian's headless shell too: the run suites run again on it (below).
+bash scripts/setup.sh chromium-headless-shell
 SVC_TEST_POSTGRES_URL="$(bash scripts/start-test-postgres.sh)"
 export SVC_TEST_POSTGRES_URL
 
@@ -25,12 +26,5 @@ SVC_TEST_BACKEND=postgres cargo test --locked --no-fail-fast -p svc-server
 
 # Debian's headless shell, the lighter browser SVC_CHROMIUM may name instead
 # (README, Configuration): the run suites again on it.
-SHELL_BIN=/usr/lib/chromium/chromium-headless-shell
-if [ ! -x "$SHELL_BIN" ]; then
-    SUDO=""
-    [[ $(id -u) -eq 0 ]] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium-headless-shell >&2
-fi
 echo "== run suites on the headless shell" >&2
-SVC_TEST_CHROMIUM="$SHELL_BIN" cargo test --locked --no-fail-fast -p svc-server --test runs --test run_faults
+SVC_TEST_CHROMIUM=/usr/lib/chromium/chromium-headless-shell cargo test --locked --no-fail-fast -p svc-server --test runs --test run_faults
