@@ -8,47 +8,37 @@
 //! timeout; the answer's body is kept up to 1 KiB.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
+use std::net::IpAddr;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use svc_domain::net::is_public_ip;
+use svc_runner::net_guard::{Resolver, vetted_addresses};
 use svc_service::dispatcher::{ReceiverResponse, WebhookTransport};
 
 const BODY_KEPT: usize = 1024;
 
-/// Resolves a name and refuses it if any of its addresses is not public.
+/// Resolves a name and refuses it if any of its addresses is not public
+/// (the same vetting as the browser's egress proxy).
 #[derive(Clone, Default)]
 pub struct PublicOnlyResolver {
-    /// Fixed answers instead of the system resolver (tests stand in for DNS
-    /// with these; the vetting is the same).
-    fixed: Option<Arc<HashMap<String, Vec<IpAddr>>>>,
+    resolver: Resolver,
 }
 
 impl PublicOnlyResolver {
-    /// With fixed answers: `name -> addresses`.
+    /// With fixed answers instead of the system resolver: `name -> addresses`
+    /// (tests stand in for DNS with these; the vetting is the same).
     pub fn fixed(answers: HashMap<String, Vec<IpAddr>>) -> Self {
-        PublicOnlyResolver { fixed: Some(Arc::new(answers)) }
+        PublicOnlyResolver { resolver: Resolver::fixed(answers) }
     }
 }
 
 impl Resolve for PublicOnlyResolver {
     fn resolve(&self, name: Name) -> Resolving {
-        let fixed = self.fixed.clone();
+        let resolver = self.resolver.clone();
         Box::pin(async move {
-            let host = name.as_str().to_string();
-            let addrs: Vec<SocketAddr> = match fixed {
-                Some(answers) => answers.get(&host).into_iter().flatten().map(|ip| SocketAddr::new(*ip, 0)).collect(),
-                None => tokio::net::lookup_host((host.as_str(), 0)).await?.collect(),
-            };
-            if let Some(bad) = addrs.iter().find(|a| !is_public_ip(a.ip())) {
-                return Err(format!("`{host}` resolves to the non-public address {}", bad.ip()).into());
-            }
-            if addrs.is_empty() {
-                return Err(format!("`{host}` does not resolve").into());
-            }
+            let addrs = vetted_addresses(name.as_str(), 0, false, &resolver).await?;
             Ok(Box::new(addrs.into_iter()) as Addrs)
         })
     }
