@@ -60,14 +60,12 @@ pub struct SignupView {
     pub organization: OrganizationView,
 }
 
-
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LoginView {
     pub token: String,
     pub expires_at: String,
 }
-
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MeView {

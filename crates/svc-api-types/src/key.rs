@@ -38,4 +38,3 @@ pub struct CreatedKeyView {
     pub key: KeyView,
     pub plain_key: String,
 }
-

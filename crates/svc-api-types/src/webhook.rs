@@ -39,7 +39,6 @@ pub struct CreatedWebhookView {
     pub plain_secret: String,
 }
 
-
 /// One attempt of the delivery log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -100,9 +100,7 @@ impl IntoResponse for ApiError {
                 "Unsupported media type",
                 "send the body as JSON with `Content-Type: application/json`".to_string(),
             ),
-            ApiError::RouteNotFound => {
-                (StatusCode::NOT_FOUND, "NOT_FOUND", "Not found", "no such route".to_string())
-            }
+            ApiError::RouteNotFound => (StatusCode::NOT_FOUND, "NOT_FOUND", "Not found", "no such route".to_string()),
             ApiError::MethodNotAllowed => (
                 StatusCode::METHOD_NOT_ALLOWED,
                 "METHOD_NOT_ALLOWED",
@@ -135,7 +133,10 @@ pub(crate) fn rate_limit_headers(r: &Refusal) -> [(header::HeaderName, String); 
     let secs = |d: std::time::Duration| d.as_secs_f64().ceil() as u64;
     [
         (header::RETRY_AFTER, r.retry_after_secs().to_string()),
-        (header::HeaderName::from_static("ratelimit-policy"), format!("{};w={}", r.rate.limit, r.rate.window.as_secs())),
+        (
+            header::HeaderName::from_static("ratelimit-policy"),
+            format!("{};w={}", r.rate.limit, r.rate.window.as_secs()),
+        ),
         (
             header::HeaderName::from_static("ratelimit"),
             format!("limit={}, remaining={}, reset={}", r.rate.limit, r.decision.remaining, secs(r.decision.reset)),

@@ -1,9 +1,9 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use crate::startup;
 use clap::Subcommand;
 use svc_domain::plan::Plan;
-use crate::startup;
 
 #[derive(Subcommand)]
 pub(crate) enum AdminCommand {
@@ -43,7 +43,9 @@ pub(crate) async fn run(file: Option<&Path>, command: AdminCommand) -> ExitCode 
             let plan: Plan = plan.parse().expect("clap restricts the values");
             admin.set_plan(email, plan).await.map(|()| format!("{email}: plan set to {plan}"))
         }
-        AdminCommand::GrantAdmin { email } => admin.grant_admin(email).await.map(|()| format!("{email} is now a platform admin")),
+        AdminCommand::GrantAdmin { email } => {
+            admin.grant_admin(email).await.map(|()| format!("{email} is now a platform admin"))
+        }
         AdminCommand::AddBalance { email, units } => {
             admin.add_balance(email, *units).await.map(|balance| format!("{email}: balance is now {balance} units"))
         }

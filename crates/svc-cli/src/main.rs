@@ -49,7 +49,9 @@ enum Command {
         command: admin::AdminCommand,
     },
     /// Log in and save the session (in the user's config directory, mode 0600).
-    #[command(after_help = "Examples:\n  svc login --email me@example.com\n  echo \"$PASSWORD\" | svc login --email me@example.com --password-stdin")]
+    #[command(
+        after_help = "Examples:\n  svc login --email me@example.com\n  echo \"$PASSWORD\" | svc login --email me@example.com --password-stdin"
+    )]
     Login {
         #[arg(long)]
         email: String,
@@ -64,7 +66,9 @@ enum Command {
     #[command(after_help = "Examples:\n  svc whoami\n  SVC_API_KEY=svc_... svc whoami --json")]
     Whoami,
     /// Print a shell completion script.
-    #[command(after_help = "Examples:\n  svc completions bash > /etc/bash_completion.d/svc\n  svc completions zsh > \"${fpath[1]}/_svc\"\n  svc completions fish > ~/.config/fish/completions/svc.fish")]
+    #[command(
+        after_help = "Examples:\n  svc completions bash > /etc/bash_completion.d/svc\n  svc completions zsh > \"${fpath[1]}/_svc\"\n  svc completions fish > ~/.config/fish/completions/svc.fish"
+    )]
     Completions { shell: clap_complete::Shell },
     #[command(flatten)]
     Client(client::ClientCommand),

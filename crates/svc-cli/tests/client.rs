@@ -75,7 +75,10 @@ async fn svc(base: &str, config: &Path, env: &[(&str, &str)], stdin: Option<&str
         pipe.write_all(text.as_bytes()).await.unwrap();
         drop(pipe);
     }
-    tokio::time::timeout(std::time::Duration::from_secs(120), child.wait_with_output()).await.expect("svc finished").unwrap()
+    tokio::time::timeout(std::time::Duration::from_secs(120), child.wait_with_output())
+        .await
+        .expect("svc finished")
+        .unwrap()
 }
 
 fn stdout(o: &Output) -> String {
@@ -121,9 +124,11 @@ async fn a_user_logs_in_manages_scraps_runs_them_and_reads_history() {
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert!(stderr(&o).contains("svc login"), "{}", stderr(&o));
 
-    let o = svc(base, cfg, &[], Some("wrong-password\n"), &["login", "--email", "dev@example.com", "--password-stdin"]).await;
+    let o = svc(base, cfg, &[], Some("wrong-password\n"), &["login", "--email", "dev@example.com", "--password-stdin"])
+        .await;
     assert_eq!(code(&o), 1, "{}", stderr(&o));
-    let o = svc(base, cfg, &[], Some("password-123\n"), &["login", "--email", "dev@example.com", "--password-stdin"]).await;
+    let o =
+        svc(base, cfg, &[], Some("password-123\n"), &["login", "--email", "dev@example.com", "--password-stdin"]).await;
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let saved = cfg.join("session.json");
     #[cfg(unix)]
@@ -137,21 +142,57 @@ async fn a_user_logs_in_manages_scraps_runs_them_and_reads_history() {
     // Create from flags and from a YAML file.
     let script = "returnData([...document.querySelectorAll('li')].map(li => ({name: li.textContent, len: li.textContent.length})))";
     let created = json_out(
-        &svc(base, cfg, &[], None, &["scraps", "create", "--json", "--title", "Items", "--url", &format!("{target}/items"), "--request", script]).await,
+        &svc(
+            base,
+            cfg,
+            &[],
+            None,
+            &[
+                "scraps",
+                "create",
+                "--json",
+                "--title",
+                "Items",
+                "--url",
+                &format!("{target}/items"),
+                "--request",
+                script,
+            ],
+        )
+        .await,
     );
     let id = created["id"].as_str().unwrap().to_string();
     let yaml = cfg.join("broken.yaml");
-    std::fs::write(&yaml, format!("title: Broken\nurl: {target}/missing\nrequest: returnData([1])\ncron: null\n")).unwrap();
-    let broken = json_out(&svc(base, cfg, &[], None, &["scraps", "create", "--json", "--file", yaml.to_str().unwrap()]).await);
+    std::fs::write(&yaml, format!("title: Broken\nurl: {target}/missing\nrequest: returnData([1])\ncron: null\n"))
+        .unwrap();
+    let broken =
+        json_out(&svc(base, cfg, &[], None, &["scraps", "create", "--json", "--file", yaml.to_str().unwrap()]).await);
     let broken_id = broken["id"].as_str().unwrap().to_string();
 
     let list = json_out(&svc(base, cfg, &[], None, &["scraps", "list", "--json"]).await);
     assert_eq!(list["total"], 2);
-    let (_, rest) = (0, reqwest::Client::new().get(format!("{base}/api/scraps/{id}")).bearer_auth(me_token(cfg)).send().await.unwrap().json::<Value>().await.unwrap());
-    assert_eq!(json_out(&svc(base, cfg, &[], None, &["scraps", "get", &id, "--json"]).await), rest, "--json prints the API's shape");
+    let (_, rest) = (
+        0,
+        reqwest::Client::new()
+            .get(format!("{base}/api/scraps/{id}"))
+            .bearer_auth(me_token(cfg))
+            .send()
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        json_out(&svc(base, cfg, &[], None, &["scraps", "get", &id, "--json"]).await),
+        rest,
+        "--json prints the API's shape"
+    );
     let table = stdout(&svc(base, cfg, &[], None, &["scraps", "list"]).await);
     assert!(table.contains("Items") && table.contains("Broken") && table.contains("TITLE"), "{table}");
-    let updated = json_out(&svc(base, cfg, &[], None, &["scraps", "update", &id, "--json", "--description", "three items"]).await);
+    let updated = json_out(
+        &svc(base, cfg, &[], None, &["scraps", "update", &id, "--json", "--description", "three items"]).await,
+    );
     assert_eq!(updated["description"], "three items");
 
     // Run and wait: the summary line; a failing run exits 4.
@@ -167,7 +208,10 @@ async fn a_user_logs_in_manages_scraps_runs_them_and_reads_history() {
 
     // History: list, get, the data as JSON and CSV.
     let rows = json_out(&svc(base, cfg, &[], None, &["history", "list", "--scrap", &id, "--json"]).await);
-    let row_id = rows["data"].as_array().unwrap().iter().find(|r| r["statusDetail"] == "success").unwrap()["id"].as_str().unwrap().to_string();
+    let row_id = rows["data"].as_array().unwrap().iter().find(|r| r["statusDetail"] == "success").unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let data = json_out(&svc(base, cfg, &[], None, &["history", "get", &row_id, "--data"]).await);
     assert_eq!(data[1], json!({"name": "beta", "len": 4}));
     let csv = svc(base, cfg, &[], None, &["history", "get", &row_id, "--data", "--csv"]).await;
@@ -201,7 +245,8 @@ async fn keys_and_webhooks_round_trip() {
     server.app.store.set_plan(org, Plan::Growth).await.unwrap();
     svc(base, cfg, &[], Some("password-123\n"), &["login", "--email", "dev@example.com", "--password-stdin"]).await;
 
-    let o = svc(base, cfg, &[], None, &["keys", "create", "--name", "ci", "--scope", "svc:scraps:read", "--quiet"]).await;
+    let o =
+        svc(base, cfg, &[], None, &["keys", "create", "--name", "ci", "--scope", "svc:scraps:read", "--quiet"]).await;
     let key = stdout(&o).trim().to_string();
     assert!(key.starts_with("svc_") && key.len() == 44, "{key}");
     let keys = json_out(&svc(base, cfg, &[], None, &["keys", "list", "--json"]).await);
@@ -217,11 +262,21 @@ async fn keys_and_webhooks_round_trip() {
     assert!(stderr(&o).contains("UNAUTHORIZED"), "{}", stderr(&o));
 
     let created = json_out(
-        &svc(base, cfg, &[], None, &["webhooks", "create", "--json", "--url", "https://hooks.example.com/in", "--event", "scrap.success"]).await,
+        &svc(
+            base,
+            cfg,
+            &[],
+            None,
+            &["webhooks", "create", "--json", "--url", "https://hooks.example.com/in", "--event", "scrap.success"],
+        )
+        .await,
     );
     assert!(created["plainSecret"].as_str().unwrap().starts_with("whsec_"));
     let hook = created["id"].as_str().unwrap().to_string();
-    let updated = json_out(&svc(base, cfg, &[], None, &["webhooks", "update", &hook, "--json", "--inactive", "--event", "scrap.failure"]).await);
+    let updated = json_out(
+        &svc(base, cfg, &[], None, &["webhooks", "update", &hook, "--json", "--inactive", "--event", "scrap.failure"])
+            .await,
+    );
     assert_eq!((updated["active"].clone(), updated["events"].clone()), (json!(false), json!(["scrap.failure"])));
     let listed = json_out(&svc(base, cfg, &[], None, &["webhooks", "list", "--json"]).await);
     assert_eq!(listed["total"], 1);
@@ -269,7 +324,8 @@ async fn an_api_key_wins_over_the_saved_session_and_only_one_is_sent() {
     let config = tempfile::tempdir().unwrap();
     std::fs::write(
         config.path().join("session.json"),
-        json!({"baseUrl": base, "email": "e@x", "token": "jwt-from-the-session", "expiresAt": "2030-01-01T00:00:00Z"}).to_string(),
+        json!({"baseUrl": base, "email": "e@x", "token": "jwt-from-the-session", "expiresAt": "2030-01-01T00:00:00Z"})
+            .to_string(),
     )
     .unwrap();
     let key = "svc_abcdefghijABCDEFGHIJ0123456789abcdefghij";
@@ -303,18 +359,50 @@ async fn exit_codes_for_usage_and_unreachable_servers() {
     let o = svc("http://127.0.0.1:9", config.path(), &[("SVC_API_KEY", "svc_k")], None, &["scraps", "list"]).await;
     assert_eq!(code(&o), 3, "{}", stderr(&o));
     assert!(stderr(&o).contains("cannot connect to http://127.0.0.1:9"), "{}", stderr(&o));
-    for args in [&["scraps"][..], &["scraps", "get"], &["scraps", "list", "--page"], &["history", "get", "x", "--csv"], &["nonsense"]] {
+    for args in [
+        &["scraps"][..],
+        &["scraps", "get"],
+        &["scraps", "list", "--page"],
+        &["history", "get", "x", "--csv"],
+        &["nonsense"],
+    ] {
         let o = svc("http://127.0.0.1:9", config.path(), &[], None, args).await;
         assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
     }
-    let o = svc("http://127.0.0.1:9", config.path(), &[], None, &["scraps", "create", "--title", "only a title", "--file", "/nonexistent.yaml"]).await;
+    let o = svc(
+        "http://127.0.0.1:9",
+        config.path(),
+        &[],
+        None,
+        &["scraps", "create", "--title", "only a title", "--file", "/nonexistent.yaml"],
+    )
+    .await;
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     // Every command's help shows examples.
     for args in [
-        &["login"][..], &["logout"], &["whoami"], &["completions"], &["scraps"], &["scraps", "list"], &["scraps", "get"],
-        &["scraps", "run"], &["scraps", "create"], &["scraps", "update"], &["scraps", "delete"], &["history"],
-        &["history", "list"], &["history", "get"], &["keys"], &["keys", "list"], &["keys", "create"], &["keys", "revoke"],
-        &["webhooks"], &["webhooks", "list"], &["webhooks", "create"], &["webhooks", "update"], &["webhooks", "delete"],
+        &["login"][..],
+        &["logout"],
+        &["whoami"],
+        &["completions"],
+        &["scraps"],
+        &["scraps", "list"],
+        &["scraps", "get"],
+        &["scraps", "run"],
+        &["scraps", "create"],
+        &["scraps", "update"],
+        &["scraps", "delete"],
+        &["history"],
+        &["history", "list"],
+        &["history", "get"],
+        &["keys"],
+        &["keys", "list"],
+        &["keys", "create"],
+        &["keys", "revoke"],
+        &["webhooks"],
+        &["webhooks", "list"],
+        &["webhooks", "create"],
+        &["webhooks", "update"],
+        &["webhooks", "delete"],
         &["webhooks", "deliveries"],
     ] {
         let mut with_help = args.to_vec();
@@ -342,7 +430,24 @@ async fn on_a_terminal_the_run_shows_a_spinner_and_lists_are_tables() {
     signup(base, "tty@example.com").await;
     svc(base, cfg, &[], Some("password-123\n"), &["login", "--email", "tty@example.com", "--password-stdin"]).await;
     let created = json_out(
-        &svc(base, cfg, &[], None, &["scraps", "create", "--json", "--title", "Tty", "--url", &format!("{target}/items"), "--request", "await SVC.sleep(1500); returnData([1, 2])"]).await,
+        &svc(
+            base,
+            cfg,
+            &[],
+            None,
+            &[
+                "scraps",
+                "create",
+                "--json",
+                "--title",
+                "Tty",
+                "--url",
+                &format!("{target}/items"),
+                "--request",
+                "await SVC.sleep(1500); returnData([1, 2])",
+            ],
+        )
+        .await,
     );
     let id = created["id"].as_str().unwrap();
     // `script` runs the command on a pseudo-terminal and copies what it shows.

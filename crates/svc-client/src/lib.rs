@@ -105,7 +105,12 @@ impl Client {
         self.credential.as_ref()
     }
 
-    async fn raw(&self, method: Method, path: &str, body: Option<&Value>) -> Result<(StatusCode, Vec<u8>), ClientError> {
+    async fn raw(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(StatusCode, Vec<u8>), ClientError> {
         let mut attempt = 0;
         loop {
             let mut request = self.http.request(method.clone(), format!("{}{path}", self.base));
@@ -153,7 +158,12 @@ impl Client {
         }
     }
 
-    async fn call<T: DeserializeOwned>(&self, method: Method, path: &str, body: Option<&Value>) -> Result<T, ClientError> {
+    async fn call<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<T, ClientError> {
         let (status, bytes) = self.raw(method, path, body).await?;
         decode(status, &bytes)
     }
@@ -167,7 +177,12 @@ impl Client {
         self.call(Method::GET, "/api/auth/me", None).await
     }
 
-    pub async fn scraps(&self, search: Option<&str>, page: Option<i64>, per_page: Option<i64>) -> Result<ListView<ScrapView>, ClientError> {
+    pub async fn scraps(
+        &self,
+        search: Option<&str>,
+        page: Option<i64>,
+        per_page: Option<i64>,
+    ) -> Result<ListView<ScrapView>, ClientError> {
         let q = query(&[
             ("search", search.map(str::to_string)),
             ("page", page.map(|p| p.to_string())),
@@ -203,7 +218,12 @@ impl Client {
         }
     }
 
-    pub async fn history(&self, scrap: Option<&str>, page: Option<i64>, per_page: Option<i64>) -> Result<ListView<HistoryRowView>, ClientError> {
+    pub async fn history(
+        &self,
+        scrap: Option<&str>,
+        page: Option<i64>,
+        per_page: Option<i64>,
+    ) -> Result<ListView<HistoryRowView>, ClientError> {
         let q = query(&[
             ("scrap", scrap.map(str::to_string)),
             ("page", page.map(|p| p.to_string())),
@@ -229,7 +249,11 @@ impl Client {
         self.raw(Method::DELETE, &format!("/api/developers/keys/{}", urlencode(id)), None).await.map(|_| ())
     }
 
-    pub async fn webhooks(&self, page: Option<i64>, per_page: Option<i64>) -> Result<ListView<WebhookView>, ClientError> {
+    pub async fn webhooks(
+        &self,
+        page: Option<i64>,
+        per_page: Option<i64>,
+    ) -> Result<ListView<WebhookView>, ClientError> {
         let q = query(&[("page", page.map(|p| p.to_string())), ("perPage", per_page.map(|p| p.to_string()))]);
         self.call(Method::GET, &format!("/api/developers/webhooks{q}"), None).await
     }
@@ -246,13 +270,19 @@ impl Client {
         self.raw(Method::DELETE, &format!("/api/developers/webhooks/{}", urlencode(id)), None).await.map(|_| ())
     }
 
-    pub async fn deliveries(&self, id: &str, page: Option<i64>, per_page: Option<i64>) -> Result<ListView<AttemptView>, ClientError> {
+    pub async fn deliveries(
+        &self,
+        id: &str,
+        page: Option<i64>,
+        per_page: Option<i64>,
+    ) -> Result<ListView<AttemptView>, ClientError> {
         let q = query(&[("page", page.map(|p| p.to_string())), ("perPage", per_page.map(|p| p.to_string()))]);
         self.call(Method::GET, &format!("/api/developers/webhooks/{}/deliveries{q}", urlencode(id)), None).await
     }
 
     pub async fn redeliver(&self, webhook: &str, attempt: &str) -> Result<RedeliveryView, ClientError> {
-        let path = format!("/api/developers/webhooks/{}/deliveries/{}/redeliver", urlencode(webhook), urlencode(attempt));
+        let path =
+            format!("/api/developers/webhooks/{}/deliveries/{}/redeliver", urlencode(webhook), urlencode(attempt));
         self.call(Method::POST, &path, None).await
     }
 }

@@ -121,7 +121,8 @@ async fn launch(executable: &PathBuf, proxy: SocketAddr) -> Result<WarmBrowser, 
         .request_timeout(Duration::from_secs(120))
         .viewport(None)
         .build()?;
-    let (mut browser, mut handler) = Browser::launch(config).await.map_err(|e| format!("cannot start Chromium: {e}"))?;
+    let (mut browser, mut handler) =
+        Browser::launch(config).await.map_err(|e| format!("cannot start Chromium: {e}"))?;
     let pid = browser.get_mut_child().and_then(|child| child.inner.id());
     let handler = tokio::spawn(async move {
         while let Some(event) = handler.next().await {
@@ -203,9 +204,10 @@ impl BrowserPool {
                 shut_down(old).await;
             }
         }
-        let executable = self.executable.as_ref().ok_or_else(|| {
-            "Chromium was not found: install the `chromium` package or set SVC_CHROMIUM".to_string()
-        })?;
+        let executable = self
+            .executable
+            .as_ref()
+            .ok_or_else(|| "Chromium was not found: install the `chromium` package or set SVC_CHROMIUM".to_string())?;
         let (allow_private, resolver) = self.egress.clone();
         let proxy = self
             .proxy

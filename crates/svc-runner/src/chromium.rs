@@ -22,11 +22,11 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use base64::Engine as _;
 use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::fetch::{
     ContinueRequestParams, EnableParams as FetchEnableParams, EventRequestPaused, FailRequestParams, RequestPattern,
     RequestStage,
 };
-use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::network::{
     ErrorReason, EventDataReceived, EventLoadingFinished, EventResponseReceived, ResourceType,
 };
@@ -48,8 +48,8 @@ use tokio::sync::Mutex;
 
 use crate::browser::{BrowserPool, WarmBrowser};
 use crate::egress_proxy::{ANSWER_HEADER, EgressProxy, EgressStats};
-use crate::net_guard::Resolver;
 use crate::net_guard;
+use crate::net_guard::Resolver;
 use crate::script;
 
 const SNAPSHOT_HTML_MAX: usize = 512 * 1024;
@@ -188,7 +188,12 @@ impl ChromiumEngine {
     pub fn new(config: EngineConfig) -> Self {
         ChromiumEngine {
             inner: Arc::new(Inner {
-                pool: BrowserPool::new(config.chromium, config.runs_per_browser, config.allow_private_networks, config.resolver),
+                pool: BrowserPool::new(
+                    config.chromium,
+                    config.runs_per_browser,
+                    config.allow_private_networks,
+                    config.resolver,
+                ),
                 allow_private: config.allow_private_networks,
                 spare_target: config.spare_pages,
                 spares: std::sync::Mutex::new(Vec::new()),
@@ -305,7 +310,8 @@ impl Inner {
         if !fresh.warm.is_alive() {
             return;
         }
-        let disposed = tokio::time::timeout(DISPOSE_TIMEOUT, fresh.warm.browser.dispose_browser_context(fresh.context)).await;
+        let disposed =
+            tokio::time::timeout(DISPOSE_TIMEOUT, fresh.warm.browser.dispose_browser_context(fresh.context)).await;
         if !matches!(disposed, Ok(Ok(()))) {
             tracing::warn!("could not dispose a browser context; replacing the browser");
             self.pool.discard(&fresh.warm).await;
@@ -349,7 +355,9 @@ async fn guard_requests(
                     if event.resource_type == ResourceType::Document {
                         refused_document.lock().await.get_or_insert(format!("{}: {why}", event.request.url));
                     }
-                    page.execute(FailRequestParams::new(event.request_id.clone(), ErrorReason::BlockedByClient)).await.map(|_| ())
+                    page.execute(FailRequestParams::new(event.request_id.clone(), ErrorReason::BlockedByClient))
+                        .await
+                        .map(|_| ())
                 }
             };
             if sent.is_err() {
@@ -425,7 +433,10 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
     let status = match watch.document_status() {
         Some((status, true)) if status >= 400 => {
             let why = egress_failure(egress, &job.url, started);
-            return failed(format!("navigation failed: {}", why.unwrap_or_else(|| "the target could not be reached".into())));
+            return failed(format!(
+                "navigation failed: {}",
+                why.unwrap_or_else(|| "the target could not be reached".into())
+            ));
         }
         Some((status, _)) => status,
         None => {
@@ -445,10 +456,12 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
         // Not seen yet (see the status above), or a document without it: ask for one.
         None => {
             tracing::debug!("no script world event yet; creating the world");
-            let world = match CreateIsolatedWorldParams::builder().frame_id(watch.main_frame.clone()).world_name(WORLD).build() {
-                Ok(params) => page.execute(params).await,
-                Err(e) => return failed(e),
-            };
+            let world =
+                match CreateIsolatedWorldParams::builder().frame_id(watch.main_frame.clone()).world_name(WORLD).build()
+                {
+                    Ok(params) => page.execute(params).await,
+                    Err(e) => return failed(e),
+                };
             match world {
                 Ok(world) => world.result.execution_context_id,
                 Err(e) => return failed(format!("cannot prepare the script's world: {e}")),
@@ -496,9 +509,8 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
 async fn snapshot(page: &Page, selector: Option<String>) -> Value {
     let html = async {
         // Cut in the page: a huge document must not cross the protocol whole.
-        let expression = format!(
-            "document.documentElement ? document.documentElement.outerHTML.slice(0, {SNAPSHOT_HTML_MAX}) : ''"
-        );
+        let expression =
+            format!("document.documentElement ? document.documentElement.outerHTML.slice(0, {SNAPSHOT_HTML_MAX}) : ''");
         let html = page.evaluate(expression).await.ok()?;
         let mut html = html.into_value::<String>().ok()?;
         if html.len() > SNAPSHOT_HTML_MAX {
@@ -511,7 +523,8 @@ async fn snapshot(page: &Page, selector: Option<String>) -> Value {
         Some(html)
     };
     let screenshot = async {
-        let png = page.screenshot(ScreenshotParams::builder().format(CaptureScreenshotFormat::Png).build()).await.ok()?;
+        let png =
+            page.screenshot(ScreenshotParams::builder().format(CaptureScreenshotFormat::Png).build()).await.ok()?;
         Some(base64::engine::general_purpose::STANDARD.encode(png))
     };
     let (html, screenshot) =

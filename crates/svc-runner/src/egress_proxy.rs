@@ -167,11 +167,7 @@ impl EgressProxy {
 
 impl Policy {
     async fn handle(&self, request: Request<Incoming>) -> Response<Body> {
-        if request.method() == Method::CONNECT {
-            self.tunnel(request).await
-        } else {
-            self.forward(request).await
-        }
+        if request.method() == Method::CONNECT { self.tunnel(request).await } else { self.forward(request).await }
     }
 
     /// `CONNECT host:port`: dial the vetted address, answer 200, then copy

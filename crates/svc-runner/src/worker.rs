@@ -27,7 +27,13 @@ impl Worker {
     pub fn new(services: Arc<Services>, engine: Arc<dyn Engine>, container: &str, concurrency: usize) -> Self {
         // Unique per worker, also across restarts that reuse a pid.
         let worker_id = format!("{container}-{}-{}", std::process::id(), svc_domain::ObjectId::new());
-        Worker { services, engine, container: container.to_ascii_lowercase(), worker_id, concurrency: concurrency.max(1) }
+        Worker {
+            services,
+            engine,
+            container: container.to_ascii_lowercase(),
+            worker_id,
+            concurrency: concurrency.max(1),
+        }
     }
 
     pub fn id(&self) -> &str {

@@ -43,7 +43,8 @@ async fn target() -> SocketAddr {
                 if first.starts_with("GET ") {
                     let line = first.lines().next().unwrap_or("").to_string();
                     let body = format!("hello; the target saw `{line}`");
-                    let head = format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n", body.len());
+                    let head =
+                        format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n", body.len());
                     let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
                 } else {
                     let _ = stream.write_all(&buf[..n]).await;
@@ -100,7 +101,8 @@ async fn non_public_addresses_are_refused_however_they_are_named() {
     assert_eq!(proxy.stats().refused.load(Ordering::Relaxed), 14);
     assert_eq!(proxy.stats().tunnels.load(Ordering::Relaxed), 0);
     assert_eq!(proxy.stats().forwarded.load(Ordering::Relaxed), 0);
-    let why = proxy.failure_since("metadata.test", port, std::time::Instant::now() - std::time::Duration::from_secs(60));
+    let why =
+        proxy.failure_since("metadata.test", port, std::time::Instant::now() - std::time::Duration::from_secs(60));
     assert!(why.is_some_and(|w| w.contains("169.254.169.254")));
 }
 

@@ -121,7 +121,12 @@ fn parse_bool(s: &str) -> Result<bool, String> {
 struct Raw(BTreeMap<&'static str, String>);
 
 impl Raw {
-    fn get<T>(&self, name: &'static str, default: T, parse: impl Fn(&str) -> Result<T, String>) -> Result<T, ConfigError> {
+    fn get<T>(
+        &self,
+        name: &'static str,
+        default: T,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<T, ConfigError> {
         match self.0.get(name) {
             None => Ok(default),
             Some(value) => parse(value).map_err(|reason| ConfigError::Invalid {
@@ -172,17 +177,20 @@ impl Config {
         if let Some(path) = file {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| ConfigError::File { path: path.display().to_string(), reason: e.to_string() })?;
-            let table: toml::Table = text
-                .parse()
-                .map_err(|e: toml::de::Error| ConfigError::File { path: path.display().to_string(), reason: e.to_string() })?;
+            let table: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError::File {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            })?;
             for (key, value) in table {
                 let upper = key.to_ascii_uppercase();
                 let name = KEYS.iter().find(|k| **k == upper).ok_or(ConfigError::UnknownKey(key))?;
                 let text = match value {
                     toml::Value::String(s) => s,
-                    toml::Value::Array(items) => {
-                        items.iter().map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())).collect::<Vec<_>>().join(",")
-                    }
+                    toml::Value::Array(items) => items
+                        .iter()
+                        .map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))
+                        .collect::<Vec<_>>()
+                        .join(","),
                     other => other.to_string(),
                 };
                 raw.insert(*name, text);
@@ -217,7 +225,11 @@ impl Config {
         })?;
         let public_url = raw.get("PUBLIC_URL", format!("http://{listen}"), |s| {
             let s = s.trim().trim_end_matches('/');
-            if s.starts_with("http://") || s.starts_with("https://") { Ok(s.to_string()) } else { Err("expected an http(s) URL".into()) }
+            if s.starts_with("http://") || s.starts_with("https://") {
+                Ok(s.to_string())
+            } else {
+                Err("expected an http(s) URL".into())
+            }
         })?;
         let jwt_secret = raw.get("JWT_SECRET", None, |s| {
             if s.len() < 32 { Err("must be at least 32 bytes".into()) } else { Ok(Some(Secret::new(s))) }
@@ -280,7 +292,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("svc-config-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("svc.toml");
-        std::fs::write(&file, "listen = \"127.0.0.1:9000\"\nworker_concurrency = 2\nwebhook_retry_delays = [\"1s\", \"2s\"]\n").unwrap();
+        std::fs::write(
+            &file,
+            "listen = \"127.0.0.1:9000\"\nworker_concurrency = 2\nwebhook_retry_delays = [\"1s\", \"2s\"]\n",
+        )
+        .unwrap();
         let c = Config::load(Some(&file), env(&[("SVC_WORKER_CONCURRENCY", "8"), ("SVC_API_KEY", "ignored")])).unwrap();
         assert_eq!(c.listen.port(), 9000);
         assert_eq!(c.worker_concurrency, 8);

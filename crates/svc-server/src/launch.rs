@@ -74,7 +74,8 @@ impl App {
 
     /// The webhook dispatcher over this app's store, sending with the real HTTP client.
     pub fn dispatcher(&self) -> Arc<Dispatcher> {
-        let transport = Arc::new(HttpWebhookClient::new(self.config.webhook_timeout, self.config.allow_private_networks));
+        let transport =
+            Arc::new(HttpWebhookClient::new(self.config.webhook_timeout, self.config.allow_private_networks));
         Arc::new(Dispatcher::new(
             self.services.store.clone(),
             transport,
@@ -96,7 +97,11 @@ impl App {
     /// Serves until `shutdown` resolves, then lets in-flight requests and
     /// runs finish. Runs the embedded `default` worker, the scheduler and
     /// the webhook dispatcher unless configured off.
-    pub async fn serve(self, listener: TcpListener, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), LaunchError> {
+    pub async fn serve(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), LaunchError> {
         let (stop_tx, stop_rx) = watch::channel(false);
         let mut background = Vec::new();
         let mut engine = None;

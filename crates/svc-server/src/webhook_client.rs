@@ -103,7 +103,12 @@ fn describe(e: &reqwest::Error) -> String {
 
 #[async_trait]
 impl WebhookTransport for HttpWebhookClient {
-    async fn post(&self, url: &str, headers: &[(&'static str, String)], body: Vec<u8>) -> Result<ReceiverResponse, String> {
+    async fn post(
+        &self,
+        url: &str,
+        headers: &[(&'static str, String)],
+        body: Vec<u8>,
+    ) -> Result<ReceiverResponse, String> {
         let parsed = reqwest::Url::parse(url).map_err(|e| format!("invalid URL: {e}"))?;
         self.check_url(&parsed)?;
         let mut request = self.client.post(parsed).body(body);

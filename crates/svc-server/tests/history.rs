@@ -133,7 +133,8 @@ async fn scopes_and_allow_lists_apply_to_history() {
         assert!(err["description"].as_str().unwrap().contains("svc:history:read"));
     }
 
-    let (_, only_a) = app.create_key(&alice, json!({"name": "A", "scopes": ["svc:history:read"], "scrapIds": [a]})).await;
+    let (_, only_a) =
+        app.create_key(&alice, json!({"name": "A", "scopes": ["svc:history:read"], "scrapIds": [a]})).await;
     let (status, list) = app.get("/api/historys", &only_a).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(list["total"], 1, "a scoped key sees only its scraps' runs: {list}");

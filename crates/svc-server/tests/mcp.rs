@@ -22,7 +22,8 @@ use serde_json::{Value, json};
 type Client = RunningService<RoleClient, ()>;
 
 async fn connect_from(app: &TestApp, bearer: &str, forwarded_for: Option<&str>) -> Result<Client, String> {
-    let mut config = StreamableHttpClientTransportConfig::with_uri(format!("{}/api/mcp", app.base)).auth_header(bearer.to_string());
+    let mut config =
+        StreamableHttpClientTransportConfig::with_uri(format!("{}/api/mcp", app.base)).auth_header(bearer.to_string());
     if let Some(ip) = forwarded_for {
         let mut headers = HashMap::new();
         headers.insert(
@@ -71,7 +72,11 @@ async fn no_credential_is_401_before_any_mcp_work() {
     let app = TestApp::start().await;
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
     for bearer in [None, Some("svc_notakey0000000000000000000000000000000000"), Some("not-a-jwt")] {
-        let mut r = app.http.post(format!("{}/api/mcp", app.base)).header("accept", "application/json, text/event-stream").json(&init);
+        let mut r = app
+            .http
+            .post(format!("{}/api/mcp", app.base))
+            .header("accept", "application/json, text/event-stream")
+            .json(&init);
         if let Some(b) = bearer {
             r = r.bearer_auth(b);
         }
@@ -90,7 +95,12 @@ async fn the_tools_answer_with_the_rest_shapes_and_bounded_data() {
         .scrap_with(&alice, json!({"title": "Big list", "url": format!("{}/items/250", site.base), "request": "returnData([...document.querySelectorAll('li.item')].map(li => li.textContent))", "params": [{"key": "fr", "value": "fr"}]}))
         .await;
     let other = app.create_scrap(&alice, "Other thing").await["id"].as_str().unwrap().to_string();
-    let all = key(&app, &alice, json!({"name": "agent", "scopes": ["svc:scraps:read", "svc:scraps:run", "svc:history:read"]})).await;
+    let all = key(
+        &app,
+        &alice,
+        json!({"name": "agent", "scopes": ["svc:scraps:read", "svc:scraps:run", "svc:history:read"]}),
+    )
+    .await;
     let client = connect(&app, &all).await;
 
     let info = client.peer_info().expect("server info");
@@ -98,7 +108,10 @@ async fn the_tools_answer_with_the_rest_shapes_and_bounded_data() {
     let tools = client.list_all_tools().await.unwrap();
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     names.sort();
-    assert_eq!(names, ["svc_get_history_row", "svc_get_scrap", "svc_get_scrap_history", "svc_list_scraps", "svc_run_scrap"]);
+    assert_eq!(
+        names,
+        ["svc_get_history_row", "svc_get_scrap", "svc_get_scrap_history", "svc_list_scraps", "svc_run_scrap"]
+    );
     let run_tool = tools.iter().find(|t| t.name == "svc_run_scrap").unwrap();
     let props = run_tool.input_schema.get("properties").unwrap().as_object().unwrap();
     assert!(props.contains_key("scrapId") && props.contains_key("wait") && props.contains_key("param"), "{props:?}");
@@ -133,7 +146,9 @@ async fn the_tools_answer_with_the_rest_shapes_and_bounded_data() {
 
     // Bad arguments are tool errors that say what is wrong.
     assert!(tool_error(&client, "svc_get_scrap", json!({"scrapId": "nope"})).await.contains("24-character"));
-    assert!(tool_error(&client, "svc_get_scrap_history", json!({"scrapId": big, "limit": 500})).await.contains("limit"));
+    assert!(
+        tool_error(&client, "svc_get_scrap_history", json!({"scrapId": big, "limit": 500})).await.contains("limit")
+    );
     assert!(tool_error(&client, "svc_run_scrap", json!({"scrapId": big, "wait": 999})).await.contains("wait"));
     client.cancel().await.unwrap();
 }
@@ -146,7 +161,12 @@ async fn denials_are_tool_errors_that_reveal_nothing() {
     let mine = app.create_scrap(&alice, "mine").await["id"].as_str().unwrap().to_string();
     let excluded = app.create_scrap(&alice, "not for the key").await["id"].as_str().unwrap().to_string();
     let bobs = app.create_scrap(&bob, "bob's").await["id"].as_str().unwrap().to_string();
-    let scoped = key(&app, &alice, json!({"name": "one scrap", "scopes": ["svc:scraps:read", "svc:history:read"], "scrapIds": [mine]})).await;
+    let scoped = key(
+        &app,
+        &alice,
+        json!({"name": "one scrap", "scopes": ["svc:scraps:read", "svc:history:read"], "scrapIds": [mine]}),
+    )
+    .await;
     let client = connect(&app, &scoped).await;
 
     assert_eq!(ok_json(&client, "svc_get_scrap", json!({"scrapId": mine})).await["id"], mine.as_str());
@@ -158,7 +178,10 @@ async fn denials_are_tool_errors_that_reveal_nothing() {
     assert!(!outside.contains("not for the key") && !outside.contains(&excluded));
     let listed = ok_json(&client, "svc_list_scraps", json!({})).await;
     assert_eq!(listed["total"], 1, "the list is the allow-list");
-    assert_eq!(tool_error(&client, "svc_get_scrap_history", json!({"scrapId": bobs})).await, tool_error(&client, "svc_get_scrap_history", json!({"scrapId": excluded})).await);
+    assert_eq!(
+        tool_error(&client, "svc_get_scrap_history", json!({"scrapId": bobs})).await,
+        tool_error(&client, "svc_get_scrap_history", json!({"scrapId": excluded})).await
+    );
 
     // A missing scope: the tool says which, nothing about the scrap.
     let denied = tool_error(&client, "svc_run_scrap", json!({"scrapId": mine})).await;
@@ -166,7 +189,10 @@ async fn denials_are_tool_errors_that_reveal_nothing() {
     let reader = key(&app, &alice, json!({"name": "history only", "scopes": ["svc:history:read"]})).await;
     let reader = connect(&app, &reader).await;
     assert!(tool_error(&reader, "svc_list_scraps", json!({})).await.contains("svc:scraps:read"));
-    assert!(app.services.store.list_history(alice.org(), &Default::default()).await.unwrap().items.is_empty(), "nothing ran");
+    assert!(
+        app.services.store.list_history(alice.org(), &Default::default()).await.unwrap().items.is_empty(),
+        "nothing ran"
+    );
 }
 
 #[tokio::test]
@@ -177,8 +203,14 @@ async fn a_platform_admin_sees_costs_through_mcp() {
     let row = app.insert_run(&alice, &sid, Some(svc_domain::history::StatusDetail::Success)).await;
     let plain = key(&app, &alice, json!({"name": "k", "scopes": ["svc:history:read"]})).await;
     let client = connect(&app, &plain).await;
-    assert!(ok_json(&client, "svc_get_history_row", json!({"historyId": row.id.to_string()})).await.get("costs").is_none());
-    app.services.store.set_admin(alice.org(), svc_domain::ObjectId::parse(&alice.user_id).unwrap(), true).await.unwrap();
+    assert!(
+        ok_json(&client, "svc_get_history_row", json!({"historyId": row.id.to_string()})).await.get("costs").is_none()
+    );
+    app.services
+        .store
+        .set_admin(alice.org(), svc_domain::ObjectId::parse(&alice.user_id).unwrap(), true)
+        .await
+        .unwrap();
     let admin = key(&app, &alice, json!({"name": "admin", "scopes": ["svc:history:read"]})).await;
     let client = connect(&app, &admin).await;
     let seen = ok_json(&client, "svc_get_history_row", json!({"historyId": row.id.to_string()})).await;
@@ -221,7 +253,10 @@ async fn the_61st_request_from_one_ip_is_refused_before_authentication() {
         assert!(calls <= 200, "never refused");
     };
     assert!(is_rate_limited(&refused), "{refused:?}");
-    assert!((58..=58 + refill(started, 1.0)).contains(&calls), "60 requests a minute: {calls} calls after the handshake");
+    assert!(
+        (58..=58 + refill(started, 1.0)).contains(&calls),
+        "60 requests a minute: {calls} calls after the handshake"
+    );
 
     // Before authentication: from a fresh IP, requests with a bad credential
     // are 401 until that IP's 60 are spent, then rate_limited.
@@ -274,7 +309,8 @@ async fn all_keys_of_one_user_share_a_bucket_across_servers() {
     let mut more = 0;
     let refused = loop {
         let app = if more % 2 == 0 { &a } else { &b };
-        let body: Value = raw_mcp(app, &format!("198.51.101.{}", more % 200), &alice.token, json!(more)).await.json().await.unwrap();
+        let body: Value =
+            raw_mcp(app, &format!("198.51.101.{}", more % 200), &alice.token, json!(more)).await.json().await.unwrap();
         if body.get("error").is_some() {
             break body;
         }
@@ -301,13 +337,19 @@ async fn svc_run_scrap_shares_the_trigger_limit_of_the_key() {
     }
     // Ten more over REST with the same key: 60 in all.
     for _ in 0..10 {
-        let (status, _) = app.send(app.request(reqwest::Method::POST, &format!("/api/scraps/worker/{sid}"), Some(&k))).await;
+        let (status, _) =
+            app.send(app.request(reqwest::Method::POST, &format!("/api/scraps/worker/{sid}"), Some(&k))).await;
         assert_eq!(status, StatusCode::ACCEPTED);
     }
     let second = connect_from(&app, &k, Some("192.0.2.11")).await.unwrap();
     let refused = call(&second, "svc_run_scrap", json!({"scrapId": sid})).await.unwrap_err();
     assert!(is_rate_limited(&refused), "{refused:?}");
-    let rows = app.services.store.list_history(alice.org(), &svc_storage::HistoryFilter { limit: 100, ..Default::default() }).await.unwrap();
+    let rows = app
+        .services
+        .store
+        .list_history(alice.org(), &svc_storage::HistoryFilter { limit: 100, ..Default::default() })
+        .await
+        .unwrap();
     assert_eq!(rows.total, 60, "the refused call ran nothing");
 }
 
@@ -324,7 +366,12 @@ async fn the_official_python_sdk_client_connects_lists_and_calls() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_python_client.py");
     let out = tokio::time::timeout(
         Duration::from_secs(60),
-        tokio::process::Command::new(python).arg(script).arg(format!("{}/api/mcp", app.base)).arg(&k).arg(&sid).output(),
+        tokio::process::Command::new(python)
+            .arg(script)
+            .arg(format!("{}/api/mcp", app.base))
+            .arg(&k)
+            .arg(&sid)
+            .output(),
     )
     .await
     .expect("python client finished in time")

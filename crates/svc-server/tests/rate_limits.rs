@@ -20,7 +20,8 @@ async fn trigger(app: &TestApp, key: &str, scrap: &str) -> (StatusCode, reqwest:
 async fn setup(app: &TestApp, email: &str) -> (Account, String, String) {
     let account = app.signup(email).await;
     let scrap = app.create_scrap(&account, "limited").await["id"].as_str().unwrap().to_string();
-    let (_, key) = app.create_key(&account, json!({"name": "runner", "scopes": ["svc:scraps:run", "svc:scraps:read"]})).await;
+    let (_, key) =
+        app.create_key(&account, json!({"name": "runner", "scopes": ["svc:scraps:run", "svc:scraps:read"]})).await;
     (account, scrap, key)
 }
 
@@ -37,7 +38,11 @@ async fn the_61st_trigger_within_15_minutes_is_refused_for_that_key_only() {
     let retry: u64 = headers["retry-after"].to_str().unwrap().parse().unwrap();
     assert!((1..=15).contains(&retry), "one request refills in 15 s: {retry}");
     assert_eq!(headers["ratelimit-policy"], "60;w=900");
-    assert!(headers["ratelimit"].to_str().unwrap().starts_with("limit=60, remaining=0, reset="), "{:?}", headers["ratelimit"]);
+    assert!(
+        headers["ratelimit"].to_str().unwrap().starts_with("limit=60, remaining=0, reset="),
+        "{:?}",
+        headers["ratelimit"]
+    );
 
     // Another key of the same organization, and the web session, are not affected.
     let (_, other) = app.create_key(&alice, json!({"name": "second", "scopes": ["svc:scraps:run"]})).await;

@@ -92,7 +92,10 @@ fn assert_error_row(row: &Value, needles: &[&str], max_time_ms: i64) {
         "error {error:?} should mention one of {needles:?}"
     );
     let time = row["time"].as_i64().unwrap_or_else(|| panic!("a finished row has a time: {shown}"));
-    assert!((0..=max_time_ms).contains(&time), "time {time} ms should be at most {max_time_ms} ms (run timeout {TIMEOUT_MS} ms): {shown}");
+    assert!(
+        (0..=max_time_ms).contains(&time),
+        "time {time} ms should be at most {max_time_ms} ms (run timeout {TIMEOUT_MS} ms): {shown}"
+    );
     assert!(row["finishedAt"].is_string(), "{shown}");
 }
 
@@ -226,7 +229,9 @@ async fn a_one_gigabyte_body_ends_as_an_error_and_the_next_run_succeeds() {
     let alice = app.signup("alice@example.com").await;
     app.services.admin.grant_admin(&alice.email).await.unwrap();
 
-    let huge = scrap(&app, &alice, "huge", &format!("{}/huge", site.base), "returnData([document.body.innerText.length]);").await;
+    let huge =
+        scrap(&app, &alice, "huge", &format!("{}/huge", site.base), "returnData([document.body.innerText.length]);")
+            .await;
     let before = balance(&app, &alice).await;
     let row = run(&app, &alice, &huge).await;
     assert_error_row(&row, &["timed out", "navigation failed"], BOUNDED);
@@ -290,7 +295,11 @@ async fn a_missing_selector_is_an_error_with_a_snapshot_for_admins_only() {
     assert!(html.contains("<ul id=\"list\">") && html.contains("Item 2"), "the page's markup: {html}");
     assert_eq!(snap["selector"], "#nope", "{shown}");
     let screenshot = snap["screenshot"].as_str().unwrap_or_else(|| panic!("snapshot screenshot: {shown}"));
-    assert!(screenshot.len() > 100 && screenshot.starts_with("iVBOR"), "a base64 PNG: {}", &screenshot[..screenshot.len().min(40)]);
+    assert!(
+        screenshot.len() > 100 && screenshot.starts_with("iVBOR"),
+        "a base64 PNG: {}",
+        &screenshot[..screenshot.len().min(40)]
+    );
     units(&row);
 
     let owner_scrap = scrap(&app, &owner, "wait owner", &page, script).await;
@@ -369,7 +378,9 @@ async fn every_run_is_metered_and_charged() {
     let start = balance(&app, &alice).await;
     assert!(start > 0, "a new organization has its signup grant");
     let mut expected = start;
-    for (id, detail) in [(&items, "success"), (&missing, "error"), (&throws, "error"), (&down, "error"), (&items, "success")] {
+    for (id, detail) in
+        [(&items, "success"), (&missing, "error"), (&throws, "error"), (&down, "error"), (&items, "success")]
+    {
         let row = run(&app, &alice, id).await;
         let shown = brief(&row);
         assert_eq!(row["statusDetail"], detail, "{shown}");

@@ -67,7 +67,12 @@ async fn a_triggered_run_extracts_and_is_recorded() {
     let sid = app
         .scrap_with(&alice, json!({"title": "Items", "url": url, "request": "returnData([...document.querySelectorAll('li.item')].map(li => li.textContent))"}))
         .await;
-    let (_, key) = app.create_key(&alice, json!({"name": "runner", "scopes": ["svc:scraps:run", "svc:history:read", "svc:scraps:read"]})).await;
+    let (_, key) = app
+        .create_key(
+            &alice,
+            json!({"name": "runner", "scopes": ["svc:scraps:run", "svc:history:read", "svc:scraps:read"]}),
+        )
+        .await;
 
     // Without wait: 202 and the pending run.
     let (status, pending) = app.send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}"), Some(&key))).await;
@@ -129,7 +134,9 @@ async fn images_and_fonts_load_only_when_the_script_asks() {
     for (directive, image, font) in cases {
         let site = fixture::start().await;
         // The font is fetched when text needs it; ask for it explicitly.
-        let request = format!("{directive}await document.fonts.load('16px Face').catch(() => null);\nreturnData([document.title]);");
+        let request = format!(
+            "{directive}await document.fonts.load('16px Face').catch(() => null);\nreturnData([document.title]);"
+        );
         let url = format!("{}/assets", site.base);
         let sid = app.scrap_with(&alice, json!({"title": "Assets", "url": url, "request": request})).await;
         let (status, row) = app.run_and_wait(&alice.token, &sid).await;
@@ -186,9 +193,8 @@ async fn the_svc_object_params_and_helpers_follow_the_contract() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(data(&row)[0]["param"], Value::Null, "no param query: null");
 
-    let (status, err) = app
-        .send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}?param=xx"), Some(&alice.token)))
-        .await;
+    let (status, err) =
+        app.send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}?param=xx"), Some(&alice.token))).await;
     assert_error(status, &err, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
     assert_eq!(err["field"], "param");
     for wait in ["121", "-1", "soon"] {
@@ -235,8 +241,11 @@ async fn runs_are_isolated_and_pages_cannot_forge_results() {
     let app = TestApp::start_with(&[PRIVATE_OK]).await;
     let alice = app.signup("alice@example.com").await;
     let cookie = app
-        .scrap_with(&alice, json!({"title": "Cookie", "url": format!("{}/cookie", site.base),
-            "request": "returnData([document.getElementById('seen').textContent, document.cookie])"}))
+        .scrap_with(
+            &alice,
+            json!({"title": "Cookie", "url": format!("{}/cookie", site.base),
+            "request": "returnData([document.getElementById('seen').textContent, document.cookie])"}),
+        )
         .await;
     for _ in 0..2 {
         let (_, row) = app.run_and_wait(&alice.token, &cookie).await;
@@ -294,8 +303,11 @@ async fn live_json_is_for_growth_and_pro() {
     let app = TestApp::start_with(&[PRIVATE_OK]).await;
     let alice = app.signup("alice@example.com").await;
     let sid = app
-        .scrap_with(&alice, json!({"title": "Live", "url": format!("{}/items/3", site.base),
-            "request": "returnData([...document.querySelectorAll('li')].map(li => ({ name: li.textContent })))"}))
+        .scrap_with(
+            &alice,
+            json!({"title": "Live", "url": format!("{}/items/3", site.base),
+            "request": "returnData([...document.querySelectorAll('li')].map(li => ({ name: li.textContent })))"}),
+        )
         .await;
     let path = format!("/api/scraps/{sid}/data");
     let (status, err) = app.get(&path, &alice.token).await;
@@ -321,11 +333,15 @@ async fn the_scrap_keeps_the_50_newest_run_ids() {
     let app = TestApp::start_with(&[PRIVATE_OK, ("SVC_WORKER_CONCURRENCY", "4")]).await;
     let alice = app.signup("alice@example.com").await;
     let sid = app
-        .scrap_with(&alice, json!({"title": "Many", "url": format!("{}/items/1", site.base), "request": "returnData([SVC.historyId])"}))
+        .scrap_with(
+            &alice,
+            json!({"title": "Many", "url": format!("{}/items/1", site.base), "request": "returnData([SVC.historyId])"}),
+        )
         .await;
     let mut ids = Vec::new();
     for _ in 0..52 {
-        let (status, pending) = app.send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}"), Some(&alice.token))).await;
+        let (status, pending) =
+            app.send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}"), Some(&alice.token))).await;
         assert_eq!(status, StatusCode::ACCEPTED);
         ids.push(pending["historyId"].as_str().unwrap().to_string());
     }
@@ -348,7 +364,10 @@ async fn a_run_whose_worker_died_is_retried_then_failed() {
     let app = TestApp::start_with(&[PRIVATE_OK, ("SVC_EMBEDDED_WORKER", "false")]).await;
     let alice = app.signup("alice@example.com").await;
     let sid = app
-        .scrap_with(&alice, json!({"title": "Lost", "url": format!("{}/items/2", site.base), "request": "returnData([1, 2])"}))
+        .scrap_with(
+            &alice,
+            json!({"title": "Lost", "url": format!("{}/items/2", site.base), "request": "returnData([1, 2])"}),
+        )
         .await;
     let engine = Arc::new(engine_on_private_networks(10, 1));
     let worker = svc_runner::Worker::new(app.services.clone(), engine.clone(), "default", 1);
@@ -356,7 +375,8 @@ async fn a_run_whose_worker_died_is_retried_then_failed() {
     let expired = Utc::now() - chrono::Duration::seconds(1);
 
     // First run: its worker "dies" (claims with a lease that has already ended).
-    let (_, pending) = app.send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}"), Some(&alice.token))).await;
+    let (_, pending) =
+        app.send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}"), Some(&alice.token))).await;
     let hid = pending["historyId"].as_str().unwrap().to_string();
     let claim = store.claim_run("default", "dead-worker", expired).await.unwrap().expect("queued run");
     assert_eq!(claim.history_id.to_string(), hid);
@@ -381,7 +401,8 @@ async fn a_run_whose_worker_died_is_retried_then_failed() {
     assert_eq!(row["length"], 2, "the late result did not overwrite the row");
 
     // Second run: both attempts die, so it ends as an error, never pending forever.
-    let (_, pending) = app.send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}"), Some(&alice.token))).await;
+    let (_, pending) =
+        app.send(app.request(Method::POST, &format!("/api/scraps/worker/{sid}"), Some(&alice.token))).await;
     let hid = pending["historyId"].as_str().unwrap().to_string();
     for _ in 0..2 {
         store.claim_run("default", "dead-worker", expired).await.unwrap().expect("queued run");

@@ -118,7 +118,10 @@ async fn schedule_changes_apply_to_the_next_tick_and_deleting_stops_it() {
     let app = TestApp::start_with(&MANUAL).await;
     let alice = app.signup("alice@example.com").await;
     let sid = app
-        .scrap_with(&alice, json!({"title": "Yearly", "url": "https://example.com", "request": "returnData([1])", "cron": "0 0 1 1 *"}))
+        .scrap_with(
+            &alice,
+            json!({"title": "Yearly", "url": "https://example.com", "request": "returnData([1])", "cron": "0 0 1 1 *"}),
+        )
         .await;
     assert!(tick(&app, at(61)).await.is_empty(), "a yearly schedule is not due in a minute");
 
@@ -133,7 +136,13 @@ async fn schedule_changes_apply_to_the_next_tick_and_deleting_stops_it() {
     assert_eq!(app.services.scheduler.tick(at(61)).await.unwrap().next_due, Some(before));
 
     // A time zone change re-plans it; so does deleting (no schedule left).
-    let (status, _) = app.put(&format!("/api/scraps/{sid}"), &alice.token, json!({"cron": "0 9 * * *", "cronTimezone": "Asia/Kathmandu"})).await;
+    let (status, _) = app
+        .put(
+            &format!("/api/scraps/{sid}"),
+            &alice.token,
+            json!({"cron": "0 9 * * *", "cronTimezone": "Asia/Kathmandu"}),
+        )
+        .await;
     assert_eq!(status, StatusCode::OK);
     let next = app.services.scheduler.tick(at(61)).await.unwrap().next_due.unwrap();
     let local = next.with_timezone(&chrono_tz::Asia::Kathmandu);
@@ -153,7 +162,10 @@ async fn after_downtime_only_the_latest_tick_within_the_grace_period_runs() {
         .scrap_with(&alice, json!({"title": "Minutely", "url": "https://example.com", "request": "returnData([1])", "cron": "* * * * *"}))
         .await;
     let yearly = app
-        .scrap_with(&alice, json!({"title": "Yearly", "url": "https://example.com", "request": "returnData([1])", "cron": "0 0 1 1 *"}))
+        .scrap_with(
+            &alice,
+            json!({"title": "Yearly", "url": "https://example.com", "request": "returnData([1])", "cron": "0 0 1 1 *"}),
+        )
         .await;
 
     // Three hours of downtime: one run for the minutely scrap, not 180.
@@ -181,7 +193,10 @@ async fn the_grace_period_is_configurable() {
     let app = TestApp::start_with(&[MANUAL[0], MANUAL[1], ("SVC_CRON_CATCHUP_GRACE", "2h")]).await;
     let alice = app.signup("alice@example.com").await;
     let yearly = app
-        .scrap_with(&alice, json!({"title": "Yearly", "url": "https://example.com", "request": "returnData([1])", "cron": "0 0 1 1 *"}))
+        .scrap_with(
+            &alice,
+            json!({"title": "Yearly", "url": "https://example.com", "request": "returnData([1])", "cron": "0 0 1 1 *"}),
+        )
         .await;
     let new_year = chrono::NaiveDate::from_ymd_opt(Utc::now().year() + 1, 1, 1).unwrap();
     let fired = tick(&app, new_year.and_hms_opt(1, 0, 0).unwrap().and_utc()).await;

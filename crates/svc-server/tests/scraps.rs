@@ -10,10 +10,32 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 const SCRAP_FIELDS: &[&str] = &[
-    "id", "title", "description", "url", "request", "scrapper", "containers", "params", "history", "cron",
-    "cronTimezone", "alert", "autoFix", "proxyTier", "lastTierChangeAt", "emailNotif", "emailNotifRecipient",
-    "emailNotifFormat", "digestEnabled", "digestPrompt", "digestRecipient", "banner", "user", "organizationId",
-    "createdAt", "updatedAt",
+    "id",
+    "title",
+    "description",
+    "url",
+    "request",
+    "scrapper",
+    "containers",
+    "params",
+    "history",
+    "cron",
+    "cronTimezone",
+    "alert",
+    "autoFix",
+    "proxyTier",
+    "lastTierChangeAt",
+    "emailNotif",
+    "emailNotifRecipient",
+    "emailNotifFormat",
+    "digestEnabled",
+    "digestPrompt",
+    "digestRecipient",
+    "banner",
+    "user",
+    "organizationId",
+    "createdAt",
+    "updatedAt",
 ];
 
 fn field_names(v: &Value) -> BTreeSet<String> {
@@ -143,7 +165,13 @@ async fn update_is_partial_and_a_bad_update_changes_nothing() {
     assert_eq!(cleared["cron"], Value::Null);
 
     let bad_directive = json!({"request": "// svc:load pictures\nreturnData([])"});
-    for bad in [json!({"url": "javascript:alert(1)"}), json!({"title": null}), json!({"cronTimezone": "Nowhere"}), json!({"unknown": 1}), bad_directive] {
+    for bad in [
+        json!({"url": "javascript:alert(1)"}),
+        json!({"title": null}),
+        json!({"cronTimezone": "Nowhere"}),
+        json!({"unknown": 1}),
+        bad_directive,
+    ] {
         let (status, err) = app.put(&path, &alice.token, bad).await;
         assert_error(status, &err, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
     }
@@ -175,8 +203,9 @@ async fn every_scrap_write_with_an_api_key_is_401_and_changes_nothing() {
     let scoped = app.create_key(&alice, json!({"name": "write", "scopes": ["svc:scraps:write"]})).await.1;
 
     for k in [&key, &scoped] {
-        let (status, err) =
-            app.post("/api/scraps", k, json!({"title": "T", "url": "https://example.com", "request": "returnData([])"})).await;
+        let (status, err) = app
+            .post("/api/scraps", k, json!({"title": "T", "url": "https://example.com", "request": "returnData([])"}))
+            .await;
         assert_error(status, &err, StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
         let (status, err) = app.put(&path, k, json!({"title": "hijacked"})).await;
         assert_error(status, &err, StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
@@ -220,7 +249,9 @@ async fn list_searches_pages_and_uses_the_envelope() {
     assert_eq!(beyond["data"], json!([]));
     assert_eq!(beyond["total"], 26);
 
-    for (query, expected) in [("leather", 1), ("SHOP.EXAMPLE", 1), ("scrap 1", 10), ("100%", 1), ("a_b", 1), ("%", 1), ("_", 1), ("zzz", 0)] {
+    for (query, expected) in
+        [("leather", 1), ("SHOP.EXAMPLE", 1), ("scrap 1", 10), ("100%", 1), ("a_b", 1), ("%", 1), ("_", 1), ("zzz", 0)]
+    {
         let (status, found) = app.get(&format!("/api/scraps?search={}", urlencode(query)), &alice.token).await;
         assert_eq!(status, StatusCode::OK);
         assert_eq!(found["total"], expected, "search {query:?}");

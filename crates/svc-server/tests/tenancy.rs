@@ -44,7 +44,8 @@ async fn another_organizations_objects_are_404_on_every_route() {
     assert_error(status, &err, StatusCode::NOT_FOUND, "NOT_FOUND");
     let (status, err) = app.delete(&format!("/api/developers/keys/{alice_key_id}"), &mallory.token).await;
     assert_error(status, &err, StatusCode::NOT_FOUND, "NOT_FOUND");
-    let (status, err) = app.post("/api/developers/keys", &mallory.token, json!({"name": "steal", "scrapIds": [sid]})).await;
+    let (status, err) =
+        app.post("/api/developers/keys", &mallory.token, json!({"name": "steal", "scrapIds": [sid]})).await;
     assert_error(status, &err, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
     assert_eq!(err["field"], "scrapIds");
     let (_, keys) = app.get("/api/developers/keys", &mallory.token).await;

@@ -42,7 +42,10 @@ async fn every_answer_decodes_into_the_shared_types() {
     let key = client.create_key(&json!({"name": "typed", "scopes": ["svc:scraps:read"]})).await.unwrap();
     assert!(key.plain_key.starts_with("svc_"));
     assert_eq!(client.keys(None, None).await.unwrap().data, vec![key.key.clone()]);
-    let hook = client.create_webhook(&json!({"url": "https://hooks.example.com/x", "events": ["scrap.failure"]})).await.unwrap();
+    let hook = client
+        .create_webhook(&json!({"url": "https://hooks.example.com/x", "events": ["scrap.failure"]}))
+        .await
+        .unwrap();
     assert_eq!(client.webhooks(None, None).await.unwrap().data, vec![hook.webhook.clone()]);
     let off = client.update_webhook(&hook.webhook.id, &json!({"active": false})).await.unwrap();
     assert!(!off.active);

@@ -40,7 +40,8 @@ async fn items_scrap(app: &TestApp, account: &Account, site: &fixture::Fixture) 
 }
 
 async fn attempts(app: &TestApp, account: &Account, hook: &str) -> Vec<Value> {
-    let (status, page) = app.get(&format!("/api/developers/webhooks/{hook}/deliveries?perPage=100"), &account.token).await;
+    let (status, page) =
+        app.get(&format!("/api/developers/webhooks/{hook}/deliveries?perPage=100"), &account.token).await;
     assert_eq!(status, StatusCode::OK, "{page}");
     page["data"].as_array().unwrap().clone()
 }
@@ -79,7 +80,13 @@ async fn management_follows_the_plan_gate_validation_and_put_semantics() {
     let alice = growth(&app, "alice@example.com").await;
     let s1 = app.create_scrap(&alice, "one").await["id"].as_str().unwrap().to_string();
     let s2 = app.create_scrap(&alice, "two").await["id"].as_str().unwrap().to_string();
-    let (status, created) = app.post("/api/developers/webhooks", &alice.token, json!({"url": "https://hooks.example.com/in", "events": ["scrap.success"], "scrapIds": [s1]})).await;
+    let (status, created) = app
+        .post(
+            "/api/developers/webhooks",
+            &alice.token,
+            json!({"url": "https://hooks.example.com/in", "events": ["scrap.success"], "scrapIds": [s1]}),
+        )
+        .await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     let secret = created["plainSecret"].as_str().unwrap();
     let raw = base64::engine::general_purpose::STANDARD.decode(secret.strip_prefix("whsec_").unwrap()).unwrap();
@@ -94,11 +101,18 @@ async fn management_follows_the_plan_gate_validation_and_put_semantics() {
     assert!(!list.to_string().contains("whsec_"));
 
     // PUT: absent scrapIds keep the scope, present ones replace it, [] widens it.
-    let (status, same) = app.put(&format!("/api/developers/webhooks/{id}"), &alice.token, json!({"events": ["scrap.success", "scrap.failure"]})).await;
+    let (status, same) = app
+        .put(
+            &format!("/api/developers/webhooks/{id}"),
+            &alice.token,
+            json!({"events": ["scrap.success", "scrap.failure"]}),
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{same}");
     assert_eq!(same["scrapIds"], json!([s1]));
     assert_eq!(same["events"], json!(["scrap.success", "scrap.failure"]));
-    let (_, replaced) = app.put(&format!("/api/developers/webhooks/{id}"), &alice.token, json!({"scrapIds": [s2]})).await;
+    let (_, replaced) =
+        app.put(&format!("/api/developers/webhooks/{id}"), &alice.token, json!({"scrapIds": [s2]})).await;
     assert_eq!(replaced["scrapIds"], json!([s2]));
     let (_, wide) = app.put(&format!("/api/developers/webhooks/{id}"), &alice.token, json!({"scrapIds": []})).await;
     assert_eq!(wide["scrapIds"], json!([]));
@@ -149,9 +163,8 @@ async fn management_follows_the_plan_gate_validation_and_put_semantics() {
     assert_error(status, &err, StatusCode::FORBIDDEN, "PLAN_REQUIRED");
     let (status, err) = app.delete(&format!("/api/developers/webhooks/{id}"), &alice.token).await;
     assert_error(status, &err, StatusCode::FORBIDDEN, "PLAN_REQUIRED");
-    let (status, err) = app
-        .post(&format!("/api/developers/webhooks/{id}/deliveries/{id}/redeliver"), &alice.token, json!({}))
-        .await;
+    let (status, err) =
+        app.post(&format!("/api/developers/webhooks/{id}/deliveries/{id}/redeliver"), &alice.token, json!({})).await;
     assert_error(status, &err, StatusCode::FORBIDDEN, "PLAN_REQUIRED");
     let (status, _) = app.get(&format!("/api/developers/webhooks/{id}/deliveries"), &alice.token).await;
     assert_eq!(status, StatusCode::OK);
@@ -167,7 +180,13 @@ async fn management_follows_the_plan_gate_validation_and_put_semantics() {
 async fn a_receiver_that_does_not_answer_in_time_is_a_failed_attempt() {
     let site = fixture::start().await;
     let receiver = Receiver::start(&[0]).await;
-    let app = TestApp::start_with(&[PRIVATE_OK, FAST_SWEEP, ("SVC_WEBHOOK_TIMEOUT", "1s"), ("SVC_WEBHOOK_RETRY_DELAYS", "1s,1s")]).await;
+    let app = TestApp::start_with(&[
+        PRIVATE_OK,
+        FAST_SWEEP,
+        ("SVC_WEBHOOK_TIMEOUT", "1s"),
+        ("SVC_WEBHOOK_RETRY_DELAYS", "1s,1s"),
+    ])
+    .await;
     let alice = growth(&app, "alice@example.com").await;
     let sid = items_scrap(&app, &alice, &site).await;
     let (hook, _) = create_webhook(&app, &alice, json!({"url": receiver.url, "events": ["scrap.success"]})).await;
@@ -185,8 +204,16 @@ async fn a_receiver_that_does_not_answer_in_time_is_a_failed_attempt() {
 async fn receiver_urls_must_be_public_https_unless_private_networks_are_allowed() {
     let app = TestApp::start().await;
     let alice = growth(&app, "alice@example.com").await;
-    for url in ["http://93.184.216.34/in", "https://127.0.0.1/in", "https://10.1.2.3/in", "https://169.254.169.254/", "https://[::1]/in", "https://localhost/in"] {
-        let (status, err) = app.post("/api/developers/webhooks", &alice.token, json!({"url": url, "events": ["scrap.success"]})).await;
+    for url in [
+        "http://93.184.216.34/in",
+        "https://127.0.0.1/in",
+        "https://10.1.2.3/in",
+        "https://169.254.169.254/",
+        "https://[::1]/in",
+        "https://localhost/in",
+    ] {
+        let (status, err) =
+            app.post("/api/developers/webhooks", &alice.token, json!({"url": url, "events": ["scrap.success"]})).await;
         assert_error(status, &err, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
         assert_eq!(err["field"], "url", "{url}");
     }
@@ -199,7 +226,8 @@ async fn a_finished_run_is_delivered_signed_with_exactly_the_allow_listed_payloa
     let app = TestApp::start_with(&[PRIVATE_OK]).await;
     let alice = growth(&app, "alice@example.com").await;
     let sid = items_scrap(&app, &alice, &site).await;
-    let (hook, secret) = create_webhook(&app, &alice, json!({"url": receiver.url, "events": ["scrap.success", "scrap.failure"]})).await;
+    let (hook, secret) =
+        create_webhook(&app, &alice, json!({"url": receiver.url, "events": ["scrap.success", "scrap.failure"]})).await;
 
     let (status, row) = app.run_and_wait(&alice.token, &sid).await;
     assert_eq!(status, StatusCode::OK, "{row}");
@@ -211,7 +239,10 @@ async fn a_finished_run_is_delivered_signed_with_exactly_the_allow_listed_payloa
     let body = hit.json();
     let mut keys: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort();
-    assert_eq!(keys, ["historyId", "resultPreview", "runtime", "scrapId", "status", "statusDetail", "timestamp", "triggeredBy"]);
+    assert_eq!(
+        keys,
+        ["historyId", "resultPreview", "runtime", "scrapId", "status", "statusDetail", "timestamp", "triggeredBy"]
+    );
     assert_eq!(body["historyId"], row["id"]);
     assert_eq!(body["scrapId"], sid.as_str());
     assert_eq!(body["status"], "success");
@@ -235,7 +266,12 @@ async fn a_finished_run_is_delivered_signed_with_exactly_the_allow_listed_payloa
     assert_eq!(log[0]["nextRetryAt"], Value::Null);
 
     // A failing run raises scrap.failure with the finer state.
-    let broken = app.scrap_with(&alice, json!({"title": "404", "url": format!("{}/status/404", site.base), "request": "returnData([1])"})).await;
+    let broken = app
+        .scrap_with(
+            &alice,
+            json!({"title": "404", "url": format!("{}/status/404", site.base), "request": "returnData([1])"}),
+        )
+        .await;
     app.run_and_wait(&alice.token, &broken).await;
     let hits = receiver.wait_for(2, Duration::from_secs(30)).await;
     assert_eq!(hits[1].header("x-webhook-event"), "scrap.failure");
@@ -248,15 +284,20 @@ async fn a_finished_run_is_delivered_signed_with_exactly_the_allow_listed_payloa
 #[tokio::test]
 async fn only_subscribed_active_in_scope_webhooks_receive_an_event() {
     let site = fixture::start().await;
-    let (catch_all, failures_only, other_scope, inactive) =
-        (Receiver::start(&[]).await, Receiver::start(&[]).await, Receiver::start(&[]).await, Receiver::start(&[]).await);
+    let (catch_all, failures_only, other_scope, inactive) = (
+        Receiver::start(&[]).await,
+        Receiver::start(&[]).await,
+        Receiver::start(&[]).await,
+        Receiver::start(&[]).await,
+    );
     let app = TestApp::start_with(&[PRIVATE_OK]).await;
     let alice = growth(&app, "alice@example.com").await;
     let sid = items_scrap(&app, &alice, &site).await;
     let other = app.create_scrap(&alice, "other").await["id"].as_str().unwrap().to_string();
     create_webhook(&app, &alice, json!({"url": catch_all.url, "events": ["scrap.success"], "scrapIds": [sid]})).await;
     create_webhook(&app, &alice, json!({"url": failures_only.url, "events": ["scrap.failure"]})).await;
-    create_webhook(&app, &alice, json!({"url": other_scope.url, "events": ["scrap.success"], "scrapIds": [other]})).await;
+    create_webhook(&app, &alice, json!({"url": other_scope.url, "events": ["scrap.success"], "scrapIds": [other]}))
+        .await;
     let (off, _) = create_webhook(&app, &alice, json!({"url": inactive.url, "events": ["scrap.success"]})).await;
     app.put(&format!("/api/developers/webhooks/{off}"), &alice.token, json!({"active": false})).await;
     // Bob's webhook never hears of Alice's runs.
@@ -271,7 +312,9 @@ async fn only_subscribed_active_in_scope_webhooks_receive_an_event() {
     // run through the catch-all proves the others had their chance.
     app.run_and_wait(&alice.token, &sid).await;
     catch_all.wait_for(2, Duration::from_secs(30)).await;
-    for (name, r) in [("failures only", &failures_only), ("other scope", &other_scope), ("inactive", &inactive), ("bob", &bobs)] {
+    for (name, r) in
+        [("failures only", &failures_only), ("other scope", &other_scope), ("inactive", &inactive), ("bob", &bobs)]
+    {
         assert!(r.hits().is_empty(), "{name} got {:?}", r.hits().len());
     }
 }
@@ -295,7 +338,8 @@ async fn failed_attempts_are_retried_at_the_configured_delays_with_one_webhook_i
         verify(h, &secret);
     }
     let log = log_until(&app, &alice, &hook, |l| l.iter().any(|a| a["state"] == "delivered")).await;
-    let states: Vec<(i64, &str)> = log.iter().map(|a| (a["attempt"].as_i64().unwrap(), a["state"].as_str().unwrap())).collect();
+    let states: Vec<(i64, &str)> =
+        log.iter().map(|a| (a["attempt"].as_i64().unwrap(), a["state"].as_str().unwrap())).collect();
     assert_eq!(states, vec![(3, "delivered"), (2, "failed"), (1, "failed")]);
     assert_eq!(log[1]["responseStatus"], 500);
 }
@@ -318,18 +362,33 @@ async fn three_failures_make_three_attempts_and_a_failed_record_even_across_a_re
     // database) takes over the pending retries.
     let second = first.another_on_same_db(&settings).await;
     let _db = first.stop();
-    let log = log_until(&second, &alice, &hook, |l| l.iter().any(|a| a["state"] == "failed" && a["attempt"] == 3)).await;
-    let states: Vec<(i64, &str)> = log.iter().map(|a| (a["attempt"].as_i64().unwrap(), a["state"].as_str().unwrap())).collect();
+    let log =
+        log_until(&second, &alice, &hook, |l| l.iter().any(|a| a["state"] == "failed" && a["attempt"] == 3)).await;
+    let states: Vec<(i64, &str)> =
+        log.iter().map(|a| (a["attempt"].as_i64().unwrap(), a["state"].as_str().unwrap())).collect();
     assert_eq!(states, vec![(3, "failed"), (2, "failed"), (1, "failed")]);
     assert_eq!(log[0]["nextRetryAt"], Value::Null);
     assert_eq!(receiver.hits().len(), 3, "exactly three attempts");
     // Nothing is left to send: a sweep far in the future finds nothing.
-    let due = second.services.store.claim_deliveries(chrono::Utc::now() + chrono::Duration::days(1), chrono::Utc::now() + chrono::Duration::days(2), 10).await.unwrap();
+    let due = second
+        .services
+        .store
+        .claim_deliveries(
+            chrono::Utc::now() + chrono::Duration::days(1),
+            chrono::Utc::now() + chrono::Duration::days(2),
+            10,
+        )
+        .await
+        .unwrap();
     assert!(due.is_empty(), "no fourth attempt is scheduled");
 
     // Redelivery sends the event again as a new chain.
     let (status, again) = second
-        .post(&format!("/api/developers/webhooks/{hook}/deliveries/{}/redeliver", log[0]["id"].as_str().unwrap()), &alice.token, json!({}))
+        .post(
+            &format!("/api/developers/webhooks/{hook}/deliveries/{}/redeliver", log[0]["id"].as_str().unwrap()),
+            &alice.token,
+            json!({}),
+        )
         .await;
     assert_eq!(status, StatusCode::ACCEPTED, "{again}");
     let hits = receiver.wait_for(4, Duration::from_secs(30)).await;
@@ -357,8 +416,20 @@ async fn a_deactivated_webhook_skips_its_pending_retry() {
 #[tokio::test]
 async fn the_client_refuses_non_public_addresses_as_literals_and_behind_host_names() {
     let forms: [&str; 14] = [
-        "127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.0.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "224.0.0.1",
-        "::1", "fe80::1", "fd00::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:169.254.169.254",
+        "127.0.0.1",
+        "10.0.0.1",
+        "172.16.5.4",
+        "192.168.0.1",
+        "169.254.169.254",
+        "100.64.0.1",
+        "0.0.0.0",
+        "224.0.0.1",
+        "::1",
+        "fe80::1",
+        "fd00::1",
+        "ff02::1",
+        "::ffff:127.0.0.1",
+        "::ffff:169.254.169.254",
     ];
     let answers: HashMap<String, Vec<IpAddr>> =
         forms.iter().enumerate().map(|(i, ip)| (format!("host{i}.example.test"), vec![ip.parse().unwrap()])).collect();

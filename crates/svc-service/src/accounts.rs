@@ -51,7 +51,8 @@ pub struct AccountService {
 pub(crate) fn is_email(s: &str) -> bool {
     s.len() <= 254
         && !s.chars().any(char::is_whitespace)
-        && s.split_once('@').is_some_and(|(local, domain)| !local.is_empty() && !domain.is_empty() && !domain.contains('@'))
+        && s.split_once('@')
+            .is_some_and(|(local, domain)| !local.is_empty() && !domain.is_empty() && !domain.contains('@'))
 }
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T> {
@@ -88,7 +89,9 @@ impl AccountService {
             return Err(ServiceError::validation("password", format!("must be at most {MAX_PASSWORD} characters")));
         }
         let name = match input.name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty()) {
-            Some(n) if n.chars().count() > 200 => return Err(ServiceError::validation("name", "at most 200 characters")),
+            Some(n) if n.chars().count() > 200 => {
+                return Err(ServiceError::validation("name", "at most 200 characters"));
+            }
             Some(n) => n,
             None => email.split('@').next().unwrap_or_default().to_string(),
         };

@@ -36,7 +36,14 @@ impl AuthService {
         if Self::is_api_key(bearer) {
             let owner = self.verify_key(bearer).await?;
             let key = owner.key;
-            Ok(Principal::key(key.organization_id, key.user_id, owner.owner_is_admin, key.id, key.scopes, key.scrap_ids))
+            Ok(Principal::key(
+                key.organization_id,
+                key.user_id,
+                owner.owner_is_admin,
+                key.id,
+                key.scopes,
+                key.scrap_ids,
+            ))
         } else {
             Ok(Principal::Session(self.session(bearer).await?))
         }

@@ -38,8 +38,12 @@ pub struct ReceiverResponse {
 /// applies the timeout, refuses redirects and non-public addresses).
 #[async_trait]
 pub trait WebhookTransport: Send + Sync {
-    async fn post(&self, url: &str, headers: &[(&'static str, String)], body: Vec<u8>)
-    -> std::result::Result<ReceiverResponse, String>;
+    async fn post(
+        &self,
+        url: &str,
+        headers: &[(&'static str, String)],
+        body: Vec<u8>,
+    ) -> std::result::Result<ReceiverResponse, String>;
 }
 
 #[derive(Clone, Debug)]
@@ -84,13 +88,27 @@ pub struct Sent {
 }
 
 impl Dispatcher {
-    pub fn new(store: Arc<dyn Store>, transport: Arc<dyn WebhookTransport>, config: DispatchConfig, queued: Arc<Notify>) -> Self {
+    pub fn new(
+        store: Arc<dyn Store>,
+        transport: Arc<dyn WebhookTransport>,
+        config: DispatchConfig,
+        queued: Arc<Notify>,
+    ) -> Self {
         let slots = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
-        Dispatcher { store, transport, config, queued, slots, per_webhook: Mutex::default(), handling: Mutex::default() }
+        Dispatcher {
+            store,
+            transport,
+            config,
+            queued,
+            slots,
+            per_webhook: Mutex::default(),
+            handling: Mutex::default(),
+        }
     }
 
     fn lease(&self) -> chrono::Duration {
-        chrono::Duration::from_std(self.config.timeout + Duration::from_secs(30)).unwrap_or(chrono::Duration::minutes(1))
+        chrono::Duration::from_std(self.config.timeout + Duration::from_secs(30))
+            .unwrap_or(chrono::Duration::minutes(1))
     }
 
     fn webhook_slots(&self, webhook: ObjectId) -> Arc<Semaphore> {
@@ -169,7 +187,11 @@ impl Dispatcher {
         let Some(webhook) = webhook.filter(|w| w.active) else {
             let skipped = record(AttemptState::Skipped, None, None, Some("the webhook is inactive".into()), None, None);
             let held = self.store.skip_delivery(&delivery, &skipped).await?;
-            return Ok(held.then_some(Sent { delivery: delivery.id, attempt: attempt_no, state: AttemptState::Skipped }));
+            return Ok(held.then_some(Sent {
+                delivery: delivery.id,
+                attempt: attempt_no,
+                state: AttemptState::Skipped,
+            }));
         };
 
         let sent_at = Utc::now();

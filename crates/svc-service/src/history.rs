@@ -43,7 +43,12 @@ impl HistoryService {
 
     /// Runs of the organization, newest first; of one scrap when `scrap` is
     /// given. A key with an allow-list sees only runs of those scraps.
-    pub async fn list(&self, principal: &Principal, scrap: Option<ObjectId>, page: PageRequest) -> Result<Paged<HistoryView>> {
+    pub async fn list(
+        &self,
+        principal: &Principal,
+        scrap: Option<ObjectId>,
+        page: PageRequest,
+    ) -> Result<Paged<HistoryView>> {
         principal.require(&[Scope::HistoryRead])?;
         if let Some(scrap) = scrap {
             authorize_scrap(&*self.store, principal, scrap).await?;

@@ -47,7 +47,9 @@ pub fn expiry(requested: Option<&str>, now: DateTime<Utc>) -> Result<DateTime<Ut
         return Ok(now.checked_add_months(DEFAULT_LIFETIME).expect("in range"));
     };
     let at = DateTime::parse_from_rfc3339(text.trim())
-        .map_err(|_| ServiceError::validation("expiresAt", "must be an ISO 8601 timestamp such as 2027-01-31T00:00:00Z"))?
+        .map_err(|_| {
+            ServiceError::validation("expiresAt", "must be an ISO 8601 timestamp such as 2027-01-31T00:00:00Z")
+        })?
         .with_timezone(&Utc);
     if at <= now {
         return Err(ServiceError::validation("expiresAt", "must be in the future"));
@@ -61,7 +63,8 @@ pub fn expiry(requested: Option<&str>, now: DateTime<Utc>) -> Result<DateTime<Ut
 fn parse_scopes(raw: Vec<String>) -> Result<Vec<Scope>> {
     let mut scopes = Vec::new();
     for s in raw {
-        let scope = s.parse::<Scope>().map_err(|()| ServiceError::validation("scopes", format!("unknown scope `{s}`")))?;
+        let scope =
+            s.parse::<Scope>().map_err(|()| ServiceError::validation("scopes", format!("unknown scope `{s}`")))?;
         if !scopes.contains(&scope) {
             scopes.push(scope);
         }

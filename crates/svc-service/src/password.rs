@@ -1,9 +1,9 @@
 //! Argon2id password hashing (PHC strings). CPU-heavy: callers run these on
 //! a blocking thread.
 
+use argon2::Argon2;
 use argon2::password_hash::phc::PasswordHash;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
-use argon2::Argon2;
 
 pub fn hash(password: &str) -> String {
     Argon2::default().hash_password(password.as_bytes()).expect("argon2 hashing of a bounded password").to_string()

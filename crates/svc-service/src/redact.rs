@@ -71,10 +71,7 @@ mod tests {
             ("AIzaSyA-1234567890abcdefghijklmnopqrstu", "[REDACTED]"),
             ("sk_live_0123456789abcdefABCD", "[REDACTED]"),
             (r#"{"user":"bob","password":"s3cret!"}"#, r#"{"user":"bob","password":"[REDACTED]"}"#),
-            (
-                "-----BEGIN RSA PRIVATE KEY-----\\nMIIEow\\n-----END RSA PRIVATE KEY-----",
-                "[REDACTED]",
-            ),
+            ("-----BEGIN RSA PRIVATE KEY-----\\nMIIEow\\n-----END RSA PRIVATE KEY-----", "[REDACTED]"),
         ];
         for (input, expected) in cases {
             assert_eq!(redact(input), expected, "{input}");

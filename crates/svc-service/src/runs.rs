@@ -5,19 +5,19 @@ use std::time::Duration;
 
 use chrono::Utc;
 use svc_domain::ObjectId;
+use svc_domain::activity::Activity;
 use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
 use svc_domain::scope::Scope;
-use svc_domain::activity::Activity;
 use svc_domain::scrap::Scrap;
 use svc_domain::webhook::Delivery;
-pub use svc_storage::{ClaimedRun, ExpiredLeases};
 use svc_storage::Store;
+pub use svc_storage::{ClaimedRun, ExpiredLeases};
 use tokio::sync::{Notify, broadcast};
 
 use crate::engine::RunJob;
 use crate::history::HistoryView;
-use crate::run_outcome::{EngineReport, ScriptResult, classify, costs, meter, short_error, units};
 use crate::rate_limits::{RateLimits, TRIGGER_PER_KEY, load_quota};
+use crate::run_outcome::{EngineReport, ScriptResult, classify, costs, meter, short_error, units};
 use crate::scraps::{activity, authorize_scrap};
 use crate::webhook_payload::stored_payload;
 use crate::{Principal, Result, ServiceError, Session};
@@ -38,8 +38,13 @@ pub struct RunSignals {
 
 /// The `run.finished` entry of a claimed run's row: "Run finished: <summary>".
 fn finished_activity(claim: &ClaimedRun, row: &HistoryRow, summary: &str) -> Activity {
-    let mut log =
-        activity(claim.organization_id, claim.scrap_id, "run.finished", "system".into(), format!("Run finished: {summary}"));
+    let mut log = activity(
+        claim.organization_id,
+        claim.scrap_id,
+        "run.finished",
+        "system".into(),
+        format!("Run finished: {summary}"),
+    );
     log.history_id = Some(row.id);
     log
 }
@@ -98,17 +103,13 @@ impl RunService {
             (Trigger::Worker, Principal::Session(_)) => {}
             (Trigger::Load, _) => self.limits.take(&format!("load:org:{}", org.id), load_quota(org.plan)).await?,
         }
-        let param = match param {
-            None => None,
-            Some(key) => Some(
-                scrap
-                    .params
-                    .iter()
-                    .find(|p| p.key == key)
-                    .cloned()
-                    .ok_or_else(|| ServiceError::validation("param", format!("the scrap has no parameter set `{key}`")))?,
-            ),
-        };
+        let param =
+            match param {
+                None => None,
+                Some(key) => Some(scrap.params.iter().find(|p| p.key == key).cloned().ok_or_else(|| {
+                    ServiceError::validation("param", format!("the scrap has no parameter set `{key}`"))
+                })?),
+            };
         let triggered_by = match principal {
             Principal::Session(_) => TriggeredBy::User,
             Principal::Key { .. } => TriggeredBy::Api,
@@ -125,7 +126,13 @@ impl RunService {
     ) -> Result<HistoryRow> {
         let proxy_tier = scrap.proxy_tier.as_deref().unwrap_or("tier0");
         let row = HistoryRow::pending(scrap.id, scrap.organization_id, triggered_by, proxy_tier, Utc::now());
-        let mut log = activity(scrap.organization_id, scrap.id, "run.triggered", actor, format!("Run triggered ({})", triggered_by.as_str()));
+        let mut log = activity(
+            scrap.organization_id,
+            scrap.id,
+            "run.triggered",
+            actor,
+            format!("Run triggered ({})", triggered_by.as_str()),
+        );
         log.history_id = Some(row.id);
         self.store.enqueue_run(&row, &scrap.containers, param.as_ref(), &log).await?;
         self.signals.queued.notify_waiters();
@@ -133,11 +140,17 @@ impl RunService {
     }
 
     /// The row once finished, or `None` if it is still pending after `wait`.
-    pub async fn wait_finished(&self, principal: &Principal, id: ObjectId, wait: Duration) -> Result<Option<HistoryView>> {
+    pub async fn wait_finished(
+        &self,
+        principal: &Principal,
+        id: ObjectId,
+        wait: Duration,
+    ) -> Result<Option<HistoryView>> {
         let deadline = tokio::time::Instant::now() + wait.min(MAX_WAIT);
         let mut finished = self.signals.finished.subscribe();
         loop {
-            let row = self.store.history_row(principal.org(), id).await?.ok_or(ServiceError::NotFound("history row"))?;
+            let row =
+                self.store.history_row(principal.org(), id).await?.ok_or(ServiceError::NotFound("history row"))?;
             if row.status_detail.is_some() {
                 return Ok(Some(HistoryView::for_principal(row, principal)));
             }
@@ -165,7 +178,8 @@ impl RunService {
         if self.store.existing_scrap_ids(session.org(), &[scrap]).await?.is_empty() {
             return Err(ServiceError::NotFound("scrap"));
         }
-        let row = self.store.last_success(session.org(), scrap).await?.ok_or(ServiceError::NotFound("successful run"))?;
+        let row =
+            self.store.last_success(session.org(), scrap).await?.ok_or(ServiceError::NotFound("successful run"))?;
         Ok(row.data)
     }
 
@@ -262,7 +276,9 @@ impl RunService {
     pub async fn reap_lost_runs(&self) -> Result<ExpiredLeases> {
         let expired = self.store.expire_leases(Utc::now(), MAX_ATTEMPTS).await?;
         for claim in &expired.lost {
-            let Some(mut row) = self.store.history_row(claim.organization_id, claim.history_id).await? else { continue };
+            let Some(mut row) = self.store.history_row(claim.organization_id, claim.history_id).await? else {
+                continue;
+            };
             row.status_detail = Some(StatusDetail::Error);
             row.data = "[]".into();
             row.length = 0;
@@ -281,7 +297,8 @@ impl RunService {
 
     /// Claims the oldest queued run for `container`.
     pub async fn claim(&self, container: &str, worker_id: &str) -> Result<Option<ClaimedRun>> {
-        let lease = chrono::Duration::from_std(self.run_timeout + Duration::from_secs(30)).unwrap_or(chrono::Duration::minutes(2));
+        let lease = chrono::Duration::from_std(self.run_timeout + Duration::from_secs(30))
+            .unwrap_or(chrono::Duration::minutes(2));
         Ok(self.store.claim_run(container, worker_id, Utc::now() + lease).await?)
     }
 }

@@ -93,7 +93,11 @@ mod tests {
         let tz = chrono_tz::America::New_York;
         let first = next("30 1 * * *", tz, "2026-11-01T04:00:00Z");
         assert_eq!(first, "2026-11-01T05:30:00+00:00", "the first 01:30 (EDT)");
-        assert_eq!(next("30 1 * * *", tz, "2026-11-01T05:30:00Z"), "2026-11-02T06:30:00+00:00", "not again at 01:30 EST");
+        assert_eq!(
+            next("30 1 * * *", tz, "2026-11-01T05:30:00Z"),
+            "2026-11-02T06:30:00+00:00",
+            "not again at 01:30 EST"
+        );
     }
 
     #[test]
@@ -108,7 +112,13 @@ mod tests {
 
     #[test]
     fn next_fire_is_always_after_the_instant_across_zones_and_expressions() {
-        let zones = [chrono_tz::UTC, chrono_tz::Europe::Paris, chrono_tz::America::New_York, chrono_tz::Australia::Lord_Howe, chrono_tz::Asia::Kathmandu];
+        let zones = [
+            chrono_tz::UTC,
+            chrono_tz::Europe::Paris,
+            chrono_tz::America::New_York,
+            chrono_tz::Australia::Lord_Howe,
+            chrono_tz::Asia::Kathmandu,
+        ];
         let exprs = ["* * * * *", "*/7 * * * * *", "30 2 * * *", "0 0 1 * *", "15 1 * * SUN", "59 23 31 12 *"];
         let mut t = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap();
         let mut state: u64 = 0x9e3779b97f4a7c15;

@@ -102,10 +102,8 @@ impl Scheduler {
                     tracing::warn!(error = %e, "pruning schedule ticks failed");
                 }
             }
-            let sleep = next_due
-                .map(|at| (at - Utc::now()).to_std().unwrap_or_default())
-                .unwrap_or(MAX_SLEEP)
-                .min(MAX_SLEEP);
+            let sleep =
+                next_due.map(|at| (at - Utc::now()).to_std().unwrap_or_default()).unwrap_or(MAX_SLEEP).min(MAX_SLEEP);
             tokio::select! {
                 _ = tokio::time::sleep(sleep) => {}
                 _ = self.changed.notified() => {}
@@ -159,19 +157,28 @@ impl TickPlanner for CronPlanner {
         TickPlan { next_fire_at, tick: Some(tick) }
     }
 
-    fn activity(&self, scrap: &Scrap, tick: &PlannedTick, outcome: TickOutcome, history: Option<ObjectId>) -> Option<Activity> {
+    fn activity(
+        &self,
+        scrap: &Scrap,
+        tick: &PlannedTick,
+        outcome: TickOutcome,
+        history: Option<ObjectId>,
+    ) -> Option<Activity> {
         let at = tick.scheduled_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         let (kind, message) = match outcome {
             TickOutcome::Enqueued => ("run.triggered", "Run triggered (cron)".to_string()),
-            TickOutcome::SkippedOverlap => {
-                ("schedule.skipped", format!("Scheduled run of {at} skipped: the previous run is still pending or running"))
-            }
+            TickOutcome::SkippedOverlap => (
+                "schedule.skipped",
+                format!("Scheduled run of {at} skipped: the previous run is still pending or running"),
+            ),
             TickOutcome::SkippedBalance => {
                 ("schedule.skipped", format!("Scheduled run of {at} skipped: no compute balance left"))
             }
             TickOutcome::Missed => (
                 "schedule.missed",
-                format!("Scheduled run of {at} missed while the scheduler was not running (older than the catch-up grace period)"),
+                format!(
+                    "Scheduled run of {at} missed while the scheduler was not running (older than the catch-up grace period)"
+                ),
             ),
             TickOutcome::AlreadyFired => return None,
         };

@@ -230,7 +230,10 @@ pub(crate) fn validate(s: &Scrap, cron_min_interval: Duration) -> Result<(), Ser
     for c in &s.containers {
         let ok = !c.is_empty() && c.len() <= 64 && c.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
         if !ok {
-            return Err(ServiceError::validation("containers", format!("`{c}` is not a worker id (1-64 of A-Z a-z 0-9 . _ -)")));
+            return Err(ServiceError::validation(
+                "containers",
+                format!("`{c}` is not a worker id (1-64 of A-Z a-z 0-9 . _ -)"),
+            ));
         }
     }
     if s.params.len() > 100 {
@@ -245,8 +248,9 @@ pub(crate) fn validate(s: &Scrap, cron_min_interval: Duration) -> Result<(), Ser
             return Err(ServiceError::validation("params", format!("duplicate key `{}`", p.key)));
         }
     }
-    let tz = chrono_tz::Tz::from_str(&s.cron_timezone)
-        .map_err(|_| ServiceError::validation("cronTimezone", format!("`{}` is not an IANA time zone", s.cron_timezone)))?;
+    let tz = chrono_tz::Tz::from_str(&s.cron_timezone).map_err(|_| {
+        ServiceError::validation("cronTimezone", format!("`{}` is not an IANA time zone", s.cron_timezone))
+    })?;
     if let Some(cron) = &s.cron {
         check_cron(cron, tz, cron_min_interval)?;
     }

@@ -76,24 +76,21 @@ impl ScrapService {
 
     pub async fn create(&self, session: &Session, changes: ScrapChanges) -> Result<Scrap> {
         let org = self.store.organization(session.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
-        for (present, field) in [
-            (changes.title.is_some(), "title"),
-            (changes.url.is_some(), "url"),
-            (changes.request.is_some(), "request"),
-        ] {
+        for (present, field) in
+            [(changes.title.is_some(), "title"), (changes.url.is_some(), "url"), (changes.request.is_some(), "request")]
+        {
             if !present {
                 return Err(ServiceError::validation(field, "is required"));
             }
         }
         let now = Utc::now();
-        let mut scrap = Scrap {
-            containers: org.default_containers.clone(),
-            ..Scrap::new(org.id, session.user(), "", "", "", now)
-        };
+        let mut scrap =
+            Scrap { containers: org.default_containers.clone(), ..Scrap::new(org.id, session.user(), "", "", "", now) };
         changes.apply_to(&mut scrap)?;
         validate(&scrap, self.cron_min_interval)?;
         scrap.next_fire_at = next_fire_of(scrap.cron.as_deref(), &scrap.cron_timezone, now);
-        let log = activity(org.id, scrap.id, "scrap.created", format!("user:{}", session.user()), "Scrap created".into());
+        let log =
+            activity(org.id, scrap.id, "scrap.created", format!("user:{}", session.user()), "Scrap created".into());
         self.store.insert_scrap(&scrap, &log).await?;
         if scrap.next_fire_at.is_some() {
             self.schedule_changed.notify_one();
@@ -125,7 +122,8 @@ impl ScrapService {
     }
 
     pub async fn delete(&self, session: &Session, id: ObjectId) -> Result<()> {
-        let log = activity(session.org(), id, "scrap.deleted", format!("user:{}", session.user()), "Scrap deleted".into());
+        let log =
+            activity(session.org(), id, "scrap.deleted", format!("user:{}", session.user()), "Scrap deleted".into());
         if !self.store.delete_scrap(session.org(), id, &log).await? {
             return Err(ServiceError::NotFound("scrap"));
         }

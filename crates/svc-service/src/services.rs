@@ -85,7 +85,11 @@ impl Services {
             scraps: ScrapService::new(store.clone(), config.cron_min_interval, schedule_changed),
             keys: KeyService::new(store.clone(), key_cache),
             history: HistoryService::new(store.clone()),
-            webhooks: WebhookService::new(store.clone(), config.allow_private_networks, runs.signals.deliveries.clone()),
+            webhooks: WebhookService::new(
+                store.clone(),
+                config.allow_private_networks,
+                runs.signals.deliveries.clone(),
+            ),
             runs,
             scheduler: Arc::new(scheduler),
             rate_limits,

@@ -172,7 +172,12 @@ impl WebhookService {
     }
 
     /// The webhook's attempts, newest first.
-    pub async fn deliveries(&self, session: &Session, id: ObjectId, page: PageRequest) -> Result<Paged<DeliveryAttempt>> {
+    pub async fn deliveries(
+        &self,
+        session: &Session,
+        id: ObjectId,
+        page: PageRequest,
+    ) -> Result<Paged<DeliveryAttempt>> {
         self.get(session, id).await?;
         let found = self.store.list_attempts(session.org(), id, page.offset(), page.per_page).await?;
         Ok(Paged { items: found.items, total: found.total, page })

@@ -18,9 +18,9 @@ mod connect;
 mod error;
 mod postgres;
 mod records;
-mod webhook_records;
 mod sqlite;
 mod traits;
+mod webhook_records;
 
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -31,8 +31,8 @@ pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 pub use traits::{
     AccountStore, ActivityStore, ClaimedRun, DueScrap, ExpiredLeases, FiredTick, HistoryFilter, HistoryStore, KeyStore,
-    NewAccount, Page, PlannedTick, RateStore, RunStore, ScheduleStore, ScrapFilter, ScrapStore, Store, TickAction, TickOutcome,
-    TickPlan, TickPlanner, WebhookStore,
+    NewAccount, Page, PlannedTick, RateStore, RunStore, ScheduleStore, ScrapFilter, ScrapStore, Store, TickAction,
+    TickOutcome, TickPlan, TickPlanner, WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

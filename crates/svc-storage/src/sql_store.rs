@@ -73,7 +73,7 @@ macro_rules! sql_store {
         const _: () = assert!(HISTORY_IDS_CAP == 50);
 
         use $crate::records::{
-            ActivityRecord, HistoryRecord, KeyOwnerRecord, KeyRecord, OrganizationRecord, 
+            ActivityRecord, HistoryRecord, KeyOwnerRecord, KeyRecord, OrganizationRecord,
             ScrapRecord, UserRecord, ClaimRecord, UserWithHashRecord, escape_like, id, ids_json, like_pattern, millis, opt_millis,
             scopes_json, search_text, to_json,
         };

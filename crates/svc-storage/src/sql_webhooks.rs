@@ -105,19 +105,23 @@ macro_rules! sql_webhooks {
         impl $crate::traits::WebhookStore for $store {
             async fn insert_webhook(&self, w: &Webhook) -> Result<()> {
                 let mut tx = self.begin_write().await?;
-                sqlx::query(concat!("INSERT INTO webhooks (", webhook_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"))
-                    .bind(w.id.to_string())
-                    .bind(w.organization_id.to_string())
-                    .bind(&w.url)
-                    .bind(events_json(&w.events))
-                    .bind(ids_json(&w.scrap_ids))
-                    .bind(w.active)
-                    .bind(&w.secret)
-                    .bind(millis(w.created_at))
-                    .bind(millis(w.updated_at))
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(|e| conflict_on_unique(e, "webhook"))?;
+                sqlx::query(concat!(
+                    "INSERT INTO webhooks (",
+                    webhook_columns!(),
+                    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+                ))
+                .bind(w.id.to_string())
+                .bind(w.organization_id.to_string())
+                .bind(&w.url)
+                .bind(events_json(&w.events))
+                .bind(ids_json(&w.scrap_ids))
+                .bind(w.active)
+                .bind(&w.secret)
+                .bind(millis(w.created_at))
+                .bind(millis(w.updated_at))
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| conflict_on_unique(e, "webhook"))?;
                 tx.commit().await?;
                 Ok(())
             }
@@ -165,12 +169,15 @@ macro_rules! sql_webhooks {
             }
 
             async fn webhook(&self, org: ObjectId, id: ObjectId) -> Result<Option<Webhook>> {
-                let row: Option<WebhookRecord> =
-                    sqlx::query_as(concat!("SELECT ", webhook_columns!(), " FROM webhooks WHERE organization_id = $1 AND id = $2"))
-                        .bind(org.to_string())
-                        .bind(id.to_string())
-                        .fetch_optional(&self.pool)
-                        .await?;
+                let row: Option<WebhookRecord> = sqlx::query_as(concat!(
+                    "SELECT ",
+                    webhook_columns!(),
+                    " FROM webhooks WHERE organization_id = $1 AND id = $2"
+                ))
+                .bind(org.to_string())
+                .bind(id.to_string())
+                .fetch_optional(&self.pool)
+                .await?;
                 row.map(Webhook::try_from).transpose()
             }
 
@@ -211,12 +218,13 @@ macro_rules! sql_webhooks {
                 offset: i64,
                 limit: i64,
             ) -> Result<Page<DeliveryAttempt>> {
-                let (total,): (i64,) =
-                    sqlx::query_as("SELECT COUNT(*) FROM webhook_attempts WHERE organization_id = $1 AND webhook_id = $2")
-                        .bind(org.to_string())
-                        .bind(webhook.to_string())
-                        .fetch_one(&self.pool)
-                        .await?;
+                let (total,): (i64,) = sqlx::query_as(
+                    "SELECT COUNT(*) FROM webhook_attempts WHERE organization_id = $1 AND webhook_id = $2",
+                )
+                .bind(org.to_string())
+                .bind(webhook.to_string())
+                .fetch_one(&self.pool)
+                .await?;
                 let rows: Vec<AttemptRecord> = sqlx::query_as(concat!(
                     "SELECT ",
                     attempt_columns!(),
@@ -296,7 +304,8 @@ macro_rules! sql_webhooks {
                 let mut hook_ids: Vec<ObjectId> = deliveries.iter().map(|d| d.webhook_id).collect();
                 hook_ids.sort();
                 hook_ids.dedup();
-                let mut hooks = QueryBuilder::<$db>::new(concat!("SELECT ", webhook_columns!(), " FROM webhooks WHERE id IN "));
+                let mut hooks =
+                    QueryBuilder::<$db>::new(concat!("SELECT ", webhook_columns!(), " FROM webhooks WHERE id IN "));
                 push_id_list(&mut hooks, &hook_ids);
                 let hooks: Vec<Webhook> = hooks
                     .build_query_as::<WebhookRecord>()
@@ -309,7 +318,10 @@ macro_rules! sql_webhooks {
                 Ok(deliveries
                     .into_iter()
                     .map(|d| {
-                        let hook = hooks.iter().find(|h| h.id == d.webhook_id && h.organization_id == d.organization_id).cloned();
+                        let hook = hooks
+                            .iter()
+                            .find(|h| h.id == d.webhook_id && h.organization_id == d.organization_id)
+                            .cloned();
                         (d, hook)
                     })
                     .collect())

@@ -7,7 +7,6 @@ use std::time::Duration;
 use sqlx::Sqlite;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
-
 pub struct SqliteStore {
     pool: SqlitePool,
 }
@@ -31,7 +30,9 @@ impl SqliteStore {
             .min_connections(1)
             // A ping per acquire is a round-trip to the connection thread; a broken
             // SQLite file connection is not something a ping would repair.
-            .test_before_acquire(false).connect_with(options).await?;
+            .test_before_acquire(false)
+            .connect_with(options)
+            .await?;
         sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
         Ok(SqliteStore { pool })
     }

@@ -89,7 +89,8 @@ pub trait KeyStore: Send + Sync {
     async fn key(&self, org: ObjectId, id: ObjectId) -> Result<Option<ApiKey>>;
     /// Marks the key revoked and writes `activities` in the same transaction;
     /// false (and nothing written) when no unrevoked key `id` exists in `org`.
-    async fn revoke_key(&self, org: ObjectId, id: ObjectId, at: DateTime<Utc>, activities: &[Activity]) -> Result<bool>;
+    async fn revoke_key(&self, org: ObjectId, id: ObjectId, at: DateTime<Utc>, activities: &[Activity])
+    -> Result<bool>;
 }
 
 #[async_trait]
@@ -103,8 +104,7 @@ pub trait HistoryStore: Send + Sync {
 #[async_trait]
 pub trait ActivityStore: Send + Sync {
     /// Newest first.
-    async fn list_activities(&self, org: ObjectId, scrap: ObjectId, offset: i64, limit: i64)
-    -> Result<Page<Activity>>;
+    async fn list_activities(&self, org: ObjectId, scrap: ObjectId, offset: i64, limit: i64) -> Result<Page<Activity>>;
 }
 
 /// A run a worker has claimed. The claim is valid while its lease lasts and
@@ -132,10 +132,20 @@ pub struct ExpiredLeases {
 pub trait RunStore: Send + Sync {
     /// Writes the pending history row, its queue entry (claimable by workers
     /// serving any of `containers`) and `activity` in one transaction.
-    async fn enqueue_run(&self, row: &HistoryRow, containers: &[String], param: Option<&ParamSet>, activity: &Activity)
-    -> Result<()>;
+    async fn enqueue_run(
+        &self,
+        row: &HistoryRow,
+        containers: &[String],
+        param: Option<&ParamSet>,
+        activity: &Activity,
+    ) -> Result<()>;
     /// Takes the oldest queued run for `container`, leased until `lease_until`.
-    async fn claim_run(&self, container: &str, worker_id: &str, lease_until: DateTime<Utc>) -> Result<Option<ClaimedRun>>;
+    async fn claim_run(
+        &self,
+        container: &str,
+        worker_id: &str,
+        lease_until: DateTime<Utc>,
+    ) -> Result<Option<ClaimedRun>>;
     /// Writes the finished `row`, deducts `units` from the organization's
     /// balance, writes `activity` and queues `deliveries` (the run's webhook
     /// events, due at once), in one transaction; false (and nothing
@@ -228,8 +238,13 @@ pub struct FiredTick {
 pub trait TickPlanner: Send + Sync {
     fn plan(&self, due: &DueScrap) -> TickPlan;
     /// The activity entry for a tick's outcome (`None`: log nothing).
-    fn activity(&self, scrap: &Scrap, tick: &PlannedTick, outcome: TickOutcome, history: Option<ObjectId>)
-    -> Option<Activity>;
+    fn activity(
+        &self,
+        scrap: &Scrap,
+        tick: &PlannedTick,
+        outcome: TickOutcome,
+        history: Option<ObjectId>,
+    ) -> Option<Activity>;
 }
 
 #[async_trait]
@@ -259,8 +274,13 @@ pub trait WebhookStore: Send + Sync {
     /// The organization's active webhooks (candidates for an event).
     async fn active_webhooks(&self, org: ObjectId) -> Result<Vec<Webhook>>;
     /// A webhook's attempts, newest first.
-    async fn list_attempts(&self, org: ObjectId, webhook: ObjectId, offset: i64, limit: i64)
-    -> Result<Page<DeliveryAttempt>>;
+    async fn list_attempts(
+        &self,
+        org: ObjectId,
+        webhook: ObjectId,
+        offset: i64,
+        limit: i64,
+    ) -> Result<Page<DeliveryAttempt>>;
     async fn attempt(&self, org: ObjectId, webhook: ObjectId, id: ObjectId) -> Result<Option<DeliveryAttempt>>;
     async fn delivery(&self, org: ObjectId, id: ObjectId) -> Result<Option<Delivery>>;
     /// Queues deliveries, due at `due`.
@@ -268,8 +288,12 @@ pub trait WebhookStore: Send + Sync {
     /// Takes up to `limit` deliveries due at `now` that no dispatcher holds,
     /// holding them until `lease_until`; each with its webhook (`None` if
     /// deleted meanwhile).
-    async fn claim_deliveries(&self, now: DateTime<Utc>, lease_until: DateTime<Utc>, limit: i64)
-    -> Result<Vec<(Delivery, Option<Webhook>)>>;
+    async fn claim_deliveries(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<(Delivery, Option<Webhook>)>>;
     /// Records an attempt of a claimed delivery (`delivery.attempts` as
     /// claimed): the previous attempt's pending retry becomes `failed`, and
     /// the delivery is due again at `next_attempt_at` or ends. False (and
@@ -299,7 +323,15 @@ pub trait RateStore: Send + Sync {
 /// Everything svc stores.
 #[async_trait]
 pub trait Store:
-    AccountStore + ScrapStore + KeyStore + HistoryStore + ActivityStore + RunStore + ScheduleStore + WebhookStore + RateStore
+    AccountStore
+    + ScrapStore
+    + KeyStore
+    + HistoryStore
+    + ActivityStore
+    + RunStore
+    + ScheduleStore
+    + WebhookStore
+    + RateStore
 {
     /// `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;

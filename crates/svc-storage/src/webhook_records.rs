@@ -103,7 +103,8 @@ impl TryFrom<AttemptRecord> for DeliveryAttempt {
             event: event(&r.event)?,
             history_id: id(&r.history_id)?,
             attempt: r.attempt,
-            state: AttemptState::parse(&r.state).ok_or_else(|| StoreError::Corrupt(format!("attempt state `{}`", r.state)))?,
+            state: AttemptState::parse(&r.state)
+                .ok_or_else(|| StoreError::Corrupt(format!("attempt state `{}`", r.state)))?,
             response_status: r.response_status,
             response_body: r.response_body,
             error: r.error,

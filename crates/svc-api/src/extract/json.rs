@@ -13,14 +13,12 @@ use crate::ApiError;
 pub(crate) struct ApiJson<T>(pub T);
 
 fn is_json(req: &Request) -> bool {
-    req.headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|mime| {
+    req.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).and_then(|v| v.split(';').next()).is_some_and(
+        |mime| {
             let mime = mime.trim().to_ascii_lowercase();
             mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
-        })
+        },
+    )
 }
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
@@ -40,8 +38,8 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
         // Syntax first (400), then shape (422), so that a body that is not
         // JSON is reported as such even when its readable start has the
         // wrong shape.
-        let json: serde_json::Value =
-            serde_json::from_slice(&bytes).map_err(|e| ApiError::BadJson(format!("the body is not valid JSON: {e}")))?;
+        let json: serde_json::Value = serde_json::from_slice(&bytes)
+            .map_err(|e| ApiError::BadJson(format!("the body is not valid JSON: {e}")))?;
         let value = serde_path_to_error::deserialize(json).map_err(|e| {
             let path = e.path().to_string();
             let field = if path == "." { "body".to_string() } else { path };

@@ -26,7 +26,5 @@ pub(crate) fn routes(services: Arc<Services>) -> Router<Arc<Services>> {
         Arc::new(NeverSessionManager::default()),
         config,
     );
-    Router::new()
-        .route_service("/api/mcp", mcp)
-        .layer(axum::middleware::from_fn_with_state(services, gate::gate))
+    Router::new().route_service("/api/mcp", mcp).layer(axum::middleware::from_fn_with_state(services, gate::gate))
 }

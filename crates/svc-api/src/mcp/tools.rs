@@ -85,11 +85,9 @@ fn tool_error(message: impl Into<String>) -> CallToolResult {
 /// errors -32005 `rate_limited`.
 fn refusal(e: ServiceError, what: &str) -> Answer {
     match e {
-        ServiceError::RateLimited(r) => Err(ErrorData::new(
-            ErrorCode(-32005),
-            "rate_limited",
-            Some(json!({"retryAfter": r.retry_after_secs()})),
-        )),
+        ServiceError::RateLimited(r) => {
+            Err(ErrorData::new(ErrorCode(-32005), "rate_limited", Some(json!({"retryAfter": r.retry_after_secs()}))))
+        }
         ServiceError::NotFound(_) | ServiceError::ScrapNotInKeyScope | ServiceError::Forbidden(_) => {
             Ok(tool_error(format!("No {what} with this id is available to this credential.")))
         }

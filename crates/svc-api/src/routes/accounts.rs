@@ -25,6 +25,9 @@ pub(crate) async fn login(
     Ok(Json(views::login(services.accounts.login(input).await?)))
 }
 
-pub(crate) async fn me(State(services): State<Arc<Services>>, WebSession(session): WebSession) -> Result<Json<MeView>, ApiError> {
+pub(crate) async fn me(
+    State(services): State<Arc<Services>>,
+    WebSession(session): WebSession,
+) -> Result<Json<MeView>, ApiError> {
     Ok(Json(MeView::from(services.accounts.me(&session).await?)))
 }

@@ -3,8 +3,8 @@ use std::time::Duration;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::{Method, StatusCode};
 use axum::http::header::CONTENT_TYPE;
+use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use svc_service::runs::Trigger;
@@ -34,7 +34,11 @@ pub(crate) async fn trigger(
         None => None,
         Some(raw) => match raw.parse::<u64>() {
             Ok(secs) if secs <= 120 => Some(Duration::from_secs(secs)),
-            _ => return Err(ServiceError::validation("wait", "must be an integer number of seconds from 0 to 120").into()),
+            _ => {
+                return Err(
+                    ServiceError::validation("wait", "must be an integer number of seconds from 0 to 120").into()
+                );
+            }
         },
     };
     let via = if method == Method::GET { Trigger::Load } else { Trigger::Worker };

@@ -2,11 +2,11 @@
 //! with the typed client); here are the conversions from service results
 //! that only the server knows.
 
-pub(crate) use svc_api_types::{
-    ActivityView, AttemptView, CreatedKeyView, CreatedWebhookView, HistoryRowView, KeyView, ListView, LoginView, MeView,
-    RedeliveryView, ScrapView, SignupView, TriggerAccepted, WebhookView,
-};
 use svc_api_types::iso;
+pub(crate) use svc_api_types::{
+    ActivityView, AttemptView, CreatedKeyView, CreatedWebhookView, HistoryRowView, KeyView, ListView, LoginView,
+    MeView, RedeliveryView, ScrapView, SignupView, TriggerAccepted, WebhookView,
+};
 use svc_service::accounts::{IssuedToken, SignedUp};
 use svc_service::history::HistoryView;
 use svc_service::keys::CreatedKey;
@@ -29,7 +29,12 @@ pub(crate) fn history_row(v: HistoryView) -> HistoryRowView {
 }
 
 pub(crate) fn signup(s: SignedUp) -> SignupView {
-    SignupView { token: s.token.token, expires_at: iso(s.token.expires_at), user: s.user.into(), organization: s.organization.into() }
+    SignupView {
+        token: s.token.token,
+        expires_at: iso(s.token.expires_at),
+        user: s.user.into(),
+        organization: s.organization.into(),
+    }
 }
 
 pub(crate) fn login(t: IssuedToken) -> LoginView {

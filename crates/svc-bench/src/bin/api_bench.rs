@@ -158,7 +158,13 @@ fn main() -> Result<()> {
             let a = &args;
             let result = tokio::task::spawn_blocking({
                 let (url, bearer) = (url.clone(), bearer.clone());
-                let a = Args { backend: a.backend.clone(), connections: a.connections, threads: a.threads, duration: a.duration.clone(), server_threads: a.server_threads };
+                let a = Args {
+                    backend: a.backend.clone(),
+                    connections: a.connections,
+                    threads: a.threads,
+                    duration: a.duration.clone(),
+                    server_threads: a.server_threads,
+                };
                 move || wrk(&a, &url, bearer.as_deref())
             })
             .await??;

@@ -1080,14 +1080,13 @@ async fn phase_experiment(args: &Args, fixture: &str, sampler: &Sampler) -> Resu
         let profile = tempfile::Builder::new().prefix("run-bench-chromium-").tempdir()?;
         // svc's own flags (chromiumoxide's defaults restated, one merged
         // `--disable-features`), with the variant's features added to it.
-        let args_for =
-            svc_runner::browser::ARGS.iter().map(|a| match a.strip_prefix("disable-features=") {
-                Some(features) => match variant.disable_features {
-                    Some(extra) => format!("disable-features={features},{extra}"),
-                    None => format!("disable-features={features}"),
-                },
-                None => a.to_string(),
-            });
+        let args_for = svc_runner::browser::ARGS.iter().map(|a| match a.strip_prefix("disable-features=") {
+            Some(features) => match variant.disable_features {
+                Some(extra) => format!("disable-features={features},{extra}"),
+                None => format!("disable-features={features}"),
+            },
+            None => a.to_string(),
+        });
         let config = BrowserConfig::builder()
             .chrome_executable(&args.chromium)
             .no_sandbox()

@@ -18,11 +18,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use clap::Parser;
+use svc_bench::{bench_organization, fresh_store};
 use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::history::{HistoryRow, TriggeredBy};
 use svc_domain::scrap::Scrap;
-use svc_bench::{bench_organization, fresh_store};
 use svc_server::{App, Config};
 use svc_storage::{HistoryFilter, ScrapFilter, Store};
 use tokio::net::TcpListener;
@@ -68,7 +68,14 @@ async fn seed(store: &Arc<dyn Store>, n: usize, first_tick: DateTime<Utc>) -> Re
                     containers: vec!["bench-idle".into()],
                     cron: Some("* * * * *".into()),
                     next_fire_at: Some(first_tick),
-                    ..Scrap::new(org_id, user_id, format!("scrap {i}"), format!("https://example.com/{i}"), "returnData([1])", now)
+                    ..Scrap::new(
+                        org_id,
+                        user_id,
+                        format!("scrap {i}"),
+                        format!("https://example.com/{i}"),
+                        "returnData([1])",
+                        now,
+                    )
                 };
                 let log = Activity {
                     id: ObjectId::new(),
@@ -105,7 +112,13 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// Waits for the minute at `tick` to be enqueued, then measures idle CPU.
-async fn measure(store: &Arc<dyn Store>, org: ObjectId, n: usize, tick: DateTime<Utc>, idle: Duration) -> Result<Measured> {
+async fn measure(
+    store: &Arc<dyn Store>,
+    org: ObjectId,
+    n: usize,
+    tick: DateTime<Utc>,
+    idle: Duration,
+) -> Result<Measured> {
     let until_tick = (tick - Utc::now()).to_std().unwrap_or_default();
     tokio::time::sleep(until_tick).await;
     let cpu0 = cpu_time();
@@ -128,8 +141,7 @@ async fn measure(store: &Arc<dyn Store>, org: ObjectId, n: usize, tick: DateTime
     let idle_cpu_pct = (cpu_time() - cpu1).as_secs_f64() / idle.as_secs_f64() * 100.0;
 
     let rows = store.list_history(org, &HistoryFilter { limit: n as i64, ..Default::default() }).await?.items;
-    let mut lags: Vec<f64> =
-        rows.iter().map(|r| (r.created_at - tick).num_milliseconds() as f64 / 1000.0).collect();
+    let mut lags: Vec<f64> = rows.iter().map(|r| (r.created_at - tick).num_milliseconds() as f64 / 1000.0).collect();
     lags.sort_by(f64::total_cmp);
     Ok(Measured {
         p50: percentile(&lags, 0.50),
@@ -159,12 +171,8 @@ async fn bench_svc(args: &Args) -> Result<Measured> {
     }
     let config = Config::load(
         None,
-        [
-            ("SVC_DATABASE_URL", db.url.as_str()),
-            ("SVC_EMBEDDED_WORKER", "false"),
-            ("SVC_SCHEDULER", "true"),
-        ]
-        .map(|(k, v)| (k.to_string(), v.to_string())),
+        [("SVC_DATABASE_URL", db.url.as_str()), ("SVC_EMBEDDED_WORKER", "false"), ("SVC_SCHEDULER", "true")]
+            .map(|(k, v)| (k.to_string(), v.to_string())),
     )?;
     let app = App::build(config).await?;
     let listener = TcpListener::bind("127.0.0.1:0").await?;

@@ -21,13 +21,13 @@ use axum::Router;
 use axum::routing::post;
 use chrono::Utc;
 use clap::Parser;
+use svc_bench::{bench_organization, fresh_store};
 use svc_domain::ObjectId;
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
 use svc_server::webhook_client::HttpWebhookClient;
 use svc_service::dispatcher::{DispatchConfig, Dispatcher, WebhookTransport};
-use svc_storage::testing::TestDb;
-use svc_bench::{bench_organization, fresh_store};
 use svc_storage::Store;
+use svc_storage::testing::TestDb;
 use tokio::net::TcpListener;
 
 #[derive(Parser)]
@@ -83,7 +83,8 @@ async fn setup(args: &Args, slow_share: f64, fast_url: &str, slow_url: &str) -> 
     let slow_count = (args.webhooks as f64 * slow_share).round() as usize;
     let mut hooks = Vec::new();
     for i in 0..args.webhooks {
-        let slow = i % (args.webhooks / slow_count.max(1)).max(1) == 0 && hooks.iter().filter(|(_, s)| *s).count() < slow_count;
+        let slow = i % (args.webhooks / slow_count.max(1)).max(1) == 0
+            && hooks.iter().filter(|(_, s)| *s).count() < slow_count;
         let hook = Webhook {
             id: ObjectId::new(),
             organization_id: org_id,
@@ -139,8 +140,14 @@ async fn svc_case(args: &Args, slow_share: f64) -> Result<(usize, Duration)> {
     }
     let timeout = Duration::from_secs(args.timeout);
     let transport = Arc::new(HttpWebhookClient::new(timeout, true));
-    let config = DispatchConfig { retry_delays: vec![Duration::from_secs(60), Duration::from_secs(300)], sweep_interval: Duration::from_secs(60), timeout, max_in_flight: 1024 };
-    let dispatcher = Arc::new(Dispatcher::new(s.store.clone(), transport, config, Arc::new(tokio::sync::Notify::new())));
+    let config = DispatchConfig {
+        retry_delays: vec![Duration::from_secs(60), Duration::from_secs(300)],
+        sweep_interval: Duration::from_secs(60),
+        timeout,
+        max_in_flight: 1024,
+    };
+    let dispatcher =
+        Arc::new(Dispatcher::new(s.store.clone(), transport, config, Arc::new(tokio::sync::Notify::new())));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let started = Instant::now();
     let task = tokio::spawn(dispatcher.run(async move {
@@ -177,7 +184,8 @@ async fn peer_case(args: &Args, slow_share: f64) -> Result<(usize, Duration)> {
     let mut fast_done = 0;
     while started.elapsed() < window {
         let now = Utc::now();
-        let Some((d, Some(hook))) = s.store.claim_deliveries(now, now + chrono::Duration::minutes(1), 1).await?.pop() else {
+        let Some((d, Some(hook))) = s.store.claim_deliveries(now, now + chrono::Duration::minutes(1), 1).await?.pop()
+        else {
             break;
         };
         let body = svc_service::webhook_payload::body_at(&d.payload, now);
@@ -220,9 +228,19 @@ async fn main() -> Result<()> {
     println!("|---|---|---|---|---|---|");
     for (label, share) in [("all answer at once", 0.0), ("10% never answer", 0.1)] {
         let (n, t) = svc_case(&args, share).await?;
-        println!("| svc dispatcher | {} | {label} | {n} | {:.2} s | {:.0} |", args.backend, t.as_secs_f64(), n as f64 / t.as_secs_f64());
+        println!(
+            "| svc dispatcher | {} | {label} | {n} | {:.2} s | {:.0} |",
+            args.backend,
+            t.as_secs_f64(),
+            n as f64 / t.as_secs_f64()
+        );
         let (n, t) = peer_case(&args, share).await?;
-        println!("| peer (one at a time) | {} | {label} | {n} | {:.2} s | {:.0} |", args.backend, t.as_secs_f64(), n as f64 / t.as_secs_f64());
+        println!(
+            "| peer (one at a time) | {} | {label} | {n} | {:.2} s | {:.0} |",
+            args.backend,
+            t.as_secs_f64(),
+            n as f64 / t.as_secs_f64()
+        );
     }
     Ok(())
 }

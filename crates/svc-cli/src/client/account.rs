@@ -40,7 +40,11 @@ pub(crate) async fn login(common: &Common, email: &str, password_stdin: bool) ->
             match session::save(&saved) {
                 Ok(path) => {
                     if common.format() == Format::Table {
-                        println!("Logged in as {email} (until {}); session saved in {}", token.expires_at, path.display());
+                        println!(
+                            "Logged in as {email} (until {}); session saved in {}",
+                            token.expires_at,
+                            path.display()
+                        );
                     }
                     if std::env::var("SVC_API_KEY").is_ok_and(|k| !k.is_empty()) {
                         eprintln!("svc: note: SVC_API_KEY is set and is used instead of this session");
@@ -75,7 +79,9 @@ pub(crate) async fn whoami(common: &Common) -> ExitCode {
         return match client.scraps(None, Some(1), Some(1)).await {
             Ok(page) => {
                 match common.format() {
-                    Format::Json => output::json(&serde_json::json!({"credential": "apiKey", "prefix": shown, "scraps": page.total})),
+                    Format::Json => output::json(
+                        &serde_json::json!({"credential": "apiKey", "prefix": shown, "scraps": page.total}),
+                    ),
                     Format::Quiet => {}
                     Format::Table => output::fields(&[
                         ("via", via.to_string()),

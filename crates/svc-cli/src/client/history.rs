@@ -14,7 +14,9 @@ use super::{OK, fail, usage};
 #[derive(Subcommand)]
 pub(crate) enum HistoryCommand {
     /// List runs, newest first (of one scrap with --scrap).
-    #[command(after_help = "Examples:\n  svc history list\n  svc history list --scrap 6b02709a1c2d3e4f5a6b7c8d --per-page 5")]
+    #[command(
+        after_help = "Examples:\n  svc history list\n  svc history list --scrap 6b02709a1c2d3e4f5a6b7c8d --per-page 5"
+    )]
     List {
         #[arg(long)]
         scrap: Option<String>,
@@ -24,7 +26,9 @@ pub(crate) enum HistoryCommand {
         per_page: Option<i64>,
     },
     /// Show one run; --data prints its result (JSON, or CSV with --csv).
-    #[command(after_help = "Examples:\n  svc history get 6b0270b21c2d3e4f5a6b7c8d\n  svc history get 6b0270b21c2d3e4f5a6b7c8d --data > result.json\n  svc history get 6b0270b21c2d3e4f5a6b7c8d --data --csv > result.csv")]
+    #[command(
+        after_help = "Examples:\n  svc history get 6b0270b21c2d3e4f5a6b7c8d\n  svc history get 6b0270b21c2d3e4f5a6b7c8d --data > result.json\n  svc history get 6b0270b21c2d3e4f5a6b7c8d --data --csv > result.csv"
+    )]
     Get {
         id: String,
         /// Print the run's result data instead of the run.
@@ -74,35 +78,37 @@ pub(crate) fn to_csv(items: &[Value]) -> Result<String, String> {
 
 pub(crate) async fn run(client: &Client, format: Format, command: HistoryCommand) -> ExitCode {
     match command {
-        HistoryCommand::List { scrap, page, per_page } => match client.history(scrap.as_deref(), page, per_page).await {
-            Ok(list) => {
-                match format {
-                    Format::Json => output::json(&list),
-                    Format::Quiet => list.data.iter().for_each(|r| println!("{}", r.id)),
-                    Format::Table => {
-                        let rows = list
-                            .data
-                            .iter()
-                            .map(|r| {
-                                vec![
-                                    r.id.clone(),
-                                    r.scrap.clone(),
-                                    opt(&r.status_detail),
-                                    r.length.to_string(),
-                                    r.time.map(|t| format!("{t} ms")).unwrap_or_else(|| "-".into()),
-                                    r.triggered_by.clone(),
-                                    r.created_at.clone(),
-                                ]
-                            })
-                            .collect();
-                        output::table(&["ID", "SCRAP", "STATUS", "ITEMS", "TIME", "BY", "CREATED"], rows);
-                        println!("{} of {} (page {})", list.data.len(), list.total, list.page);
+        HistoryCommand::List { scrap, page, per_page } => {
+            match client.history(scrap.as_deref(), page, per_page).await {
+                Ok(list) => {
+                    match format {
+                        Format::Json => output::json(&list),
+                        Format::Quiet => list.data.iter().for_each(|r| println!("{}", r.id)),
+                        Format::Table => {
+                            let rows = list
+                                .data
+                                .iter()
+                                .map(|r| {
+                                    vec![
+                                        r.id.clone(),
+                                        r.scrap.clone(),
+                                        opt(&r.status_detail),
+                                        r.length.to_string(),
+                                        r.time.map(|t| format!("{t} ms")).unwrap_or_else(|| "-".into()),
+                                        r.triggered_by.clone(),
+                                        r.created_at.clone(),
+                                    ]
+                                })
+                                .collect();
+                            output::table(&["ID", "SCRAP", "STATUS", "ITEMS", "TIME", "BY", "CREATED"], rows);
+                            println!("{} of {} (page {})", list.data.len(), list.total, list.page);
+                        }
                     }
+                    ExitCode::from(OK)
                 }
-                ExitCode::from(OK)
+                Err(e) => fail(&e),
             }
-            Err(e) => fail(&e),
-        },
+        }
         HistoryCommand::Get { id, data, csv } => match client.history_row(&id).await {
             Ok(row) if data => {
                 let items: Value = match serde_json::from_str(&row.data) {

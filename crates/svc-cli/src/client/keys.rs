@@ -20,7 +20,9 @@ pub(crate) enum KeysCommand {
         per_page: Option<i64>,
     },
     /// Create an API key; the key is printed once.
-    #[command(after_help = "Examples:\n  svc keys create --name ci --scope svc:scraps:run --scope svc:history:read\n  export SVC_API_KEY=$(svc keys create --name ci --quiet)")]
+    #[command(
+        after_help = "Examples:\n  svc keys create --name ci --scope svc:scraps:run --scope svc:history:read\n  export SVC_API_KEY=$(svc keys create --name ci --quiet)"
+    )]
     Create {
         #[arg(long)]
         name: String,

@@ -95,16 +95,28 @@ pub(crate) fn usage(message: impl std::fmt::Display) -> ExitCode {
 #[derive(Subcommand)]
 pub(crate) enum ClientCommand {
     /// Scraps: list, show, run, create, update, delete.
-    #[command(subcommand, after_help = "Examples:\n  svc scraps list\n  svc scraps run 6b02709a1c2d3e4f5a6b7c8d --wait\n  svc scraps create --file scrap.yaml")]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  svc scraps list\n  svc scraps run 6b02709a1c2d3e4f5a6b7c8d --wait\n  svc scraps create --file scrap.yaml"
+    )]
     Scraps(ScrapsCommand),
     /// Runs (history rows): list, show, print a result.
-    #[command(subcommand, after_help = "Examples:\n  svc history list --scrap 6b02709a1c2d3e4f5a6b7c8d\n  svc history get 6b0270b21c2d3e4f5a6b7c8d --data --csv")]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  svc history list --scrap 6b02709a1c2d3e4f5a6b7c8d\n  svc history get 6b0270b21c2d3e4f5a6b7c8d --data --csv"
+    )]
     History(HistoryCommand),
     /// API keys: list, create, revoke (needs `svc login`).
-    #[command(subcommand, after_help = "Examples:\n  svc keys list\n  svc keys create --name ci --scope svc:scraps:run")]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  svc keys list\n  svc keys create --name ci --scope svc:scraps:run"
+    )]
     Keys(KeysCommand),
     /// Webhooks: list, create, update, delete, deliveries (needs `svc login`).
-    #[command(subcommand, after_help = "Examples:\n  svc webhooks list\n  svc webhooks deliveries 6b0270d41c2d3e4f5a6b7c8d")]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  svc webhooks list\n  svc webhooks deliveries 6b0270d41c2d3e4f5a6b7c8d"
+    )]
     Webhooks(WebhooksCommand),
 }
 

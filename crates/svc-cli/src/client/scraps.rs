@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Map, Value};
-use svc_client::{Client, RunAnswer};
 use svc_client::types::HistoryRowView;
+use svc_client::{Client, RunAnswer};
 
 use super::output::{self, Format, opt};
 use super::{OK, RUN_FAILED, fail, usage};
@@ -16,7 +16,9 @@ use super::{OK, RUN_FAILED, fail, usage};
 #[derive(Subcommand)]
 pub(crate) enum ScrapsCommand {
     /// List scraps, newest first.
-    #[command(after_help = "Examples:\n  svc scraps list\n  svc scraps list --search prices --per-page 50\n  svc scraps list --json | jq '.data[].id'")]
+    #[command(
+        after_help = "Examples:\n  svc scraps list\n  svc scraps list --search prices --per-page 50\n  svc scraps list --json | jq '.data[].id'"
+    )]
     List {
         /// Text to find in title, description or URL.
         #[arg(long)]
@@ -30,7 +32,9 @@ pub(crate) enum ScrapsCommand {
     #[command(after_help = "Example:\n  svc scraps get 6b02709a1c2d3e4f5a6b7c8d")]
     Get { id: String },
     /// Run a scrap now; with --wait, show progress and the result.
-    #[command(after_help = "Examples:\n  svc scraps run 6b02709a1c2d3e4f5a6b7c8d\n  svc scraps run 6b02709a1c2d3e4f5a6b7c8d --wait\n  svc scraps run 6b02709a1c2d3e4f5a6b7c8d --wait --param fr --quiet && echo ok\n\nExit code 4 when the run finishes but fails (error, empty or regression).")]
+    #[command(
+        after_help = "Examples:\n  svc scraps run 6b02709a1c2d3e4f5a6b7c8d\n  svc scraps run 6b02709a1c2d3e4f5a6b7c8d --wait\n  svc scraps run 6b02709a1c2d3e4f5a6b7c8d --wait --param fr --quiet && echo ok\n\nExit code 4 when the run finishes but fails (error, empty or regression)."
+    )]
     Run {
         id: String,
         /// Wait for the run to finish (up to --timeout).
@@ -44,10 +48,14 @@ pub(crate) enum ScrapsCommand {
         param: Option<String>,
     },
     /// Create a scrap from a JSON or YAML file, or from flags (needs `svc login`).
-    #[command(after_help = "Examples:\n  svc scraps create --title Prices --url https://example.com/prices --request-file extract.js\n  svc scraps create --file scrap.yaml\n\nA file holds the scrap's fields as in the API: title, url, request, cron, cronTimezone, params, ...")]
+    #[command(
+        after_help = "Examples:\n  svc scraps create --title Prices --url https://example.com/prices --request-file extract.js\n  svc scraps create --file scrap.yaml\n\nA file holds the scrap's fields as in the API: title, url, request, cron, cronTimezone, params, ..."
+    )]
     Create(ScrapFields),
     /// Change some fields of a scrap (needs `svc login`).
-    #[command(after_help = "Examples:\n  svc scraps update 6b02709a1c2d3e4f5a6b7c8d --cron '0 9 * * *' --cron-timezone Europe/Paris\n  svc scraps update 6b02709a1c2d3e4f5a6b7c8d --file changes.json")]
+    #[command(
+        after_help = "Examples:\n  svc scraps update 6b02709a1c2d3e4f5a6b7c8d --cron '0 9 * * *' --cron-timezone Europe/Paris\n  svc scraps update 6b02709a1c2d3e4f5a6b7c8d --file changes.json"
+    )]
     Update {
         id: String,
         #[command(flatten)]
@@ -160,7 +168,14 @@ pub(crate) fn summary(row: &HistoryRowView) -> String {
     format!("{detail}: {} items{time} (run {}){error}", row.length, row.id)
 }
 
-async fn run_scrap(client: &Client, format: Format, id: &str, wait: bool, timeout: u64, param: Option<&str>) -> ExitCode {
+async fn run_scrap(
+    client: &Client,
+    format: Format,
+    id: &str,
+    wait: bool,
+    timeout: u64,
+    param: Option<&str>,
+) -> ExitCode {
     if !wait {
         return match client.run_scrap(id, None, param).await {
             Ok(RunAnswer::Pending(p)) => {
@@ -220,25 +235,35 @@ fn finished(format: Format, row: &HistoryRowView) -> ExitCode {
 
 pub(crate) async fn run(client: &Client, format: Format, command: ScrapsCommand) -> ExitCode {
     match command {
-        ScrapsCommand::List { search, page, per_page } => match client.scraps(search.as_deref(), page, per_page).await {
-            Ok(list) => {
-                match format {
-                    Format::Json => output::json(&list),
-                    Format::Quiet => list.data.iter().for_each(|s| println!("{}", s.id)),
-                    Format::Table => {
-                        let rows = list
-                            .data
-                            .iter()
-                            .map(|s| vec![s.id.clone(), s.title.clone(), s.url.clone(), opt(&s.cron), s.history.len().to_string()])
-                            .collect();
-                        output::table(&["ID", "TITLE", "URL", "CRON", "RUNS"], rows);
-                        println!("{} of {} (page {})", list.data.len(), list.total, list.page);
+        ScrapsCommand::List { search, page, per_page } => {
+            match client.scraps(search.as_deref(), page, per_page).await {
+                Ok(list) => {
+                    match format {
+                        Format::Json => output::json(&list),
+                        Format::Quiet => list.data.iter().for_each(|s| println!("{}", s.id)),
+                        Format::Table => {
+                            let rows = list
+                                .data
+                                .iter()
+                                .map(|s| {
+                                    vec![
+                                        s.id.clone(),
+                                        s.title.clone(),
+                                        s.url.clone(),
+                                        opt(&s.cron),
+                                        s.history.len().to_string(),
+                                    ]
+                                })
+                                .collect();
+                            output::table(&["ID", "TITLE", "URL", "CRON", "RUNS"], rows);
+                            println!("{} of {} (page {})", list.data.len(), list.total, list.page);
+                        }
                     }
+                    ExitCode::from(OK)
                 }
-                ExitCode::from(OK)
+                Err(e) => fail(&e),
             }
-            Err(e) => fail(&e),
-        },
+        }
         ScrapsCommand::Get { id } => match client.scrap(&id).await {
             Ok(s) => {
                 show_scrap(format, &s);
@@ -246,7 +271,9 @@ pub(crate) async fn run(client: &Client, format: Format, command: ScrapsCommand)
             }
             Err(e) => fail(&e),
         },
-        ScrapsCommand::Run { id, wait, timeout, param } => run_scrap(client, format, &id, wait, timeout, param.as_deref()).await,
+        ScrapsCommand::Run { id, wait, timeout, param } => {
+            run_scrap(client, format, &id, wait, timeout, param.as_deref()).await
+        }
         ScrapsCommand::Create(fields) => {
             let body = match fields.body() {
                 Ok(b) => b,

@@ -20,7 +20,9 @@ pub(crate) enum WebhooksCommand {
         per_page: Option<i64>,
     },
     /// Create a webhook (Growth and Pro); its signing secret is printed once.
-    #[command(after_help = "Examples:\n  svc webhooks create --url https://hooks.example.com/svc --event scrap.success --event scrap.failure\n  svc webhooks create --url https://hooks.example.com/svc --event scrap.failure --scrap 6b02709a1c2d3e4f5a6b7c8d")]
+    #[command(
+        after_help = "Examples:\n  svc webhooks create --url https://hooks.example.com/svc --event scrap.success --event scrap.failure\n  svc webhooks create --url https://hooks.example.com/svc --event scrap.failure --scrap 6b02709a1c2d3e4f5a6b7c8d"
+    )]
     Create {
         #[arg(long)]
         url: String,
@@ -32,7 +34,9 @@ pub(crate) enum WebhooksCommand {
         scrap_ids: Vec<String>,
     },
     /// Change a webhook: only what is given changes.
-    #[command(after_help = "Examples:\n  svc webhooks update 6b0270d41c2d3e4f5a6b7c8d --inactive\n  svc webhooks update 6b0270d41c2d3e4f5a6b7c8d --all-scraps --event scrap.failure")]
+    #[command(
+        after_help = "Examples:\n  svc webhooks update 6b0270d41c2d3e4f5a6b7c8d --inactive\n  svc webhooks update 6b0270d41c2d3e4f5a6b7c8d --all-scraps --event scrap.failure"
+    )]
     Update {
         id: String,
         #[arg(long)]
@@ -90,7 +94,11 @@ pub(crate) async fn run(client: &Client, format: Format, command: WebhooksComman
                             .data
                             .iter()
                             .map(|w| {
-                                let scraps = if w.scrap_ids.is_empty() { "all".to_string() } else { w.scrap_ids.len().to_string() };
+                                let scraps = if w.scrap_ids.is_empty() {
+                                    "all".to_string()
+                                } else {
+                                    w.scrap_ids.len().to_string()
+                                };
                                 vec![w.id.clone(), w.url.clone(), w.events.join(" "), scraps, w.active.to_string()]
                             })
                             .collect();

@@ -84,7 +84,14 @@ impl TestApp {
         tokio::spawn(app.serve(listener, async move {
             let _ = rx.await;
         }));
-        TestApp { base, http: reqwest::Client::new(), services, db_url: db_url.to_string(), shutdown: Some(tx), _db: db }
+        TestApp {
+            base,
+            http: reqwest::Client::new(),
+            services,
+            db_url: db_url.to_string(),
+            shutdown: Some(tx),
+            _db: db,
+        }
     }
 
     pub fn request(&self, method: Method, path: &str, bearer: Option<&str>) -> RequestBuilder {
@@ -100,7 +107,8 @@ impl TestApp {
         let response = r.send().await.expect("request");
         let status = response.status();
         let text = response.text().await.unwrap();
-        let body = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
+        let body =
+            if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
         (status, body)
     }
 
@@ -122,7 +130,10 @@ impl TestApp {
 
     pub async fn signup(&self, email: &str) -> Account {
         let (status, body) = self
-            .send(self.request(Method::POST, "/api/auth/signup", None).json(&json!({"email": email, "password": "password-123"})))
+            .send(
+                self.request(Method::POST, "/api/auth/signup", None)
+                    .json(&json!({"email": email, "password": "password-123"})),
+            )
             .await;
         assert_eq!(status, StatusCode::CREATED, "{body}");
         Account {
@@ -162,12 +173,15 @@ impl TestApp {
 
     /// Stores a finished run of `scrap`, as the run workers will.
     pub async fn insert_run(&self, account: &Account, scrap: &str, detail: Option<StatusDetail>) -> HistoryRow {
-        let mut row = HistoryRow::pending(ObjectId::parse(scrap).unwrap(), account.org(), TriggeredBy::Api, "tier0", Utc::now());
+        let mut row =
+            HistoryRow::pending(ObjectId::parse(scrap).unwrap(), account.org(), TriggeredBy::Api, "tier0", Utc::now());
         row.status_detail = detail;
         row.data = "[{\"n\":1}]".into();
         row.length = 1;
         row.time_ms = Some(120);
-        row.costs = Some(json!({"proxy": 0, "captcha": 0, "ai": 0, "fixAi": 0, "total": 0, "priced": true, "bytes": 2048, "bytesSource": "cdp", "provider": null, "model": null}));
+        row.costs = Some(
+            json!({"proxy": 0, "captcha": 0, "ai": 0, "fixAi": 0, "total": 0, "priced": true, "bytes": 2048, "bytesSource": "cdp", "provider": null, "model": null}),
+        );
         row.meter = Some(json!({"units": 1, "ratioVersion": 1, "breakdown": {"base": 1}}));
         row.error_snapshot = Some(json!({"html": "<html></html>", "selector": null, "screenshot": null}));
         row.finished_at = Some(Utc::now());
