@@ -10,11 +10,11 @@ use std::time::Duration;
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
 use futures::StreamExt;
+use svc_service::host_vetting::Resolver;
 use tokio::sync::{Mutex, OnceCell};
 use tokio::task::JoinHandle;
 
 use crate::egress_proxy::EgressProxy;
-use crate::net_guard::Resolver;
 
 /// Every flag Chromium is started with. chromiumoxide's own defaults are
 /// switched off and restated here so that there is exactly one

@@ -42,6 +42,7 @@ use chromiumoxide::page::ScreenshotParams;
 use futures::{FutureExt, StreamExt};
 use serde_json::{Value, json};
 use svc_service::engine::{Engine, RunJob};
+use svc_service::host_vetting::Resolver;
 use svc_service::run_outcome::{EngineReport, ScriptResult};
 use svc_service::script_directives::Loads;
 use tokio::sync::Mutex;
@@ -49,7 +50,6 @@ use tokio::sync::Mutex;
 use crate::browser::{BrowserPool, WarmBrowser};
 use crate::egress_proxy::{ANSWER_HEADER, EgressProxy, EgressStats};
 use crate::net_guard;
-use crate::net_guard::Resolver;
 use crate::script;
 
 const SNAPSHOT_HTML_MAX: usize = 512 * 1024;

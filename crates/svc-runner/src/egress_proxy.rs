@@ -25,12 +25,11 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use svc_service::host_vetting::{Refusal, Resolver, bare_host, vetted_addresses};
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
-
-use crate::net_guard::{self, Refusal, Resolver};
 
 /// To open a connection, over all the addresses of a host.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
@@ -236,7 +235,7 @@ impl Policy {
             self.failures.record(host, port, &why);
             answer(status, why)
         };
-        let addrs = match net_guard::vetted_addresses(host, port, self.allow_private, &self.resolver).await {
+        let addrs = match vetted_addresses(host, port, self.allow_private, &self.resolver).await {
             Ok(addrs) => addrs,
             Err(refusal @ Refusal::Private { .. }) => {
                 self.stats.refused.fetch_add(1, Ordering::Relaxed);
@@ -262,7 +261,7 @@ impl Policy {
 
 /// One key per `host:port`, whether an IPv6 host came with brackets or not.
 fn failure_key(host: &str, port: u16) -> String {
-    format!("{}:{port}", host.trim_start_matches('[').trim_end_matches(']'))
+    format!("{}:{port}", bare_host(host))
 }
 
 /// Runs `work` until it ends, the proxy stops, or `CONNECTION_LIFETIME`.

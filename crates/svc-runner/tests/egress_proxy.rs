@@ -7,7 +7,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::Ordering;
 
 use svc_runner::egress_proxy::{ANSWER_HEADER, EgressProxy};
-use svc_runner::net_guard::Resolver;
+use svc_service::host_vetting::Resolver;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 

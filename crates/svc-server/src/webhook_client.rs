@@ -14,8 +14,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use svc_domain::net::is_public_ip;
-use svc_runner::net_guard::{Resolver, vetted_addresses};
 use svc_service::dispatcher::{ReceiverResponse, WebhookTransport};
+use svc_service::host_vetting::{Resolver, bare_host, vetted_addresses};
 
 const BODY_KEPT: usize = 1024;
 
@@ -77,9 +77,7 @@ impl HttpWebhookClient {
         if self.allow_private {
             return Ok(());
         }
-        let host = url.host_str().unwrap_or_default();
-        let bare = host.trim_start_matches('[').trim_end_matches(']');
-        match bare.parse::<IpAddr>() {
+        match bare_host(url.host_str().unwrap_or_default()).parse::<IpAddr>() {
             Ok(ip) if !is_public_ip(ip) => Err(format!("refused: {ip} is not a public address")),
             _ => Ok(()),
         }

@@ -15,6 +15,7 @@ pub mod engine;
 pub mod error;
 pub mod gcra;
 pub mod history;
+pub mod host_vetting;
 pub mod jwt;
 pub mod key_cache;
 pub mod key_material;

@@ -1,18 +1,17 @@
 //! Webhook management from a web session: create, list, update, delete,
 //! the delivery log, and redelivery. Writes need Growth or Pro.
 
-use std::net::IpAddr;
 use std::sync::Arc;
 
 use chrono::Utc;
 use serde::Deserialize;
 use svc_domain::ObjectId;
-use svc_domain::net::is_public_ip;
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook, WebhookEvent};
 use svc_storage::Store;
 use tokio::sync::Notify;
 use url::Url;
 
+use crate::host_vetting::{Refusal, Resolver, vetted_addresses};
 use crate::paging::{PageRequest, Paged};
 use crate::scraps::scrap_ids_in_org;
 use crate::webhook_signing::new_secret;
@@ -57,20 +56,13 @@ pub async fn check_webhook_url(raw: &str, allow_private: bool) -> Result<String>
         return Err(invalid("must not carry credentials".into()));
     }
     if !allow_private {
-        let bare = host.trim_start_matches('[').trim_end_matches(']');
-        let ips: Vec<IpAddr> = match bare.parse::<IpAddr>() {
-            Ok(ip) => vec![ip],
-            Err(_) => tokio::net::lookup_host((bare, url.port_or_known_default().unwrap_or(443)))
-                .await
-                .map_err(|_| invalid(format!("`{host}` does not resolve")))?
-                .map(|a| a.ip())
-                .collect(),
-        };
-        if ips.is_empty() {
-            return Err(invalid(format!("`{host}` does not resolve")));
-        }
-        if let Some(ip) = ips.into_iter().find(|ip| !is_public_ip(*ip)) {
-            return Err(invalid(format!("`{host}` resolves to the non-public address {ip}")));
+        let port = url.port_or_known_default().unwrap_or(443);
+        match vetted_addresses(host, port, false, &Resolver::default()).await {
+            Ok(_) => {}
+            Err(Refusal::Private { ip, .. }) => {
+                return Err(invalid(format!("`{host}` resolves to the non-public address {ip}")));
+            }
+            Err(_) => return Err(invalid(format!("`{host}` does not resolve"))),
         }
     }
     Ok(url.to_string())

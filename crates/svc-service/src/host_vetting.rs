@@ -1,0 +1,80 @@
+//! Which hosts svc may connect to: unless private networks are allowed, only
+//! hosts whose every address is public. Run targets (the request guard and
+//! the browser's egress proxy), webhook receivers when they are saved, and
+//! the webhook client when it connects all vet hosts here.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use svc_domain::net::is_public_ip;
+
+/// Why a URL may not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("only http and https URLs are loaded, not `{0}:`")]
+    Scheme(String),
+    #[error("the URL has no host")]
+    NoHost,
+    #[error("`{host}` resolves to the non-public address {ip}; set SVC_ALLOW_PRIVATE_NETWORKS=true to allow it")]
+    Private { host: String, ip: IpAddr },
+    #[error("`{0}` does not resolve")]
+    Unresolved(String),
+}
+
+/// Where host names are resolved: the system resolver, or fixed answers
+/// (tests stand in for DNS with these; the vetting is the same).
+#[derive(Clone, Default)]
+pub struct Resolver {
+    fixed: Option<Arc<HashMap<String, Vec<IpAddr>>>>,
+}
+
+impl std::fmt::Debug for Resolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.fixed.is_some() { "Resolver(fixed answers)" } else { "Resolver(system)" })
+    }
+}
+
+impl Resolver {
+    /// With fixed answers: `name -> addresses`.
+    pub fn fixed(answers: HashMap<String, Vec<IpAddr>>) -> Self {
+        Resolver { fixed: Some(Arc::new(answers)) }
+    }
+
+    async fn lookup(&self, host: &str, port: u16) -> Vec<SocketAddr> {
+        match &self.fixed {
+            Some(answers) => answers.get(host).into_iter().flatten().map(|ip| SocketAddr::new(*ip, port)).collect(),
+            None => match tokio::net::lookup_host((host, port)).await {
+                Ok(addrs) => addrs.collect(),
+                Err(_) => Vec::new(),
+            },
+        }
+    }
+}
+
+/// The addresses of `host` (a name, or a literal address with or without
+/// brackets), refused unless every one is public or `allow_private`.
+pub async fn vetted_addresses(
+    host: &str,
+    port: u16,
+    allow_private: bool,
+    resolver: &Resolver,
+) -> Result<Vec<SocketAddr>, Refusal> {
+    let bare = bare_host(host);
+    let addrs = match bare.parse::<IpAddr>() {
+        Ok(ip) => vec![SocketAddr::new(ip, port)],
+        Err(_) => resolver.lookup(bare, port).await,
+    };
+    if addrs.is_empty() {
+        return Err(Refusal::Unresolved(bare.to_string()));
+    }
+    if !allow_private && let Some(bad) = addrs.iter().find(|a| !is_public_ip(a.ip())) {
+        return Err(Refusal::Private { host: bare.to_string(), ip: bad.ip() });
+    }
+    Ok(addrs)
+}
+
+/// A host as written in a URL, without the brackets of an IPv6 literal.
+pub fn bare_host(host: &str) -> &str {
+    host.trim_start_matches('[').trim_end_matches(']')
+}
