@@ -22,6 +22,7 @@ use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
+use hyper::header::HeaderValue;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
@@ -301,11 +302,11 @@ fn empty() -> Body {
 fn answer(status: StatusCode, text: String) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from(text)).map_err(|never| match never {}).boxed());
     *response.status_mut() = status;
-    response.headers_mut().insert(ANSWER_HEADER, hyper::header::HeaderValue::from_static("1"));
     let headers = response.headers_mut();
-    headers.insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"));
-    headers.insert("x-content-type-options", hyper::header::HeaderValue::from_static("nosniff"));
+    headers.insert(ANSWER_HEADER, HeaderValue::from_static("1"));
+    headers.insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    headers.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
     // A refusal ends the connection (a tunnel refused leaves nothing to reuse).
-    response.headers_mut().insert(hyper::header::CONNECTION, hyper::header::HeaderValue::from_static("close"));
+    headers.insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
     response
 }

@@ -110,8 +110,8 @@ async fn late_items() -> Html<&'static str> {
     ))
 }
 
-/// A page with an image, a font and a stylesheet, to see what loads.
-/// A stylesheet, an image and a web font (used by the text).
+/// A page with a stylesheet, an image and a web font (used by the text), to
+/// see what loads.
 async fn assets_page() -> Html<&'static str> {
     Html(concat!(
         "<!doctype html><html><head><title>assets</title><link rel=\"stylesheet\" href=\"/asset/style.css\"></head>",
