@@ -5,7 +5,8 @@ use svc_domain::history::HistoryRow;
 use crate::iso;
 
 /// The History row shape. `costs` and `meter` are absent (not null) unless
-/// the caller may see them.
+/// the caller may see them. `errorSnapshot` is for the web app's admin view
+/// only (interface.md), so REST and MCP never carry it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HistoryRowView {
@@ -28,7 +29,6 @@ pub struct HistoryRowView {
     pub meter: Option<Option<Value>>,
     pub fix_version_id: Option<String>,
     pub fixed_at: Option<String>,
-    pub error_snapshot: Option<Value>,
     pub retries: i64,
     pub error: Option<String>,
     pub created_at: String,
@@ -56,7 +56,6 @@ impl HistoryRowView {
             meter: admin_fields.then_some(r.meter),
             fix_version_id: r.fix_version_id,
             fixed_at: r.fixed_at.map(iso),
-            error_snapshot: r.error_snapshot,
             retries: r.retries,
             error: r.error,
             created_at: iso(r.created_at),

@@ -101,6 +101,11 @@ pub struct HistoryRow {
     pub finished_at: Option<DateTime<Utc>>,
 }
 
+/// The tier of a run that goes straight to the target (through svc's own
+/// egress proxy only). Until upstream proxy tiers exist, every run does, so
+/// a row says this whatever the scrap's `proxyTier` (the tier that ran).
+pub const DIRECT_TIER: &str = "tier0";
+
 impl HistoryRow {
     /// A run as its trigger records it: pending, no data yet.
     pub fn pending(

@@ -8,6 +8,7 @@ use common::{TestApp, assert_error};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use svc_domain::history::StatusDetail;
+use svc_service::ServiceError;
 
 #[tokio::test]
 async fn a_row_has_the_interface_shape_and_no_cost_fields_for_owners() {
@@ -34,10 +35,33 @@ async fn a_row_has_the_interface_shape_and_no_cost_fields_for_owners() {
         assert_eq!(body["proxyTier"], "tier0");
         assert_eq!(body["retries"], 0);
         assert_eq!(body["fixVersionId"], Value::Null);
-        assert_eq!(body["errorSnapshot"], Value::Null, "snapshots are for platform admins");
+        assert!(body.get("errorSnapshot").is_none(), "snapshots are for the web app's admin view: {body}");
         assert!(body.get("costs").is_none(), "costs key absent: {body}");
         assert!(body.get("meter").is_none(), "meter key absent: {body}");
     }
+}
+
+#[tokio::test]
+async fn error_snapshots_are_read_by_platform_admin_sessions_of_the_organization_only() {
+    let app = TestApp::start().await;
+    let admin = app.signup("root@example.com").await;
+    let owner = app.signup("owner@example.com").await;
+    app.services.admin.grant_admin("root@example.com").await.unwrap();
+    let admin_sid = app.create_scrap(&admin, "S").await["id"].as_str().unwrap().to_string();
+    let owner_sid = app.create_scrap(&owner, "S").await["id"].as_str().unwrap().to_string();
+    let admins_row = app.insert_run(&admin, &admin_sid, Some(StatusDetail::Error)).await;
+    let owners_row = app.insert_run(&owner, &owner_sid, Some(StatusDetail::Error)).await;
+    let history = &app.services.history;
+
+    let session = app.services.auth.session(&admin.token).await.unwrap();
+    let snap = history.error_snapshot(&session, admins_row.id).await.unwrap().expect("a snapshot");
+    assert_eq!(snap["html"], "<html></html>");
+    // Another organization's row is unknown, even to a platform admin.
+    let foreign = history.error_snapshot(&session, owners_row.id).await;
+    assert!(matches!(foreign, Err(ServiceError::NotFound(_))), "{foreign:?}");
+    let plain = app.services.auth.session(&owner.token).await.unwrap();
+    let refused = history.error_snapshot(&plain, owners_row.id).await;
+    assert!(matches!(refused, Err(ServiceError::Forbidden(_))), "{refused:?}");
 }
 
 #[tokio::test]
@@ -73,7 +97,7 @@ async fn platform_admins_and_their_keys_see_costs_and_meter() {
         assert_eq!(status, StatusCode::OK);
         assert_eq!(body["costs"]["bytes"], 2048, "{body}");
         assert_eq!(body["meter"]["units"], 1, "{body}");
-        assert_eq!(body["errorSnapshot"]["html"], "<html></html>");
+        assert!(body.get("errorSnapshot").is_none(), "not over REST, even for admins: {body}");
         let (_, list) = app.get(&format!("/api/historys?scrap={sid}"), bearer).await;
         assert_eq!(list["data"][0]["costs"]["total"], 0, "{list}");
     }

@@ -44,12 +44,31 @@ async fn call(client: &Client, tool: &str, args: Value) -> Result<CallToolResult
     client.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args)).await
 }
 
-/// The tool's JSON answer, asserting it is not a tool error.
-async fn ok_json(client: &Client, tool: &str, args: Value) -> Value {
+/// The tool's JSON answer and its note (a second text item), asserting it
+/// is not a tool error.
+async fn ok_answer(client: &Client, tool: &str, args: Value) -> (Value, Option<String>) {
     let result = call(client, tool, args).await.expect("tool call");
     assert_ne!(result.is_error, Some(true), "{tool}: {result:?}");
+    assert!(result.content.len() <= 2, "JSON and at most one note: {result:?}");
     let text = result.content[0].as_text().expect("text content").text.clone();
-    serde_json::from_str(&text).expect("JSON text")
+    let note = result.content.get(1).map(|c| c.as_text().expect("a text note").text.clone());
+    (serde_json::from_str(&text).expect("JSON text"), note)
+}
+
+/// The tool's JSON answer, asserting it is not a tool error.
+async fn ok_json(client: &Client, tool: &str, args: Value) -> Value {
+    ok_answer(client, tool, args).await.0
+}
+
+/// A row's `data`, which is a JSON-encoded array as in REST.
+fn items(row: &Value) -> Vec<Value> {
+    serde_json::from_str(row["data"].as_str().expect("data is a string")).expect("data holds a JSON array")
+}
+
+fn keys(object: &Value) -> Vec<String> {
+    let mut keys: Vec<String> = object.as_object().expect("an object").keys().cloned().collect();
+    keys.sort();
+    keys
 }
 
 /// The tool error's message, asserting it is one.
@@ -126,23 +145,39 @@ async fn the_tools_answer_with_the_rest_shapes_and_bounded_data() {
     let (_, rest) = app.get(&format!("/api/scraps/{other}"), &all).await;
     assert_eq!(scrap, rest, "the public Scrap shape, as REST gives it");
 
-    // Run and wait: the finished row, its 250 items cut to 100 with a note.
-    let row = ok_json(&client, "svc_run_scrap", json!({"scrapId": big, "wait": 60, "param": "fr"})).await;
+    // Run and wait: the finished row in the REST shape, its 250 items cut to
+    // 100, `length` still the whole count, and a note on how to page.
+    let (row, note) = ok_answer(&client, "svc_run_scrap", json!({"scrapId": big, "wait": 60, "param": "fr"})).await;
     assert_eq!(row["statusDetail"], "success", "{row}");
     assert_eq!(row["triggeredBy"], "api");
-    assert_eq!(row["data"].as_array().unwrap().len(), 100);
-    assert_eq!(row["dataTotalItems"], 250);
-    assert!(row["dataNote"].as_str().unwrap().contains("dataOffset=100"));
+    assert_eq!(items(&row).len(), 100);
+    assert_eq!(items(&row)[99], "Item 99");
+    assert_eq!(row["length"], 250);
+    assert!(note.as_deref().unwrap_or("").contains("dataOffset=100"), "{note:?}");
     assert!(row.get("costs").is_none(), "the cost contract: owners see no costs");
     let id = row["id"].as_str().unwrap().to_string();
-    let page3 = ok_json(&client, "svc_get_history_row", json!({"historyId": id, "dataOffset": 200})).await;
-    assert_eq!(page3["data"][0], "Item 200");
-    assert_eq!(page3["data"].as_array().unwrap().len(), 50);
-    let pending = ok_json(&client, "svc_run_scrap", json!({"scrapId": other})).await;
+    let (_, rest_row) = app.get(&format!("/api/historys/{id}"), &all).await;
+    assert_eq!(keys(&row), keys(&rest_row), "exactly the REST row's fields");
+    assert!(row.get("errorSnapshot").is_none() && rest_row.get("errorSnapshot").is_none());
+    let (page3, note) = ok_answer(&client, "svc_get_history_row", json!({"historyId": id, "dataOffset": 200})).await;
+    assert_eq!(items(&page3)[0], "Item 200");
+    assert_eq!(items(&page3).len(), 50);
+    assert_eq!(page3["length"], 250);
+    assert!(!note.as_deref().unwrap_or("").contains("dataOffset="), "nothing after item 249: {note:?}");
+    let (pending, note) = ok_answer(&client, "svc_run_scrap", json!({"scrapId": other})).await;
+    assert_eq!(keys(&pending), ["historyId", "scrapId", "status", "triggeredBy"], "the REST 202 body");
     assert_eq!(pending["status"], Value::Null);
-    let history = ok_json(&client, "svc_get_scrap_history", json!({"scrapId": big, "limit": 5})).await;
-    assert_eq!(history["total"], 1);
-    assert_eq!(history["data"][0]["data"].as_array().unwrap().len(), 10, "lists carry the first items only");
+    assert!(note.unwrap().contains("svc_get_history_row"));
+    let (history, note) = ok_answer(&client, "svc_get_scrap_history", json!({"scrapId": big, "limit": 5})).await;
+    let rows = history.as_array().expect("an array of rows");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(keys(&rows[0]), keys(&rest_row), "exactly the REST row's fields");
+    assert_eq!(items(&rows[0]).len(), 10, "lists carry the first items only");
+    assert_eq!(rows[0]["length"], 250);
+    assert!(note.unwrap().contains(&id), "the note names the cut row");
+    let (small, note) = ok_answer(&client, "svc_get_scrap_history", json!({"scrapId": other})).await;
+    assert_eq!(small.as_array().map(Vec::len), Some(1), "the pending run: {small}");
+    assert_eq!(note, None, "nothing was cut");
 
     // Bad arguments are tool errors that say what is wrong.
     assert!(tool_error(&client, "svc_get_scrap", json!({"scrapId": "nope"})).await.contains("24-character"));
@@ -215,6 +250,10 @@ async fn a_platform_admin_sees_costs_through_mcp() {
     let client = connect(&app, &admin).await;
     let seen = ok_json(&client, "svc_get_history_row", json!({"historyId": row.id.to_string()})).await;
     assert_eq!(seen["costs"]["bytes"], 2048, "{seen}");
+    assert!(seen.get("errorSnapshot").is_none(), "snapshots are for the web app's admin view only: {seen}");
+    let listed = ok_json(&client, "svc_get_scrap_history", json!({"scrapId": sid})).await;
+    assert_eq!(listed[0]["meter"]["units"], 1, "{listed}");
+    assert!(listed[0].get("errorSnapshot").is_none(), "{listed}");
 }
 
 /// How many more requests a bucket refilling `per_sec` may have let through
@@ -362,7 +401,9 @@ async fn the_official_python_sdk_client_connects_lists_and_calls() {
     let app = TestApp::start().await;
     let alice = app.signup("alice@example.com").await;
     let sid = app.create_scrap(&alice, "python sees this").await["id"].as_str().unwrap().to_string();
-    let k = key(&app, &alice, json!({"name": "py", "scopes": ["svc:scraps:read"]})).await;
+    let older = app.insert_run(&alice, &sid, Some(svc_domain::history::StatusDetail::Success)).await;
+    let newer = app.insert_run(&alice, &sid, Some(svc_domain::history::StatusDetail::Error)).await;
+    let k = key(&app, &alice, json!({"name": "py", "scopes": ["svc:scraps:read", "svc:history:read"]})).await;
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_python_client.py");
     let out = tokio::time::timeout(
         Duration::from_secs(60),
@@ -382,4 +423,15 @@ async fn the_official_python_sdk_client_connects_lists_and_calls() {
     assert_eq!(report["tools"].as_array().unwrap().len(), 5);
     assert_eq!(report["scrap"]["title"], "python sees this");
     assert!(report["protocolVersion"].as_str().unwrap().starts_with("20"));
+
+    // svc_get_scrap_history: a list of dicts, each exactly a REST row.
+    let (_, rest) = app.get(&format!("/api/historys/{}", newer.id), &k).await;
+    let history = report["history"].as_array().expect("the history parses as a list");
+    let ids: Vec<&str> = history.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [newer.id.to_string(), older.id.to_string()], "newest first");
+    for row in history {
+        assert_eq!(keys(row), keys(&rest), "exactly the REST row's keys");
+        assert_eq!(row["data"], "[{\"n\":1}]", "data is a JSON-encoded string");
+    }
+    assert_eq!(report["row"], rest, "svc_get_history_row is the REST row");
 }

@@ -1,5 +1,6 @@
 """Connects to svc's MCP endpoint with the official Python SDK (`mcp`),
-lists the tools and calls svc_get_scrap; prints one JSON line."""
+lists the tools, calls svc_get_scrap, svc_get_scrap_history and
+svc_get_history_row (for the newest row); prints one JSON line."""
 import asyncio
 import json
 import sys
@@ -18,10 +19,18 @@ async def main(url: str, key: str, scrap_id: str) -> None:
             tools = await session.list_tools()
             result = await session.call_tool("svc_get_scrap", {"scrapId": scrap_id})
             scrap = json.loads(result.content[0].text)
+            result = await session.call_tool("svc_get_scrap_history", {"scrapId": scrap_id})
+            history = json.loads(result.content[0].text)
+            assert isinstance(history, list), history
+            assert all(isinstance(row, dict) for row in history), history
+            result = await session.call_tool("svc_get_history_row", {"historyId": history[0]["id"]})
+            row = json.loads(result.content[0].text)
             print(json.dumps({
                 "protocolVersion": str(init.protocol_version),
                 "tools": sorted(t.name for t in tools.tools),
                 "scrap": scrap,
+                "history": history,
+                "row": row,
             }))
 
 

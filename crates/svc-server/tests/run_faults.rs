@@ -42,19 +42,17 @@ async fn scrap(app: &TestApp, account: &Account, title: &str, url: &str, script:
     app.scrap_with(account, json!({"title": title, "url": url, "request": script})).await
 }
 
-/// The row with the snapshot's html and screenshot replaced by their sizes,
-/// for assertion messages.
+/// The row, for assertion messages.
 fn brief(row: &Value) -> String {
-    let mut row = row.clone();
-    if let Some(snap) = row.get_mut("errorSnapshot").and_then(Value::as_object_mut) {
-        for field in ["html", "screenshot"] {
-            if let Some(text) = snap.get(field).and_then(Value::as_str) {
-                let size = format!("<{} characters>", text.len());
-                snap.insert(field.into(), Value::String(size));
-            }
-        }
-    }
     row.to_string()
+}
+
+/// The error snapshot of a row, as the web app's admin view reads it (REST
+/// and MCP never carry it).
+async fn snapshot(app: &TestApp, admin: &Account, row: &Value) -> Value {
+    let session = app.services.auth.session(&admin.token).await.expect("an admin's session");
+    let id = svc_domain::ObjectId::parse(row["id"].as_str().unwrap()).unwrap();
+    app.services.history.error_snapshot(&session, id).await.expect("an admin reads snapshots").unwrap_or(Value::Null)
 }
 
 /// Triggers a run of `scrap`, waits for its end and returns the finished row.
@@ -154,8 +152,8 @@ async fn broken_scripts_end_as_error_rows_and_the_worker_keeps_going() {
     for ((title, _, needles), row) in cases.iter().zip(&rows) {
         eprintln!("case {title}");
         assert_error_row(row, needles, WITHIN_TIMEOUT);
-        // A non-admin owner never sees snapshots or cost fields.
-        assert_eq!(row["errorSnapshot"], Value::Null, "{}", brief(row));
+        // A non-admin owner never sees cost fields; no one sees a snapshot over REST.
+        assert!(row.get("errorSnapshot").is_none(), "{}", brief(row));
         assert!(row.get("costs").is_none() && row.get("meter").is_none(), "{}", brief(row));
     }
     let error = |i: usize| rows[i]["error"].as_str().unwrap().to_string();
@@ -272,8 +270,9 @@ async fn a_body_cut_off_by_the_timeout_is_metered_by_what_arrived() {
     assert!(bytes > 64 * 1024, "costs.bytes {bytes} should count the streamed chunks: {}", brief(&row));
 }
 
-/// Case 10: a missing selector. A platform admin sees the snapshot (page
-/// markup, the selector, a PNG screenshot); a plain owner sees null.
+/// Case 10: a missing selector. A platform admin's web session reads the
+/// snapshot (page markup, the selector, a PNG screenshot); a plain owner
+/// cannot, and REST carries it for no one.
 #[tokio::test]
 async fn a_missing_selector_is_an_error_with_a_snapshot_for_admins_only() {
     let app = app_with_private_networks().await;
@@ -289,8 +288,9 @@ async fn a_missing_selector_is_an_error_with_a_snapshot_for_admins_only() {
     let shown = brief(&row);
     assert_error_row(&row, &["#nope"], WITHIN_TIMEOUT);
     assert!(row["error"].as_str().unwrap().contains("timed out"), "{shown}");
-    let snap = &row["errorSnapshot"];
-    assert!(snap.is_object(), "an admin sees the snapshot: {shown}");
+    assert!(row.get("errorSnapshot").is_none(), "not over REST, even for an admin: {shown}");
+    let snap = &snapshot(&app, &admin, &row).await;
+    assert!(snap.is_object(), "an admin reads the snapshot: {shown}");
     let html = snap["html"].as_str().unwrap_or_else(|| panic!("snapshot html: {shown}"));
     assert!(html.contains("<ul id=\"list\">") && html.contains("Item 2"), "the page's markup: {html}");
     assert_eq!(snap["selector"], "#nope", "{shown}");
@@ -306,12 +306,16 @@ async fn a_missing_selector_is_an_error_with_a_snapshot_for_admins_only() {
     let row = run(&app, &owner, &owner_scrap).await;
     let shown = brief(&row);
     assert_error_row(&row, &["#nope"], WITHIN_TIMEOUT);
-    assert_eq!(row["errorSnapshot"], Value::Null, "a non-admin owner sees no snapshot: {shown}");
+    assert!(row.get("errorSnapshot").is_none(), "{shown}");
     assert!(row.get("costs").is_none() && row.get("meter").is_none(), "{shown}");
+    let session = app.services.auth.session(&owner.token).await.unwrap();
+    let id = svc_domain::ObjectId::parse(row["id"].as_str().unwrap()).unwrap();
+    let refused = app.services.history.error_snapshot(&session, id).await;
+    assert!(matches!(refused, Err(svc_service::ServiceError::Forbidden(_))), "a non-admin owner: {refused:?}");
     // Read back, the row stays that way.
     let (status, again) = app.get(&format!("/api/historys/{}", row["id"].as_str().unwrap()), &owner.token).await;
     assert_eq!(status, StatusCode::OK, "{}", brief(&again));
-    assert_eq!(again["errorSnapshot"], Value::Null, "{}", brief(&again));
+    assert!(again.get("errorSnapshot").is_none(), "{}", brief(&again));
     assert_eq!(again["error"], row["error"]);
 
     assert_worker_still_runs(&app, &owner, &site.base).await;
@@ -354,7 +358,8 @@ async fn redirects_to_local_schemes_never_load() {
         let text = row.to_string();
         assert!(!text.contains("root:x:0:0") && !text.contains("/bin/"), "file contents leaked: {}", brief(&row));
         assert!(!text.contains("Command Line"), "chrome://version leaked: {}", brief(&row));
-        let html = row["errorSnapshot"]["html"].as_str().unwrap_or("");
+        let snap = snapshot(&app, &alice, &row).await;
+        let html = snap["html"].as_str().unwrap_or("");
         assert!(!html.contains("root:"), "the snapshot shows file contents: {html}");
     }
 

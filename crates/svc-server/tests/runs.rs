@@ -65,7 +65,7 @@ async fn a_triggered_run_extracts_and_is_recorded() {
     let alice = app.signup("alice@example.com").await;
     let url = format!("{}/items/50", site.base);
     let sid = app
-        .scrap_with(&alice, json!({"title": "Items", "url": url, "request": "returnData([...document.querySelectorAll('li.item')].map(li => li.textContent))"}))
+        .scrap_with(&alice, json!({"title": "Items", "url": url, "proxyTier": "tier2", "request": "returnData([...document.querySelectorAll('li.item')].map(li => li.textContent))"}))
         .await;
     let (_, key) = app
         .create_key(
@@ -92,7 +92,7 @@ async fn a_triggered_run_extracts_and_is_recorded() {
     assert!(row["time"].as_i64().unwrap() > 0);
     assert_eq!(row["triggeredBy"], "api");
     assert_eq!(row["type"], "scrap_run");
-    assert_eq!(row["proxyTier"], "tier0");
+    assert_eq!(row["proxyTier"], "tier0", "the tier that ran: proxy tiers are not active yet, every run is direct");
     assert_eq!(row["retries"], 0);
     assert_eq!(row["error"], Value::Null);
     assert!(row.get("costs").is_none(), "owners do not see costs");

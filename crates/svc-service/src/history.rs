@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use serde_json::Value;
 use svc_domain::ObjectId;
 use svc_domain::history::HistoryRow;
 use svc_domain::scope::Scope;
@@ -9,11 +10,12 @@ use svc_storage::{HistoryFilter, Store};
 
 use crate::paging::{PageRequest, Paged};
 use crate::scraps::authorize_scrap;
-use crate::{Principal, Result, ServiceError};
+use crate::{Principal, Result, ServiceError, Session};
 
-/// A history row as one caller may see it. When `admin_fields` is false,
-/// `costs`, `meter` and `errorSnapshot` have been cleared and adapters omit
-/// `costs` and `meter` entirely (the cost contract).
+/// A history row as one caller may see it. `errorSnapshot` is always
+/// cleared: it is for the web app's admin view only ([`HistoryService::error_snapshot`]).
+/// When `admin_fields` is false, `costs` and `meter` have been cleared too
+/// and adapters omit them entirely (the cost contract).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HistoryView {
     pub row: HistoryRow,
@@ -23,10 +25,10 @@ pub struct HistoryView {
 impl HistoryView {
     pub fn for_principal(mut row: HistoryRow, principal: &Principal) -> Self {
         let admin_fields = principal.is_platform_admin();
+        row.error_snapshot = None;
         if !admin_fields {
             row.costs = None;
             row.meter = None;
-            row.error_snapshot = None;
         }
         HistoryView { row, admin_fields }
     }
@@ -74,5 +76,16 @@ impl HistoryService {
             return Err(ServiceError::ScrapNotInKeyScope);
         }
         Ok(HistoryView::for_principal(row, principal))
+    }
+
+    /// The page markup, selector and screenshot captured when a run of the
+    /// caller's organization failed (`None` when none was captured). For the
+    /// web app's admin view only: a web session of a platform admin, else 403.
+    pub async fn error_snapshot(&self, session: &Session, id: ObjectId) -> Result<Option<Value>> {
+        if !session.is_platform_admin() {
+            return Err(ServiceError::Forbidden("error snapshots are for platform admins".into()));
+        }
+        let row = self.store.history_row(session.org(), id).await?.ok_or(ServiceError::NotFound("history row"))?;
+        Ok(row.error_snapshot)
     }
 }

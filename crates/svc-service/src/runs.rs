@@ -6,7 +6,7 @@ use std::time::Duration;
 use chrono::Utc;
 use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
-use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
+use svc_domain::history::{DIRECT_TIER, HistoryRow, StatusDetail, TriggeredBy};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::Scrap;
 use svc_domain::webhook::Delivery;
@@ -24,7 +24,22 @@ use crate::{Principal, Result, ServiceError, Session};
 
 /// How many times a run is tried when its worker disappears.
 pub const MAX_ATTEMPTS: i64 = 2;
+/// The longest a trigger may wait for its run to finish (`wait`).
 pub const MAX_WAIT: Duration = Duration::from_secs(120);
+
+/// A caller's `wait`, in whole seconds from 0 to [`MAX_WAIT`]; 0 means
+/// answer at once with the pending run.
+pub fn wait_from_secs(secs: u64) -> Result<Duration> {
+    if secs > MAX_WAIT.as_secs() {
+        return Err(wait_refused());
+    }
+    Ok(Duration::from_secs(secs))
+}
+
+/// The refusal of a `wait` that is not a whole number of seconds in range.
+pub fn wait_refused() -> ServiceError {
+    ServiceError::validation("wait", format!("must be an integer number of seconds from 0 to {}", MAX_WAIT.as_secs()))
+}
 const LOST_WORKER: &str = "the worker running this run stopped before finishing it";
 
 /// In-process signals: new work for the embedded workers, finished runs for
@@ -124,8 +139,7 @@ impl RunService {
         param: Option<svc_domain::scrap::ParamSet>,
         actor: String,
     ) -> Result<HistoryRow> {
-        let proxy_tier = scrap.proxy_tier.as_deref().unwrap_or("tier0");
-        let row = HistoryRow::pending(scrap.id, scrap.organization_id, triggered_by, proxy_tier, Utc::now());
+        let row = HistoryRow::pending(scrap.id, scrap.organization_id, triggered_by, DIRECT_TIER, Utc::now());
         let mut log = activity(
             scrap.organization_id,
             scrap.id,

@@ -25,7 +25,7 @@ use chrono_tz::Tz;
 use rand::Rng;
 use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
-use svc_domain::history::{HistoryRow, TriggeredBy};
+use svc_domain::history::{DIRECT_TIER, HistoryRow, TriggeredBy};
 use svc_domain::scrap::{ParamSet, Scrap};
 use svc_storage::{DueScrap, FiredTick, PlannedTick, Store, TickAction, TickOutcome, TickPlan, TickPlanner};
 use tokio::sync::Notify;
@@ -146,7 +146,7 @@ impl TickPlanner for CronPlanner {
                         scrap.id,
                         scrap.organization_id,
                         TriggeredBy::Cron,
-                        scrap.proxy_tier.as_deref().unwrap_or("tier0"),
+                        DIRECT_TIER,
                         Utc::now(),
                     )),
                     param: pick_param(&scrap.params, &mut rand::rng()),

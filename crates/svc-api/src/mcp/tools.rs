@@ -2,7 +2,6 @@
 //! scopes and allow-list) as its REST route, and renders the REST shapes.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -10,14 +9,15 @@ use rmcp::model::{CallToolResult, ContentBlock, ErrorCode, ServerCapabilities, S
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use svc_domain::ObjectId;
+use svc_service::history::HistoryView;
 use svc_service::paging::PageRequest;
-use svc_service::runs::Trigger;
+use svc_service::runs::{self, Trigger};
 use svc_service::{Principal, ServiceError, Services};
 
-use super::bounded::{LIST_BYTES, LIST_ITEMS, MAX_BYTES, MAX_ITEMS, bound_row_data};
-use crate::views::ScrapView;
+use super::bounded::{LIST_BYTES, LIST_ITEMS, MAX_BYTES, MAX_ITEMS, bound_data, list_note, row_note};
+use crate::views::{self, HistoryRowView, ScrapView, TriggerAccepted};
 
 #[derive(Clone)]
 pub(crate) struct SvcMcp {
@@ -72,8 +72,21 @@ pub(crate) struct RunScrapArgs {
     pub param: Option<String>,
 }
 
-fn text(value: Value) -> CallToolResult {
-    CallToolResult::success(vec![ContentBlock::text(value.to_string())])
+/// A tool's answer: the REST shape as JSON text, then the note (if any) on
+/// what was left out or what to do next, as a text item of its own so that
+/// the JSON stays exactly the REST shape.
+fn answer(view: impl serde::Serialize, note: Option<String>) -> CallToolResult {
+    let json = serde_json::to_string(&view).unwrap_or_else(|_| "null".into());
+    let mut content = vec![ContentBlock::text(json)];
+    content.extend(note.map(ContentBlock::text));
+    CallToolResult::success(content)
+}
+
+/// A finished row, its data bounded from `offset` to one call's worth.
+fn bounded_row(view: HistoryView, offset: usize) -> CallToolResult {
+    let mut row = views::history_row(view);
+    let cut = bound_data(&mut row, offset, MAX_ITEMS, MAX_BYTES);
+    answer(row, cut.map(row_note))
 }
 
 fn tool_error(message: impl Into<String>) -> CallToolResult {
@@ -134,14 +147,6 @@ fn principal(ctx: &RequestContext<RoleServer>) -> Result<Principal, ErrorData> {
         .ok_or_else(|| ErrorData::internal_error("unauthenticated MCP request", None))
 }
 
-fn json_of(view: impl serde::Serialize) -> Value {
-    serde_json::to_value(view).unwrap_or(Value::Null)
-}
-
-fn row_json(view: svc_service::history::HistoryView) -> Value {
-    json_of(crate::views::history_row(view))
-}
-
 #[tool_router]
 impl SvcMcp {
     pub(crate) fn new(services: Arc<Services>) -> Self {
@@ -159,8 +164,7 @@ impl SvcMcp {
         let principal = principal(&ctx)?;
         let page = or_answer!(PageRequest::new(args.page, args.per_page).map_err(|e| invalid(e.to_string())));
         let found = or_answer!(served(self.services.scraps.list(&principal, args.search, page).await, "scrap"));
-        let data: Vec<Value> = found.items.into_iter().map(|s| json_of(ScrapView::from(s))).collect();
-        Ok(text(json!({"data": data, "total": found.total, "page": found.page.page, "perPage": found.page.per_page})))
+        Ok(answer(views::list(found, ScrapView::from), None))
     }
 
     #[tool(description = "Get one scrap by `scrapId`: its public fields (title, URL, script, schedule, \
@@ -173,12 +177,13 @@ impl SvcMcp {
         let principal = principal(&ctx)?;
         let id = or_answer!(parse(&args.scrap_id, "scrapId"));
         let scrap = or_answer!(served(self.services.scraps.get(&principal, id).await, "scrap"));
-        Ok(text(json_of(ScrapView::from(scrap))))
+        Ok(answer(ScrapView::from(scrap), None))
     }
 
-    #[tool(description = "The latest runs (history rows) of one scrap, newest first: status, item count, \
-        duration, what triggered it, and the first items of each result (use svc_get_history_row for a \
-        whole result). `limit` 1 to 50, default 10. Needs scope svc:history:read.")]
+    #[tool(description = "The latest runs (history rows) of one scrap, newest first, as an array of rows: \
+        status, item count (`length`), duration, what triggered it, and in `data` (a JSON-encoded array) the \
+        first items of each result; use svc_get_history_row for a whole result. `limit` 1 to 50, default 10. \
+        Needs scope svc:history:read.")]
     async fn svc_get_scrap_history(
         &self,
         Parameters(args): Parameters<ScrapHistoryArgs>,
@@ -192,20 +197,21 @@ impl SvcMcp {
         }
         let page = PageRequest { page: 1, per_page: limit };
         let found = or_answer!(served(self.services.history.list(&principal, Some(id), page).await, "scrap"));
-        let rows: Vec<Value> = found
-            .items
-            .into_iter()
-            .map(|v| {
-                let mut row = row_json(v);
-                bound_row_data(&mut row, 0, LIST_ITEMS, LIST_BYTES, "svc_get_history_row with this row's id");
-                row
-            })
-            .collect();
-        Ok(text(json!({"data": rows, "total": found.total})))
+        let mut rows: Vec<HistoryRowView> = Vec::with_capacity(found.items.len());
+        let mut cuts = Vec::new();
+        for view in found.items {
+            let mut row = views::history_row(view);
+            if let Some(cut) = bound_data(&mut row, 0, LIST_ITEMS, LIST_BYTES) {
+                cuts.push((row.id.clone(), cut));
+            }
+            rows.push(row);
+        }
+        Ok(answer(rows, (!cuts.is_empty()).then(|| list_note(&cuts))))
     }
 
-    #[tool(description = "One run (history row) by `historyId`, with its result data: at most 100 items \
-        or 50 KB per call; `dataOffset` pages through larger results. Needs scope svc:history:read.")]
+    #[tool(description = "One run (history row) by `historyId`, with its result in `data` (a JSON-encoded \
+        array): at most 100 items or 50 KB per call, `length` being the whole count; `dataOffset` pages \
+        through larger results. Needs scope svc:history:read.")]
     async fn svc_get_history_row(
         &self,
         Parameters(args): Parameters<HistoryRowArgs>,
@@ -214,9 +220,8 @@ impl SvcMcp {
         let principal = principal(&ctx)?;
         let id = or_answer!(parse(&args.history_id, "historyId"));
         let view = or_answer!(served(self.services.history.get(&principal, id).await, "history row"));
-        let mut row = row_json(view);
-        bound_row_data(&mut row, args.data_offset.unwrap_or(0) as usize, MAX_ITEMS, MAX_BYTES, "svc_get_history_row");
-        Ok(text(row))
+        let offset = usize::try_from(args.data_offset.unwrap_or(0)).unwrap_or(usize::MAX);
+        Ok(bounded_row(view, offset))
     }
 
     #[tool(description = "Run a scrap now. Returns the pending run, or with `wait` (seconds, up to 120) \
@@ -229,27 +234,17 @@ impl SvcMcp {
     ) -> Result<CallToolResult, ErrorData> {
         let principal = principal(&ctx)?;
         let id = or_answer!(parse(&args.scrap_id, "scrapId"));
-        let wait = args.wait.unwrap_or(0);
-        if wait > 120 {
-            return invalid("wait must be from 0 to 120 seconds");
-        }
+        let wait = or_answer!(served(runs::wait_from_secs(args.wait.unwrap_or(0)), "scrap"));
         let trigger = self.services.runs.trigger(&principal, Trigger::Worker, id, args.param.as_deref()).await;
         let row = or_answer!(served(trigger, "scrap"));
-        if wait > 0 {
-            let finished = self.services.runs.wait_finished(&principal, row.id, Duration::from_secs(wait)).await;
+        if !wait.is_zero() {
+            let finished = self.services.runs.wait_finished(&principal, row.id, wait).await;
             if let Some(done) = or_answer!(served(finished, "history row")) {
-                let mut row = row_json(done);
-                bound_row_data(&mut row, 0, MAX_ITEMS, MAX_BYTES, "svc_get_history_row");
-                return Ok(text(row));
+                return Ok(bounded_row(done, 0));
             }
         }
-        Ok(text(json!({
-            "historyId": row.id.to_string(),
-            "scrapId": row.scrap_id.to_string(),
-            "status": null,
-            "triggeredBy": row.triggered_by.as_str(),
-            "note": "The run is pending: call svc_get_history_row with this historyId later.",
-        })))
+        let note = "The run is pending: call svc_get_history_row with this historyId later.";
+        Ok(answer(TriggerAccepted::from(&row), Some(note.into())))
     }
 }
 

@@ -7,8 +7,8 @@ use axum::http::header::CONTENT_TYPE;
 use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use svc_service::runs::Trigger;
-use svc_service::{ServiceError, Services};
+use svc_service::Services;
+use svc_service::runs::{self, Trigger};
 
 use crate::ApiError;
 use crate::extract::{Caller, WebSession, parse_id};
@@ -31,30 +31,17 @@ pub(crate) async fn trigger(
 ) -> Result<Response, ApiError> {
     let id = parse_id("id", &id)?;
     let wait = match query.wait.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        None => None,
-        Some(raw) => match raw.parse::<u64>() {
-            Ok(secs) if secs <= 120 => Some(Duration::from_secs(secs)),
-            _ => {
-                return Err(
-                    ServiceError::validation("wait", "must be an integer number of seconds from 0 to 120").into()
-                );
-            }
-        },
+        None => Duration::ZERO,
+        Some(raw) => raw.parse::<u64>().map_err(|_| runs::wait_refused()).and_then(runs::wait_from_secs)?,
     };
     let via = if method == Method::GET { Trigger::Load } else { Trigger::Worker };
     let row = services.runs.trigger(&principal, via, id, query.param.as_deref()).await?;
-    if let Some(wait) = wait.filter(|w| !w.is_zero())
+    if !wait.is_zero()
         && let Some(done) = services.runs.wait_finished(&principal, row.id, wait).await?
     {
         return Ok((StatusCode::OK, Json(views::history_row(done))).into_response());
     }
-    let body = TriggerAccepted {
-        history_id: row.id.to_string(),
-        scrap_id: row.scrap_id.to_string(),
-        status: None,
-        triggered_by: row.triggered_by.as_str().to_string(),
-    };
-    Ok((StatusCode::ACCEPTED, Json(body)).into_response())
+    Ok((StatusCode::ACCEPTED, Json(TriggerAccepted::from(&row))).into_response())
 }
 
 /// `GET /api/scraps/:id/data`: the latest successful run's data, as JSON.
