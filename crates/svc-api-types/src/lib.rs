@@ -5,6 +5,7 @@
 mod account;
 mod activity;
 mod error;
+mod health;
 mod history;
 mod key;
 mod list;
@@ -15,6 +16,7 @@ mod webhook;
 pub use account::{LoginView, MeView, OrganizationView, SignupView, UserView};
 pub use activity::ActivityView;
 pub use error::ErrorBody;
+pub use health::HealthView;
 pub use history::HistoryRowView;
 pub use key::{CreatedKeyView, KeyView};
 pub use list::ListView;

@@ -55,7 +55,7 @@ pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
     };
     let shutdown = shutdown_signal();
     match listener.local_addr() {
-        Ok(addr) => eprintln!("svc: listening on http://{addr} (database: {})", app.services().store.backend()),
+        Ok(addr) => eprintln!("svc: listening on http://{addr} (database: {})", app.store().backend()),
         Err(e) => eprintln!("svc: listening (address unknown: {e})"),
     }
     match app.serve(listener, shutdown).await {
@@ -83,7 +83,7 @@ pub(crate) async fn work(file: Option<&Path>, container: &str) -> ExitCode {
         Ok(app) => app,
         Err(code) => return code,
     };
-    eprintln!("svc: worker for container `{container}` (database: {})", app.services().store.backend());
+    eprintln!("svc: worker for container `{container}` (database: {})", app.store().backend());
     app.work(container, shutdown_signal()).await;
     ExitCode::SUCCESS
 }

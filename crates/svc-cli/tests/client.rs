@@ -241,8 +241,8 @@ async fn keys_and_webhooks_round_trip() {
     let cfg = config.path();
     let base = server.base.as_str();
     let account = signup(base, "dev@example.com").await;
-    let org = svc_domain::ObjectId::parse(account["organization"]["id"].as_str().unwrap()).unwrap();
-    server.app.store.set_plan(org, Plan::Growth).await.unwrap();
+    assert!(account["organization"]["id"].is_string(), "{account}");
+    server.app.admin.set_plan("dev@example.com", Plan::Growth).await.unwrap();
     svc(base, cfg, &[], Some("password-123\n"), &["login", "--email", "dev@example.com", "--password-stdin"]).await;
 
     let o =

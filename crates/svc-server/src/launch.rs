@@ -4,6 +4,7 @@ use std::sync::Arc;
 use svc_runner::{ChromiumEngine, EngineConfig, Worker};
 use svc_service::dispatcher::{DispatchConfig, Dispatcher};
 use svc_service::{ServiceConfig, Services};
+use svc_storage::Store;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -22,8 +23,11 @@ pub enum LaunchError {
 }
 
 /// A built application: the store is open and migrated, the services ready.
+/// The app owns the store: it hands it to the services and the background
+/// loops it composes, and closes it when they have stopped.
 pub struct App {
     config: Config,
+    store: Arc<dyn Store>,
     services: Arc<Services>,
 }
 
@@ -38,7 +42,7 @@ impl App {
             }
         };
         let services = Arc::new(Services::new(
-            store,
+            store.clone(),
             ServiceConfig {
                 jwt_secret,
                 free_grant: config.free_grant,
@@ -50,11 +54,17 @@ impl App {
                 trusted_proxies: config.trusted_proxies.clone(),
             },
         ));
-        Ok(App { config, services })
+        Ok(App { config, store, services })
     }
 
     pub fn services(&self) -> &Arc<Services> {
         &self.services
+    }
+
+    /// The store, for what composes the app (the dispatcher, operator
+    /// commands, test fixtures and benchmarks); adapters use the services.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
     }
 
     pub fn config(&self) -> &Config {
@@ -77,7 +87,7 @@ impl App {
         let transport =
             Arc::new(HttpWebhookClient::new(self.config.webhook_timeout, self.config.allow_private_networks));
         Arc::new(Dispatcher::new(
-            self.services.store.clone(),
+            self.store.clone(),
             transport,
             DispatchConfig {
                 retry_delays: self.config.webhook_retry_delays.clone(),
@@ -119,7 +129,7 @@ impl App {
             background.push(tokio::spawn(self.dispatcher().run(stopped(stop_rx.clone()))));
         }
         let router = svc_api::router(self.services.clone());
-        tracing::info!(address = %listener.local_addr()?, database = self.services.store.backend(), "svc serving");
+        tracing::info!(address = %listener.local_addr()?, database = self.store.backend(), "svc serving");
         let served = axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
             .with_graceful_shutdown(async move {
                 shutdown.await;
@@ -132,7 +142,7 @@ impl App {
         if let Some(engine) = engine {
             engine.close().await;
         }
-        self.services.store.close().await;
+        self.store.close().await;
         served?;
         Ok(())
     }
@@ -160,7 +170,7 @@ impl App {
             let _ = d.await;
         }
         engine.close().await;
-        self.services.store.close().await;
+        self.store.close().await;
     }
 }
 

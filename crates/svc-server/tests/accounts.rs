@@ -345,7 +345,7 @@ async fn session_tokens_survive_a_restart_on_the_same_database() {
             })
             .await
             .unwrap();
-        app.services().store.close().await;
+        app.store().close().await;
         created.token.token
     };
     let config = svc_server::Config::load(None, vec![("SVC_DATABASE_URL".to_string(), db.url.clone())]).unwrap();

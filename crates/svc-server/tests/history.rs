@@ -116,7 +116,7 @@ async fn lists_filter_by_scrap_newest_first_and_the_scrap_keeps_50_ids() {
         // Rewrite with spaced-out creation times so the order is certain.
         row.id = svc_domain::ObjectId::new();
         row.created_at = start + Duration::seconds(i);
-        app.services.store.insert_history(&row).await.unwrap();
+        app.store.insert_history(&row).await.unwrap();
         ids.push(row.id.to_string());
     }
     app.insert_run(&alice, &b, None).await;

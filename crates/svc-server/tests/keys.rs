@@ -63,7 +63,7 @@ async fn store_key(app: &TestApp, account: &Account, expires_at: Option<DateTime
         created_at: Utc::now() - Duration::days(400),
         revoked_at: None,
     };
-    app.services.store.insert_key(&key, &key_material::hash(&plain), &[]).await.unwrap();
+    app.store.insert_key(&key, &key_material::hash(&plain), &[]).await.unwrap();
     (key, plain)
 }
 

@@ -224,10 +224,7 @@ async fn denials_are_tool_errors_that_reveal_nothing() {
     let reader = key(&app, &alice, json!({"name": "history only", "scopes": ["svc:history:read"]})).await;
     let reader = connect(&app, &reader).await;
     assert!(tool_error(&reader, "svc_list_scraps", json!({})).await.contains("svc:scraps:read"));
-    assert!(
-        app.services.store.list_history(alice.org(), &Default::default()).await.unwrap().items.is_empty(),
-        "nothing ran"
-    );
+    assert!(app.store.list_history(alice.org(), &Default::default()).await.unwrap().items.is_empty(), "nothing ran");
 }
 
 #[tokio::test]
@@ -241,11 +238,7 @@ async fn a_platform_admin_sees_costs_through_mcp() {
     assert!(
         ok_json(&client, "svc_get_history_row", json!({"historyId": row.id.to_string()})).await.get("costs").is_none()
     );
-    app.services
-        .store
-        .set_admin(alice.org(), svc_domain::ObjectId::parse(&alice.user_id).unwrap(), true)
-        .await
-        .unwrap();
+    app.store.set_admin(alice.org(), svc_domain::ObjectId::parse(&alice.user_id).unwrap(), true).await.unwrap();
     let admin = key(&app, &alice, json!({"name": "admin", "scopes": ["svc:history:read"]})).await;
     let client = connect(&app, &admin).await;
     let seen = ok_json(&client, "svc_get_history_row", json!({"historyId": row.id.to_string()})).await;
@@ -384,7 +377,6 @@ async fn svc_run_scrap_shares_the_trigger_limit_of_the_key() {
     let refused = call(&second, "svc_run_scrap", json!({"scrapId": sid})).await.unwrap_err();
     assert!(is_rate_limited(&refused), "{refused:?}");
     let rows = app
-        .services
         .store
         .list_history(alice.org(), &svc_storage::HistoryFilter { limit: 100, ..Default::default() })
         .await

@@ -12,7 +12,7 @@ use svc_client::{Client, ClientError, Credential, RunAnswer};
 async fn every_answer_decodes_into_the_shared_types() {
     let app = TestApp::start_with(&[("SVC_EMBEDDED_WORKER", "false"), ("SVC_ALLOW_PRIVATE_NETWORKS", "true")]).await;
     let alice = app.signup("alice@example.com").await;
-    app.services.store.set_plan(alice.org(), svc_domain::plan::Plan::Growth).await.unwrap();
+    app.store.set_plan(alice.org(), svc_domain::plan::Plan::Growth).await.unwrap();
     let anonymous = Client::new(&app.base, None);
     let token = anonymous.login("alice@example.com", "password-123").await.unwrap();
     assert!(!token.token.is_empty());

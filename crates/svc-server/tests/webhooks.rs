@@ -23,7 +23,7 @@ const FAST_SWEEP: (&str, &str) = ("SVC_WEBHOOK_SWEEP_INTERVAL", "100ms");
 
 async fn growth(app: &TestApp, email: &str) -> Account {
     let account = app.signup(email).await;
-    app.services.store.set_plan(account.org(), Plan::Growth).await.unwrap();
+    app.store.set_plan(account.org(), Plan::Growth).await.unwrap();
     account
 }
 
@@ -158,7 +158,7 @@ async fn management_follows_the_plan_gate_validation_and_put_semantics() {
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 
     // Back on Free: the webhook can be listed and read, not changed.
-    app.services.store.set_plan(alice.org(), Plan::Free).await.unwrap();
+    app.store.set_plan(alice.org(), Plan::Free).await.unwrap();
     let (status, err) = app.put(&format!("/api/developers/webhooks/{id}"), &alice.token, json!({"active": true})).await;
     assert_error(status, &err, StatusCode::FORBIDDEN, "PLAN_REQUIRED");
     let (status, err) = app.delete(&format!("/api/developers/webhooks/{id}"), &alice.token).await;
@@ -168,7 +168,7 @@ async fn management_follows_the_plan_gate_validation_and_put_semantics() {
     assert_error(status, &err, StatusCode::FORBIDDEN, "PLAN_REQUIRED");
     let (status, _) = app.get(&format!("/api/developers/webhooks/{id}/deliveries"), &alice.token).await;
     assert_eq!(status, StatusCode::OK);
-    app.services.store.set_plan(alice.org(), Plan::Pro).await.unwrap();
+    app.store.set_plan(alice.org(), Plan::Pro).await.unwrap();
 
     let (status, _) = app.delete(&format!("/api/developers/webhooks/{id}"), &alice.token).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
@@ -371,7 +371,6 @@ async fn three_failures_make_three_attempts_and_a_failed_record_even_across_a_re
     assert_eq!(receiver.hits().len(), 3, "exactly three attempts");
     // Nothing is left to send: a sweep far in the future finds nothing.
     let due = second
-        .services
         .store
         .claim_deliveries(
             chrono::Utc::now() + chrono::Duration::days(1),

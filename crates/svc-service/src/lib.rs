@@ -39,6 +39,6 @@ pub mod webhooks;
 
 pub use error::ServiceError;
 pub use principal::{Principal, Session};
-pub use services::{ServiceConfig, Services};
+pub use services::{Health, ServiceConfig, Services};
 
 pub type Result<T, E = ServiceError> = std::result::Result<T, E>;

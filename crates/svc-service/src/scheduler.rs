@@ -139,6 +139,9 @@ impl TickPlanner for CronPlanner {
         };
         let next_fire_at = schedule::next_fire(&cron, tz, self.now);
         let tick = match latest_tick(&cron, tz, due.due_at, self.now, self.grace) {
+            // Never two runs of one scrap at once, and no run without balance.
+            Some(at) if due.run_in_flight => PlannedTick { scheduled_at: at, action: TickAction::SkipOverlap },
+            Some(at) if due.balance <= 0 => PlannedTick { scheduled_at: at, action: TickAction::SkipBalance },
             Some(at) => PlannedTick {
                 scheduled_at: at,
                 action: TickAction::Run {
@@ -273,5 +276,26 @@ mod tests {
         }
         assert!(seen.iter().all(|n| *n > 50), "{seen:?}");
         assert_eq!(pick_param(&[], &mut rng), None);
+    }
+
+    #[test]
+    fn a_due_tick_runs_unless_a_run_is_in_flight_or_the_balance_is_spent() {
+        let now = utc("2026-01-01T10:00:05Z");
+        let planner = CronPlanner { now, grace: GRACE, parsed: Mutex::new(HashMap::new()) };
+        let mut scrap = Scrap::new(ObjectId::new(), ObjectId::new(), "t", "https://example.com", "x", now);
+        scrap.cron = Some("* * * * *".into());
+        let due = |run_in_flight, balance| DueScrap {
+            scrap: scrap.clone(),
+            due_at: utc("2026-01-01T10:00:00Z"),
+            run_in_flight,
+            balance,
+        };
+        let action = |d: DueScrap| planner.plan(&d).tick.expect("a tick").action;
+        assert!(matches!(action(due(false, 5)), TickAction::Run { .. }));
+        assert_eq!(action(due(true, 5)), TickAction::SkipOverlap);
+        assert_eq!(action(due(false, 0)), TickAction::SkipBalance);
+        assert_eq!(action(due(true, 0)), TickAction::SkipOverlap, "the overlap is reported first");
+        let plan = planner.plan(&due(true, 0));
+        assert_eq!(plan.next_fire_at, Some(utc("2026-01-01T10:01:00Z")), "a skipped tick still moves the schedule");
     }
 }

@@ -52,9 +52,10 @@ impl fmt::Debug for ServiceConfig {
     }
 }
 
-/// Every service over one store.
+/// Every service over one store. The store itself is private: adapters
+/// reach data only through the services' rules.
 pub struct Services {
-    pub store: Arc<dyn Store>,
+    store: Arc<dyn Store>,
     pub auth: AuthService,
     pub accounts: AccountService,
     pub admin: AdminService,
@@ -97,4 +98,16 @@ impl Services {
             store,
         }
     }
+
+    /// What a health check reports: the service answers, on this database engine.
+    pub fn health(&self) -> Health {
+        Health { database: self.store.backend() }
+    }
+}
+
+/// The answer of a health check.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Health {
+    /// `sqlite` or `postgres`.
+    pub database: &'static str,
 }

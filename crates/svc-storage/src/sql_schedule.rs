@@ -36,22 +36,18 @@ macro_rules! sql_schedule {
                 if records.is_empty() {
                     return Ok(vec![]);
                 }
-                let mut due = Vec::with_capacity(records.len());
+                let mut scraps = Vec::with_capacity(records.len());
                 for record in records {
-                    let scrap = Scrap::try_from(record)?;
-                    if let Some(due_at) = scrap.next_fire_at {
-                        due.push(DueScrap { scrap, due_at });
-                    }
+                    scraps.push(Scrap::try_from(record)?);
                 }
-                let plans: Vec<_> = due.iter().map(|d| planner.plan(d)).collect();
 
-                // What the rules need, read once per batch.
-                let scrap_ids: Vec<ObjectId> = due.iter().map(|d| d.scrap.id).collect();
+                // The facts the rules need, read once per batch.
+                let scrap_ids: Vec<ObjectId> = scraps.iter().map(|s| s.id).collect();
                 let mut running = QueryBuilder::<$db>::new("SELECT DISTINCT scrap_id FROM run_queue WHERE scrap_id IN ");
                 push_id_list(&mut running, &scrap_ids);
                 let running: HashSet<String> =
                     running.build_query_scalar::<String>().fetch_all(&mut *tx).await?.into_iter().collect();
-                let mut org_ids: Vec<ObjectId> = due.iter().map(|d| d.scrap.organization_id).collect();
+                let mut org_ids: Vec<ObjectId> = scraps.iter().map(|s| s.organization_id).collect();
                 org_ids.sort();
                 org_ids.dedup();
                 let mut balances = QueryBuilder::<$db>::new("SELECT id, balance FROM organizations WHERE id IN ");
@@ -59,18 +55,19 @@ macro_rules! sql_schedule {
                 let balances: HashMap<String, i64> =
                     balances.build_query_as::<(String, i64)>().fetch_all(&mut *tx).await?.into_iter().collect();
 
+                let mut due = Vec::with_capacity(scraps.len());
+                for scrap in scraps {
+                    let Some(due_at) = scrap.next_fire_at else { continue };
+                    let run_in_flight = running.contains(&scrap.id.to_string());
+                    let balance = balances.get(&scrap.organization_id.to_string()).copied().unwrap_or(0);
+                    due.push(DueScrap { scrap, due_at, run_in_flight, balance });
+                }
+                let plans: Vec<_> = due.iter().map(|d| planner.plan(d)).collect();
+
                 let mut ticks = Vec::new();
                 for (d, plan) in due.iter().zip(&plans) {
                     let Some(tick) = &plan.tick else { continue };
-                    let id = d.scrap.id.to_string();
-                    let outcome = match &tick.action {
-                        TickAction::Missed => TickOutcome::Missed,
-                        TickAction::Run { .. } if running.contains(&id) => TickOutcome::SkippedOverlap,
-                        TickAction::Run { .. } if balances.get(&d.scrap.organization_id.to_string()).copied().unwrap_or(0) <= 0 => {
-                            TickOutcome::SkippedBalance
-                        }
-                        TickAction::Run { .. } => TickOutcome::Enqueued,
-                    };
+                    let outcome = tick.action.outcome();
                     let history_id = match (&tick.action, outcome) {
                         (TickAction::Run { row, .. }, TickOutcome::Enqueued) => Some(row.id),
                         _ => None,

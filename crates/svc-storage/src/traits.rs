@@ -174,6 +174,10 @@ pub struct DueScrap {
     pub scrap: Scrap,
     /// The stored `next_fire_at` (at or before the scheduler's `now`).
     pub due_at: DateTime<Utc>,
+    /// Whether a run of the scrap (of any trigger) is queued or running.
+    pub run_in_flight: bool,
+    /// The organization's compute balance.
+    pub balance: i64,
 }
 
 /// What to do with one due scrap: decided by the service (`TickPlanner`),
@@ -189,16 +193,32 @@ pub struct TickPlan {
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlannedTick {
     pub scheduled_at: DateTime<Utc>,
-    /// `Missed`: record that the tick was missed (outside the grace period)
-    /// and run nothing; `Run`: enqueue `row` unless the previous run of the
-    /// scrap is still queued or running or the organization has no balance.
     pub action: TickAction,
 }
 
+/// What the service decided for a tick; the store records it as decided.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TickAction {
-    Missed,
+    /// Enqueue `row`.
     Run { row: Box<HistoryRow>, param: Option<ParamSet> },
+    /// Run nothing: the previous run of the scrap is still queued or running.
+    SkipOverlap,
+    /// Run nothing: the organization has no balance left.
+    SkipBalance,
+    /// Run nothing: the tick was missed (outside the catch-up grace period).
+    Missed,
+}
+
+impl TickAction {
+    /// The outcome recorded when this scheduler is the one to fire the tick.
+    pub fn outcome(&self) -> TickOutcome {
+        match self {
+            TickAction::Run { .. } => TickOutcome::Enqueued,
+            TickAction::SkipOverlap => TickOutcome::SkippedOverlap,
+            TickAction::SkipBalance => TickOutcome::SkippedBalance,
+            TickAction::Missed => TickOutcome::Missed,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -902,7 +902,9 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
 // ---------------------------------------------------------------------------
 
 /// Runs every due tick at its due instant and moves the schedule to `next`
-/// (`keep` leaves it where it was, so the same tick comes due again).
+/// (`keep` leaves it where it was, so the same tick comes due again). Like the
+/// service's planner, it skips a tick when the store reports a run in flight
+/// or no balance, so the outcomes below show the facts the store read.
 struct TestPlanner {
     next: Option<DateTime<Utc>>,
     keep: bool,
@@ -913,6 +915,10 @@ impl TickPlanner for TestPlanner {
     fn plan(&self, due: &DueScrap) -> TickPlan {
         let action = if self.missed {
             TickAction::Missed
+        } else if due.run_in_flight {
+            TickAction::SkipOverlap
+        } else if due.balance <= 0 {
+            TickAction::SkipBalance
         } else {
             TickAction::Run { row: Box::new(history(&due.scrap, now())), param: due.scrap.params.first().cloned() }
         };

@@ -3,7 +3,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::State;
 use axum::response::Html;
-use serde_json::{Value, json};
+use svc_api_types::HealthView;
 use svc_service::Services;
 
 pub(crate) async fn index() -> Html<&'static str> {
@@ -17,6 +17,6 @@ pub(crate) async fn index() -> Html<&'static str> {
     ))
 }
 
-pub(crate) async fn healthz(State(services): State<Arc<Services>>) -> Json<Value> {
-    Json(json!({ "status": "ok", "database": services.store.backend() }))
+pub(crate) async fn healthz(State(services): State<Arc<Services>>) -> Json<HealthView> {
+    Json(HealthView::ok(services.health().database))
 }

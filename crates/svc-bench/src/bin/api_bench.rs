@@ -139,7 +139,7 @@ fn main() -> Result<()> {
         let app = App::build(config).await?;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let base = format!("http://{}", listener.local_addr()?);
-        let store = app.services().store.clone();
+        let store = app.store().clone();
         let server = tokio::spawn(app.serve(listener, std::future::pending()));
         let (scrap_id, key, unscoped) = seed(&base, &*store).await?;
 

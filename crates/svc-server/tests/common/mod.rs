@@ -15,6 +15,7 @@ use svc_domain::ObjectId;
 use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
 use svc_server::{App, Config};
 use svc_service::Services;
+use svc_storage::Store;
 use svc_storage::testing::TestDb;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -23,6 +24,9 @@ pub struct TestApp {
     pub base: String,
     pub http: reqwest::Client,
     pub services: Arc<Services>,
+    /// The app's store, for fixtures that set up what no route can (finished
+    /// runs, plans); what the tests check goes through HTTP or the services.
+    pub store: Arc<dyn Store>,
     pub db_url: String,
     shutdown: Option<oneshot::Sender<()>>,
     _db: Option<TestDb>,
@@ -78,6 +82,7 @@ impl TestApp {
         let config = Config::load(None, env).expect("test config");
         let app = App::build(config).await.expect("build app");
         let services = app.services().clone();
+        let store = app.store().clone();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let (tx, rx) = oneshot::channel::<()>();
@@ -88,6 +93,7 @@ impl TestApp {
             base,
             http: reqwest::Client::new(),
             services,
+            store,
             db_url: db_url.to_string(),
             shutdown: Some(tx),
             _db: db,
@@ -185,7 +191,7 @@ impl TestApp {
         row.meter = Some(json!({"units": 1, "ratioVersion": 1, "breakdown": {"base": 1}}));
         row.error_snapshot = Some(json!({"html": "<html></html>", "selector": null, "screenshot": null}));
         row.finished_at = Some(Utc::now());
-        self.services.store.insert_history(&row).await.unwrap();
+        self.store.insert_history(&row).await.unwrap();
         row
     }
 }

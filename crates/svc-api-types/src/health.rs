@@ -1,0 +1,14 @@
+use serde::{Deserialize, Serialize};
+
+/// `GET /healthz`: `{"status": "ok", "database": "sqlite"}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HealthView {
+    pub status: String,
+    pub database: String,
+}
+
+impl HealthView {
+    pub fn ok(database: &str) -> Self {
+        HealthView { status: "ok".into(), database: database.into() }
+    }
+}
