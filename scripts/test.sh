@@ -22,16 +22,13 @@ export SVC_TEST_MCP_PYTHON="$PWD/$MCP_VENV/bin/python"
 echo "== all tests (HTTP suites on SQLite; storage suite on SQLite and PostgreSQL)" >&2
 cargo test --workspace --locked --no-fail-fast
 # The later passes select the whole workspace and name svc-server's test
-# targets: with `-p svc-server` Cargo would unify dependency features for that
+# binary: with `-p svc-server` Cargo would unify dependency features for that
 # package alone and compile about 30 crates a second time.
-server_tests=()
-for suite in crates/svc-server/tests/*.rs; do
-    server_tests+=(--test "$(basename "$suite" .rs)")
-done
 echo "== HTTP suites on PostgreSQL" >&2
-SVC_TEST_BACKEND=postgres cargo test --workspace --locked --no-fail-fast "${server_tests[@]}"
+SVC_TEST_BACKEND=postgres cargo test --workspace --locked --no-fail-fast --test api
 
 # Debian's headless shell, the lighter browser SVC_CHROMIUM may name instead
 # (README, Configuration): the run suites again on it.
 echo "== run suites on the headless shell" >&2
-SVC_TEST_CHROMIUM=/usr/lib/chromium/chromium-headless-shell cargo test --workspace --locked --no-fail-fast --test runs --test run_faults
+SVC_TEST_CHROMIUM=/usr/lib/chromium/chromium-headless-shell \
+    cargo test --workspace --locked --no-fail-fast --test api -- runs:: run_faults::

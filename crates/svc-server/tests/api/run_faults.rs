@@ -6,7 +6,7 @@
 //! Every test starts its own app (with its own headless Chromium) and the
 //! local fixture site; `?wait=60` on the trigger does the waiting server-side.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

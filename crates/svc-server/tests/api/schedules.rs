@@ -3,7 +3,7 @@
 //! chosen instants (overlap skipping, catch-up after downtime, schedule
 //! changes, deletion, two servers on one database).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! Accounts: signup, login, the current account, and session tokens.
 
-mod common;
+use crate::common;
 
 use chrono::{DateTime, Duration, Utc};
 use common::{TestApp, assert_error};

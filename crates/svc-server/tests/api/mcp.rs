@@ -5,7 +5,7 @@
 //! the official `mcp` package, set by scripts/test.sh) also runs the Python
 //! SDK's client against the server.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -396,7 +396,7 @@ async fn the_official_python_sdk_client_connects_lists_and_calls() {
     let older = app.insert_run(&alice, &sid, Some(svc_domain::history::StatusDetail::Success)).await;
     let newer = app.insert_run(&alice, &sid, Some(svc_domain::history::StatusDetail::Error)).await;
     let k = key(&app, &alice, json!({"name": "py", "scopes": ["svc:scraps:read", "svc:history:read"]})).await;
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_python_client.py");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/api/mcp_python_client.py");
     let out = tokio::time::timeout(
         Duration::from_secs(60),
         tokio::process::Command::new(python)

@@ -2,7 +2,7 @@
 //! trigger routes, the script contract, outcomes, isolation, the plan gate,
 //! and recovery of a run whose worker died.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! API keys: creation rules, listing, revocation, expiry, scopes and allow-lists.
 
-mod common;
+use crate::common;
 
 use chrono::{DateTime, Duration, Months, Utc};
 use common::{Account, TestApp, assert_error};

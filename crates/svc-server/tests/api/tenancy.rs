@@ -1,7 +1,7 @@
 //! An object of another organization is 404 to everyone, on every route,
 //! whether asked with a web session or with an API key.
 
-mod common;
+use crate::common;
 
 use common::{TestApp, assert_error};
 use reqwest::{Method, StatusCode};

@@ -1,7 +1,7 @@
 //! History rows: their shape, the scrap's `history` id list, the cost
 //! contract, scopes and allow-lists.
 
-mod common;
+use crate::common;
 
 use chrono::{Duration, Utc};
 use common::{TestApp, assert_error};

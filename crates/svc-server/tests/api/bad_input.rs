@@ -1,6 +1,6 @@
 //! Requests the server must refuse, each in the contract's error shape.
 
-mod common;
+use crate::common;
 
 use common::{Account, TestApp, assert_error};
 use reqwest::{Method, StatusCode, header};

@@ -1,7 +1,7 @@
 //! Scrap writes with a web session, reads with keys and sessions, the
 //! activity log, and the refusal of every write made with an API key.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

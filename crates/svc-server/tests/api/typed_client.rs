@@ -2,7 +2,7 @@
 //! server: every answer the client reads decodes into the shared types, so
 //! the server's JSON and the client's types cannot drift apart unnoticed.
 
-mod common;
+use crate::common;
 
 use common::TestApp;
 use serde_json::json;

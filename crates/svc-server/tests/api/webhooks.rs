@@ -2,7 +2,7 @@
 //! a local receiver, dispatch filters, the retry schedule (with shortened
 //! delays), a restart between attempts, redelivery, and the address guard.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::net::IpAddr;

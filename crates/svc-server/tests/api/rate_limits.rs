@@ -2,7 +2,7 @@
 //! the per-organization quota of `GET /api/scraps/load/:id`, the 429 shape,
 //! and limits shared by servers on one database.
 
-mod common;
+use crate::common;
 
 use common::{Account, TestApp, assert_error};
 use reqwest::{Method, StatusCode};

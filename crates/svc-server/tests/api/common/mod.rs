@@ -1,7 +1,6 @@
 //! The in-process app on port 0 with a fresh database per test, and helpers
 //! that speak HTTP to it. `SVC_TEST_BACKEND=postgres` (with
 //! `SVC_TEST_POSTGRES_URL`) runs the same tests on PostgreSQL.
-#![allow(dead_code)]
 
 pub mod fixture;
 pub mod receiver;

@@ -1,0 +1,6 @@
+//! The command-line client's suites in one test binary: `binary` runs the
+//! real `svc` executable (start-up, admin commands, exit codes), `client`
+//! runs it against an in-process server, a recording server and a pseudo-terminal.
+
+mod binary;
+mod client;

@@ -1,0 +1,20 @@
+//! The HTTP suites of svc-server in one test binary (one link instead of one
+//! per suite): each module drives the in-process app over HTTP on port 0
+//! with a fresh database per test (`SVC_TEST_BACKEND=postgres` runs them on
+//! PostgreSQL). Run one suite with a filter: `cargo test --test api -- runs::`.
+
+mod common;
+
+mod accounts;
+mod bad_input;
+mod history;
+mod keys;
+mod mcp;
+mod rate_limits;
+mod run_faults;
+mod runs;
+mod schedules;
+mod scraps;
+mod tenancy;
+mod typed_client;
+mod webhooks;
