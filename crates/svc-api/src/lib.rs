@@ -1,6 +1,7 @@
 //! The HTTP adapter: routes, extractors that authenticate, the JSON shapes of
 //! the public interface, and the one error type that renders every failure
-//! in the contract's error shape. Handlers parse, call a service, render;
+//! as `{type, message, description, code}` (docs/decisions.md, Errors).
+//! Handlers parse, call a service, render;
 //! they hold no business rules and never touch storage.
 
 mod client_ip;

@@ -1,5 +1,8 @@
 //! What the bench binaries share: a fresh store and an organization to
-//! load it with.
+//! load it with, the process sampler and the timing statistics.
+
+pub mod sampler;
+pub mod stats;
 
 use std::sync::Arc;
 

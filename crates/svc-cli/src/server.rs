@@ -49,13 +49,20 @@ pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let config = match listener.local_addr() {
+        Ok(bound) => config.listening_on(bound),
+        Err(_) => config,
+    };
     let app = match startup::app(config).await {
         Ok(app) => app,
         Err(code) => return code,
     };
     let shutdown = shutdown_signal();
     match listener.local_addr() {
-        Ok(addr) => eprintln!("svc: listening on http://{addr} (database: {})", app.store().backend()),
+        Ok(addr) => {
+            eprintln!("svc: listening on http://{addr} (database: {})", app.store().backend());
+            eprintln!("svc: public URL {}", app.services().public_url());
+        }
         Err(e) => eprintln!("svc: listening (address unknown: {e})"),
     }
     match app.serve(listener, shutdown).await {

@@ -101,6 +101,10 @@ pub struct HistoryRow {
     pub finished_at: Option<DateTime<Utc>>,
 }
 
+/// The longest a trigger may wait for its run to finish (`wait=`, in
+/// seconds): the server's bound and the command-line client's default.
+pub const MAX_RUN_WAIT_SECS: u64 = 120;
+
 /// The tier of a run that goes straight to the target (through svc's own
 /// egress proxy only). Until upstream proxy tiers exist, every run does, so
 /// a row says this whatever the scrap's `proxyTier` (the tier that ran).

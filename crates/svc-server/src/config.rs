@@ -4,8 +4,13 @@
 //! File keys are the variable names without `SVC_`, lowercased
 //! (`database_url = "postgres://..."`). Unknown file keys are an error;
 //! unknown `SVC_*` variables are left alone (the CLI client reads some).
+//!
+//! Each setting is declared once, in [`Config::from_raw`]: its name, its
+//! default and its parser on one line. What a file may contain is what
+//! `from_raw` asks for, so there is no second list of names to keep in step.
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::Path;
@@ -34,7 +39,9 @@ impl fmt::Debug for Secret {
 pub struct Config {
     pub database_url: String,
     pub listen: SocketAddr,
-    pub public_url: String,
+    /// `SVC_PUBLIC_URL` when set; else [`Config::public_url`] derives it
+    /// from the address the server listens on.
+    pub public_url: Option<String>,
     /// Generated once and kept in the database when unset.
     pub jwt_secret: Option<Secret>,
     pub chromium: Option<String>,
@@ -71,31 +78,6 @@ pub enum ConfigError {
     UnknownKey(String),
 }
 
-/// Names of every setting, without the `SVC_` prefix.
-const KEYS: &[&str] = &[
-    "DATABASE_URL",
-    "LISTEN",
-    "PUBLIC_URL",
-    "JWT_SECRET",
-    "CHROMIUM",
-    "ALLOW_PRIVATE_NETWORKS",
-    "WEBHOOK_RETRY_DELAYS",
-    "WEBHOOK_SWEEP_INTERVAL",
-    "WEBHOOK_TIMEOUT",
-    "CRON_MIN_INTERVAL",
-    "RUN_TIMEOUT",
-    "WORKER_CONCURRENCY",
-    "FREE_GRANT",
-    "GROWTH_WEEKLY",
-    "PRO_WEEKLY",
-    "KEY_CACHE_TTL",
-    "EMBEDDED_WORKER",
-    "SCHEDULER",
-    "WEBHOOK_DISPATCHER",
-    "TRUSTED_PROXIES",
-    "CRON_CATCHUP_GRACE",
-];
-
 /// `90`, `90s`, `1500ms`, `5m`, `2h`.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
@@ -118,7 +100,20 @@ fn parse_bool(s: &str) -> Result<bool, String> {
     }
 }
 
-struct Raw(BTreeMap<&'static str, String>);
+/// Where a raw value came from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Source {
+    File,
+    Env,
+}
+
+/// The raw values by name (without `SVC_`, upper case), and the names
+/// asked for so far.
+#[derive(Default)]
+struct Raw {
+    values: BTreeMap<String, (String, Source)>,
+    asked: RefCell<BTreeSet<&'static str>>,
+}
 
 impl Raw {
     fn get<T>(
@@ -127,7 +122,8 @@ impl Raw {
         default: T,
         parse: impl Fn(&str) -> Result<T, String>,
     ) -> Result<T, ConfigError> {
-        match self.0.get(name) {
+        self.asked.borrow_mut().insert(name);
+        match self.values.get(name).map(|(value, _)| value) {
             None => Ok(default),
             Some(value) => parse(value).map_err(|reason| ConfigError::Invalid {
                 name: format!("SVC_{name}"),
@@ -171,9 +167,22 @@ fn positive_duration(s: &str) -> Result<Duration, String> {
 }
 
 impl Config {
+    /// The service's public base URL, without a trailing slash:
+    /// `SVC_PUBLIC_URL`, else `http://<SVC_LISTEN>`.
+    pub fn public_url(&self) -> String {
+        self.public_url.clone().unwrap_or_else(|| format!("http://{}", self.listen))
+    }
+
+    /// Once the server has bound `bound` (the port may have been 0): the
+    /// public URL defaults to that address rather than the requested one.
+    pub fn listening_on(mut self, bound: SocketAddr) -> Self {
+        self.listen = bound;
+        self
+    }
+
     /// Reads the file named by `file` (if any), then the `SVC_*` variables of `env`.
     pub fn load(file: Option<&Path>, env: impl IntoIterator<Item = (String, String)>) -> Result<Self, ConfigError> {
-        let mut raw = BTreeMap::new();
+        let mut raw = Raw::default();
         if let Some(path) = file {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| ConfigError::File { path: path.display().to_string(), reason: e.to_string() })?;
@@ -182,8 +191,6 @@ impl Config {
                 reason: e.to_string(),
             })?;
             for (key, value) in table {
-                let upper = key.to_ascii_uppercase();
-                let name = KEYS.iter().find(|k| **k == upper).ok_or(ConfigError::UnknownKey(key))?;
                 let text = match value {
                     toml::Value::String(s) => s,
                     toml::Value::Array(items) => items
@@ -193,15 +200,22 @@ impl Config {
                         .join(","),
                     other => other.to_string(),
                 };
-                raw.insert(*name, text);
+                raw.values.insert(key.to_ascii_uppercase(), (text, Source::File));
             }
         }
         for (key, value) in env {
-            if let Some(name) = key.strip_prefix("SVC_").and_then(|k| KEYS.iter().find(|n| **n == k)) {
-                raw.insert(*name, value);
+            if let Some(name) = key.strip_prefix("SVC_") {
+                raw.values.insert(name.to_string(), (value, Source::Env));
             }
         }
-        Self::from_raw(Raw(raw))
+        let config = Self::from_raw(&raw)?;
+        let asked = raw.asked.borrow();
+        let unknown =
+            raw.values.iter().find(|(name, (_, source))| *source == Source::File && !asked.contains(name.as_str()));
+        if let Some((name, _)) = unknown {
+            return Err(ConfigError::UnknownKey(name.to_ascii_lowercase()));
+        }
+        Ok(config)
     }
 
     /// Defaults, then the process's environment (and `SVC_CONFIG` as the file when set).
@@ -211,7 +225,8 @@ impl Config {
         Self::load(file.as_deref(), std::env::vars())
     }
 
-    fn from_raw(raw: Raw) -> Result<Self, ConfigError> {
+    /// Every setting: its name (without `SVC_`), default and parser.
+    fn from_raw(raw: &Raw) -> Result<Self, ConfigError> {
         let database_url = raw.get("DATABASE_URL", "sqlite://svc-data/svc.db".to_string(), |s| {
             let s = s.trim();
             if s.starts_with("sqlite:") || s.starts_with("postgres://") || s.starts_with("postgresql://") {
@@ -223,12 +238,11 @@ impl Config {
         let listen: SocketAddr = raw.get("LISTEN", "127.0.0.1:8080".parse().expect("valid"), |s| {
             s.trim().parse().map_err(|_| "expected HOST:PORT with an IP address, such as 127.0.0.1:8080".to_string())
         })?;
-        let public_url = raw.get("PUBLIC_URL", format!("http://{listen}"), |s| {
+        let public_url = raw.get("PUBLIC_URL", None, |s| {
             let s = s.trim().trim_end_matches('/');
-            if s.starts_with("http://") || s.starts_with("https://") {
-                Ok(s.to_string())
-            } else {
-                Err("expected an http(s) URL".into())
+            match url::Url::parse(s) {
+                Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => Ok(Some(s.to_string())),
+                _ => Err("expected an absolute http(s) URL such as https://svc.example.com".into()),
             }
         })?;
         let jwt_secret = raw.get("JWT_SECRET", None, |s| {
@@ -279,7 +293,12 @@ mod tests {
         let c = Config::load(None, env(&[])).unwrap();
         assert_eq!(c.database_url, "sqlite://svc-data/svc.db");
         assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
-        assert_eq!(c.public_url, "http://127.0.0.1:8080");
+        assert_eq!(c.public_url(), "http://127.0.0.1:8080");
+        let bound = c.clone().listening_on("127.0.0.1:41234".parse().unwrap());
+        assert_eq!(bound.public_url(), "http://127.0.0.1:41234", "derived from the bound address");
+        let set = Config::load(None, env(&[("SVC_PUBLIC_URL", "https://svc.example.com/")])).unwrap();
+        assert_eq!(set.listening_on("127.0.0.1:41234".parse().unwrap()).public_url(), "https://svc.example.com");
+        assert!(Config::load(None, env(&[("SVC_PUBLIC_URL", "svc.example.com")])).is_err());
         assert_eq!(c.webhook_retry_delays, vec![Duration::from_secs(60), Duration::from_secs(300)]);
         assert_eq!(c.run_timeout, Duration::from_secs(60));
         assert_eq!(c.worker_concurrency, 4);
@@ -311,7 +330,12 @@ mod tests {
         assert!(!secret_err.contains("short"), "secrets are not echoed: {secret_err}");
 
         std::fs::write(&file, "databse_url = \"x\"\n").unwrap();
-        assert!(matches!(Config::load(Some(&file), env(&[])), Err(ConfigError::UnknownKey(_))));
+        let unknown = Config::load(Some(&file), env(&[])).unwrap_err();
+        assert!(matches!(&unknown, ConfigError::UnknownKey(k) if k == "databse_url"), "{unknown}");
+        // Every setting is a file key, the last declared one included.
+        std::fs::write(&file, "public_url = \"https://svc.example.com\"\ncron_catchup_grace = \"1m\"\n").unwrap();
+        let c = Config::load(Some(&file), env(&[])).unwrap();
+        assert_eq!((c.public_url(), c.cron_catchup_grace), ("https://svc.example.com".into(), Duration::from_secs(60)));
     }
 
     #[test]

@@ -52,6 +52,7 @@ impl App {
                 cron_catchup_grace: config.cron_catchup_grace,
                 allow_private_networks: config.allow_private_networks,
                 trusted_proxies: config.trusted_proxies.clone(),
+                public_url: config.public_url(),
             },
         ));
         Ok(App { config, store, services })
@@ -84,8 +85,8 @@ impl App {
 
     /// The webhook dispatcher over this app's store, sending with the real HTTP client.
     pub fn dispatcher(&self) -> Arc<Dispatcher> {
-        let transport =
-            Arc::new(HttpWebhookClient::new(self.config.webhook_timeout, self.config.allow_private_networks));
+        let client = HttpWebhookClient::new(self.config.webhook_timeout, self.config.allow_private_networks);
+        let transport = Arc::new(client.sent_from(&self.config.public_url()));
         Arc::new(Dispatcher::new(
             self.store.clone(),
             transport,
@@ -129,7 +130,12 @@ impl App {
             background.push(tokio::spawn(self.dispatcher().run(stopped(stop_rx.clone()))));
         }
         let router = svc_api::router(self.services.clone());
-        tracing::info!(address = %listener.local_addr()?, database = self.store.backend(), "svc serving");
+        tracing::info!(
+            address = %listener.local_addr()?,
+            public_url = %self.services.public_url(),
+            database = self.store.backend(),
+            "svc serving"
+        );
         let served = axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
             .with_graceful_shutdown(async move {
                 shutdown.await;

@@ -47,6 +47,16 @@ impl Resolve for PublicOnlyResolver {
 pub struct HttpWebhookClient {
     client: reqwest::Client,
     allow_private: bool,
+    user_agent: String,
+}
+
+/// `svc-webhooks/<version>`, and `(+<public URL>)` when the sender's address is known.
+fn user_agent(public_url: Option<&str>) -> String {
+    let product = concat!("svc-webhooks/", env!("CARGO_PKG_VERSION"));
+    match public_url {
+        Some(url) => format!("{product} (+{url})"),
+        None => product.to_string(),
+    }
 }
 
 impl HttpWebhookClient {
@@ -59,12 +69,22 @@ impl HttpWebhookClient {
         let mut builder = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(timeout)
-            .user_agent(concat!("svc-webhooks/", env!("CARGO_PKG_VERSION")))
             .pool_max_idle_per_host(64);
         if !allow_private {
             builder = builder.dns_resolver(resolver);
         }
-        HttpWebhookClient { client: builder.build().expect("HTTP client builds"), allow_private }
+        HttpWebhookClient {
+            client: builder.build().expect("HTTP client builds"),
+            allow_private,
+            user_agent: user_agent(None),
+        }
+    }
+
+    /// Names the service's public URL (`SVC_PUBLIC_URL`) in the `User-Agent`
+    /// of every delivery, so that receivers can tell which svc sends.
+    pub fn sent_from(mut self, public_url: &str) -> Self {
+        self.user_agent = user_agent(Some(public_url));
+        self
     }
 
     /// The scheme and literal-address rules, checked before each request.
@@ -109,7 +129,7 @@ impl WebhookTransport for HttpWebhookClient {
     ) -> Result<ReceiverResponse, String> {
         let parsed = reqwest::Url::parse(url).map_err(|e| format!("invalid URL: {e}"))?;
         self.check_url(&parsed)?;
-        let mut request = self.client.post(parsed).body(body);
+        let mut request = self.client.post(parsed).header(reqwest::header::USER_AGENT, &self.user_agent).body(body);
         for (name, value) in headers {
             request = request.header(*name, value);
         }

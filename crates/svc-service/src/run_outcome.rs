@@ -1,4 +1,4 @@
-//! How a finished run is judged and metered (contract section 5). Pure
+//! How a finished run is judged and metered (README, Using it; docs/decisions.md, Runs). Pure
 //! functions: the worker hands in what the engine saw, these decide.
 
 use serde_json::{Value, json};
@@ -57,7 +57,7 @@ pub fn costs(bytes: u64) -> Value {
            "bytesSource": "cdp", "provider": null, "model": null})
 }
 
-/// An error message cut to the contract's 1,000 characters.
+/// An error message cut to 1,000 characters (the row's `error`).
 pub fn short_error(message: &str) -> String {
     if message.chars().count() <= MAX_ERROR_CHARS {
         return message.to_string();

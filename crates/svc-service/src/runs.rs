@@ -6,7 +6,7 @@ use std::time::Duration;
 use chrono::Utc;
 use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
-use svc_domain::history::{DIRECT_TIER, HistoryRow, StatusDetail, TriggeredBy};
+use svc_domain::history::{DIRECT_TIER, HistoryRow, MAX_RUN_WAIT_SECS, StatusDetail, TriggeredBy};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::Scrap;
 use svc_domain::webhook::Delivery;
@@ -25,7 +25,7 @@ use crate::{Principal, Result, ServiceError, Session};
 /// How many times a run is tried when its worker disappears.
 pub const MAX_ATTEMPTS: i64 = 2;
 /// The longest a trigger may wait for its run to finish (`wait`).
-pub const MAX_WAIT: Duration = Duration::from_secs(120);
+pub const MAX_WAIT: Duration = Duration::from_secs(MAX_RUN_WAIT_SECS);
 
 /// A caller's `wait`, in whole seconds from 0 to [`MAX_WAIT`]; 0 means
 /// answer at once with the pending run.

@@ -35,6 +35,9 @@ pub struct ServiceConfig {
     pub allow_private_networks: bool,
     /// Proxies whose `X-Forwarded-For` names the client (for per-IP limits).
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// The service's public base URL (`SVC_PUBLIC_URL`), for every address
+    /// svc shows or sends of itself.
+    pub public_url: String,
 }
 
 impl fmt::Debug for ServiceConfig {
@@ -48,6 +51,7 @@ impl fmt::Debug for ServiceConfig {
             .field("cron_catchup_grace", &self.cron_catchup_grace)
             .field("allow_private_networks", &self.allow_private_networks)
             .field("trusted_proxies", &self.trusted_proxies)
+            .field("public_url", &self.public_url)
             .finish()
     }
 }
@@ -68,6 +72,7 @@ pub struct Services {
     pub rate_limits: Arc<RateLimits>,
     /// Proxies whose `X-Forwarded-For` names the client.
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    public_url: String,
 }
 
 impl Services {
@@ -95,8 +100,14 @@ impl Services {
             scheduler: Arc::new(scheduler),
             rate_limits,
             trusted_proxies: config.trusted_proxies.clone(),
+            public_url: config.public_url,
             store,
         }
+    }
+
+    /// The service's public base URL, without a trailing slash.
+    pub fn public_url(&self) -> &str {
+        &self.public_url
     }
 
     /// What a health check reports: the service answers, on this database engine.

@@ -1,5 +1,5 @@
 //! Request extractors: credentials, JSON bodies, ids and list queries, each
-//! failing with an `ApiError` in the contract's shape.
+//! failing with an `ApiError` in the error shape of docs/decisions.md (Errors).
 
 mod auth;
 mod id;

@@ -253,6 +253,9 @@ impl ServerHandler for SvcMcp {
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::default();
         info.capabilities = ServerCapabilities::builder().enable_tools().build();
+        info.server_info.name = "svc".into();
+        info.server_info.version = env!("CARGO_PKG_VERSION").into();
+        info.server_info.website_url = Some(self.services.public_url().to_string());
         info.instructions = Some(
             "svc runs user-written extraction scripts against web pages and keeps every run. \
              List scraps, read their runs and results, and start runs."

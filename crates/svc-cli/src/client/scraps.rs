@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Map, Value};
 use svc_client::types::HistoryRowView;
 use svc_client::{Client, RunAnswer};
+use svc_domain::history::MAX_RUN_WAIT_SECS;
 
 use super::output::{self, Format, opt};
 use super::{OK, RUN_FAILED, fail, usage};
@@ -41,7 +42,7 @@ pub(crate) enum ScrapsCommand {
         #[arg(long)]
         wait: bool,
         /// Seconds to wait at most, 1 to 120.
-        #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=120))]
+        #[arg(long, default_value_t = MAX_RUN_WAIT_SECS, value_parser = clap::value_parser!(u64).range(1..=MAX_RUN_WAIT_SECS))]
         timeout: u64,
         /// The key of one of the scrap's parameter sets.
         #[arg(long)]

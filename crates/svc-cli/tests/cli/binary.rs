@@ -168,6 +168,16 @@ async fn server_starts_with_defaults_serves_and_stops_on_sigterm() {
         "the default database is svc-data/svc.db in the working folder"
     );
 
+    // Without SVC_PUBLIC_URL, the public URL is the address actually bound.
+    let deadline = Instant::now() + STARTUP;
+    let public = loop {
+        let line = server.stderr.recv_timeout(deadline.saturating_duration_since(Instant::now())).expect("more stderr");
+        if let Some(url) = line.strip_prefix("svc: public URL ") {
+            break url.to_string();
+        }
+    };
+    assert_eq!(public, server.base, "the bound port, not the requested 0");
+
     let http = reqwest::Client::new();
     let health = http.get(format!("{}/healthz", server.base)).send().await.unwrap();
     assert_eq!(health.status(), reqwest::StatusCode::OK);

@@ -29,7 +29,7 @@ async fn login_raw(app: &TestApp, body: Value) -> (StatusCode, Value) {
     app.send(app.request(Method::POST, "/api/auth/login", None).json(&body)).await
 }
 
-/// Asserts a 401 with the contract's body and `WWW-Authenticate: Bearer`.
+/// Asserts a 401 in the error shape and `WWW-Authenticate: Bearer`.
 async fn assert_unauthorized(app: &TestApp, bearer: Option<&str>, path: &str) {
     let response = app.request(Method::GET, path, bearer).send().await.unwrap();
     let status = response.status();

@@ -1,4 +1,4 @@
-//! Requests the server must refuse, each in the contract's error shape.
+//! Requests the server must refuse, each in the error shape of docs/decisions.md.
 
 use crate::common;
 

@@ -10,6 +10,7 @@ mod bad_input;
 mod history;
 mod keys;
 mod mcp;
+mod public_url;
 mod rate_limits;
 mod run_faults;
 mod runs;

@@ -235,6 +235,11 @@ async fn a_finished_run_is_delivered_signed_with_exactly_the_allow_listed_payloa
     let hit = &hits[0];
     assert_eq!(hit.header("x-webhook-event"), "scrap.success");
     assert_eq!(hit.header("content-type"), "application/json");
+    let agent = hit.header("user-agent");
+    assert!(
+        agent.starts_with("svc-webhooks/") && agent.ends_with(&format!("(+{})", app.base)),
+        "the sender names its public URL (here derived from the bound address): {agent}"
+    );
     verify(hit, &secret);
     let body = hit.json();
     let mut keys: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();

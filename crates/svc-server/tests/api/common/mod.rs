@@ -78,12 +78,13 @@ impl TestApp {
             env.push(("SVC_CHROMIUM".to_string(), chromium));
         }
         env.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-        let config = Config::load(None, env).expect("test config");
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let bound = listener.local_addr().unwrap();
+        let config = Config::load(None, env).expect("test config").listening_on(bound);
         let app = App::build(config).await.expect("build app");
         let services = app.services().clone();
         let store = app.store().clone();
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
+        let base = format!("http://{bound}");
         let (tx, rx) = oneshot::channel::<()>();
         tokio::spawn(app.serve(listener, async move {
             let _ = rx.await;
@@ -214,7 +215,7 @@ impl Drop for TestApp {
     }
 }
 
-/// Asserts the contract's error shape and code, and returns the body.
+/// Asserts the error shape `{type, message, description, code}` and the code.
 pub fn assert_error(status: StatusCode, body: &Value, expected_status: StatusCode, code: &str) {
     assert_eq!(status, expected_status, "{body}");
     assert_eq!(body["type"], "error", "{body}");
