@@ -3,6 +3,22 @@ use svc_domain::account::{Organization, User};
 
 use crate::iso;
 
+/// The body of `POST /api/auth/signup`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SignupBody {
+    pub email: String,
+    pub password: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// The body of `POST /api/auth/login`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoginBody {
+    pub email: String,
+    pub password: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UserView {

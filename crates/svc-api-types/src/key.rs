@@ -3,6 +3,22 @@ use svc_domain::api_key::ApiKey;
 
 use crate::iso;
 
+/// The body of `POST /api/developers/keys`. Unknown fields are refused: a
+/// misspelt `scopes` must not silently create an all-powerful key. Absent
+/// and `null` are alike here (no `scopes`: every scope).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewKeyBody {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scrap_ids: Option<Vec<String>>,
+}
+
 /// A key as lists show it: never the plain key, only its `prefix`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

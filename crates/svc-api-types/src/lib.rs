@@ -1,6 +1,7 @@
-//! The JSON shapes of svc's public interface, shared by the server (which
-//! builds them from domain values) and the typed client (which reads them),
-//! so that the two cannot drift apart.
+//! The JSON shapes of svc's public interface, request bodies (`*Body`: the
+//! typed client writes them, the server reads them) and answers (`*View`:
+//! the server builds them from domain values, the client reads them),
+//! shared so that the two cannot drift apart.
 
 mod account;
 mod activity;
@@ -13,16 +14,16 @@ mod run;
 mod scrap;
 mod webhook;
 
-pub use account::{LoginView, MeView, OrganizationView, SignupView, UserView};
+pub use account::{LoginBody, LoginView, MeView, OrganizationView, SignupBody, SignupView, UserView};
 pub use activity::ActivityView;
 pub use error::ErrorBody;
 pub use health::HealthView;
 pub use history::HistoryRowView;
-pub use key::{CreatedKeyView, KeyView};
+pub use key::{CreatedKeyView, KeyView, NewKeyBody};
 pub use list::ListView;
 pub use run::TriggerAccepted;
-pub use scrap::ScrapView;
-pub use webhook::{AttemptView, CreatedWebhookView, RedeliveryView, WebhookView};
+pub use scrap::{ScrapBody, ScrapView};
+pub use webhook::{AttemptView, CreatedWebhookView, RedeliveryView, WebhookBody, WebhookView};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 

@@ -1,7 +1,83 @@
-use serde::{Deserialize, Serialize};
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Deserializer, Serialize};
 use svc_domain::scrap::{ParamSet, Scrap};
 
 use crate::iso;
+
+/// `Some(None)` for an explicit `null`, `None` when the field is absent.
+fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// A present value; an explicit `null` is refused (the field is not nullable).
+fn non_null<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// The body of `POST /api/scraps` (create) and `PUT /api/scraps/:id` (a
+/// partial update): only the fields present are set. Unknown fields are
+/// refused (a typo must not be silently ignored); the read-only fields of
+/// the Scrap shape are accepted and ignored, so that a client can send back
+/// what it read. A nullable field is `Option<Option<_>>`: `None` absent (not
+/// sent), `Some(None)` an explicit `null` (clears it); the other fields
+/// refuse `null`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScrapBody {
+    #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    pub request: Option<String>,
+    #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    pub scrapper: Option<String>,
+    #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    pub containers: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    pub params: Option<Vec<ParamSet>>,
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    pub cron: Option<Option<String>>,
+    #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    pub cron_timezone: Option<String>,
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    pub alert: Option<Option<String>>,
+    #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    pub auto_fix: Option<bool>,
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    pub proxy_tier: Option<Option<String>>,
+    #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    pub email_notif: Option<bool>,
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    pub email_notif_recipient: Option<Option<String>>,
+    #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    pub email_notif_format: Option<String>,
+    #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    pub digest_enabled: Option<bool>,
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    pub digest_prompt: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    pub digest_recipient: Option<Option<String>>,
+    #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    pub banner: Option<String>,
+    // Read-only fields of the Scrap shape: accepted, ignored, never sent.
+    #[serde(skip_serializing)]
+    pub id: Option<IgnoredAny>,
+    #[serde(skip_serializing)]
+    pub history: Option<IgnoredAny>,
+    #[serde(skip_serializing)]
+    pub user: Option<IgnoredAny>,
+    #[serde(skip_serializing)]
+    pub organization_id: Option<IgnoredAny>,
+    #[serde(skip_serializing)]
+    pub created_at: Option<IgnoredAny>,
+    #[serde(skip_serializing)]
+    pub updated_at: Option<IgnoredAny>,
+    #[serde(skip_serializing)]
+    pub last_tier_change_at: Option<IgnoredAny>,
+}
 
 /// The Scrap shape of interface.md: exactly these fields.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -65,5 +141,30 @@ impl From<Scrap> for ScrapView {
             created_at: iso(s.created_at),
             updated_at: iso(s.updated_at),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn absent_and_null_stay_apart_both_ways() {
+        let body: ScrapBody = serde_json::from_value(json!({"title": "T", "cron": null})).unwrap();
+        assert_eq!((body.title.as_deref(), body.cron.clone(), body.alert.clone()), (Some("T"), Some(None), None));
+        assert_eq!(serde_json::to_value(&body).unwrap(), json!({"title": "T", "cron": null}));
+        assert!(serde_json::from_value::<ScrapBody>(json!({"title": null})).is_err(), "title is not nullable");
+    }
+
+    #[test]
+    fn read_only_fields_are_accepted_and_never_sent_unknown_ones_refused() {
+        let read = json!({"id": "x", "history": [], "user": "u", "organizationId": "o", "createdAt": "t",
+            "updatedAt": "t", "lastTierChangeAt": null, "url": "https://example.com"});
+        let body: ScrapBody = serde_json::from_value(read).unwrap();
+        assert_eq!(serde_json::to_value(&body).unwrap(), json!({"url": "https://example.com"}));
+        let typo = serde_json::from_value::<ScrapBody>(json!({"titel": "T"})).unwrap_err();
+        assert!(typo.to_string().contains("unknown field `titel`"), "{typo}");
     }
 }

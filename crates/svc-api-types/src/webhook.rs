@@ -3,6 +3,22 @@ use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
 
 use crate::iso;
 
+/// The body of `POST` and `PUT /api/developers/webhooks`: on `PUT`, absent
+/// fields are left alone (`scrapIds: []` makes the webhook organization-wide).
+/// Unknown fields are refused.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WebhookBody {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scrap_ids: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active: Option<bool>,
+}
+
 /// A webhook as lists show it: never its secret.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

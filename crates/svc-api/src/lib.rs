@@ -5,6 +5,7 @@
 //! they hold no business rules and never touch storage.
 
 mod client_ip;
+mod commands;
 mod error;
 mod extract;
 mod mcp;

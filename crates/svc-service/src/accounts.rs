@@ -3,7 +3,6 @@
 use std::sync::{Arc, OnceLock};
 
 use chrono::{DateTime, Utc};
-use serde::Deserialize;
 use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
 use svc_domain::plan::Plan;
@@ -16,16 +15,17 @@ const MIN_PASSWORD: usize = 8;
 /// Bounds the hashing work one request can cause.
 const MAX_PASSWORD: usize = 1024;
 
-#[derive(Debug, Deserialize)]
-pub struct SignupInput {
+/// A new account: its user, and an organization named after them.
+#[derive(Debug)]
+pub struct Signup {
     pub email: String,
     pub password: String,
-    #[serde(default)]
+    /// Default: the local part of the email.
     pub name: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
-pub struct LoginInput {
+#[derive(Debug)]
+pub struct Login {
     pub email: String,
     pub password: String,
 }
@@ -76,7 +76,7 @@ impl AccountService {
         IssuedToken { token, expires_at }
     }
 
-    pub async fn signup(&self, input: SignupInput) -> Result<SignedUp> {
+    pub async fn signup(&self, input: Signup) -> Result<SignedUp> {
         let email = input.email.trim().to_lowercase();
         if !is_email(&email) {
             return Err(ServiceError::validation("email", "must be an email address"));
@@ -129,7 +129,7 @@ impl AccountService {
         Ok(SignedUp { token, user: account.user, organization: account.organization })
     }
 
-    pub async fn login(&self, input: LoginInput) -> Result<IssuedToken> {
+    pub async fn login(&self, input: Login) -> Result<IssuedToken> {
         let email = input.email.trim().to_lowercase();
         let found = self.store.user_by_email(&email).await?;
         let stored = found.as_ref().map(|(_, h)| h.clone()).unwrap_or_else(|| decoy_hash().to_string());

@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, Months, Utc};
-use serde::Deserialize;
 use svc_domain::ObjectId;
 use svc_domain::api_key::ApiKey;
 use svc_domain::scope::Scope;
@@ -18,15 +17,15 @@ use crate::{Result, ServiceError, Session};
 const DEFAULT_LIFETIME: Months = Months::new(12);
 const MAX_LIFETIME: Months = Months::new(24);
 
-/// The body of `POST /api/developers/keys`. Unknown fields are refused: a
-/// misspelt `scopes` must not silently create an all-powerful key.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct NewKeyInput {
-    pub name: Option<String>,
+/// A key to create. No `scopes`: every scope; no `scrap_ids`: every scrap
+/// of the organization.
+#[derive(Debug, Default)]
+pub struct NewKey {
+    pub name: String,
+    /// ISO 8601; `None`: one year.
     pub expires_at: Option<String>,
-    pub scopes: Option<Vec<String>>,
-    pub scrap_ids: Option<Vec<String>>,
+    pub scopes: Vec<String>,
+    pub scrap_ids: Vec<String>,
 }
 
 pub struct CreatedKey {
@@ -77,8 +76,8 @@ impl KeyService {
         KeyService { store, cache }
     }
 
-    pub async fn create(&self, session: &Session, input: NewKeyInput) -> Result<CreatedKey> {
-        let name = input.name.map(|n| n.trim().to_string()).unwrap_or_default();
+    pub async fn create(&self, session: &Session, input: NewKey) -> Result<CreatedKey> {
+        let name = input.name.trim().to_string();
         if name.is_empty() {
             return Err(ServiceError::validation("name", "is required"));
         }
@@ -87,8 +86,8 @@ impl KeyService {
         }
         let now = Utc::now();
         let expires_at = expiry(input.expires_at.as_deref(), now)?;
-        let scopes = parse_scopes(input.scopes.unwrap_or_default())?;
-        let scrap_ids = scrap_ids_in_org(&*self.store, session.org(), input.scrap_ids.unwrap_or_default()).await?;
+        let scopes = parse_scopes(input.scopes)?;
+        let scrap_ids = scrap_ids_in_org(&*self.store, session.org(), input.scrap_ids).await?;
         let plain_key = key_material::generate();
         let key = ApiKey {
             id: ObjectId::new(),

@@ -1,5 +1,6 @@
-//! What a client may send to create or change a scrap, and the rules every
-//! stored scrap obeys (contract section 3).
+//! The changes a create or an update makes to a scrap, and the rules every
+//! stored scrap obeys (contract section 3). The wire body is
+//! `svc_api_types::ScrapBody`; the HTTP adapter turns it into `ScrapChanges`.
 
 use std::collections::HashSet;
 use std::str::FromStr;
@@ -7,76 +8,36 @@ use std::time::Duration;
 
 use chrono::Utc;
 use croner::Cron;
-use serde::de::IgnoredAny;
-use serde::{Deserialize, Deserializer};
 use svc_domain::scrap::{EmailFormat, PROXY_TIERS, ParamSet, SCRAPPERS, Scrap};
 
 use crate::ServiceError;
 use crate::accounts::is_email;
 use crate::schedule;
 
-/// `Some(None)` for an explicit `null`, `None` when the field is absent.
-fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(d).map(Some)
-}
-
-/// A present value; an explicit `null` is refused (the field is not nullable).
-fn non_null<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
-    T::deserialize(d).map(Some)
-}
-
-/// A create body or a partial update. Unknown fields are refused (a typo
-/// must not be silently ignored); the read-only fields of the Scrap shape
-/// are accepted and ignored, so that a client can send back what it read.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+/// What a create or an update sets: only the fields that are `Some`. A
+/// nullable field is `Option<Option<_>>`, `Some(None)` clearing it.
+#[derive(Debug, Default)]
 pub struct ScrapChanges {
-    #[serde(default, deserialize_with = "non_null")]
     pub title: Option<String>,
-    #[serde(default, deserialize_with = "non_null")]
     pub description: Option<String>,
-    #[serde(default, deserialize_with = "non_null")]
     pub url: Option<String>,
-    #[serde(default, deserialize_with = "non_null")]
     pub request: Option<String>,
-    #[serde(default, deserialize_with = "non_null")]
     pub scrapper: Option<String>,
-    #[serde(default, deserialize_with = "non_null")]
     pub containers: Option<Vec<String>>,
-    #[serde(default, deserialize_with = "non_null")]
     pub params: Option<Vec<ParamSet>>,
-    #[serde(default, deserialize_with = "nullable")]
     pub cron: Option<Option<String>>,
-    #[serde(default, deserialize_with = "non_null")]
     pub cron_timezone: Option<String>,
-    #[serde(default, deserialize_with = "nullable")]
     pub alert: Option<Option<String>>,
-    #[serde(default, deserialize_with = "non_null")]
     pub auto_fix: Option<bool>,
-    #[serde(default, deserialize_with = "nullable")]
     pub proxy_tier: Option<Option<String>>,
-    #[serde(default, deserialize_with = "non_null")]
     pub email_notif: Option<bool>,
-    #[serde(default, deserialize_with = "nullable")]
     pub email_notif_recipient: Option<Option<String>>,
-    #[serde(default, deserialize_with = "non_null")]
+    /// `json` or `csv`, checked when applied.
     pub email_notif_format: Option<String>,
-    #[serde(default, deserialize_with = "non_null")]
     pub digest_enabled: Option<bool>,
-    #[serde(default, deserialize_with = "nullable")]
     pub digest_prompt: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
     pub digest_recipient: Option<Option<String>>,
-    #[serde(default, deserialize_with = "non_null")]
     pub banner: Option<String>,
-    // Read-only fields of the Scrap shape: accepted, ignored.
-    pub id: Option<IgnoredAny>,
-    pub history: Option<IgnoredAny>,
-    pub user: Option<IgnoredAny>,
-    pub organization_id: Option<IgnoredAny>,
-    pub created_at: Option<IgnoredAny>,
-    pub updated_at: Option<IgnoredAny>,
-    pub last_tier_change_at: Option<IgnoredAny>,
 }
 
 /// Names of the stored fields `changes` sets, for the activity log.

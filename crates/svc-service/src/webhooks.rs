@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use chrono::Utc;
-use serde::Deserialize;
 use svc_domain::ObjectId;
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook, WebhookEvent};
 use svc_storage::Store;
@@ -17,11 +16,11 @@ use crate::scraps::scrap_ids_in_org;
 use crate::webhook_signing::new_secret;
 use crate::{Result, ServiceError, Session};
 
-/// The body of `POST` and `PUT /api/developers/webhooks`: on `PUT`, absent
-/// fields are left alone (`scrapIds: []` makes the webhook organization-wide).
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct WebhookInput {
+/// A webhook to create (`url` and `events` required, `active` not `false`)
+/// or the changes to one: on update, `None` fields are left alone
+/// (`scrap_ids: Some(vec![])` makes the webhook organization-wide).
+#[derive(Debug, Default)]
+pub struct WebhookChanges {
     pub url: Option<String>,
     pub events: Option<Vec<String>>,
     pub scrap_ids: Option<Vec<String>>,
@@ -98,7 +97,7 @@ impl WebhookService {
         Ok(())
     }
 
-    pub async fn create(&self, session: &Session, input: WebhookInput) -> Result<CreatedWebhook> {
+    pub async fn create(&self, session: &Session, input: WebhookChanges) -> Result<CreatedWebhook> {
         self.require_plan(session).await?;
         if input.active == Some(false) {
             return Err(ServiceError::validation("active", "new webhooks are active; deactivate with PUT"));
@@ -133,7 +132,7 @@ impl WebhookService {
         self.store.webhook(session.org(), id).await?.ok_or(ServiceError::NotFound("webhook"))
     }
 
-    pub async fn update(&self, session: &Session, id: ObjectId, input: WebhookInput) -> Result<Webhook> {
+    pub async fn update(&self, session: &Session, id: ObjectId, input: WebhookChanges) -> Result<Webhook> {
         self.require_plan(session).await?;
         let mut webhook = self.get(session, id).await?;
         if let Some(url) = input.url {

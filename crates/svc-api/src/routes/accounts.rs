@@ -4,25 +4,25 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use svc_service::Services;
-use svc_service::accounts::{LoginInput, SignupInput};
 
 use crate::ApiError;
+use crate::commands::{IntoCommand, LoginBody, SignupBody};
 use crate::extract::{ApiJson, WebSession};
 use crate::views::{self, LoginView, MeView, SignupView};
 
 pub(crate) async fn signup(
     State(services): State<Arc<Services>>,
-    ApiJson(input): ApiJson<SignupInput>,
+    ApiJson(body): ApiJson<SignupBody>,
 ) -> Result<(StatusCode, Json<SignupView>), ApiError> {
-    let created = services.accounts.signup(input).await?;
+    let created = services.accounts.signup(body.into_command()).await?;
     Ok((StatusCode::CREATED, Json(views::signup(created))))
 }
 
 pub(crate) async fn login(
     State(services): State<Arc<Services>>,
-    ApiJson(input): ApiJson<LoginInput>,
+    ApiJson(body): ApiJson<LoginBody>,
 ) -> Result<Json<LoginView>, ApiError> {
-    Ok(Json(views::login(services.accounts.login(input).await?)))
+    Ok(Json(views::login(services.accounts.login(body.into_command()).await?)))
 }
 
 pub(crate) async fn me(

@@ -4,18 +4,18 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use svc_service::Services;
-use svc_service::keys::NewKeyInput;
 
 use crate::ApiError;
+use crate::commands::{IntoCommand, NewKeyBody};
 use crate::extract::{ApiJson, ListQuery, WebSession, parse_id};
 use crate::views::{self, CreatedKeyView, KeyView, ListView};
 
 pub(crate) async fn create(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    ApiJson(input): ApiJson<NewKeyInput>,
+    ApiJson(body): ApiJson<NewKeyBody>,
 ) -> Result<Json<CreatedKeyView>, ApiError> {
-    Ok(Json(views::created_key(services.keys.create(&session, input).await?)))
+    Ok(Json(views::created_key(services.keys.create(&session, body.into_command()).await?)))
 }
 
 pub(crate) async fn list(

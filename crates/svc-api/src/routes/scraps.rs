@@ -4,9 +4,9 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use svc_service::Services;
-use svc_service::scrap_input::ScrapChanges;
 
 use crate::ApiError;
+use crate::commands::{IntoCommand, ScrapBody};
 use crate::extract::{ApiJson, Caller, ListQuery, WebSession, parse_id};
 use crate::views::{self, ActivityView, ListView, ScrapView};
 
@@ -31,9 +31,9 @@ pub(crate) async fn get(
 pub(crate) async fn create(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    ApiJson(changes): ApiJson<ScrapChanges>,
+    ApiJson(body): ApiJson<ScrapBody>,
 ) -> Result<(StatusCode, Json<ScrapView>), ApiError> {
-    let scrap = services.scraps.create(&session, changes).await?;
+    let scrap = services.scraps.create(&session, body.into_command()).await?;
     Ok((StatusCode::CREATED, Json(ScrapView::from(scrap))))
 }
 
@@ -41,10 +41,10 @@ pub(crate) async fn update(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
     Path(id): Path<String>,
-    ApiJson(changes): ApiJson<ScrapChanges>,
+    ApiJson(body): ApiJson<ScrapBody>,
 ) -> Result<Json<ScrapView>, ApiError> {
     let id = parse_id("id", &id)?;
-    Ok(Json(ScrapView::from(services.scraps.update(&session, id, changes).await?)))
+    Ok(Json(ScrapView::from(services.scraps.update(&session, id, body.into_command()).await?)))
 }
 
 pub(crate) async fn delete(

@@ -4,18 +4,21 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use svc_service::Services;
-use svc_service::webhooks::WebhookInput;
 
 use crate::ApiError;
+use crate::commands::{IntoCommand, WebhookBody};
 use crate::extract::{ApiJson, ListQuery, WebSession, parse_id};
 use crate::views::{self, AttemptView, CreatedWebhookView, ListView, RedeliveryView, WebhookView};
 
 pub(crate) async fn create(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    ApiJson(input): ApiJson<WebhookInput>,
+    ApiJson(body): ApiJson<WebhookBody>,
 ) -> Result<(StatusCode, Json<CreatedWebhookView>), ApiError> {
-    Ok((StatusCode::CREATED, Json(views::created_webhook(services.webhooks.create(&session, input).await?))))
+    Ok((
+        StatusCode::CREATED,
+        Json(views::created_webhook(services.webhooks.create(&session, body.into_command()).await?)),
+    ))
 }
 
 pub(crate) async fn list(
@@ -40,10 +43,10 @@ pub(crate) async fn update(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
     Path(id): Path<String>,
-    ApiJson(input): ApiJson<WebhookInput>,
+    ApiJson(body): ApiJson<WebhookBody>,
 ) -> Result<Json<WebhookView>, ApiError> {
     let id = parse_id("id", &id)?;
-    Ok(Json(WebhookView::from(services.webhooks.update(&session, id, input).await?)))
+    Ok(Json(WebhookView::from(services.webhooks.update(&session, id, body.into_command()).await?)))
 }
 
 pub(crate) async fn delete(

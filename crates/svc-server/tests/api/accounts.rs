@@ -338,7 +338,7 @@ async fn session_tokens_survive_a_restart_on_the_same_database() {
         let created = app
             .services()
             .accounts
-            .signup(svc_service::accounts::SignupInput {
+            .signup(svc_service::accounts::Signup {
                 email: "restart@example.com".into(),
                 password: "password-123".into(),
                 name: None,
