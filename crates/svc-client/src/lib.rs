@@ -4,13 +4,14 @@
 
 use std::time::Duration;
 
+use reqwest::header::CONTENT_TYPE;
 use reqwest::{Method, StatusCode};
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 pub use svc_api_types as types;
 use svc_api_types::{
-    AttemptView, CreatedKeyView, CreatedWebhookView, ErrorBody, HistoryRowView, KeyView, ListView, LoginView, MeView,
-    RedeliveryView, ScrapView, TriggerAccepted, WebhookView,
+    AttemptView, CreatedKeyView, CreatedWebhookView, ErrorBody, HistoryRowView, KeyView, ListView, LoginBody,
+    LoginView, MeView, NewKeyBody, RedeliveryView, ScrapBody, ScrapView, TriggerAccepted, WebhookBody, WebhookView,
 };
 
 /// The one credential a client sends.
@@ -76,6 +77,11 @@ fn query(pairs: &[(&str, Option<String>)]) -> String {
     if q.is_empty() { q } else { format!("?{q}") }
 }
 
+/// A request body as JSON.
+fn encode(body: &impl Serialize) -> Vec<u8> {
+    serde_json::to_vec(body).expect("the API's request bodies serialize")
+}
+
 /// One path segment, percent-encoded.
 fn urlencode(s: &str) -> String {
     percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
@@ -105,12 +111,7 @@ impl Client {
         self.credential.as_ref()
     }
 
-    async fn raw(
-        &self,
-        method: Method,
-        path: &str,
-        body: Option<&Value>,
-    ) -> Result<(StatusCode, Vec<u8>), ClientError> {
+    async fn raw(&self, method: Method, path: &str, body: Option<&[u8]>) -> Result<(StatusCode, Vec<u8>), ClientError> {
         let mut attempt = 0;
         loop {
             let mut request = self.http.request(method.clone(), format!("{}{path}", self.base));
@@ -118,7 +119,7 @@ impl Client {
                 request = request.bearer_auth(c.bearer());
             }
             if let Some(b) = body {
-                request = request.json(b);
+                request = request.header(CONTENT_TYPE, "application/json").body(b.to_vec());
             }
             let response = request
                 .send()
@@ -162,15 +163,15 @@ impl Client {
         &self,
         method: Method,
         path: &str,
-        body: Option<&Value>,
+        body: Option<&[u8]>,
     ) -> Result<T, ClientError> {
         let (status, bytes) = self.raw(method, path, body).await?;
         decode(status, &bytes)
     }
 
     pub async fn login(&self, email: &str, password: &str) -> Result<LoginView, ClientError> {
-        let body = serde_json::json!({"email": email, "password": password});
-        self.call(Method::POST, "/api/auth/login", Some(&body)).await
+        let body = LoginBody { email: email.to_string(), password: password.to_string() };
+        self.call(Method::POST, "/api/auth/login", Some(&encode(&body))).await
     }
 
     pub async fn me(&self) -> Result<MeView, ClientError> {
@@ -195,12 +196,13 @@ impl Client {
         self.call(Method::GET, &format!("/api/scraps/{}", urlencode(id)), None).await
     }
 
-    pub async fn create_scrap(&self, body: &Value) -> Result<ScrapView, ClientError> {
-        self.call(Method::POST, "/api/scraps", Some(body)).await
+    pub async fn create_scrap(&self, body: &ScrapBody) -> Result<ScrapView, ClientError> {
+        self.call(Method::POST, "/api/scraps", Some(&encode(body))).await
     }
 
-    pub async fn update_scrap(&self, id: &str, body: &Value) -> Result<ScrapView, ClientError> {
-        self.call(Method::PUT, &format!("/api/scraps/{}", urlencode(id)), Some(body)).await
+    /// Sets the fields present in `body`; a `Some(None)` nullable field clears it.
+    pub async fn update_scrap(&self, id: &str, body: &ScrapBody) -> Result<ScrapView, ClientError> {
+        self.call(Method::PUT, &format!("/api/scraps/{}", urlencode(id)), Some(&encode(body))).await
     }
 
     pub async fn delete_scrap(&self, id: &str) -> Result<(), ClientError> {
@@ -241,8 +243,8 @@ impl Client {
         self.call(Method::GET, &format!("/api/developers/keys{q}"), None).await
     }
 
-    pub async fn create_key(&self, body: &Value) -> Result<CreatedKeyView, ClientError> {
-        self.call(Method::POST, "/api/developers/keys", Some(body)).await
+    pub async fn create_key(&self, body: &NewKeyBody) -> Result<CreatedKeyView, ClientError> {
+        self.call(Method::POST, "/api/developers/keys", Some(&encode(body))).await
     }
 
     pub async fn revoke_key(&self, id: &str) -> Result<(), ClientError> {
@@ -258,12 +260,13 @@ impl Client {
         self.call(Method::GET, &format!("/api/developers/webhooks{q}"), None).await
     }
 
-    pub async fn create_webhook(&self, body: &Value) -> Result<CreatedWebhookView, ClientError> {
-        self.call(Method::POST, "/api/developers/webhooks", Some(body)).await
+    pub async fn create_webhook(&self, body: &WebhookBody) -> Result<CreatedWebhookView, ClientError> {
+        self.call(Method::POST, "/api/developers/webhooks", Some(&encode(body))).await
     }
 
-    pub async fn update_webhook(&self, id: &str, body: &Value) -> Result<WebhookView, ClientError> {
-        self.call(Method::PUT, &format!("/api/developers/webhooks/{}", urlencode(id)), Some(body)).await
+    /// Changes the fields present in `body`.
+    pub async fn update_webhook(&self, id: &str, body: &WebhookBody) -> Result<WebhookView, ClientError> {
+        self.call(Method::PUT, &format!("/api/developers/webhooks/{}", urlencode(id)), Some(&encode(body))).await
     }
 
     pub async fn delete_webhook(&self, id: &str) -> Result<(), ClientError> {

@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use serde_json::json;
 use svc_client::Client;
+use svc_client::types::NewKeyBody;
 
 use super::output::{self, Format, opt};
 use super::{OK, fail};
@@ -65,10 +65,7 @@ pub(crate) async fn run(client: &Client, format: Format, command: KeysCommand) -
             Err(e) => fail(&e),
         },
         KeysCommand::Create { name, scopes, scrap_ids, expires_at } => {
-            let mut body = json!({"name": name, "scopes": scopes, "scrapIds": scrap_ids});
-            if let Some(at) = expires_at {
-                body["expiresAt"] = json!(at);
-            }
+            let body = NewKeyBody { name: Some(name), expires_at, scopes: Some(scopes), scrap_ids: Some(scrap_ids) };
             match client.create_key(&body).await {
                 Ok(created) => {
                     match format {

@@ -6,8 +6,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::{Map, Value};
-use svc_client::types::HistoryRowView;
+use svc_client::types::{HistoryRowView, ScrapBody};
 use svc_client::{Client, RunAnswer};
 use svc_domain::history::MAX_RUN_WAIT_SECS;
 
@@ -91,55 +90,51 @@ pub(crate) struct ScrapFields {
     cron_timezone: Option<String>,
 }
 
-fn read_document(path: &Path) -> Result<Map<String, Value>, String> {
+/// A scrap's fields from a JSON or YAML file, as the API takes them
+/// (unknown fields are refused, read-only ones ignored).
+fn read_document(path: &Path) -> Result<ScrapBody, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let is_json = path.extension().is_some_and(|e| e == "json") || text.trim_start().starts_with('{');
-    let value: Value = if is_json {
-        serde_json::from_str(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?
+    if is_json {
+        serde_json::from_str(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))
     } else {
-        serde_yaml::from_str(&text).map_err(|e| format!("{}: invalid YAML: {e}", path.display()))?
-    };
-    match value {
-        Value::Object(map) => Ok(map),
-        _ => Err(format!("{}: expected an object of scrap fields", path.display())),
+        serde_yaml::from_str(&text).map_err(|e| format!("{}: invalid YAML: {e}", path.display()))
     }
 }
 
 impl ScrapFields {
-    fn body(&self) -> Result<Value, String> {
+    /// The file's fields, then the flags over them.
+    fn body(&self) -> Result<ScrapBody, String> {
         let mut body = match &self.file {
             Some(path) => read_document(path)?,
-            None => Map::new(),
-        };
-        let mut set = |k: &str, v: Value| {
-            body.insert(k.to_string(), v);
+            None => ScrapBody::default(),
         };
         if let Some(v) = &self.title {
-            set("title", Value::String(v.clone()));
+            body.title = Some(v.clone());
         }
         if let Some(v) = &self.url {
-            set("url", Value::String(v.clone()));
+            body.url = Some(v.clone());
         }
         if let Some(v) = &self.description {
-            set("description", Value::String(v.clone()));
+            body.description = Some(v.clone());
         }
         if let Some(v) = &self.request {
-            set("request", Value::String(v.clone()));
+            body.request = Some(v.clone());
         }
         if let Some(path) = &self.request_file {
             let script = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            set("request", Value::String(script));
+            body.request = Some(script);
         }
         if let Some(v) = &self.cron {
-            set("cron", if v == "none" || v.is_empty() { Value::Null } else { Value::String(v.clone()) });
+            body.cron = Some(if v == "none" || v.is_empty() { None } else { Some(v.clone()) });
         }
         if let Some(v) = &self.cron_timezone {
-            set("cronTimezone", Value::String(v.clone()));
+            body.cron_timezone = Some(v.clone());
         }
-        if body.is_empty() {
+        if body == ScrapBody::default() {
             return Err("nothing to send: give --file or field flags (see --help)".into());
         }
-        Ok(Value::Object(body))
+        Ok(body)
     }
 }
 
@@ -310,5 +305,37 @@ pub(crate) async fn run(client: &Client, format: Format, command: ScrapsCommand)
             }
             Err(e) => fail(&e),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(file: Option<PathBuf>, cron: Option<&str>) -> ScrapFields {
+        ScrapFields {
+            file,
+            title: None,
+            url: None,
+            description: None,
+            request: None,
+            request_file: None,
+            cron: cron.map(str::to_string),
+            cron_timezone: None,
+        }
+    }
+
+    #[test]
+    fn a_file_is_read_as_the_api_body_and_flags_go_over_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let yaml = dir.path().join("scrap.yaml");
+        std::fs::write(&yaml, "title: T\ncron: '0 9 * * *'\nid: read-only, ignored\n").unwrap();
+        let body = fields(Some(yaml.clone()), Some("none")).body().unwrap();
+        assert_eq!(serde_json::to_string(&body).unwrap(), r#"{"title":"T","cron":null}"#, "--cron none clears");
+        let typo = dir.path().join("typo.json");
+        std::fs::write(&typo, r#"{"titel": "T"}"#).unwrap();
+        let refused = fields(Some(typo), None).body().unwrap_err();
+        assert!(refused.contains("unknown field `titel`"), "{refused}");
+        assert!(fields(None, None).body().unwrap_err().starts_with("nothing to send"));
     }
 }

@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use serde_json::{Map, Value, json};
 use svc_client::Client;
+use svc_client::types::WebhookBody;
 
 use super::output::{self, Format, opt};
 use super::{OK, fail, usage};
@@ -110,7 +110,7 @@ pub(crate) async fn run(client: &Client, format: Format, command: WebhooksComman
             Err(e) => fail(&e),
         },
         WebhooksCommand::Create { url, events, scrap_ids } => {
-            let body = json!({"url": url, "events": events, "scrapIds": scrap_ids});
+            let body = WebhookBody { url: Some(url), events: Some(events), scrap_ids: Some(scrap_ids), active: None };
             match client.create_webhook(&body).await {
                 Ok(created) => {
                     match format {
@@ -127,25 +127,16 @@ pub(crate) async fn run(client: &Client, format: Format, command: WebhooksComman
             }
         }
         WebhooksCommand::Update { id, url, events, scrap_ids, all_scraps, active, inactive } => {
-            let mut body = Map::new();
-            if let Some(u) = url {
-                body.insert("url".into(), json!(u));
-            }
-            if !events.is_empty() {
-                body.insert("events".into(), json!(events));
-            }
-            if all_scraps {
-                body.insert("scrapIds".into(), json!([]));
-            } else if !scrap_ids.is_empty() {
-                body.insert("scrapIds".into(), json!(scrap_ids));
-            }
-            if active || inactive {
-                body.insert("active".into(), json!(active));
-            }
-            if body.is_empty() {
+            let body = WebhookBody {
+                url,
+                events: (!events.is_empty()).then_some(events),
+                scrap_ids: if all_scraps { Some(Vec::new()) } else { (!scrap_ids.is_empty()).then_some(scrap_ids) },
+                active: (active || inactive).then_some(active),
+            };
+            if body == WebhookBody::default() {
                 return usage("nothing to change: give --url, --event, --scrap, --all-scraps, --active or --inactive");
             }
-            match client.update_webhook(&id, &Value::Object(body)).await {
+            match client.update_webhook(&id, &body).await {
                 Ok(w) => {
                     show(format, &w);
                     ExitCode::from(OK)

@@ -6,7 +6,9 @@ use crate::common;
 
 use common::TestApp;
 use serde_json::json;
+use svc_client::types::{NewKeyBody, ScrapBody, WebhookBody};
 use svc_client::{Client, ClientError, Credential, RunAnswer};
+use svc_domain::scrap::ParamSet;
 
 #[tokio::test]
 async fn every_answer_decodes_into_the_shared_types() {
@@ -21,11 +23,20 @@ async fn every_answer_decodes_into_the_shared_types() {
     let me = client.me().await.unwrap();
     assert_eq!((me.user.email.as_str(), me.organization.plan.as_str()), ("alice@example.com", "growth"));
     let scrap = client
-        .create_scrap(&json!({"title": "Typed", "url": "https://example.com", "request": "returnData([1])", "params": [{"key": "a", "value": {"x": 1}}]}))
+        .create_scrap(&ScrapBody {
+            title: Some("Typed".into()),
+            url: Some("https://example.com".into()),
+            request: Some("returnData([1])".into()),
+            params: Some(vec![ParamSet { key: "a".into(), value: json!({"x": 1}) }]),
+            ..ScrapBody::default()
+        })
         .await
         .unwrap();
     assert_eq!(scrap.params[0].key, "a");
-    let updated = client.update_scrap(&scrap.id, &json!({"cron": "0 9 * * *"})).await.unwrap();
+    let updated = client
+        .update_scrap(&scrap.id, &ScrapBody { cron: Some(Some("0 9 * * *".into())), ..ScrapBody::default() })
+        .await
+        .unwrap();
     assert_eq!(updated.cron.as_deref(), Some("0 9 * * *"));
     assert_eq!(client.scraps(Some("typ"), None, None).await.unwrap().total, 1);
     assert_eq!(client.scrap(&scrap.id).await.unwrap(), updated);
@@ -39,15 +50,29 @@ async fn every_answer_decodes_into_the_shared_types() {
     assert_eq!((row.status, row.costs.clone()), (None, None));
     assert_eq!(client.history(Some(&scrap.id), None, None).await.unwrap().data, vec![row]);
 
-    let key = client.create_key(&json!({"name": "typed", "scopes": ["svc:scraps:read"]})).await.unwrap();
+    let key = client
+        .create_key(&NewKeyBody {
+            name: Some("typed".into()),
+            scopes: Some(vec!["svc:scraps:read".into()]),
+            ..NewKeyBody::default()
+        })
+        .await
+        .unwrap();
     assert!(key.plain_key.starts_with("svc_"));
     assert_eq!(client.keys(None, None).await.unwrap().data, vec![key.key.clone()]);
     let hook = client
-        .create_webhook(&json!({"url": "https://hooks.example.com/x", "events": ["scrap.failure"]}))
+        .create_webhook(&WebhookBody {
+            url: Some("https://hooks.example.com/x".into()),
+            events: Some(vec!["scrap.failure".into()]),
+            ..WebhookBody::default()
+        })
         .await
         .unwrap();
     assert_eq!(client.webhooks(None, None).await.unwrap().data, vec![hook.webhook.clone()]);
-    let off = client.update_webhook(&hook.webhook.id, &json!({"active": false})).await.unwrap();
+    let off = client
+        .update_webhook(&hook.webhook.id, &WebhookBody { active: Some(false), ..WebhookBody::default() })
+        .await
+        .unwrap();
     assert!(!off.active);
     assert_eq!(client.deliveries(&hook.webhook.id, None, None).await.unwrap().total, 0);
     client.delete_webhook(&hook.webhook.id).await.unwrap();
