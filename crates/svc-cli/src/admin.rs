@@ -50,7 +50,7 @@ pub(crate) async fn run(file: Option<&Path>, command: AdminCommand) -> ExitCode 
             admin.add_balance(email, *units).await.map(|balance| format!("{email}: balance is now {balance} units"))
         }
     };
-    app.store().close().await;
+    app.close().await;
     match outcome {
         Ok(message) => {
             println!("{message}");

@@ -60,7 +60,7 @@ pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
     let shutdown = shutdown_signal();
     match listener.local_addr() {
         Ok(addr) => {
-            eprintln!("svc: listening on http://{addr} (database: {})", app.store().backend());
+            eprintln!("svc: listening on http://{addr} (database: {})", app.backend());
             eprintln!("svc: public URL {}", app.services().public_url());
         }
         Err(e) => eprintln!("svc: listening (address unknown: {e})"),
@@ -90,7 +90,7 @@ pub(crate) async fn work(file: Option<&Path>, container: &str) -> ExitCode {
         Ok(app) => app,
         Err(code) => return code,
     };
-    eprintln!("svc: worker for container `{container}` (database: {})", app.store().backend());
+    eprintln!("svc: worker for container `{container}` (database: {})", app.backend());
     app.work(container, shutdown_signal()).await;
     ExitCode::SUCCESS
 }

@@ -62,14 +62,24 @@ impl App {
         &self.services
     }
 
-    /// The store, for what composes the app (the dispatcher, operator
-    /// commands, test fixtures and benchmarks); adapters use the services.
+    /// The store, for what composes the app (the dispatcher, test fixtures
+    /// and benchmarks); adapters use the services, commands `backend` and `close`.
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
     }
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The database behind the store: `sqlite` or `postgres`.
+    pub fn backend(&self) -> &'static str {
+        self.store.backend()
+    }
+
+    /// Closes the store, for a command that ends without serving (an operator command).
+    pub async fn close(self) {
+        self.store.close().await;
     }
 
     /// The Chromium engine as configured.
