@@ -1,5 +1,5 @@
 //! The changes a create or an update makes to a scrap, and the rules every
-//! stored scrap obeys (contract section 3). The wire body is
+//! stored scrap obeys (docs/decisions.md, Scraps). The wire body is
 //! `svc_api_types::ScrapBody`; the HTTP adapter turns it into `ScrapChanges`.
 
 use std::collections::HashSet;
