@@ -22,16 +22,10 @@ impl PostgresStore {
 impl Dialect for Postgres {
     const BACKEND: &'static str = "postgres";
 
-    // SKIP LOCKED: concurrent workers each take a different row, none waits.
-    const CLAIM_RUN: &'static str = "UPDATE run_queue SET state = 'running', worker_id = $1, lease_until = $2, \
-                                     attempts = attempts + 1 WHERE history_id = (SELECT history_id FROM run_queue \
-                                     WHERE state = 'queued' AND containers LIKE $3 ESCAPE '\\' \
-                                     ORDER BY enqueued_at, history_id LIMIT 1 FOR UPDATE SKIP LOCKED) \
-                                     RETURNING history_id, organization_id, scrap_id, param, attempts";
-
-    // Rows another scheduler or delivery worker is handling are skipped, not
-    // waited for; the unique tick record stops a second firing of the same
-    // instant.
+    // SKIP LOCKED: concurrent workers each take a different run, none waits;
+    // rows another scheduler or delivery worker is handling are skipped, not
+    // waited for (the unique tick record stops a second firing of the same
+    // instant).
     const LOCK_DUE: &'static str = " FOR UPDATE SKIP LOCKED";
 
     fn begin_write(pool: &Pool<Self>) -> impl Future<Output = sqlx::Result<Transaction<'static, Self>>> + Send {

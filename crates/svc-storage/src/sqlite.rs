@@ -42,15 +42,8 @@ impl SqliteStore {
 impl Dialect for Sqlite {
     const BACKEND: &'static str = "sqlite";
 
-    // One statement under SQLite's single writer: claims cannot collide.
-    const CLAIM_RUN: &'static str = "UPDATE run_queue SET state = 'running', worker_id = $1, lease_until = $2, \
-                                     attempts = attempts + 1 WHERE history_id = (SELECT history_id FROM run_queue \
-                                     WHERE state = 'queued' AND containers LIKE $3 ESCAPE '\\' \
-                                     ORDER BY enqueued_at, history_id LIMIT 1) \
-                                     RETURNING history_id, organization_id, scrap_id, param, attempts";
-
     // SQLite has one writer: the write transaction already excludes other
-    // schedulers and delivery workers.
+    // workers, schedulers and delivery workers.
     const LOCK_DUE: &'static str = "";
 
     /// SQLite allows one writer: take the write lock when the transaction

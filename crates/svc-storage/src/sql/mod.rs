@@ -39,13 +39,9 @@ pub trait Dialect: Database<Arguments: IntoArguments<Self>, QueryResult: RowsAff
     /// What `Store::backend` answers.
     const BACKEND: &'static str;
 
-    /// Claims the oldest queued run for a container: binds the worker id,
-    /// the lease's end and the container's `LIKE` pattern; returns the
-    /// columns of a `ClaimRecord`.
-    const CLAIM_RUN: &'static str;
-
-    /// Ends the `SELECT` of due rows (schedules, webhook deliveries) that
-    /// the same write transaction then updates.
+    /// Ends the `SELECT` of the rows that a write transaction takes and then
+    /// updates: the next queued run, the due schedules, the due webhook
+    /// deliveries.
     const LOCK_DUE: &'static str;
 
     /// Opens a transaction that will write.

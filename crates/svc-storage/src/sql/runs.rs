@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
-use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
+use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, Type};
 use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::history::HistoryRow;
@@ -14,6 +14,18 @@ use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
 use crate::records::{ClaimRecord, HistoryRecord, escape_like, id, millis, opt_millis, to_json};
 use crate::traits::{ClaimedRun, ExpiredLeases, RunStore};
+
+/// Takes the oldest queued run whose containers include the one whose
+/// `LIKE` pattern is `$3`, for worker `$1` until `$2`; [`Dialect::LOCK_DUE`]
+/// ends the subquery, then [`CLAIMED`] follows. One statement: on SQLite,
+/// under its single writer, claims cannot collide.
+const CLAIM_NEXT_RUN: &str = "UPDATE run_queue SET state = 'running', worker_id = $1, lease_until = $2, \
+                              attempts = attempts + 1 WHERE history_id = (SELECT history_id FROM run_queue \
+                              WHERE state = 'queued' AND containers LIKE $3 ESCAPE '\\' \
+                              ORDER BY enqueued_at, history_id LIMIT 1";
+
+/// The end of [`CLAIM_NEXT_RUN`]: the columns of a `ClaimRecord`.
+const CLAIMED: &str = ") RETURNING history_id, organization_id, scrap_id, param, attempts";
 
 #[async_trait]
 impl<DB: Dialect> RunStore for SqlStore<DB>
@@ -49,12 +61,13 @@ where
         worker_id: &str,
         lease_until: DateTime<Utc>,
     ) -> Result<Option<ClaimedRun>> {
-        let row: Option<ClaimRecord> = sqlx::query_as(DB::CLAIM_RUN)
-            .bind(worker_id)
-            .bind(millis(lease_until))
-            .bind(format!("%,{},%", escape_like(container)))
-            .fetch_optional(&self.pool)
-            .await?;
+        let row: Option<ClaimRecord> =
+            sqlx::query_as(AssertSqlSafe(format!("{CLAIM_NEXT_RUN}{}{CLAIMED}", DB::LOCK_DUE)))
+                .bind(worker_id)
+                .bind(millis(lease_until))
+                .bind(format!("%,{},%", escape_like(container)))
+                .fetch_optional(&self.pool)
+                .await?;
         row.map(|r| r.into_claim(worker_id)).transpose()
     }
 
