@@ -1,4 +1,4 @@
-//! Storage of svc behind traits, with one implementation per engine.
+//! Storage of svc behind traits, implemented once (`sql`) for SQLite and PostgreSQL.
 //!
 //! Every method that touches an organization's objects takes that
 //! organization's id and filters by it in SQL: a caller cannot read or write
