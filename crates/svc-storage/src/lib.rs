@@ -1,23 +1,14 @@
-//! Storage of svc behind traits, with one implementation per engine.
+//! Storage of svc behind traits, implemented once (`sql`) for SQLite and PostgreSQL.
 //!
 //! Every method that touches an organization's objects takes that
 //! organization's id and filters by it in SQL: a caller cannot read or write
 //! another organization's rows through this crate.
 
-// First, so that its macros are in scope for the engine modules.
-#[macro_use]
-mod sql_store;
-#[macro_use]
-mod sql_schedule;
-#[macro_use]
-mod sql_webhooks;
-#[macro_use]
-mod sql_rate;
-
 mod connect;
 mod error;
 mod postgres;
 mod records;
+mod sql;
 mod sqlite;
 mod traits;
 mod webhook_records;
@@ -28,6 +19,7 @@ pub mod testing;
 pub use connect::connect;
 pub use error::StoreError;
 pub use postgres::PostgresStore;
+pub use sql::{Dialect, RowsAffected, SqlStore};
 pub use sqlite::SqliteStore;
 pub use traits::{
     AccountStore, ActivityStore, ClaimedRun, DueScrap, ExpiredLeases, FiredTick, HistoryFilter, HistoryStore, KeyStore,

@@ -1,11 +1,13 @@
 //! The engine for several processes sharing one database.
 
-use sqlx::Postgres;
-use sqlx::postgres::{PgPool, PgPoolOptions};
+use std::future::Future;
 
-pub struct PostgresStore {
-    pool: PgPool,
-}
+use sqlx::postgres::{PgPoolOptions, PgQueryResult};
+use sqlx::{Pool, Postgres, Transaction};
+
+use crate::sql::{Dialect, RowsAffected, SqlStore};
+
+pub type PostgresStore = SqlStore<Postgres>;
 
 impl PostgresStore {
     /// Connects to and migrates `postgres://...` (migrations hold an advisory
@@ -13,36 +15,26 @@ impl PostgresStore {
     pub async fn open(url: &str) -> crate::Result<Self> {
         let pool = PgPoolOptions::new().max_connections(16).connect(url).await?;
         sqlx::migrate!("./migrations/postgres").run(&pool).await?;
-        Ok(PostgresStore { pool })
-    }
-
-    async fn begin_write(&self) -> crate::Result<sqlx::Transaction<'static, Postgres>> {
-        Ok(self.pool.begin().await?)
+        Ok(SqlStore::new(pool))
     }
 }
 
-#[async_trait::async_trait]
-impl crate::Store for PostgresStore {
-    fn backend(&self) -> &'static str {
-        "postgres"
-    }
-    async fn close(&self) {
-        self.pool.close().await;
+impl Dialect for Postgres {
+    const BACKEND: &'static str = "postgres";
+
+    // SKIP LOCKED: concurrent workers each take a different run, none waits;
+    // rows another scheduler or delivery worker is handling are skipped, not
+    // waited for (the unique tick record stops a second firing of the same
+    // instant).
+    const LOCK_DUE: &'static str = " FOR UPDATE SKIP LOCKED";
+
+    fn begin_write(pool: &Pool<Self>) -> impl Future<Output = sqlx::Result<Transaction<'static, Self>>> + Send {
+        pool.begin()
     }
 }
 
-sql_store!(
-    PostgresStore,
-    Postgres,
-    // SKIP LOCKED: concurrent workers each take a different row, none waits.
-    claim_run = "UPDATE run_queue SET state = 'running', worker_id = $1, lease_until = $2, attempts = attempts + 1 \
-                 WHERE history_id = (SELECT history_id FROM run_queue WHERE state = 'queued' \
-                 AND containers LIKE $3 ESCAPE '\\' ORDER BY enqueued_at, history_id LIMIT 1 FOR UPDATE SKIP LOCKED) \
-                 RETURNING history_id, organization_id, scrap_id, param, attempts"
-);
-
-// Rows another scheduler is firing are skipped, not waited for; the unique
-// tick record stops a second firing of the same instant.
-sql_schedule!(PostgresStore, Postgres, lock_due = " FOR UPDATE SKIP LOCKED");
-sql_webhooks!(PostgresStore, Postgres, lock_due = " FOR UPDATE SKIP LOCKED");
-sql_rate!(PostgresStore);
+impl RowsAffected for PgQueryResult {
+    fn rows_affected(&self) -> u64 {
+        PgQueryResult::rows_affected(self)
+    }
+}

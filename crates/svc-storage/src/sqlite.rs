@@ -1,15 +1,16 @@
 //! The embedded default engine.
 
+use std::future::Future;
 use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::Sqlite;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteQueryResult, SqliteSynchronous};
+use sqlx::{Pool, Sqlite, Transaction};
 
-pub struct SqliteStore {
-    pool: SqlitePool,
-}
+use crate::sql::{Dialect, RowsAffected, SqlStore};
+
+pub type SqliteStore = SqlStore<Sqlite>;
 
 impl SqliteStore {
     /// Opens (creating file and folder if needed) and migrates `sqlite://path`.
@@ -34,38 +35,27 @@ impl SqliteStore {
             .connect_with(options)
             .await?;
         sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
-        Ok(SqliteStore { pool })
+        Ok(SqlStore::new(pool))
     }
+}
+
+impl Dialect for Sqlite {
+    const BACKEND: &'static str = "sqlite";
+
+    // SQLite has one writer: the write transaction already excludes other
+    // workers, schedulers and delivery workers.
+    const LOCK_DUE: &'static str = "";
 
     /// SQLite allows one writer: take the write lock when the transaction
     /// starts, so that it waits on `busy_timeout` instead of failing when a
     /// read transaction cannot be upgraded.
-    async fn begin_write(&self) -> crate::Result<sqlx::Transaction<'static, Sqlite>> {
-        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    fn begin_write(pool: &Pool<Self>) -> impl Future<Output = sqlx::Result<Transaction<'static, Self>>> + Send {
+        pool.begin_with("BEGIN IMMEDIATE")
     }
 }
 
-#[async_trait::async_trait]
-impl crate::Store for SqliteStore {
-    fn backend(&self) -> &'static str {
-        "sqlite"
-    }
-    async fn close(&self) {
-        self.pool.close().await;
+impl RowsAffected for SqliteQueryResult {
+    fn rows_affected(&self) -> u64 {
+        SqliteQueryResult::rows_affected(self)
     }
 }
-
-sql_store!(
-    SqliteStore,
-    Sqlite,
-    // One statement under SQLite's single writer: claims cannot collide.
-    claim_run = "UPDATE run_queue SET state = 'running', worker_id = $1, lease_until = $2, attempts = attempts + 1 \
-                 WHERE history_id = (SELECT history_id FROM run_queue WHERE state = 'queued' \
-                 AND containers LIKE $3 ESCAPE '\\' ORDER BY enqueued_at, history_id LIMIT 1) \
-                 RETURNING history_id, organization_id, scrap_id, param, attempts"
-);
-
-// SQLite has one writer: the write transaction already excludes other schedulers.
-sql_schedule!(SqliteStore, Sqlite, lock_due = "");
-sql_webhooks!(SqliteStore, Sqlite, lock_due = "");
-sql_rate!(SqliteStore);

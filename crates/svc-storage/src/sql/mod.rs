@@ -1,0 +1,95 @@
+//! The SQL both engines run: one generic implementation of the storage
+//! traits over [`Dialect`]. The schemas of both engines use the same column
+//! types (BIGINT milliseconds, TEXT JSON, BOOLEAN) and both accept `$n`
+//! placeholders, so one body of SQL serves both; the little that differs is
+//! in `Dialect`, implemented in `sqlite.rs` and `postgres.rs`.
+//!
+//! # The where-clause
+//!
+//! Every impl over `SqlStore<DB>` that runs SQL (one per storage trait, and
+//! the helpers in `shared.rs`) carries the same where-clause as the `Store`
+//! impl below: an executor for a connection, and the encoding and decoding
+//! of what the SQL binds and reads (strings, `i64`, `bool` and their
+//! options; columns by name and by position). Rust implies the bounds on a
+//! supertrait's associated types (`Dialect`'s `Arguments` and `QueryResult`)
+//! but not where-clauses whose subject is another type, such as
+//! `String: Encode<'q, DB>`, so those cannot live on `Dialect`.
+
+mod accounts;
+mod activities;
+mod columns;
+mod history;
+mod keys;
+mod rates;
+mod runs;
+mod schedule;
+mod scraps;
+mod shared;
+mod webhooks;
+
+use std::future::Future;
+
+use async_trait::async_trait;
+use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Transaction, Type};
+
+use crate::Store;
+
+/// What differs between the engines.
+pub trait Dialect: Database<Arguments: IntoArguments<Self>, QueryResult: RowsAffected> {
+    /// What `Store::backend` answers.
+    const BACKEND: &'static str;
+
+    /// Ends the `SELECT` of the rows that a write transaction takes and then
+    /// updates: the next queued run, the due schedules, the due webhook
+    /// deliveries.
+    const LOCK_DUE: &'static str;
+
+    /// Opens a transaction that will write.
+    fn begin_write(pool: &Pool<Self>) -> impl Future<Output = sqlx::Result<Transaction<'static, Self>>> + Send;
+}
+
+/// The count of rows a statement changed, which each engine's result type
+/// has only as an inherent method.
+pub trait RowsAffected {
+    fn rows_affected(&self) -> u64;
+}
+
+/// The storage traits over one engine's pool: `SqliteStore` or
+/// `PostgresStore`.
+pub struct SqlStore<DB: Dialect> {
+    pool: Pool<DB>,
+}
+
+impl<DB: Dialect> SqlStore<DB> {
+    /// A store over a pool whose database is migrated.
+    pub(crate) fn new(pool: Pool<DB>) -> Self {
+        SqlStore { pool }
+    }
+
+    async fn begin_write(&self) -> crate::Result<Transaction<'static, DB>> {
+        Ok(DB::begin_write(&self.pool).await?)
+    }
+}
+
+#[async_trait]
+impl<DB: Dialect> Store for SqlStore<DB>
+where
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + ColumnIndex<DB::Row>,
+    for<'q> Option<&'q str>: Encode<'q, DB>,
+    for<'q> String: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    for<'q> Option<String>: Encode<'q, DB>,
+    for<'q> i64: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    for<'q> Option<i64>: Encode<'q, DB>,
+    for<'q> bool: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    str: Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    fn backend(&self) -> &'static str {
+        DB::BACKEND
+    }
+
+    async fn close(&self) {
+        self.pool.close().await;
+    }
+}

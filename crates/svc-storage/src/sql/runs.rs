@@ -1,0 +1,179 @@
+//! The run queue: enqueue, claim under a lease, finish, expire leases.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use const_format::concatcp;
+use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, Type};
+use svc_domain::ObjectId;
+use svc_domain::activity::Activity;
+use svc_domain::history::HistoryRow;
+use svc_domain::scrap::ParamSet;
+use svc_domain::webhook::Delivery;
+
+use super::{Dialect, RowsAffected, SqlStore, columns};
+use crate::Result;
+use crate::records::{ClaimRecord, HistoryRecord, escape_like, id, millis, opt_millis, to_json};
+use crate::traits::{ClaimedRun, ExpiredLeases, RunStore};
+
+/// Takes the oldest queued run whose containers include the one whose
+/// `LIKE` pattern is `$3`, for worker `$1` until `$2`; [`Dialect::LOCK_DUE`]
+/// ends the subquery, then [`CLAIMED`] follows. One statement: on SQLite,
+/// under its single writer, claims cannot collide.
+const CLAIM_NEXT_RUN: &str = "UPDATE run_queue SET state = 'running', worker_id = $1, lease_until = $2, \
+                              attempts = attempts + 1 WHERE history_id = (SELECT history_id FROM run_queue \
+                              WHERE state = 'queued' AND containers LIKE $3 ESCAPE '\\' \
+                              ORDER BY enqueued_at, history_id LIMIT 1";
+
+/// The end of [`CLAIM_NEXT_RUN`]: the columns of a `ClaimRecord`.
+const CLAIMED: &str = ") RETURNING history_id, organization_id, scrap_id, param, attempts";
+
+#[async_trait]
+impl<DB: Dialect> RunStore for SqlStore<DB>
+where
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + ColumnIndex<DB::Row>,
+    for<'q> Option<&'q str>: Encode<'q, DB>,
+    for<'q> String: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    for<'q> Option<String>: Encode<'q, DB>,
+    for<'q> i64: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    for<'q> Option<i64>: Encode<'q, DB>,
+    for<'q> bool: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    str: Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    async fn enqueue_run(
+        &self,
+        row: &HistoryRow,
+        containers: &[String],
+        param: Option<&ParamSet>,
+        activity: &Activity,
+    ) -> Result<()> {
+        let mut tx = self.begin_write().await?;
+        Self::insert_queued_run(&mut tx, row, containers, param).await?;
+        Self::insert_activity(&mut tx, activity).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn claim_run(
+        &self,
+        container: &str,
+        worker_id: &str,
+        lease_until: DateTime<Utc>,
+    ) -> Result<Option<ClaimedRun>> {
+        let row: Option<ClaimRecord> =
+            sqlx::query_as(AssertSqlSafe(format!("{CLAIM_NEXT_RUN}{}{CLAIMED}", DB::LOCK_DUE)))
+                .bind(worker_id)
+                .bind(millis(lease_until))
+                .bind(format!("%,{},%", escape_like(container)))
+                .fetch_optional(&self.pool)
+                .await?;
+        row.map(|r| r.into_claim(worker_id)).transpose()
+    }
+
+    async fn finish_run(
+        &self,
+        claim: &ClaimedRun,
+        h: &HistoryRow,
+        units: i64,
+        activity: &Activity,
+        deliveries: &[Delivery],
+    ) -> Result<bool> {
+        let mut tx = self.begin_write().await?;
+        let held = sqlx::query("DELETE FROM run_queue WHERE history_id = $1 AND worker_id = $2 AND attempts = $3")
+            .bind(claim.history_id.to_string())
+            .bind(&claim.worker_id)
+            .bind(claim.attempts)
+            .execute(&mut *tx)
+            .await?;
+        if held.rows_affected() != 1 {
+            return Ok(false);
+        }
+        sqlx::query(
+            "UPDATE history SET status_detail = $3, data = $4, length = $5, time_ms = $6, proxy_tier = $7, \
+             costs = $8, meter = $9, error_snapshot = $10, retries = $11, error = $12, finished_at = $13, \
+             digest = $14 WHERE organization_id = $1 AND id = $2",
+        )
+        .bind(claim.organization_id.to_string())
+        .bind(claim.history_id.to_string())
+        .bind(h.status_detail.map(|d| d.as_str()))
+        .bind(&h.data)
+        .bind(h.length)
+        .bind(h.time_ms)
+        .bind(&h.proxy_tier)
+        .bind(h.costs.as_ref().map(to_json))
+        .bind(h.meter.as_ref().map(to_json))
+        .bind(h.error_snapshot.as_ref().map(to_json))
+        .bind(h.retries)
+        .bind(&h.error)
+        .bind(opt_millis(h.finished_at))
+        .bind(&h.digest)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE organizations SET balance = balance - $2 WHERE id = $1")
+            .bind(claim.organization_id.to_string())
+            .bind(units)
+            .execute(&mut *tx)
+            .await?;
+        Self::insert_activity(&mut tx, activity).await?;
+        Self::insert_delivery_rows(&mut tx, deliveries, h.finished_at.unwrap_or_else(Utc::now)).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn expire_leases(&self, now: DateTime<Utc>, max_attempts: i64) -> Result<ExpiredLeases> {
+        let mut tx = self.begin_write().await?;
+        let requeued: Vec<(String, String)> = sqlx::query_as(
+            "UPDATE run_queue SET state = 'queued', worker_id = NULL, lease_until = NULL \
+             WHERE state = 'running' AND lease_until < $1 AND attempts < $2 RETURNING history_id, organization_id",
+        )
+        .bind(millis(now))
+        .bind(max_attempts)
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut out = ExpiredLeases::default();
+        for (history, org) in requeued {
+            sqlx::query("UPDATE history SET retries = retries + 1 WHERE organization_id = $1 AND id = $2")
+                .bind(&org)
+                .bind(&history)
+                .execute(&mut *tx)
+                .await?;
+            out.requeued.push(id(&history)?);
+        }
+        let lost: Vec<(String, String, String, Option<String>, i64, Option<String>)> = sqlx::query_as(
+            "SELECT history_id, organization_id, scrap_id, param, attempts, worker_id FROM run_queue \
+             WHERE state = 'running' AND lease_until < $1 AND attempts >= $2",
+        )
+        .bind(millis(now))
+        .bind(max_attempts)
+        .fetch_all(&mut *tx)
+        .await?;
+        for (history, org, scrap, param, attempts, worker) in lost {
+            let record = ClaimRecord { history_id: history, organization_id: org, scrap_id: scrap, param, attempts };
+            out.lost.push(record.into_claim(worker.as_deref().unwrap_or_default())?);
+        }
+        tx.commit().await?;
+        Ok(out)
+    }
+
+    async fn last_success(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<HistoryRow>> {
+        let row: Option<HistoryRecord> = sqlx::query_as(concatcp!(
+            "SELECT ",
+            columns::HISTORY,
+            " FROM history WHERE organization_id = $1 AND scrap_id = $2 AND status_detail = 'success' \
+             ORDER BY created_at DESC, id DESC LIMIT 1"
+        ))
+        .bind(org.to_string())
+        .bind(scrap.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(HistoryRow::try_from).transpose()
+    }
+
+    async fn log_activity(&self, activity: &Activity) -> Result<()> {
+        let mut tx = self.begin_write().await?;
+        Self::insert_activity(&mut tx, activity).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+}

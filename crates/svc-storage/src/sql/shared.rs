@@ -1,0 +1,259 @@
+//! Statements and query fragments that several stores use: the rows that
+//! runs, schedules and webhooks write inside their own transactions, and the
+//! `WHERE` clauses of the lists.
+
+use chrono::{DateTime, Utc};
+use const_format::concatcp;
+use sqlx::{ColumnIndex, Decode, Encode, Executor, QueryBuilder, Transaction, Type};
+use svc_domain::ObjectId;
+use svc_domain::activity::Activity;
+use svc_domain::history::HistoryRow;
+use svc_domain::scrap::{HISTORY_IDS_CAP, ParamSet};
+use svc_domain::webhook::{Delivery, DeliveryAttempt};
+
+use super::{Dialect, RowsAffected, SqlStore, columns};
+use crate::records::{like_pattern, millis, opt_millis, to_json};
+use crate::traits::{HistoryFilter, ScrapFilter};
+use crate::{Result, StoreError};
+
+pub(super) fn conflict_on_unique(e: sqlx::Error, what: &'static str) -> StoreError {
+    match &e {
+        sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(what),
+        _ => StoreError::Database(e),
+    }
+}
+
+/// Recomputes a scrap's `history_ids`. The cap is part of the text: a bound
+/// `LIMIT` makes SQLite re-prepare the statement on every run.
+const REFRESH_HISTORY_IDS: &str = concatcp!(
+    "UPDATE scraps SET history_ids = COALESCE((SELECT string_agg(h.id, ',' ORDER BY h.created_at DESC, h.id DESC) \
+     FROM (SELECT id, created_at FROM history WHERE organization_id = $1 AND scrap_id = $2 \
+     ORDER BY created_at DESC, id DESC LIMIT ",
+    HISTORY_IDS_CAP,
+    ") h), '') WHERE organization_id = $1 AND id = $2"
+);
+
+impl<DB: Dialect> SqlStore<DB>
+where
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + ColumnIndex<DB::Row>,
+    for<'q> Option<&'q str>: Encode<'q, DB>,
+    for<'q> String: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    for<'q> Option<String>: Encode<'q, DB>,
+    for<'q> i64: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    for<'q> Option<i64>: Encode<'q, DB>,
+    for<'q> bool: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    str: Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    pub(super) async fn insert_activity(tx: &mut Transaction<'static, DB>, a: &Activity) -> Result<()> {
+        Self::insert_activities(tx, &[a]).await
+    }
+
+    pub(super) async fn insert_activities(tx: &mut Transaction<'static, DB>, rows: &[&Activity]) -> Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let mut qb = QueryBuilder::<DB>::new(concatcp!("INSERT INTO activities (", columns::ACTIVITY, ") "));
+        qb.push_values(rows, |mut b, a| {
+            b.push_bind(a.id.to_string())
+                .push_bind(a.organization_id.to_string())
+                .push_bind(a.scrap_id.to_string())
+                .push_bind(&a.kind)
+                .push_bind(&a.actor)
+                .push_bind(&a.message)
+                .push_bind(a.history_id.map(|h| h.to_string()))
+                .push_bind(millis(a.created_at));
+        });
+        qb.build().execute(&mut **tx).await?;
+        Ok(())
+    }
+
+    /// Inserts a pending history row and its run-queue entry.
+    pub(super) async fn insert_queued_run(
+        tx: &mut Transaction<'static, DB>,
+        row: &HistoryRow,
+        containers: &[String],
+        param: Option<&ParamSet>,
+    ) -> Result<()> {
+        Self::insert_history_row(tx, row).await?;
+        Self::insert_queue_entries(tx, &[(row, containers, param)]).await
+    }
+
+    /// Queues runs of pending history rows: `(row, containers, param)`.
+    pub(super) async fn insert_queue_entries(
+        tx: &mut Transaction<'static, DB>,
+        runs: &[(&HistoryRow, &[String], Option<&ParamSet>)],
+    ) -> Result<()> {
+        if runs.is_empty() {
+            return Ok(());
+        }
+        let mut qb = QueryBuilder::<DB>::new(
+            "INSERT INTO run_queue (history_id, organization_id, scrap_id, containers, param, state, attempts, \
+             enqueued_at) ",
+        );
+        qb.push_values(runs, |mut b, (row, containers, param)| {
+            b.push_bind(row.id.to_string())
+                .push_bind(row.organization_id.to_string())
+                .push_bind(row.scrap_id.to_string())
+                .push_bind(format!(",{},", containers.join(",")))
+                .push_bind(param.map(to_json))
+                .push("'queued'")
+                .push("0")
+                .push_bind(millis(row.created_at));
+        });
+        qb.build().execute(&mut **tx).await?;
+        Ok(())
+    }
+
+    /// Inserts a history row and refreshes its scrap's `history_ids`.
+    pub(super) async fn insert_history_row(tx: &mut Transaction<'static, DB>, h: &HistoryRow) -> Result<()> {
+        Self::insert_history_rows(tx, &[h]).await?;
+        Self::refresh_history_ids(tx, h.organization_id, h.scrap_id).await
+    }
+
+    /// Inserts history rows; the caller keeps `history_ids` current.
+    pub(super) async fn insert_history_rows(tx: &mut Transaction<'static, DB>, rows: &[&HistoryRow]) -> Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let mut qb = QueryBuilder::<DB>::new(concatcp!("INSERT INTO history (", columns::HISTORY, ") "));
+        qb.push_values(rows, |mut b, h| {
+            b.push_bind(h.id.to_string())
+                .push_bind(h.organization_id.to_string())
+                .push_bind(h.scrap_id.to_string())
+                .push_bind(h.status_detail.map(|d| d.as_str()))
+                .push_bind(&h.data)
+                .push_bind(h.length)
+                .push_bind(h.time_ms)
+                .push_bind(&h.digest)
+                .push_bind(h.triggered_by.as_str())
+                .push_bind(h.run_type.as_str())
+                .push_bind(&h.proxy_tier)
+                .push_bind(h.costs.as_ref().map(to_json))
+                .push_bind(h.meter.as_ref().map(to_json))
+                .push_bind(&h.fix_version_id)
+                .push_bind(opt_millis(h.fixed_at))
+                .push_bind(h.error_snapshot.as_ref().map(to_json))
+                .push_bind(h.retries)
+                .push_bind(&h.error)
+                .push_bind(millis(h.created_at))
+                .push_bind(opt_millis(h.finished_at));
+        });
+        qb.build().execute(&mut **tx).await.map_err(|e| conflict_on_unique(e, "history row"))?;
+        Ok(())
+    }
+
+    /// Recomputes a scrap's `history_ids` from its history rows (in the
+    /// transaction that changed them).
+    async fn refresh_history_ids(tx: &mut Transaction<'static, DB>, org: ObjectId, scrap: ObjectId) -> Result<()> {
+        sqlx::query(REFRESH_HISTORY_IDS).bind(org.to_string()).bind(scrap.to_string()).execute(&mut **tx).await?;
+        Ok(())
+    }
+
+    /// Queues deliveries (the outbox rows of a run's event), due at `due`.
+    pub(super) async fn insert_delivery_rows(
+        tx: &mut Transaction<'static, DB>,
+        deliveries: &[Delivery],
+        due: DateTime<Utc>,
+    ) -> Result<()> {
+        if deliveries.is_empty() {
+            return Ok(());
+        }
+        let mut qb = QueryBuilder::<DB>::new(concatcp!(
+            "INSERT INTO webhook_deliveries (",
+            columns::DELIVERY,
+            ", state, next_attempt_at) "
+        ));
+        qb.push_values(deliveries, |mut b, d| {
+            b.push_bind(d.id.to_string())
+                .push_bind(d.organization_id.to_string())
+                .push_bind(d.webhook_id.to_string())
+                .push_bind(d.event.as_str())
+                .push_bind(d.history_id.to_string())
+                .push_bind(d.scrap_id.to_string())
+                .push_bind(&d.payload)
+                .push_bind(d.attempts)
+                .push_bind(millis(d.created_at))
+                .push("'pending'")
+                .push_bind(millis(due));
+        });
+        qb.build().execute(&mut **tx).await?;
+        Ok(())
+    }
+
+    pub(super) async fn insert_attempt_row(tx: &mut Transaction<'static, DB>, a: &DeliveryAttempt) -> Result<()> {
+        sqlx::query(concatcp!(
+            "INSERT INTO webhook_attempts (",
+            columns::ATTEMPT,
+            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
+        ))
+        .bind(a.id.to_string())
+        .bind(a.delivery_id.to_string())
+        .bind(a.organization_id.to_string())
+        .bind(a.webhook_id.to_string())
+        .bind(a.event.as_str())
+        .bind(a.history_id.to_string())
+        .bind(a.attempt)
+        .bind(a.state.as_str())
+        .bind(a.response_status)
+        .bind(&a.response_body)
+        .bind(&a.error)
+        .bind(a.duration_ms)
+        .bind(millis(a.created_at))
+        .bind(opt_millis(a.next_retry_at))
+        .execute(&mut **tx)
+        .await?;
+        Ok(())
+    }
+
+    /// Ends (or reschedules) a claimed delivery if the claim still holds.
+    pub(super) async fn advance_delivery(
+        tx: &mut Transaction<'static, DB>,
+        d: &Delivery,
+        next_attempt_at: Option<DateTime<Utc>>,
+    ) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = NULL, next_attempt_at = $3, \
+             state = CASE WHEN $3 IS NULL THEN 'done' ELSE 'pending' END \
+             WHERE id = $1 AND attempts = $2 AND state = 'pending'",
+        )
+        .bind(d.id.to_string())
+        .bind(d.attempts)
+        .bind(opt_millis(next_attempt_at))
+        .execute(&mut **tx)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    pub(super) fn push_id_list(qb: &mut QueryBuilder<DB>, ids: &[ObjectId]) {
+        qb.push("(");
+        let mut list = qb.separated(", ");
+        for id in ids {
+            list.push_bind(id.to_string());
+        }
+        qb.push(")");
+    }
+
+    pub(super) fn push_scrap_filter(qb: &mut QueryBuilder<DB>, org: ObjectId, filter: &ScrapFilter) {
+        qb.push(" FROM scraps WHERE organization_id = ").push_bind(org.to_string());
+        if let Some(search) = &filter.search {
+            qb.push(" AND search_text LIKE ").push_bind(like_pattern(search)).push(" ESCAPE '\\'");
+        }
+        if let Some(only) = &filter.only {
+            qb.push(" AND id IN ");
+            Self::push_id_list(qb, only);
+        }
+    }
+
+    pub(super) fn push_history_filter(qb: &mut QueryBuilder<DB>, org: ObjectId, filter: &HistoryFilter) {
+        qb.push(" FROM history WHERE organization_id = ").push_bind(org.to_string());
+        if let Some(scrap) = filter.scrap {
+            qb.push(" AND scrap_id = ").push_bind(scrap.to_string());
+        }
+        if let Some(only) = &filter.only_scraps {
+            qb.push(" AND scrap_id IN ");
+            Self::push_id_list(qb, only);
+        }
+    }
+}
