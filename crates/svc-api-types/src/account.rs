@@ -1,10 +1,12 @@
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 use svc_domain::account::{Organization, User};
 
 use crate::iso;
 
-/// The body of `POST /api/auth/signup`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The body of `POST /api/auth/signup` (`Debug` leaves the password out).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct SignupBody {
     pub email: String,
     pub password: String,
@@ -12,11 +14,23 @@ pub struct SignupBody {
     pub name: Option<String>,
 }
 
-/// The body of `POST /api/auth/login`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The body of `POST /api/auth/login` (`Debug` leaves the password out).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoginBody {
     pub email: String,
     pub password: String,
+}
+
+impl fmt::Debug for SignupBody {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SignupBody").field("email", &self.email).field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for LoginBody {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoginBody").field("email", &self.email).finish_non_exhaustive()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -6,7 +6,7 @@ use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
+use svc_api_types::ErrorBody;
 use svc_service::ServiceError;
 use svc_service::rate_limits::Refusal;
 
@@ -25,17 +25,6 @@ impl From<ServiceError> for ApiError {
     fn from(e: ServiceError) -> Self {
         ApiError::Service(e)
     }
-}
-
-#[derive(Serialize)]
-struct Body<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    message: &'a str,
-    description: String,
-    code: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    field: Option<&'a str>,
 }
 
 /// Attached to 500 responses so that the logging middleware can report the
@@ -108,7 +97,13 @@ impl IntoResponse for ApiError {
                 "this route does not accept that method".to_string(),
             ),
         };
-        let body = Body { kind: "error", message, description, code, field };
+        let body = ErrorBody {
+            kind: "error".into(),
+            message: message.into(),
+            description,
+            code: code.into(),
+            field: field.map(str::to_string),
+        };
         let mut response = (status, Json(body)).into_response();
         if let Some(value) = www_authenticate.and_then(|v| HeaderValue::from_str(&v).ok()) {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, value);

@@ -1,5 +1,6 @@
-//! The HTTP adapter: routes, extractors that authenticate, the JSON shapes of
-//! the public interface, and the one error type that renders every failure
+//! The HTTP adapter: routes, extractors that authenticate, the conversions
+//! between the JSON shapes of `svc-api-types` and the services' commands and
+//! results, and the one error type that renders every failure
 //! as `{type, message, description, code}` (docs/decisions.md, Errors).
 //! Handlers parse, call a service, render;
 //! they hold no business rules and never touch storage.

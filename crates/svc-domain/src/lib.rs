@@ -1,5 +1,5 @@
 //! Domain types shared by every layer of svc. No I/O, no JSON shapes of the
-//! public API (those live in `svc-api`), only the vocabulary.
+//! public API (those live in `svc-api-types`), only the vocabulary.
 
 pub mod account;
 pub mod activity;

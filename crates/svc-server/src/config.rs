@@ -37,7 +37,8 @@ impl fmt::Debug for Secret {
 
 #[derive(Clone, Debug)]
 pub struct Config {
-    pub database_url: String,
+    /// May carry a password (`postgres://user:password@host/db`).
+    pub database_url: Secret,
     pub listen: SocketAddr,
     /// `SVC_PUBLIC_URL` when set; else [`Config::public_url`] derives it
     /// from the address the server listens on.
@@ -227,10 +228,10 @@ impl Config {
 
     /// Every setting: its name (without `SVC_`), default and parser.
     fn from_raw(raw: &Raw) -> Result<Self, ConfigError> {
-        let database_url = raw.get("DATABASE_URL", "sqlite://svc-data/svc.db".to_string(), |s| {
+        let database_url = raw.get("DATABASE_URL", Secret::new("sqlite://svc-data/svc.db"), |s| {
             let s = s.trim();
             if s.starts_with("sqlite:") || s.starts_with("postgres://") || s.starts_with("postgresql://") {
-                Ok(s.to_string())
+                Ok(Secret::new(s))
             } else {
                 Err("expected sqlite://PATH or postgres://...".into())
             }
@@ -291,7 +292,7 @@ mod tests {
     #[test]
     fn defaults_match_the_contract() {
         let c = Config::load(None, env(&[])).unwrap();
-        assert_eq!(c.database_url, "sqlite://svc-data/svc.db");
+        assert_eq!(c.database_url.expose(), "sqlite://svc-data/svc.db");
         assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
         assert_eq!(c.public_url(), "http://127.0.0.1:8080");
         let bound = c.clone().listening_on("127.0.0.1:41234".parse().unwrap());
@@ -340,8 +341,16 @@ mod tests {
 
     #[test]
     fn secrets_are_redacted_in_debug() {
-        let c = Config::load(None, env(&[("SVC_JWT_SECRET", "a-very-long-secret-of-at-least-32-bytes!")])).unwrap();
-        assert!(!format!("{c:?}").contains("a-very-long-secret"));
+        let c = Config::load(
+            None,
+            env(&[
+                ("SVC_JWT_SECRET", "a-very-long-secret-of-at-least-32-bytes!"),
+                ("SVC_DATABASE_URL", "postgres://svc:db-password@db.example.com/svc"),
+            ]),
+        )
+        .unwrap();
+        let shown = format!("{c:?}");
+        assert!(!shown.contains("a-very-long-secret") && !shown.contains("db-password"), "{shown}");
     }
 
     #[test]

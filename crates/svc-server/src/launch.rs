@@ -33,7 +33,7 @@ pub struct App {
 
 impl App {
     pub async fn build(config: Config) -> Result<App, LaunchError> {
-        let store = svc_storage::connect(&config.database_url).await?;
+        let store = svc_storage::connect(config.database_url.expose()).await?;
         let jwt_secret = match &config.jwt_secret {
             Some(secret) => secret.expose().as_bytes().to_vec(),
             None => {
@@ -190,11 +190,13 @@ impl App {
     }
 }
 
-/// Opens the store named by `config`, then serves on `listener` until `shutdown`.
+/// Opens the store named by `config`, then serves on `listener` until
+/// `shutdown`; the public URL defaults to the address `listener` is bound to.
 pub async fn launch(
     config: Config,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), LaunchError> {
+    let config = config.listening_on(listener.local_addr()?);
     App::build(config).await?.serve(listener, shutdown).await
 }

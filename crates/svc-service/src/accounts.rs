@@ -1,5 +1,6 @@
 //! Signup, login and the current account.
 
+use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use chrono::{DateTime, Utc};
@@ -15,8 +16,8 @@ const MIN_PASSWORD: usize = 8;
 /// Bounds the hashing work one request can cause.
 const MAX_PASSWORD: usize = 1024;
 
-/// A new account: its user, and an organization named after them.
-#[derive(Debug)]
+/// A new account: its user, and an organization named after them
+/// (`Debug` leaves the password out).
 pub struct Signup {
     pub email: String,
     pub password: String,
@@ -24,10 +25,22 @@ pub struct Signup {
     pub name: Option<String>,
 }
 
-#[derive(Debug)]
+/// `Debug` leaves the password out.
 pub struct Login {
     pub email: String,
     pub password: String,
+}
+
+impl fmt::Debug for Signup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Signup").field("email", &self.email).field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for Login {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Login").field("email", &self.email).finish_non_exhaustive()
+    }
 }
 
 pub struct IssuedToken {

@@ -1,6 +1,6 @@
 //! Who is calling. Values of these types are only made by `AuthService`
 //! after a credential was verified, so holding one is proof of
-//! authentication; the checks on them (`require`, `require_scrap`) are the
+//! authentication; the checks on them (`require`, `may_touch_scrap`) are the
 //! authorization.
 
 use svc_domain::ObjectId;
