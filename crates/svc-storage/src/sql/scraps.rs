@@ -10,7 +10,7 @@ use svc_domain::scrap::Scrap;
 use super::shared::conflict_on_unique;
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
-use crate::records::{ScrapRecord, id, millis, opt_millis, search_text, to_json};
+use crate::records::{ScrapRecord, id, millis, opt_millis, search_text};
 use crate::traits::{Page, ScrapFilter, ScrapStore};
 
 #[async_trait]
@@ -29,42 +29,21 @@ where
 {
     async fn insert_scrap(&self, s: &Scrap, activity: &Activity) -> Result<()> {
         let mut tx = self.begin_write().await?;
-        sqlx::query(concatcp!(
+        let insert = sqlx::query(concatcp!(
             "INSERT INTO scraps (",
             columns::SCRAP,
             ", search_text, next_fire_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, \
              $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)"
-        ))
-        .bind(s.id.to_string())
-        .bind(s.organization_id.to_string())
-        .bind(s.user_id.to_string())
-        .bind(&s.title)
-        .bind(&s.description)
-        .bind(&s.url)
-        .bind(&s.request)
-        .bind(&s.scrapper)
-        .bind(to_json(&s.containers))
-        .bind(to_json(&s.params))
-        .bind(&s.cron)
-        .bind(&s.cron_timezone)
-        .bind(&s.alert)
-        .bind(s.auto_fix)
-        .bind(&s.proxy_tier)
-        .bind(opt_millis(s.last_tier_change_at))
-        .bind(s.email_notif)
-        .bind(&s.email_notif_recipient)
-        .bind(s.email_notif_format.as_str())
-        .bind(s.digest_enabled)
-        .bind(&s.digest_prompt)
-        .bind(&s.digest_recipient)
-        .bind(&s.banner)
-        .bind(millis(s.created_at))
-        .bind(millis(s.updated_at))
-        .bind(search_text(s))
-        .bind(opt_millis(s.next_fire_at))
-        .execute(&mut *tx)
-        .await
-        .map_err(|e| conflict_on_unique(e, "scrap"))?;
+        ));
+        let insert = insert.bind(s.id.to_string()).bind(s.organization_id.to_string()).bind(s.user_id.to_string());
+        Self::bind_scrap_fields(insert, s)
+            .bind(millis(s.created_at))
+            .bind(millis(s.updated_at))
+            .bind(search_text(s))
+            .bind(opt_millis(s.next_fire_at))
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| conflict_on_unique(e, "scrap"))?;
         Self::insert_activity(&mut tx, activity).await?;
         tx.commit().await?;
         Ok(())
@@ -72,7 +51,7 @@ where
 
     async fn update_scrap(&self, org: ObjectId, s: &Scrap, activity: &Activity) -> Result<bool> {
         let mut tx = self.begin_write().await?;
-        let done = sqlx::query(
+        let update = sqlx::query(
             "UPDATE scraps SET title = $3, description = $4, url = $5, request = $6, scrapper = $7, \
              containers = $8, params = $9, cron = $10, cron_timezone = $11, alert = $12, auto_fix = $13, \
              proxy_tier = $14, last_tier_change_at = $15, email_notif = $16, email_notif_recipient = $17, \
@@ -81,34 +60,13 @@ where
              next_fire_at = CASE WHEN cron IS NOT DISTINCT FROM $10 AND cron_timezone = $11 \
              AND next_fire_at IS NOT NULL THEN next_fire_at ELSE $25 END \
              WHERE organization_id = $1 AND id = $2",
-        )
-        .bind(org.to_string())
-        .bind(s.id.to_string())
-        .bind(&s.title)
-        .bind(&s.description)
-        .bind(&s.url)
-        .bind(&s.request)
-        .bind(&s.scrapper)
-        .bind(to_json(&s.containers))
-        .bind(to_json(&s.params))
-        .bind(&s.cron)
-        .bind(&s.cron_timezone)
-        .bind(&s.alert)
-        .bind(s.auto_fix)
-        .bind(&s.proxy_tier)
-        .bind(opt_millis(s.last_tier_change_at))
-        .bind(s.email_notif)
-        .bind(&s.email_notif_recipient)
-        .bind(s.email_notif_format.as_str())
-        .bind(s.digest_enabled)
-        .bind(&s.digest_prompt)
-        .bind(&s.digest_recipient)
-        .bind(&s.banner)
-        .bind(millis(s.updated_at))
-        .bind(search_text(s))
-        .bind(opt_millis(s.next_fire_at))
-        .execute(&mut *tx)
-        .await?;
+        );
+        let done = Self::bind_scrap_fields(update.bind(org.to_string()).bind(s.id.to_string()), s)
+            .bind(millis(s.updated_at))
+            .bind(search_text(s))
+            .bind(opt_millis(s.next_fire_at))
+            .execute(&mut *tx)
+            .await?;
         if done.rows_affected() != 1 {
             return Ok(false);
         }

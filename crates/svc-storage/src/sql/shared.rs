@@ -4,11 +4,12 @@
 
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
+use sqlx::query::Query;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, QueryBuilder, Transaction, Type};
 use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::history::HistoryRow;
-use svc_domain::scrap::{HISTORY_IDS_CAP, ParamSet};
+use svc_domain::scrap::{HISTORY_IDS_CAP, ParamSet, Scrap};
 use svc_domain::webhook::{Delivery, DeliveryAttempt};
 
 use super::{Dialect, RowsAffected, SqlStore, columns};
@@ -46,6 +47,35 @@ where
     str: Type<DB>,
     usize: ColumnIndex<DB::Row>,
 {
+    /// Binds a scrap's writable fields, `title` to `banner` in column order:
+    /// what `insert_scrap` and `update_scrap` both write.
+    pub(super) fn bind_scrap_fields<'q>(
+        query: Query<'q, DB, DB::Arguments>,
+        s: &Scrap,
+    ) -> Query<'q, DB, DB::Arguments> {
+        query
+            .bind(&s.title)
+            .bind(&s.description)
+            .bind(&s.url)
+            .bind(&s.request)
+            .bind(&s.scrapper)
+            .bind(to_json(&s.containers))
+            .bind(to_json(&s.params))
+            .bind(&s.cron)
+            .bind(&s.cron_timezone)
+            .bind(&s.alert)
+            .bind(s.auto_fix)
+            .bind(&s.proxy_tier)
+            .bind(opt_millis(s.last_tier_change_at))
+            .bind(s.email_notif)
+            .bind(&s.email_notif_recipient)
+            .bind(s.email_notif_format.as_str())
+            .bind(s.digest_enabled)
+            .bind(&s.digest_prompt)
+            .bind(&s.digest_recipient)
+            .bind(&s.banner)
+    }
+
     pub(super) async fn insert_activity(tx: &mut Transaction<'static, DB>, a: &Activity) -> Result<()> {
         Self::insert_activities(tx, &[a]).await
     }
