@@ -96,7 +96,7 @@ impl App {
     /// The webhook dispatcher over this app's store, sending with the real HTTP client.
     pub fn dispatcher(&self) -> Arc<Dispatcher> {
         let client = HttpWebhookClient::new(self.config.webhook_timeout, self.config.allow_private_networks);
-        let transport = Arc::new(client.sent_from(&self.config.public_url()));
+        let transport = Arc::new(client.sent_from(self.services.public_url()));
         Arc::new(Dispatcher::new(
             self.store.clone(),
             transport,
@@ -143,7 +143,7 @@ impl App {
         tracing::info!(
             address = %listener.local_addr()?,
             public_url = %self.services.public_url(),
-            database = self.store.backend(),
+            database = self.backend(),
             "svc serving"
         );
         let served = axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
