@@ -139,8 +139,13 @@ pub(crate) fn rate_limit_headers(r: &Refusal) -> [(header::HeaderName, String); 
     ]
 }
 
-pub(crate) async fn not_found() -> ApiError {
-    ApiError::RouteNotFound
+/// An unknown address: the JSON error under `/api/`, the web app's page elsewhere.
+pub(crate) async fn not_found(uri: axum::http::Uri) -> Response {
+    if uri.path().starts_with("/api/") || uri.path() == "/api" {
+        ApiError::RouteNotFound.into_response()
+    } else {
+        svc_web::not_found_page()
+    }
 }
 
 pub(crate) async fn method_not_allowed() -> ApiError {
@@ -155,6 +160,9 @@ pub(crate) async fn log_internal_errors(request: Request, next: Next) -> Respons
     let mut response = next.run(request).await;
     if let Some(InternalCause(cause)) = response.extensions_mut().remove::<InternalCause>() {
         tracing::error!(request_id, %method, path, cause, "internal error");
+    }
+    if let Some(svc_web::InternalCause(cause)) = response.extensions_mut().remove::<svc_web::InternalCause>() {
+        tracing::error!(request_id, %method, path, cause, "internal error (web page)");
     }
     response
 }

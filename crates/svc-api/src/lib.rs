@@ -28,10 +28,11 @@ pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
-/// The whole HTTP surface over `services`.
+/// The whole HTTP surface over `services`: REST, MCP and the web app.
 pub fn router(services: Arc<Services>) -> Router {
     routes::routes()
         .merge(mcp::routes(services.clone()))
+        .merge(svc_web::routes())
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .with_state(services)

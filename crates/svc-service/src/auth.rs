@@ -26,6 +26,16 @@ impl AuthService {
         AuthService { store, jwt, key_cache }
     }
 
+    /// The CSRF token of a web session (TEMPORARY: replaced by the web-services branch).
+    pub fn csrf_token(&self, session_token: &str) -> String {
+        self.jwt.csrf_token(session_token)
+    }
+
+    /// Whether `presented` is the CSRF token of `session_token`.
+    pub fn csrf_valid(&self, session_token: &str, presented: &str) -> bool {
+        !presented.is_empty() && self.jwt.csrf_token(session_token) == presented
+    }
+
     /// Whether a bearer value is an API key (else it is taken as a JWT).
     pub fn is_api_key(bearer: &str) -> bool {
         bearer.starts_with(key_material::PREFIX)

@@ -23,6 +23,7 @@ pub struct TokenSubject {
 }
 
 pub struct JwtKeys {
+    csrf: Vec<u8>,
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
@@ -33,7 +34,12 @@ impl JwtKeys {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = 0;
         validation.set_required_spec_claims(&["exp", "sub"]);
-        JwtKeys { encoding: EncodingKey::from_secret(secret), decoding: DecodingKey::from_secret(secret), validation }
+        JwtKeys {
+            csrf: secret.to_vec(),
+            encoding: EncodingKey::from_secret(secret),
+            decoding: DecodingKey::from_secret(secret),
+            validation,
+        }
     }
 
     /// The token and its expiry.
@@ -43,6 +49,15 @@ impl JwtKeys {
         let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .expect("HS256 signing cannot fail");
         (token, exp)
+    }
+
+    /// The CSRF token bound to a session token (TEMPORARY: replaced by the web-services branch).
+    pub fn csrf_token(&self, token: &str) -> String {
+        use hmac::{Hmac, Mac};
+        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(&self.csrf).expect("any key length");
+        mac.update(b"svc-csrf\0");
+        mac.update(token.as_bytes());
+        hex::encode(mac.finalize().into_bytes())
     }
 
     /// `None` for a bad signature, an expired token or malformed claims.

@@ -4,19 +4,43 @@ use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use svc_service::{Principal, ServiceError, Services, Session};
+use svc_web::browser_session::{self, CSRF_HEADER, SESSION_COOKIE};
 
 use crate::ApiError;
 
-fn bearer(parts: &Parts) -> Result<&str, ApiError> {
-    let value = parts
-        .headers
-        .get(AUTHORIZATION)
-        .ok_or_else(|| ServiceError::Unauthorized("missing `Authorization: Bearer <token>` header".into()))?;
+fn bearer(value: &axum::http::HeaderValue) -> Result<&str, ApiError> {
     let value = value.to_str().map_err(|_| ServiceError::Unauthorized("malformed Authorization header".into()))?;
     let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
     let token = token.trim();
     if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
         return Err(ServiceError::Unauthorized("the Authorization header must be `Bearer <token>`".into()).into());
+    }
+    Ok(token)
+}
+
+/// The credential of a request: the `Authorization: Bearer` header, or else
+/// the web app's session cookie. A cookie caller that changes something must
+/// prove it is svc's own page, as the web app's forms do: an `Origin` naming
+/// svc and the session's CSRF token in `X-CSRF-Token`.
+fn credential<'a>(parts: &'a Parts, services: &Services) -> Result<&'a str, ApiError> {
+    if let Some(value) = parts.headers.get(AUTHORIZATION) {
+        return bearer(value);
+    }
+    let Some(token) = browser_session::cookie(&parts.headers, SESSION_COOKIE) else {
+        return Err(ServiceError::Unauthorized("missing `Authorization: Bearer <token>` header".into()).into());
+    };
+    if !browser_session::is_safe(&parts.method) {
+        let presented = parts.headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok()).unwrap_or("");
+        if !browser_session::same_origin(&parts.headers, services.public_url())
+            || !services.auth.csrf_valid(token, presented)
+        {
+            return Err(ServiceError::Forbidden(
+                "a request authenticated by the session cookie must come from svc's origin and carry the \
+                 session's CSRF token in X-CSRF-Token"
+                    .into(),
+            )
+            .into());
+        }
     }
     Ok(token)
 }
@@ -27,7 +51,7 @@ pub(crate) struct Caller(pub Principal);
 impl FromRequestParts<Arc<Services>> for Caller {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, services: &Arc<Services>) -> Result<Self, ApiError> {
-        let token = bearer(parts)?;
+        let token = credential(parts, services)?;
         Ok(Caller(services.auth.principal(token).await?))
     }
 }
@@ -38,7 +62,7 @@ pub(crate) struct WebSession(pub Session);
 impl FromRequestParts<Arc<Services>> for WebSession {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, services: &Arc<Services>) -> Result<Self, ApiError> {
-        let token = bearer(parts)?;
+        let token = credential(parts, services)?;
         Ok(WebSession(services.auth.session(token).await?))
     }
 }

@@ -14,7 +14,6 @@ use svc_service::Services;
 
 pub(crate) fn routes() -> Router<Arc<Services>> {
     Router::new()
-        .route("/", get(home::index))
         .route("/healthz", get(home::healthz))
         .route("/api/auth/signup", post(accounts::signup))
         .route("/api/auth/login", post(accounts::login))

@@ -417,8 +417,10 @@ async fn public_routes_answer_without_credentials() {
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["status"], "ok");
 
+    // `/` is the web app: a visitor lands on its log-in page.
     let response = app.request(Method::GET, "/", None).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.url().path(), "/login");
     let content_type = response.headers().get(header::CONTENT_TYPE).unwrap().to_str().unwrap().to_string();
     assert!(content_type.starts_with("text/html"), "{content_type}");
     let page = response.text().await.unwrap();

@@ -18,4 +18,5 @@ mod schedules;
 mod scraps;
 mod tenancy;
 mod typed_client;
+mod web;
 mod webhooks;

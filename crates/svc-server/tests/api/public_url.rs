@@ -11,8 +11,9 @@ async fn the_home_page_and_the_mcp_server_info_name_the_public_url() {
     let app = TestApp::start_with(&[("SVC_PUBLIC_URL", "https://svc.example.com/")]).await;
     assert_eq!(app.services.public_url(), "https://svc.example.com", "kept without the trailing slash");
 
+    // `/` sends a visitor to the log-in page, whose footer names the API.
     let page = app.http.get(format!("{}/", app.base)).send().await.unwrap().text().await.unwrap();
-    assert!(page.contains("https://svc.example.com/api/scraps"), "{page}");
+    assert!(page.contains("https://svc.example.com/api/mcp"), "{page}");
     assert!(!page.contains(&app.base), "the public URL, not the listening address: {page}");
 
     let alice = app.signup("alice@example.com").await;
@@ -51,7 +52,7 @@ async fn launch_serves_on_its_listener_until_shutdown() {
     let health: Value = http.get(format!("{base}/healthz")).send().await.unwrap().json().await.unwrap();
     assert_eq!(health["status"], "ok", "{health}");
     let page = http.get(format!("{base}/")).send().await.unwrap().text().await.unwrap();
-    assert!(page.contains(&format!("{base}/api/scraps")), "the bound address, not the default one: {page}");
+    assert!(page.contains(&format!("{base}/api/mcp")), "the bound address, not the default one: {page}");
     stop.send(()).unwrap();
     let ended = tokio::time::timeout(std::time::Duration::from_secs(30), server).await;
     assert!(matches!(ended, Ok(Ok(Ok(())))), "launch returns Ok after shutdown: {ended:?}");

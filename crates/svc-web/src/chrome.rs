@@ -1,0 +1,54 @@
+//! What every page shows around its content: the title, the navigation
+//! with the signed-in user, and the CSRF token its forms and scripts send.
+
+use std::sync::LazyLock;
+
+use crate::assets;
+
+/// The signed-in user as the navigation shows them.
+#[derive(Clone, Debug)]
+pub struct NavUser {
+    pub email: String,
+    pub is_admin: bool,
+    pub plan: &'static str,
+}
+
+#[derive(Clone, Debug)]
+pub struct Chrome {
+    pub title: String,
+    pub user: Option<NavUser>,
+    /// The session's CSRF token (empty without a session).
+    pub csrf: String,
+    /// Which navigation entry is current: `scraps`, `keys`, `webhooks`, `settings`, `admin`.
+    pub section: &'static str,
+    /// svc's public URL, for the footer's API addresses (empty: no footer).
+    pub public_url: String,
+}
+
+static CSS_HREF: LazyLock<String> = LazyLock::new(|| format!("/assets/app.css?v={}", assets::CSS_VERSION));
+static JS_HREF: LazyLock<String> = LazyLock::new(|| format!("/assets/app.js?v={}", assets::JS_VERSION));
+
+impl Chrome {
+    /// A page without a session (log in, sign up, errors).
+    pub fn anonymous(title: &str) -> Chrome {
+        Chrome { title: title.to_string(), user: None, csrf: String::new(), section: "", public_url: String::new() }
+    }
+
+    /// A page without a session that names svc's addresses.
+    pub fn public(title: &str, public_url: &str) -> Chrome {
+        Chrome { public_url: public_url.to_string(), ..Chrome::anonymous(title) }
+    }
+
+    pub fn css_href(&self) -> &str {
+        &CSS_HREF
+    }
+
+    pub fn js_href(&self) -> &str {
+        &JS_HREF
+    }
+
+    /// `aria-current` for the navigation entry of `section`.
+    pub fn current(&self, section: &str) -> &'static str {
+        if self.section == section { "page" } else { "false" }
+    }
+}

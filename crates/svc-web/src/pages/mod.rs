@@ -1,0 +1,53 @@
+//! The routes of the web app: one module per screen.
+
+mod auth;
+mod scrap_list;
+
+use std::sync::Arc;
+
+use askama::Template;
+use axum::Router;
+use axum::http::{HeaderValue, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use svc_service::Services;
+
+use crate::assets;
+use crate::page_error::PageError;
+
+pub(crate) fn routes() -> Router<Arc<Services>> {
+    Router::new()
+        .route("/", get(scrap_list::page))
+        .route("/login", get(auth::login_page).post(auth::login))
+        .route("/signup", get(auth::signup_page).post(auth::signup))
+        .route("/logout", post(auth::logout))
+        .route("/assets/app.css", get(assets::css))
+        .route("/assets/app.js", get(assets::js))
+        .layer(axum::middleware::map_response(page_headers))
+}
+
+/// What every page says about itself: no framing, only its own scripts,
+/// styles and forms; nothing cached that holds a user's data.
+async fn page_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    let is_html =
+        headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/html"));
+    if is_html {
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(
+                "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
+                 connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+            ),
+        );
+        headers.entry(header::CACHE_CONTROL).or_insert(HeaderValue::from_static("no-store"));
+    }
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
+    response
+}
+
+/// A rendered page.
+pub(crate) fn render(page: &impl Template) -> Result<Response, PageError> {
+    Ok(Html(page.render()?).into_response())
+}

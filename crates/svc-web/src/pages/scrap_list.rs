@@ -1,0 +1,142 @@
+//! `/`: the organization's scraps with their schedule and last run.
+
+use std::sync::Arc;
+
+use askama::Template;
+use axum::extract::{Query, State};
+use axum::response::Response;
+use chrono::Utc;
+use serde::Deserialize;
+use svc_service::Services;
+use svc_service::paging::PageRequest;
+
+use crate::chrome::Chrome;
+use crate::page_error::PageError;
+use crate::pages::render;
+use crate::present::run_status::{self, Chip};
+use crate::present::schedule_words;
+use crate::present::when::{Moment, moment, moment_in};
+use crate::signed_in::SignedIn;
+
+#[derive(Deserialize)]
+pub(crate) struct ListParams {
+    #[serde(default)]
+    search: String,
+    #[serde(default)]
+    failing: Option<String>,
+    #[serde(default)]
+    page: Option<String>,
+}
+
+pub(crate) struct Row {
+    pub id: String,
+    pub title: String,
+    pub url: String,
+    pub schedule: String,
+    pub next_run: Option<Moment>,
+    pub chip: Chip,
+    /// Items of the last finished run.
+    pub items: Option<i64>,
+    pub when: Option<Moment>,
+}
+
+/// Links to the neighbouring pages of a list.
+pub(crate) struct Pager {
+    pub page: i64,
+    pub pages: i64,
+    pub previous: Option<String>,
+    pub next: Option<String>,
+}
+
+impl Pager {
+    /// `link(page)` makes the address of page `page`.
+    pub fn new(page: i64, per_page: i64, total: i64, link: impl Fn(i64) -> String) -> Pager {
+        let pages = ((total + per_page - 1) / per_page).max(1);
+        Pager {
+            page,
+            pages,
+            previous: (page > 1).then(|| link(page - 1)),
+            next: (page < pages).then(|| link(page + 1)),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "scrap_list.html")]
+struct ScrapListPage {
+    chrome: Chrome,
+    rows: Vec<Row>,
+    total: i64,
+    search: String,
+    failing: bool,
+    pager: Pager,
+}
+
+fn query_link(search: &str, failing: bool, page: i64) -> String {
+    let mut q = url::form_urlencoded::Serializer::new(String::new());
+    if !search.is_empty() {
+        q.append_pair("search", search);
+    }
+    if failing {
+        q.append_pair("failing", "1");
+    }
+    q.append_pair("page", &page.to_string());
+    format!("/?{}", q.finish())
+}
+
+pub(crate) async fn page(
+    State(services): State<Arc<Services>>,
+    user: SignedIn,
+    Query(params): Query<ListParams>,
+) -> Result<Response, PageError> {
+    let failing = params.failing.is_some_and(|v| !v.is_empty());
+    let page_number = params.page.as_deref().and_then(|p| p.parse::<i64>().ok()).filter(|p| *p >= 1).unwrap_or(1);
+    let page_request = PageRequest::new(Some(page_number), None).unwrap_or_default();
+    let search = params.search.trim().to_string();
+    let search_arg = Some(search.clone()).filter(|s| !s.is_empty());
+    let found = overview_shim(&services, &user, search_arg, failing, page_request).await?;
+    let now = Utc::now();
+    let rows = found
+        .items
+        .into_iter()
+        .map(|o| {
+            let scrap = o.scrap;
+            let tz = scrap.cron_timezone.parse().unwrap_or(chrono_tz::UTC);
+            let next_run = scrap
+                .cron
+                .as_deref()
+                .and_then(|c| svc_service::schedule::next_fire_of(Some(c), &scrap.cron_timezone, now))
+                .map(|t| moment_in(t, now, tz));
+            let run = o.last_run;
+            Row {
+                id: scrap.id.to_string(),
+                schedule: schedule_words::describe(scrap.cron.as_deref(), &scrap.cron_timezone),
+                next_run,
+                chip: run.as_ref().map(|r| run_status::chip(r.status_detail)).unwrap_or(run_status::NEVER),
+                items: run.as_ref().filter(|r| r.status_detail.is_some()).map(|r| r.length),
+                when: run.as_ref().map(|r| moment(r.finished_at.unwrap_or(r.created_at), now)),
+                title: scrap.title,
+                url: scrap.url,
+            }
+        })
+        .collect();
+    let pager = Pager::new(page_number, page_request.per_page, found.total, |p| query_link(&search, failing, p));
+    render(&ScrapListPage { chrome: user.chrome("Scraps", "scraps"), rows, total: found.total, search, failing, pager })
+}
+
+// TEMPORARY until ScrapService::overview lands (web-services branch).
+struct ShimOverview {
+    scrap: svc_domain::scrap::Scrap,
+    last_run: Option<svc_domain::history::HistoryRow>,
+}
+
+async fn overview_shim(
+    services: &Services,
+    user: &SignedIn,
+    search: Option<String>,
+    _failing: bool,
+    page: PageRequest,
+) -> Result<svc_service::paging::Paged<ShimOverview>, PageError> {
+    let found = services.scraps.list(&user.principal(), search, page).await?;
+    Ok(found.map(|scrap| ShimOverview { scrap, last_run: None }))
+}

@@ -1,0 +1,6 @@
+//! How values are shown to people: schedules in words, times, run states.
+//! Pure functions, so each is tested without a browser.
+
+pub mod run_status;
+pub mod schedule_words;
+pub mod when;
