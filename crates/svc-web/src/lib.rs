@@ -1,3 +1,6 @@
+//! Adding a screen? Read `crates/svc-web/CONVENTIONS.md` first (CSP, forms,
+//! CSRF, tests, screenshots).
+//!
 //! The web app: server-rendered pages over the same services as REST, so a
 //! page shows exactly what the API would give. Templates are askama, compiled
 //! into the binary with the one stylesheet and the one script
