@@ -141,6 +141,7 @@ impl ScrapService {
         let filter = ScrapFilter {
             search,
             only: principal.scrap_allow_list().map(<[ObjectId]>::to_vec),
+            failing: false,
             offset: page.offset(),
             limit: page.per_page,
         };
