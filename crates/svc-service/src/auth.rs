@@ -31,6 +31,17 @@ impl AuthService {
         bearer.starts_with(key_material::PREFIX)
     }
 
+    /// The CSRF token of a web session's forms: bound to the session token
+    /// and keyed with the JWT secret.
+    pub fn csrf_token(&self, session_token: &str) -> String {
+        self.jwt.csrf_token(session_token)
+    }
+
+    /// Whether `presented` is the CSRF token of `session_token` (constant-time).
+    pub fn csrf_valid(&self, session_token: &str, presented: &str) -> bool {
+        self.jwt.csrf_valid(session_token, presented)
+    }
+
     /// A caller of a KEY route: an API key or a web session.
     pub async fn principal(&self, bearer: &str) -> Result<Principal> {
         if Self::is_api_key(bearer) {
