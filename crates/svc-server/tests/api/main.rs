@@ -17,5 +17,6 @@ mod runs;
 mod schedules;
 mod scraps;
 mod tenancy;
+mod test_runs;
 mod typed_client;
 mod webhooks;
