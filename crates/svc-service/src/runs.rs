@@ -96,11 +96,24 @@ pub struct TestRunOutcome {
     pub result: ScriptResult,
     /// Navigation included.
     pub duration_ms: i64,
-    /// The failure capture `{html, selector, screenshot}`, for platform
-    /// admins only (as a stored run's `errorSnapshot`).
+    /// The failure capture: `{selector, screenshot}` for its author, with
+    /// the page `html` too for platform admins (as a stored run's `errorSnapshot`).
     pub snapshot: Option<serde_json::Value>,
     /// What the organization was charged.
     pub units: i64,
+}
+
+/// What a test run's author sees of the failure capture: the screenshot and
+/// the selector waited for (their own unsaved script on the page they
+/// chose; nothing is stored), and the page markup only when they are a
+/// platform admin, as with a stored run's `errorSnapshot`.
+fn test_run_capture(mut capture: serde_json::Value, session: &Session) -> serde_json::Value {
+    if !session.is_platform_admin()
+        && let Some(fields) = capture.as_object_mut()
+    {
+        fields.remove("html");
+    }
+    capture
 }
 
 /// Which trigger a caller used: they are limited differently.
@@ -160,7 +173,7 @@ impl RunService {
         Ok(TestRunOutcome {
             result: report.result,
             duration_ms: report.duration_ms,
-            snapshot: report.snapshot.filter(|_| session.is_platform_admin()),
+            snapshot: report.snapshot.map(|capture| test_run_capture(capture, session)),
             units: charged,
         })
     }
@@ -463,7 +476,7 @@ mod tests {
             result: ScriptResult::Data { json: "[1,2]".into(), length: 2 },
             duration_ms: 42,
             bytes: BYTES_PER_UNIT * 2,
-            snapshot: Some(serde_json::json!({"html": "<p></p>"})),
+            snapshot: Some(serde_json::json!({"html": "<p></p>", "selector": "#x", "screenshot": "iVBOR"})),
         };
         let engine = Arc::new(Scripted { report: report.clone(), jobs: Mutex::default() });
         runs.attach_engine(engine.clone());
@@ -485,8 +498,13 @@ mod tests {
         let outcome = runs.test_run(&ada.session, run).await.unwrap();
         assert_eq!(
             outcome,
-            TestRunOutcome { result: report.result.clone(), duration_ms: 42, snapshot: None, units: 3 },
-            "the failure capture is for platform admins only"
+            TestRunOutcome {
+                result: report.result.clone(),
+                duration_ms: 42,
+                snapshot: Some(serde_json::json!({"selector": "#x", "screenshot": "iVBOR"})),
+                units: 3
+            },
+            "the author sees the screenshot and selector; the page markup is for platform admins"
         );
         let jobs = engine.jobs.lock().unwrap().clone();
         assert_eq!(jobs.len(), 1);
@@ -503,7 +521,7 @@ mod tests {
         let filter = HistoryFilter { limit: 10, ..HistoryFilter::default() };
         assert_eq!(t.store.list_history(ada.session.org(), &filter).await.unwrap().total, 0, "no history row");
 
-        // A platform admin sees the failure capture.
+        // A platform admin sees the whole failure capture.
         t.store.set_admin(ada.session.org(), ada.session.user(), true).await.unwrap();
         let admin = t.services.auth.session(&ada.token).await.unwrap();
         let outcome = runs.test_run(&admin, draft("https://example.com/", "returnData([])")).await.unwrap();

@@ -134,7 +134,11 @@ async fn a_failing_test_run_reports_the_failure() {
         ScriptResult::Failed { message } => assert!(message.contains("no prices today"), "{message}"),
         other => panic!("expected a failure, got {other:?}"),
     }
-    assert_eq!(outcome.snapshot, None, "the failure capture is for platform admins");
+    // The author sees the page as it was (screenshot), never its markup.
+    let capture = outcome.snapshot.clone().expect("a failure capture");
+    let shot = capture["screenshot"].as_str().expect("a screenshot");
+    assert!(shot.starts_with("iVBOR"), "a base64 PNG");
+    assert!(capture.get("html").is_none(), "the page markup is for platform admins: {capture}");
     assert_eq!(balance(&app, &me).await, before - outcome.units);
 
     let outcome =

@@ -1,6 +1,7 @@
 //! The routes of the web app: one module per screen.
 
 mod auth;
+mod scrap_editor;
 mod scrap_list;
 
 use std::sync::Arc;
@@ -18,6 +19,9 @@ use crate::page_error::PageError;
 pub(crate) fn routes() -> Router<Arc<Services>> {
     Router::new()
         .route("/", get(scrap_list::page))
+        .route("/scraps/new", get(scrap_editor::new_page).post(scrap_editor::create))
+        .route("/scraps/schedule-preview", get(scrap_editor::schedule_preview))
+        .route("/scraps/{id}/edit", get(scrap_editor::edit_page).post(scrap_editor::update))
         .route("/login", get(auth::login_page).post(auth::login))
         .route("/signup", get(auth::signup_page).post(auth::signup))
         .route("/logout", post(auth::logout))

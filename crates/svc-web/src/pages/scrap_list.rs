@@ -94,7 +94,7 @@ pub(crate) async fn page(
     let page_request = PageRequest::new(Some(page_number), None).unwrap_or_default();
     let search = params.search.trim().to_string();
     let search_arg = Some(search.clone()).filter(|s| !s.is_empty());
-    let found = overview_shim(&services, &user, search_arg, failing, page_request).await?;
+    let found = services.scraps.overview(&user.session, search_arg, failing, page_request).await?;
     let now = Utc::now();
     let rows = found
         .items
@@ -122,21 +122,4 @@ pub(crate) async fn page(
         .collect();
     let pager = Pager::new(page_number, page_request.per_page, found.total, |p| query_link(&search, failing, p));
     render(&ScrapListPage { chrome: user.chrome("Scraps", "scraps"), rows, total: found.total, search, failing, pager })
-}
-
-// TEMPORARY until ScrapService::overview lands (web-services branch).
-struct ShimOverview {
-    scrap: svc_domain::scrap::Scrap,
-    last_run: Option<svc_domain::history::HistoryRow>,
-}
-
-async fn overview_shim(
-    services: &Services,
-    user: &SignedIn,
-    search: Option<String>,
-    _failing: bool,
-    page: PageRequest,
-) -> Result<svc_service::paging::Paged<ShimOverview>, PageError> {
-    let found = services.scraps.list(&user.principal(), search, page).await?;
-    Ok(found.map(|scrap| ShimOverview { scrap, last_run: None }))
 }

@@ -3,4 +3,5 @@
 
 pub mod run_status;
 pub mod schedule_words;
+pub mod test_run;
 pub mod when;

@@ -4,9 +4,11 @@
 
 pub mod browser;
 
+mod scrap_editor;
 mod sessions;
 
 use crate::common::TestApp;
+use browser::Tab;
 
 /// The session cookie of `token`, as the browser would send it.
 pub fn session_cookie(token: &str) -> String {
@@ -27,4 +29,13 @@ pub async fn csrf_token_of(app: &TestApp, token: &str) -> String {
         .unwrap();
     let start = page.find("name=\"csrf-token\" content=\"").expect("the csrf meta tag") + 27;
     page[start..start + page[start..].find('"').unwrap()].to_string()
+}
+
+/// Signs up `email` through the sign-up form; the tab is then signed in.
+pub async fn sign_up_in(tab: &Tab, email: &str) {
+    tab.open("/signup").await;
+    tab.fill("Email", email).await;
+    tab.fill("Password", "password-123").await;
+    tab.click_and_load("Sign up").await;
+    assert_eq!(tab.path().await, "/", "signed up and on the scraps list");
 }

@@ -1,0 +1,125 @@
+//! The scrap editor: every writable field, errors next to their field with
+//! what was typed kept, the live cron preview, and Test run (no history row,
+//! charged like a run).
+
+use svc_storage::HistoryFilter;
+
+use super::browser::WebBrowser;
+use super::sign_up_in;
+use crate::common::TestApp;
+use crate::common::fixture;
+
+const ITEMS: &str = "returnData([...document.querySelectorAll('li.item')].map(li => ({name: li.textContent, i: Number(li.dataset.i)})))";
+
+#[tokio::test]
+async fn write_a_scrap_with_a_bad_cron_fix_it_test_run_and_save() {
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[("SVC_ALLOW_PRIVATE_NETWORKS", "true")]).await;
+    let browser = WebBrowser::launch().await;
+    let tab = browser.tab(&app.base).await;
+    sign_up_in(&tab, "ed@example.com").await;
+
+    tab.click_and_load("New scrap").await;
+    assert_eq!(tab.path().await, "/scraps/new");
+    tab.screenshots("scrap-new").await;
+    let url = format!("{}/items/3", site.base);
+    tab.fill("Title", "Shop items").await;
+    tab.fill("URL", &url).await;
+    tab.fill("Script", ITEMS).await;
+    tab.fill("Schedule (cron)", "every morning").await;
+    tab.click_and_load("Save").await;
+    // Refused: the message sits with the cron field and nothing typed is lost.
+    assert_eq!(tab.path().await, "/scraps/new");
+    let error: String = tab.eval("document.getElementById('cron-error').textContent").await;
+    assert!(error.contains("cron"), "{error}");
+    let beside: bool = tab
+        .eval("document.getElementById('cron-error').closest('.field').contains(document.getElementById('cron'))")
+        .await;
+    assert!(beside, "the error is next to its field");
+    assert_eq!(tab.value("Title").await, "Shop items");
+    assert_eq!(tab.value("URL").await, url);
+    assert_eq!(tab.value("Script").await, ITEMS);
+    assert_eq!(tab.value("Schedule (cron)").await, "every morning");
+    tab.screenshots("scrap-new-error").await;
+    let me = app.services.auth.session(&login_token(&app, "ed@example.com").await).await.unwrap();
+    let none = app.services.scraps.overview(&me, None, false, Default::default()).await.unwrap();
+    assert_eq!(none.total, 0, "nothing saved");
+
+    // The preview follows what is typed, in the chosen time zone.
+    tab.fill("Schedule (cron)", "*/15 * * * *").await;
+    tab.fill("Time zone", "Europe/Paris").await;
+    tab.wait_for("document.querySelectorAll('#cron-preview li').length === 5", "five next runs").await;
+    let first: String = tab.eval("document.querySelector('#cron-preview li').textContent").await;
+    assert!(first.contains("CET") || first.contains("CEST"), "in Paris time: {first}");
+    tab.fill("Schedule (cron)", "61 * * * *").await;
+    tab.wait_for("document.querySelector('#cron-preview .field-error') !== null", "the preview's refusal").await;
+    tab.fill("Schedule (cron)", "*/15 * * * *").await;
+    tab.wait_for("document.querySelectorAll('#cron-preview li').length === 5", "five next runs again").await;
+
+    // Test run: the data of the unsaved script, nothing stored, charged.
+    let before = app.services.accounts.me(&me).await.unwrap().1.balance;
+    tab.click_and_load("Test run").await;
+    tab.wait_for("document.getElementById('test-result') !== null", "the test result").await;
+    let result: String = tab.eval("document.getElementById('test-result').innerText").await;
+    assert!(result.contains("Success") && result.contains("3 items"), "{result}");
+    assert!(result.contains("Item 2"), "the data is shown: {result}");
+    assert_eq!(tab.value("Title").await, "Shop items", "the form is kept across a test run");
+    assert_eq!(tab.value("Time zone").await, "Europe/Paris");
+    let rows = app.store.list_history(me.org(), &HistoryFilter { limit: 10, ..Default::default() }).await.unwrap();
+    assert_eq!(rows.total, 0, "a test run writes no history row");
+    let after = app.services.accounts.me(&me).await.unwrap().1.balance;
+    assert!(after < before, "charged like a run: {before} -> {after}");
+    tab.screenshots("scrap-test-run").await;
+
+    // A failing test run shows the error and the page.
+    tab.fill("Script", "throw new Error('no price on this page')").await;
+    tab.click_and_load("Test run").await;
+    let result: String = tab.eval("document.getElementById('test-result').innerText").await;
+    assert!(result.contains("Error") && result.contains("no price on this page"), "{result}");
+    let shot: bool = tab.eval("!!document.querySelector('#test-result img.screenshot[src^=\"data:image/png\"]')").await;
+    assert!(shot, "a screenshot of the page");
+    tab.screenshots("scrap-test-run-error").await;
+
+    tab.fill("Script", ITEMS).await;
+    tab.fill("Key", "first").await;
+    tab.fill("Value", "{\"page\": 1}").await;
+    tab.click_and_load("Save").await;
+    let path = tab.path().await;
+    assert!(path.starts_with("/scraps/") && path.ends_with("?saved=1"), "{path}");
+    let list = app.services.scraps.overview(&me, None, false, Default::default()).await.unwrap();
+    assert_eq!(list.total, 1);
+    let scrap = &list.items[0].scrap;
+    assert_eq!((scrap.title.as_str(), scrap.url.as_str()), ("Shop items", url.as_str()));
+    assert_eq!((scrap.cron.as_deref(), scrap.cron_timezone.as_str()), (Some("*/15 * * * *"), "Europe/Paris"));
+    assert_eq!(scrap.params.len(), 1);
+    assert_eq!(scrap.params[0].value, serde_json::json!({"page": 1}));
+
+    // The editor shows what is stored; the inactive settings are there, disabled.
+    tab.open(&format!("/scraps/{}/edit", scrap.id)).await;
+    assert_eq!(tab.value("Title").await, "Shop items");
+    assert_eq!(tab.value("Schedule (cron)").await, "*/15 * * * *");
+    let inactive: bool = tab.eval("document.querySelector('fieldset.inactive').disabled").await;
+    assert!(inactive);
+    assert!(tab.text().await.contains("Not yet active: no email is sent."));
+    tab.screenshots("scrap-edit").await;
+    tab.fill("Title", "").await;
+    tab.run("document.getElementById('title').removeAttribute('required')").await;
+    tab.click_and_load("Save").await;
+    assert!(tab.eval::<bool>("!!document.getElementById('title-error')").await, "{}", tab.text().await);
+    let kept = app.services.scraps.get(&me.clone().into(), scrap.id).await.unwrap();
+    assert_eq!(kept.title, "Shop items", "a refused edit changes nothing");
+
+    // The list shows it with its schedule in words.
+    tab.open("/").await;
+    let text = tab.text().await;
+    assert!(text.contains("Shop items") && text.contains("every 15 minutes, Europe/Paris"), "{text}");
+    assert!(text.contains("Never run"));
+    tab.screenshots("scraps-list").await;
+    browser.close().await;
+}
+
+/// A session token of `email` (signed up with the harness's password).
+async fn login_token(app: &TestApp, email: &str) -> String {
+    let login = svc_service::accounts::Login { email: email.into(), password: "password-123".into() };
+    app.services.accounts.login(login).await.unwrap().token
+}

@@ -1,0 +1,435 @@
+//! `/scraps/new` and `/scraps/:id/edit`: every writable field of a scrap,
+//! the cron preview, and **Test run** (the unsaved script against the URL,
+//! through `RunService::test_run`: no history row, no webhook, charged like
+//! a run). One POST route per editor; the button pressed (`intent`) says
+//! whether to save or to test, so a test run keeps everything typed.
+
+use std::sync::Arc;
+
+use askama::Template;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use chrono::Utc;
+use serde::Deserialize;
+use serde_json::Value;
+use svc_domain::ObjectId;
+use svc_domain::scrap::{PROXY_TIERS, ParamSet, SCRAPPERS, Scrap};
+use svc_service::runs::TestRun;
+use svc_service::scrap_input::ScrapChanges;
+use svc_service::{ServiceError, Services};
+
+use crate::chrome::Chrome;
+use crate::form_errors::FieldErrors;
+use crate::page_error::PageError;
+use crate::pages::render;
+use crate::present::test_run::TestRunView;
+use crate::present::when::moment_in;
+use crate::signed_in::{SignedForm, SignedIn};
+
+/// What a new scrap's script starts as: a working example.
+const SAMPLE_SCRIPT: &str = "// Runs in the page once it has loaded. SVC.url, SVC.param and\n\
+// SVC.waitFor(selector) are at hand; end with returnData(array).\n\
+const rows = [...document.querySelectorAll('h1, h2')].map(h => ({\n  text: h.textContent.trim(),\n}));\n\
+returnData(rows);\n";
+
+/// The editor's fields as typed (the wire names, so service errors land on them).
+#[derive(Clone, Debug, Default, Deserialize)]
+pub(crate) struct ScrapForm {
+    #[serde(default)]
+    intent: String,
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    url: String,
+    #[serde(default)]
+    request: String,
+    #[serde(default)]
+    scrapper: String,
+    #[serde(default)]
+    containers: String,
+    #[serde(default)]
+    cron: String,
+    #[serde(default, rename = "cronTimezone")]
+    cron_timezone: String,
+    #[serde(default, rename = "paramKey")]
+    param_keys: Vec<String>,
+    #[serde(default, rename = "paramValue")]
+    param_values: Vec<String>,
+    /// The parameter set a test run hands to the script.
+    #[serde(default, rename = "testParam")]
+    test_param: String,
+}
+
+/// One parameter row of the form.
+pub(crate) struct ParamRow {
+    pub key: String,
+    pub value: String,
+}
+
+/// A value as the form shows it: strings as they are, anything else as JSON.
+fn shown_value(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A typed value: JSON when it parses as JSON, else the text itself.
+fn typed_value(text: &str) -> Value {
+    serde_json::from_str(text.trim()).unwrap_or_else(|_| Value::String(text.to_string()))
+}
+
+impl ScrapForm {
+    fn from_scrap(scrap: &Scrap) -> ScrapForm {
+        ScrapForm {
+            intent: String::new(),
+            title: scrap.title.clone(),
+            description: scrap.description.clone(),
+            url: scrap.url.clone(),
+            request: scrap.request.clone(),
+            scrapper: scrap.scrapper.clone(),
+            containers: scrap.containers.join(", "),
+            cron: scrap.cron.clone().unwrap_or_default(),
+            cron_timezone: scrap.cron_timezone.clone(),
+            param_keys: scrap.params.iter().map(|p| p.key.clone()).collect(),
+            param_values: scrap.params.iter().map(|p| shown_value(&p.value)).collect(),
+            test_param: String::new(),
+        }
+    }
+
+    fn blank(default_containers: &[String]) -> ScrapForm {
+        ScrapForm {
+            request: SAMPLE_SCRIPT.into(),
+            scrapper: "puppeteer".into(),
+            containers: default_containers.join(", "),
+            cron_timezone: "UTC".into(),
+            ..ScrapForm::default()
+        }
+    }
+
+    /// The parameter sets typed, blank rows dropped; a value without a key
+    /// is refused on `params`.
+    fn params(&self) -> Result<Vec<ParamSet>, ServiceError> {
+        let mut sets = Vec::new();
+        for (i, key) in self.param_keys.iter().enumerate() {
+            let value = self.param_values.get(i).map(String::as_str).unwrap_or("");
+            if key.trim().is_empty() {
+                if value.trim().is_empty() {
+                    continue;
+                }
+                return Err(ServiceError::validation("params", "every parameter set needs a key"));
+            }
+            sets.push(ParamSet { key: key.trim().to_string(), value: typed_value(value) });
+        }
+        Ok(sets)
+    }
+
+    fn rows(&self) -> Vec<ParamRow> {
+        let mut rows: Vec<ParamRow> = self
+            .param_keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| ParamRow { key: k.clone(), value: self.param_values.get(i).cloned().unwrap_or_default() })
+            .filter(|r| !(r.key.trim().is_empty() && r.value.trim().is_empty()))
+            .collect();
+        rows.push(ParamRow { key: String::new(), value: String::new() });
+        rows
+    }
+
+    /// The fields this editor writes (the not-yet-active ones are left as stored).
+    fn changes(&self) -> Result<ScrapChanges, ServiceError> {
+        let containers =
+            self.containers.split(',').map(str::trim).filter(|c| !c.is_empty()).map(str::to_string).collect();
+        Ok(ScrapChanges {
+            title: Some(self.title.clone()),
+            description: Some(self.description.clone()),
+            url: Some(self.url.clone()),
+            request: Some(self.request.clone()),
+            scrapper: Some(self.scrapper.clone()).filter(|s| !s.is_empty()),
+            containers: Some(containers),
+            params: Some(self.params()?),
+            cron: Some(Some(self.cron.clone())),
+            cron_timezone: Some(self.cron_timezone.clone()).filter(|s| !s.is_empty()),
+            ..ScrapChanges::default()
+        })
+    }
+}
+
+#[derive(Template)]
+#[template(path = "scrap_editor.html")]
+struct EditorPage {
+    chrome: Chrome,
+    /// `None` for a new scrap.
+    scrap_id: Option<String>,
+    /// The stored values of the fields that are not yet active.
+    inactive: Inactive,
+    form: ScrapForm,
+    params: Vec<ParamRow>,
+    errors: FieldErrors,
+    time_zones: &'static [&'static str],
+    scrappers: &'static [&'static str],
+    proxy_tiers: &'static [&'static str],
+    preview: SchedulePreview,
+    test: Option<TestRunView>,
+}
+
+impl EditorPage {
+    fn action(&self) -> String {
+        match &self.scrap_id {
+            Some(id) => format!("/scraps/{id}/edit"),
+            None => "/scraps/new".into(),
+        }
+    }
+}
+
+/// The stored values of the fields that have no behaviour yet: shown,
+/// never written by this editor (README, "Scrap fields that are not yet active").
+#[derive(Default)]
+struct Inactive {
+    email_notif: bool,
+    email_notif_recipient: String,
+    csv: bool,
+    alert: String,
+    digest_enabled: bool,
+    digest_prompt: String,
+    digest_recipient: String,
+    auto_fix: bool,
+    proxy_tier: String,
+    banner: String,
+}
+
+impl Inactive {
+    fn of(scrap: Option<&Scrap>) -> Inactive {
+        let Some(s) = scrap else { return Inactive::default() };
+        Inactive {
+            email_notif: s.email_notif,
+            email_notif_recipient: s.email_notif_recipient.clone().unwrap_or_default(),
+            csv: s.email_notif_format.as_str() == "csv",
+            alert: s.alert.clone().unwrap_or_default(),
+            digest_enabled: s.digest_enabled,
+            digest_prompt: s.digest_prompt.clone().unwrap_or_default(),
+            digest_recipient: s.digest_recipient.clone().unwrap_or_default(),
+            auto_fix: s.auto_fix,
+            proxy_tier: s.proxy_tier.clone().unwrap_or_default(),
+            banner: s.banner.clone(),
+        }
+    }
+}
+
+/// Every IANA time zone, for the picker.
+fn time_zones() -> &'static [&'static str] {
+    static ZONES: std::sync::LazyLock<Vec<&'static str>> =
+        std::sync::LazyLock::new(|| chrono_tz::TZ_VARIANTS.iter().map(|tz| tz.name()).collect());
+    &ZONES
+}
+
+/// The next firings of a schedule, or why it is refused.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SchedulePreview {
+    pub times: Vec<String>,
+    pub error: Option<String>,
+    pub manual: bool,
+}
+
+fn preview(services: &Services, cron: &str, timezone: &str) -> SchedulePreview {
+    if cron.trim().is_empty() {
+        return SchedulePreview { manual: true, ..SchedulePreview::default() };
+    }
+    let now = Utc::now();
+    match services.scraps.preview_schedule(cron, timezone, 5) {
+        Ok(times) => {
+            let tz = timezone.trim().parse().unwrap_or(chrono_tz::UTC);
+            SchedulePreview {
+                times: times.into_iter().map(|t| moment_in(t, now, tz).absolute).collect(),
+                ..SchedulePreview::default()
+            }
+        }
+        Err(ServiceError::Validation { message, .. }) => {
+            SchedulePreview { error: Some(message), ..SchedulePreview::default() }
+        }
+        Err(e) => SchedulePreview { error: Some(e.to_string()), ..SchedulePreview::default() },
+    }
+}
+
+fn editor(
+    services: &Services,
+    user: &SignedIn,
+    scrap_id: Option<ObjectId>,
+    stored: Option<Scrap>,
+    form: ScrapForm,
+    errors: FieldErrors,
+    test: Option<TestRunView>,
+) -> EditorPage {
+    let title = match &stored {
+        Some(s) => format!("Edit {}", s.title),
+        None => "New scrap".into(),
+    };
+    EditorPage {
+        chrome: user.chrome(title, "scraps"),
+        scrap_id: scrap_id.map(|id| id.to_string()),
+        params: form.rows(),
+        preview: preview(services, &form.cron, &form.cron_timezone),
+        inactive: Inactive::of(stored.as_ref()),
+        form,
+        errors,
+        time_zones: time_zones(),
+        scrappers: &SCRAPPERS,
+        proxy_tiers: &PROXY_TIERS,
+        test,
+    }
+}
+
+fn with_status(status: StatusCode, page: &EditorPage) -> Result<Response, PageError> {
+    Ok((status, Html(page.render()?)).into_response())
+}
+
+pub(crate) async fn new_page(State(services): State<Arc<Services>>, user: SignedIn) -> Result<Response, PageError> {
+    let form = ScrapForm::blank(&user.organization.default_containers);
+    render(&editor(&services, &user, None, None, form, FieldErrors::default(), None))
+}
+
+pub(crate) async fn edit_page(
+    State(services): State<Arc<Services>>,
+    user: SignedIn,
+    Path(id): Path<String>,
+) -> Result<Response, PageError> {
+    let id = scrap_id(&id)?;
+    let scrap = services.scraps.get(&user.principal(), id).await?;
+    let form = ScrapForm::from_scrap(&scrap);
+    render(&editor(&services, &user, Some(id), Some(scrap), form, FieldErrors::default(), None))
+}
+
+pub(crate) fn scrap_id(raw: &str) -> Result<ObjectId, PageError> {
+    ObjectId::parse(raw).ok_or_else(|| PageError::NotFound("There is no scrap at this address.".into()))
+}
+
+/// Runs the typed script without saving it and shows the editor again.
+async fn test_run(
+    services: &Services,
+    user: &SignedIn,
+    scrap_id: Option<ObjectId>,
+    stored: Option<Scrap>,
+    form: ScrapForm,
+) -> Result<Response, PageError> {
+    let draft = form.params().map(|params| TestRun {
+        url: form.url.clone(),
+        script: form.request.clone(),
+        params,
+        param: Some(form.test_param.clone()).filter(|p| !p.is_empty()),
+    });
+    let outcome = match draft {
+        Ok(draft) => services.runs.test_run(&user.session, draft).await,
+        Err(e) => Err(e),
+    };
+    match outcome {
+        Ok(outcome) => {
+            let view = TestRunView::from_outcome(outcome);
+            render(&editor(services, user, scrap_id, stored, form, FieldErrors::default(), Some(view)))
+        }
+        Err(e) => {
+            let Some(errors) = FieldErrors::from_service(&e, "title") else { return Err(e.into()) };
+            let page = editor(services, user, scrap_id, stored, form, errors, None);
+            with_status(StatusCode::UNPROCESSABLE_ENTITY, &page)
+        }
+    }
+}
+
+fn refused(page: EditorPage) -> Result<Response, PageError> {
+    with_status(StatusCode::UNPROCESSABLE_ENTITY, &page)
+}
+
+pub(crate) async fn create(
+    State(services): State<Arc<Services>>,
+    SignedForm { user, form }: SignedForm<ScrapForm>,
+) -> Result<Response, PageError> {
+    if form.intent == "test" {
+        return test_run(&services, &user, None, None, form).await;
+    }
+    let saved = match form.changes() {
+        Ok(changes) => services.scraps.create(&user.session, changes).await,
+        Err(e) => Err(e),
+    };
+    match saved {
+        Ok(scrap) => Ok(Redirect::to(&format!("/scraps/{}?saved=1", scrap.id)).into_response()),
+        Err(e) => {
+            let Some(errors) = FieldErrors::from_service(&e, "title") else { return Err(e.into()) };
+            refused(editor(&services, &user, None, None, form, errors, None))
+        }
+    }
+}
+
+pub(crate) async fn update(
+    State(services): State<Arc<Services>>,
+    Path(id): Path<String>,
+    SignedForm { user, form }: SignedForm<ScrapForm>,
+) -> Result<Response, PageError> {
+    let id = scrap_id(&id)?;
+    let stored = services.scraps.get(&user.principal(), id).await?;
+    if form.intent == "test" {
+        return test_run(&services, &user, Some(id), Some(stored), form).await;
+    }
+    let saved = match form.changes() {
+        Ok(changes) => services.scraps.update(&user.session, id, changes).await,
+        Err(e) => Err(e),
+    };
+    match saved {
+        Ok(scrap) => Ok(Redirect::to(&format!("/scraps/{}?saved=1", scrap.id)).into_response()),
+        Err(ServiceError::NotFound(what)) => Err(ServiceError::NotFound(what).into()),
+        Err(e) => {
+            let Some(errors) = FieldErrors::from_service(&e, "title") else { return Err(e.into()) };
+            refused(editor(&services, &user, Some(id), Some(stored), form, errors, None))
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub(crate) struct PreviewQuery {
+    #[serde(default)]
+    cron: String,
+    #[serde(default, rename = "cronTimezone")]
+    cron_timezone: String,
+}
+
+#[derive(Template)]
+#[template(path = "schedule_preview.html")]
+struct PreviewFragment {
+    preview: SchedulePreview,
+}
+
+/// The cron preview alone, for the editor's script to refresh as one types.
+pub(crate) async fn schedule_preview(
+    State(services): State<Arc<Services>>,
+    _user: SignedIn,
+    Query(q): Query<PreviewQuery>,
+) -> Result<Response, PageError> {
+    render(&PreviewFragment { preview: preview(&services, &q.cron, &q.cron_timezone) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameter_values_are_json_when_they_parse_and_text_otherwise() {
+        assert_eq!(typed_value("42"), Value::from(42));
+        assert_eq!(typed_value("{\"a\": 1}"), serde_json::json!({"a": 1}));
+        assert_eq!(typed_value("paris"), Value::from("paris"));
+        assert_eq!(shown_value(&Value::from("paris")), "paris");
+        assert_eq!(shown_value(&serde_json::json!([1, 2])), "[1,2]");
+    }
+
+    #[test]
+    fn blank_parameter_rows_are_dropped_and_keyless_values_refused() {
+        let form = ScrapForm {
+            param_keys: vec!["city".into(), "".into()],
+            param_values: vec!["paris".into(), "".into()],
+            ..ScrapForm::default()
+        };
+        assert_eq!(form.params().unwrap(), vec![ParamSet { key: "city".into(), value: Value::from("paris") }]);
+        let bad = ScrapForm { param_keys: vec!["".into()], param_values: vec!["x".into()], ..ScrapForm::default() };
+        assert!(matches!(bad.params(), Err(ServiceError::Validation { field, .. }) if field == "params"));
+    }
+}

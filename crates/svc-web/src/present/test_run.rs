@@ -1,0 +1,101 @@
+//! A test run's outcome as the editor shows it: what came back (table,
+//! then JSON) or why it failed (message, then the page's screenshot).
+
+use svc_service::run_outcome::ScriptResult;
+use svc_service::runs::TestRunOutcome;
+
+use crate::present::when::duration_ms;
+
+/// The JSON shown is cut beyond this many characters (the table and the
+/// count still cover everything returned).
+const MAX_JSON_CHARS: usize = 200_000;
+
+#[derive(Clone, Debug)]
+pub struct TestRunView {
+    pub ok: bool,
+    /// "12 items in 850 ms · charged 1 unit".
+    pub summary: String,
+    /// Pretty JSON of what the script returned.
+    pub json: String,
+    pub json_cut: bool,
+    pub error: Option<String>,
+    /// `data:image/png;base64,...` of the page when the run failed.
+    pub screenshot: Option<String>,
+    pub selector: Option<String>,
+    /// The raw JSON, for the table.
+    pub data: String,
+}
+
+impl TestRunView {
+    pub fn from_outcome(outcome: TestRunOutcome) -> TestRunView {
+        let units = if outcome.units == 1 { "1 unit".to_string() } else { format!("{} units", outcome.units) };
+        let took = duration_ms(outcome.duration_ms);
+        let snapshot = outcome.snapshot.unwrap_or_default();
+        let screenshot =
+            snapshot.get("screenshot").and_then(|s| s.as_str()).filter(|s| !s.is_empty()).map(|b64| {
+                if b64.starts_with("data:") { b64.to_string() } else { format!("data:image/png;base64,{b64}") }
+            });
+        let selector = snapshot.get("selector").and_then(|s| s.as_str()).map(str::to_string);
+        match outcome.result {
+            ScriptResult::Data { json, length } => {
+                let pretty = serde_json::from_str::<serde_json::Value>(&json)
+                    .ok()
+                    .and_then(|v| serde_json::to_string_pretty(&v).ok())
+                    .unwrap_or_else(|| json.clone());
+                let json_cut = pretty.chars().count() > MAX_JSON_CHARS;
+                let shown = if json_cut { pretty.chars().take(MAX_JSON_CHARS).collect() } else { pretty };
+                let items = if length == 1 { "1 item".to_string() } else { format!("{length} items") };
+                TestRunView {
+                    ok: true,
+                    summary: format!("{items} in {took} · charged {units}"),
+                    json: shown,
+                    json_cut,
+                    error: None,
+                    screenshot: None,
+                    selector: None,
+                    data: json,
+                }
+            }
+            ScriptResult::Failed { message } => TestRunView {
+                ok: false,
+                summary: format!("failed after {took} · charged {units}"),
+                json: String::new(),
+                json_cut: false,
+                error: Some(message),
+                screenshot,
+                selector,
+                data: "[]".into(),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn data_and_failures_read_as_such() {
+        let ok = TestRunView::from_outcome(TestRunOutcome {
+            result: ScriptResult::Data { json: "[{\"a\":1}]".into(), length: 1 },
+            duration_ms: 850,
+            snapshot: None,
+            units: 1,
+        });
+        assert!(ok.ok && ok.error.is_none());
+        assert_eq!(ok.summary, "1 item in 850 ms · charged 1 unit");
+        assert!(ok.json.contains("\"a\": 1"));
+        let failed = TestRunView::from_outcome(TestRunOutcome {
+            result: ScriptResult::Failed { message: "boom".into() },
+            duration_ms: 1200,
+            snapshot: Some(json!({"screenshot": "iVBOR", "selector": "#x"})),
+            units: 2,
+        });
+        assert!(!failed.ok);
+        assert_eq!(failed.error.as_deref(), Some("boom"));
+        assert_eq!(failed.screenshot.as_deref(), Some("data:image/png;base64,iVBOR"));
+        assert_eq!(failed.summary, "failed after 1.2 s · charged 2 units");
+    }
+}
