@@ -10,6 +10,7 @@ use svc_domain::history::{DIRECT_TIER, HistoryRow, MAX_RUN_WAIT_SECS, StatusDeta
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{ParamSet, Scrap};
 use svc_domain::webhook::Delivery;
+use svc_storage::QueueState;
 use svc_storage::Store;
 pub use svc_storage::{ClaimedRun, ExpiredLeases};
 use tokio::sync::{Notify, broadcast};
@@ -114,6 +115,16 @@ fn test_run_capture(mut capture: serde_json::Value, session: &Session) -> serde_
         fields.remove("html");
     }
     capture
+}
+
+/// Where a run is, for a caller watching it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunProgress {
+    /// Waiting for a worker.
+    Queued,
+    /// In a worker's browser.
+    Running,
+    Finished(HistoryView),
 }
 
 /// Which trigger a caller used: they are limited differently.
@@ -266,6 +277,32 @@ impl RunService {
             }
             if tokio::time::Instant::now() >= deadline {
                 return Ok(None);
+            }
+        }
+    }
+
+    /// Whether a run is queued, running or finished (then the row), with
+    /// the checks of reading a history row.
+    pub async fn progress(&self, principal: &Principal, id: ObjectId) -> Result<RunProgress> {
+        principal.require(&[Scope::HistoryRead])?;
+        let row = self.store.history_row(principal.org(), id).await?.ok_or(ServiceError::NotFound("history row"))?;
+        if !principal.may_touch_scrap(row.scrap_id) {
+            return Err(ServiceError::ScrapNotInKeyScope);
+        }
+        if row.status_detail.is_some() {
+            return Ok(RunProgress::Finished(HistoryView::for_principal(row, principal)));
+        }
+        match self.store.queue_state(principal.org(), id).await? {
+            Some(QueueState::Queued) => Ok(RunProgress::Queued),
+            Some(QueueState::Running) => Ok(RunProgress::Running),
+            // It left the queue between the two reads: it has finished.
+            None => {
+                let row =
+                    self.store.history_row(principal.org(), id).await?.ok_or(ServiceError::NotFound("history row"))?;
+                Ok(match row.status_detail {
+                    Some(_) => RunProgress::Finished(HistoryView::for_principal(row, principal)),
+                    None => RunProgress::Running,
+                })
             }
         }
     }
@@ -426,6 +463,33 @@ mod tests {
         async fn run(&self, job: RunJob) -> EngineReport {
             self.jobs.lock().unwrap().push(job);
             self.report.clone()
+        }
+    }
+
+    #[tokio::test]
+    async fn progress_follows_a_run_from_the_queue_to_its_row() {
+        let t = TestServices::start().await;
+        let ada = t.signup("ada@example.com").await;
+        let eve = t.signup("eve@example.com").await;
+        let scrap = t.scrap(&ada, "Watched").await;
+        let me = Principal::Session(ada.session.clone());
+        let row = t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+        assert_eq!(t.services.runs.progress(&me, row.id).await.unwrap(), RunProgress::Queued);
+        let stranger = Principal::Session(eve.session.clone());
+        assert!(matches!(t.services.runs.progress(&stranger, row.id).await, Err(ServiceError::NotFound(_))));
+        let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+        assert_eq!(t.services.runs.progress(&me, row.id).await.unwrap(), RunProgress::Running);
+        let (_, pending) = t.services.runs.job(&claim).await.unwrap().unwrap();
+        let report = EngineReport {
+            result: ScriptResult::Data { json: "[1]".into(), length: 1 },
+            duration_ms: 5,
+            bytes: 10,
+            snapshot: None,
+        };
+        t.services.runs.finish(&claim, pending, report).await.unwrap();
+        match t.services.runs.progress(&me, row.id).await.unwrap() {
+            RunProgress::Finished(view) => assert_eq!(view.row.length, 1),
+            other => panic!("expected the finished row, got {other:?}"),
         }
     }
 

@@ -146,6 +146,15 @@ pub struct ClaimedRun {
     pub worker_id: String,
 }
 
+/// A pending run's place in the queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueState {
+    /// Waiting for a worker.
+    Queued,
+    /// Claimed by a worker, in its browser.
+    Running,
+}
+
 /// What `expire_leases` did.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExpiredLeases {
@@ -189,6 +198,9 @@ pub trait RunStore: Send + Sync {
     /// been tried fewer than `max_attempts` times; the others are returned
     /// as `lost` claims for the caller to finish (with `finish_run`).
     async fn expire_leases(&self, now: DateTime<Utc>, max_attempts: i64) -> Result<ExpiredLeases>;
+    /// Where a pending run of `org` is in the queue: `None` once it has
+    /// left the queue (finished) or if it is not one of `org`'s runs.
+    async fn queue_state(&self, org: ObjectId, history_id: ObjectId) -> Result<Option<QueueState>>;
     /// The newest successful run of a scrap.
     async fn last_success(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<HistoryRow>>;
     /// Appends to a scrap's activity log.

@@ -28,8 +28,8 @@ use svc_domain::scope::Scope;
 use svc_domain::scrap::{EmailFormat, HISTORY_IDS_CAP, ParamSet, Scrap};
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
 use svc_storage::{
-    DueScrap, HistoryFilter, NewAccount, Page, PlannedTick, RunNeighbours, ScrapFilter, Store, StoreError, TickAction,
-    TickOutcome, TickPlan, TickPlanner,
+    DueScrap, HistoryFilter, NewAccount, Page, PlannedTick, QueueState, RunNeighbours, ScrapFilter, Store, StoreError,
+    TickAction, TickOutcome, TickPlan, TickPlanner,
 };
 
 // ---------------------------------------------------------------------------
@@ -1144,6 +1144,26 @@ fn scheduled(user: &User, title: &str, due: DateTime<Utc>) -> Scrap {
     }
 }
 
+async fn queue_state_follows_a_run(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "progress@example.com").await;
+    let (other, _) = account(&store, "other-progress@example.com").await;
+    let s = scrap(&user, "Watched", now());
+    insert_scrap(&store, &s).await;
+    let row = history(&s, now());
+    let log = activity(s.organization_id, s.id, "run.triggered", now());
+    store.enqueue_run(&row, &["default".to_string()], None, &log).await.unwrap();
+    assert_eq!(store.queue_state(org.id, row.id).await.unwrap(), Some(QueueState::Queued));
+    assert_eq!(store.queue_state(other.id, row.id).await.unwrap(), None, "another organization's run is not seen");
+    let claim = store.claim_run("default", "w-1", now() + Duration::minutes(5)).await.unwrap().unwrap();
+    assert_eq!(store.queue_state(org.id, row.id).await.unwrap(), Some(QueueState::Running));
+    let mut done = row.clone();
+    done.status_detail = Some(StatusDetail::Success);
+    done.finished_at = Some(now());
+    let finished = activity(s.organization_id, s.id, "run.finished", now());
+    assert!(store.finish_run(&claim, &done, 1, &finished, &[]).await.unwrap());
+    assert_eq!(store.queue_state(org.id, row.id).await.unwrap(), None, "finished runs have left the queue");
+}
+
 async fn schedule_ticks_fire_once(store: Arc<dyn Store>) {
     let (org, user) = account(&store, "cron@example.com").await;
     let t0 = now();
@@ -1502,6 +1522,7 @@ storage_tests!(
     api_keys,
     activities_newest_first,
     run_queue_claims,
+    queue_state_follows_a_run,
     schedule_ticks_fire_once,
     update_moves_next_fire_only_when_the_schedule_changes,
     concurrent_schedulers_fire_each_tick_once,

@@ -13,7 +13,7 @@ use svc_domain::webhook::Delivery;
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
 use crate::records::{ClaimRecord, HistoryRecord, escape_like, id, millis, opt_millis, to_json};
-use crate::traits::{ClaimedRun, ExpiredLeases, RunStore};
+use crate::traits::{ClaimedRun, ExpiredLeases, QueueState, RunStore};
 
 /// Takes the oldest queued run whose containers include the one whose
 /// `LIKE` pattern is `$3`, for worker `$1` until `$2`; [`Dialect::LOCK_DUE`]
@@ -154,6 +154,16 @@ where
         }
         tx.commit().await?;
         Ok(out)
+    }
+
+    async fn queue_state(&self, org: ObjectId, history_id: ObjectId) -> Result<Option<QueueState>> {
+        let state: Option<(String,)> =
+            sqlx::query_as("SELECT state FROM run_queue WHERE organization_id = $1 AND history_id = $2")
+                .bind(org.to_string())
+                .bind(history_id.to_string())
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(state.map(|(s,)| if s == "running" { QueueState::Running } else { QueueState::Queued }))
     }
 
     async fn last_success(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<HistoryRow>> {
