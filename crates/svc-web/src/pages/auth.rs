@@ -91,17 +91,23 @@ fn blank(services: &Services, signup: bool, next: String) -> impl FnOnce(String)
     }
 }
 
+/// The empty form of log-in (`signup` false) or sign-up.
+fn form_page(
+    services: &Services,
+    headers: &HeaderMap,
+    next: Option<&str>,
+    signup: bool,
+) -> Result<Response, PageError> {
+    let next = browser_session::local_path(next);
+    auth_page(services, headers, StatusCode::OK, blank(services, signup, next))
+}
+
 pub(crate) async fn login_page(
     State(services): State<Arc<Services>>,
     headers: HeaderMap,
     Query(q): Query<NextQuery>,
 ) -> Result<Response, PageError> {
-    auth_page(
-        &services,
-        &headers,
-        StatusCode::OK,
-        blank(&services, false, browser_session::local_path(q.next.as_deref())),
-    )
+    form_page(&services, &headers, q.next.as_deref(), false)
 }
 
 pub(crate) async fn signup_page(
@@ -109,12 +115,7 @@ pub(crate) async fn signup_page(
     headers: HeaderMap,
     Query(q): Query<NextQuery>,
 ) -> Result<Response, PageError> {
-    auth_page(
-        &services,
-        &headers,
-        StatusCode::OK,
-        blank(&services, true, browser_session::local_path(q.next.as_deref())),
-    )
+    form_page(&services, &headers, q.next.as_deref(), true)
 }
 
 /// Signed in: the cookie, and on to `next`.
