@@ -4,6 +4,8 @@
 
 pub mod browser;
 
+mod history_page;
+mod scrap_page;
 mod sessions;
 
 use crate::common::TestApp;
