@@ -6,6 +6,8 @@ pub(crate) struct Pager {
     pub pages: i64,
     pub previous: Option<String>,
     pub next: Option<String>,
+    /// The navigation's name for screen readers (two lists on a page need two names).
+    pub label: &'static str,
 }
 
 impl Pager {
@@ -17,6 +19,11 @@ impl Pager {
             pages,
             previous: (page > 1).then(|| link(page - 1)),
             next: (page < pages).then(|| link(page + 1)),
+            label: "Pages",
         }
+    }
+
+    pub fn labelled(self, label: &'static str) -> Pager {
+        Pager { label, ..self }
     }
 }

@@ -32,6 +32,8 @@ use crate::signed_in::SignedIn;
 pub const RUN_ROWS: usize = 500;
 /// How much pretty JSON the page shows, in bytes.
 const MAX_PRETTY: usize = 200_000;
+/// The largest data (in bytes, either run's) the page compares.
+const MAX_COMPARED: usize = 4 << 20;
 /// How many items each list of the comparison shows.
 const DIFF_ROWS: usize = 50;
 
@@ -233,12 +235,14 @@ pub(crate) async fn page(
         Ok(t) => (Some(t.with_caption("Items of this run")), None),
         Err(e) => (None, Some(e.to_string())),
     };
-    let pretty = json_text::pretty(&row.data);
-    let (cut_text, pretty_cut) = json_text::cut(&pretty, MAX_PRETTY);
+    let (pretty, pretty_cut) = json_text::pretty(&row.data, MAX_PRETTY);
     let (comparison, no_comparison) = match (row.status_detail, &around.previous_success) {
         (None, _) => (None, "The run has not finished yet."),
         (Some(StatusDetail::Error), _) => (None, "This run failed, so it has no data to compare."),
         (Some(_), None) => (None, "There is no earlier successful run to compare with."),
+        (Some(_), Some(previous)) if previous.row.data.len().max(row.data.len()) > MAX_COMPARED => {
+            (None, "The data is too large to compare on this page; download both runs to compare them.")
+        }
         (Some(_), Some(previous)) => match comparison(previous, &row.data, &scrap) {
             Some(c) => (Some(c), ""),
             None => (None, "The data of one of the runs is not valid JSON."),
@@ -264,7 +268,7 @@ pub(crate) async fn page(
         retries: row.retries,
         table,
         data_error,
-        pretty: cut_text.to_string(),
+        pretty,
         pretty_cut,
         json_href: format!("{base}/data.json"),
         csv_href: format!("{base}/data.csv"),

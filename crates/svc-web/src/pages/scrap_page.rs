@@ -161,8 +161,10 @@ pub(crate) async fn page(
         })
         .collect();
     let sid = id.to_string();
-    let runs_pager = Pager::new(runs_page, RUNS_PER_PAGE, runs.total, |p| page_link(&sid, p, log_page, "run-history"));
-    let log_pager = Pager::new(log_page, LOG_PER_PAGE, log.total, |p| page_link(&sid, runs_page, p, "activity"));
+    let runs_pager = Pager::new(runs_page, RUNS_PER_PAGE, runs.total, |p| page_link(&sid, p, log_page, "run-history"))
+        .labelled("Pages of the run history");
+    let log_pager = Pager::new(log_page, LOG_PER_PAGE, log.total, |p| page_link(&sid, runs_page, p, "activity"))
+        .labelled("Pages of the activity log");
     let url_is_link = url::Url::parse(&scrap.url).is_ok_and(|u| matches!(u.scheme(), "http" | "https"));
     let started = params.started.as_deref().and_then(ObjectId::parse).map(|h| h.to_string());
     render(&ScrapPage {

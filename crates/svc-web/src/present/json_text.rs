@@ -11,29 +11,41 @@ enum Piece<'a> {
 }
 
 /// The pieces of `json`, whitespace between tokens left out.
-fn pieces(json: &str) -> Vec<Piece<'_>> {
-    let mut out = Vec::new();
-    let mut chars = json.char_indices();
-    while let Some((start, c)) = chars.next() {
-        if c == '"' {
-            let mut end = json.len();
-            let mut escaped = false;
-            for (i, c) in chars.by_ref() {
-                if escaped {
-                    escaped = false;
-                } else if c == '\\' {
-                    escaped = true;
-                } else if c == '"' {
-                    end = i + 1;
-                    break;
+struct Pieces<'a> {
+    json: &'a str,
+    chars: std::str::CharIndices<'a>,
+}
+
+fn pieces(json: &str) -> Pieces<'_> {
+    Pieces { json, chars: json.char_indices() }
+}
+
+impl<'a> Iterator for Pieces<'a> {
+    type Item = Piece<'a>;
+
+    fn next(&mut self) -> Option<Piece<'a>> {
+        loop {
+            let (start, c) = self.chars.next()?;
+            if c == '"' {
+                let mut end = self.json.len();
+                let mut escaped = false;
+                for (i, c) in self.chars.by_ref() {
+                    if escaped {
+                        escaped = false;
+                    } else if c == '\\' {
+                        escaped = true;
+                    } else if c == '"' {
+                        end = i + 1;
+                        break;
+                    }
                 }
+                return Some(Piece::Str(&self.json[start..end]));
             }
-            out.push(Piece::Str(&json[start..end]));
-        } else if !c.is_whitespace() {
-            out.push(Piece::Char(c));
+            if !c.is_whitespace() {
+                return Some(Piece::Char(c));
+            }
         }
     }
-    out
 }
 
 /// `json` without the whitespace between its tokens.
@@ -49,16 +61,20 @@ pub fn compact(json: &str) -> String {
 }
 
 /// `json` indented by two spaces per level, `"key": value` on each line;
-/// empty arrays and objects stay `[]` and `{}`.
-pub fn pretty(json: &str) -> String {
-    let mut out = String::with_capacity(json.len() * 2);
+/// empty arrays and objects stay `[]` and `{}`. Stops once the text is
+/// longer than `max` bytes (then `true`: the text was cut).
+pub fn pretty(json: &str, max: usize) -> (String, bool) {
+    let mut out = String::with_capacity(json.len().min(max) + json.len().min(max) / 2);
     let mut depth = 0usize;
     let newline = |out: &mut String, depth: usize| {
         out.push('\n');
         out.extend(std::iter::repeat_n("  ", depth));
     };
-    let mut pieces = pieces(json).into_iter().peekable();
+    let mut pieces = pieces(json).peekable();
     while let Some(piece) = pieces.next() {
+        if out.len() > max {
+            return (out, true);
+        }
         let c = match piece {
             Piece::Str(s) => {
                 out.push_str(s);
@@ -68,11 +84,11 @@ pub fn pretty(json: &str) -> String {
         };
         match c {
             '{' | '[' => {
-                let close = Piece::Char(if c == '{' { '}' } else { ']' });
+                let close = if c == '{' { '}' } else { ']' };
                 out.push(c);
-                if pieces.peek() == Some(&close) {
+                if pieces.peek() == Some(&Piece::Char(close)) {
                     pieces.next();
-                    out.push(if c == '{' { '}' } else { ']' });
+                    out.push(close);
                 } else {
                     depth += 1;
                     newline(&mut out, depth);
@@ -91,7 +107,7 @@ pub fn pretty(json: &str) -> String {
             c => out.push(c),
         }
     }
-    out
+    (out, false)
 }
 
 /// `text` cut to at most `max` bytes at a character boundary, and whether it was cut.
@@ -136,11 +152,18 @@ mod tests {
   },
   "t"
 ]"#;
-        assert_eq!(pretty(json), expected);
-        assert_eq!(pretty("[]"), "[]");
-        assert_eq!(pretty(r#"["a\"]"]"#), "[\n  \"a\\\"]\"\n]");
-        let parsed: serde_json::Value = serde_json::from_str(&pretty(json)).unwrap();
+        assert_eq!(pretty(json, usize::MAX), (expected.to_string(), false));
+        assert_eq!(pretty("[]", 10).0, "[]");
+        assert_eq!(pretty(r#"["a\"]"]"#, 100).0, "[\n  \"a\\\"]\"\n]");
+        let parsed: serde_json::Value = serde_json::from_str(&pretty(json, 1000).0).unwrap();
         assert_eq!(parsed, serde_json::from_str::<serde_json::Value>(json).unwrap(), "the same JSON");
+    }
+
+    #[test]
+    fn pretty_stops_past_its_bound() {
+        let big = serde_json::to_string(&(0..10_000).collect::<Vec<_>>()).unwrap();
+        let (text, cut) = pretty(&big, 1000);
+        assert!(cut && text.len() < 1100 && text.starts_with("[\n  0,\n  1,"), "{}", text.len());
     }
 
     #[test]

@@ -252,3 +252,42 @@ async fn the_forms_work_without_the_script_and_refuse_what_they_must() {
     assert_eq!(deleted.headers()[LOCATION], "/?deleted=1");
     assert_eq!(app.get(&format!("/api/scraps/{sid}"), &alice.token).await.0, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn the_run_history_and_the_activity_log_are_paged() {
+    let app = TestApp::start().await;
+    let alice = app.signup("alice@example.com").await;
+    let sid = app.create_scrap(&alice, "Busy").await["id"].as_str().unwrap().to_string();
+    let mut runs = Vec::new();
+    for _ in 0..21 {
+        runs.push(app.insert_run(&alice, &sid, Some(svc_domain::history::StatusDetail::Success)).await.id);
+    }
+    for n in 0..20 {
+        let (status, _) =
+            app.put(&format!("/api/scraps/{sid}"), &alice.token, json!({"title": format!("Busy {n}")})).await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    let page = |query: &'static str| {
+        let url = format!("{}/scraps/{sid}{query}", app.base);
+        let request = app.http.get(url).header("cookie", session_cookie(&alice.token));
+        async move { request.send().await.unwrap().text().await.unwrap() }
+    };
+    let first = page("").await;
+    assert_eq!(first.matches("data-history-id=").count(), 20);
+    assert!(first.contains(&format!("data-history-id=\"{}\"", runs[20])), "newest first");
+    assert!(first.contains("21 runs") && first.contains("21 entries"), "the totals");
+    assert_eq!(first.matches("Page 1 of 2").count(), 2, "a pager for each list");
+    assert!(
+        first.contains("aria-label=\"Pages of the run history\"")
+            && first.contains("aria-label=\"Pages of the activity log\"")
+    );
+    assert!(first.contains(&format!("href=\"/scraps/{sid}?runs=2&#38;log=1#run-history\"")), "{first}");
+    assert!(first.contains(&format!("href=\"/scraps/{sid}?runs=1&#38;log=2#activity\"")));
+    let second = page("?runs=2&log=2").await;
+    assert_eq!(second.matches("data-history-id=").count(), 1);
+    assert!(second.contains(&format!("data-history-id=\"{}\"", runs[0])), "the oldest run last");
+    assert!(second.contains("Scrap created") && !second.contains("Scrap updated: title"), "the oldest entry last");
+    // Pages past the end, or not numbers, are the first or an empty page, never an error.
+    assert!(page("?runs=x&log=-3").await.contains("Page 1 of 2"));
+    assert!(page("?runs=99").await.contains("Page 99 of 2"));
+}
