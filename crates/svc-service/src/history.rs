@@ -100,6 +100,19 @@ impl HistoryService {
         })
     }
 
+    /// The newest successful run of `scrap` (with its data), as [`Self::get`]
+    /// shows it; `None` when it never succeeded. For the scrap page's latest
+    /// data: unlike `RunService::live_data` it is not a plan feature.
+    pub async fn last_success(&self, principal: &Principal, scrap: ObjectId) -> Result<Option<HistoryView>> {
+        principal.require(&[Scope::HistoryRead])?;
+        authorize_scrap(&*self.store, principal, scrap).await?;
+        if self.store.existing_scrap_ids(principal.org(), &[scrap]).await?.is_empty() {
+            return Err(ServiceError::NotFound("scrap"));
+        }
+        let row = self.store.last_success(principal.org(), scrap).await?;
+        Ok(row.map(|row| HistoryView::for_principal(row, principal)))
+    }
+
     /// The page markup, selector and screenshot captured when a run of the
     /// caller's organization failed (`None` when none was captured). For the
     /// web app's admin view only: a web session of a platform admin, else 403.
@@ -172,5 +185,26 @@ mod tests {
         let allowed = keys.create(&ada.session, key(&["svc:history:read"], vec![s])).await.unwrap().plain_key;
         let allowed = t.services.auth.principal(&allowed).await.unwrap();
         assert_eq!(t.services.history.neighbours(&allowed, third.id).await.unwrap().previous, Some(second.id));
+    }
+
+    #[tokio::test]
+    async fn last_success_is_the_newest_successful_run_of_the_scrap() {
+        let t = TestServices::start().await;
+        let ada = t.signup("ada@example.com").await;
+        let bob = t.signup("bob@example.com").await;
+        let s = t.scrap(&ada, "s").await;
+        let other = t.scrap(&ada, "other").await;
+        let me: Principal = ada.session.clone().into();
+        assert_eq!(t.services.history.last_success(&me, s).await.unwrap(), None, "never ran");
+        let ok = t.run(&ada, s, Some(StatusDetail::Success), 0).await;
+        t.run(&ada, s, Some(StatusDetail::Error), 1).await;
+        t.run(&ada, s, None, 2).await;
+        t.run(&ada, other, Some(StatusDetail::Success), 3).await;
+        let found = t.services.history.last_success(&me, s).await.unwrap().expect("a success");
+        assert_eq!(found, t.services.history.get(&me, ok.id).await.unwrap(), "as get shows it");
+        assert_eq!(found.row.data, "[0]");
+        let bobs: Principal = bob.session.clone().into();
+        assert!(matches!(t.services.history.last_success(&bobs, s).await, Err(ServiceError::NotFound(_))));
+        assert!(matches!(t.services.history.last_success(&me, ObjectId::new()).await, Err(ServiceError::NotFound(_))));
     }
 }

@@ -1,8 +1,12 @@
 //! The routes of the web app: one module per screen.
 
 mod auth;
+mod pager;
+mod run_page;
+mod run_progress;
 mod scrap_editor;
 mod scrap_list;
+mod scrap_page;
 
 use std::sync::Arc;
 
@@ -25,6 +29,13 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/login", get(auth::login_page).post(auth::login))
         .route("/signup", get(auth::signup_page).post(auth::signup))
         .route("/logout", post(auth::logout))
+        .route("/scraps/{id}", get(scrap_page::page))
+        .route("/scraps/{id}/run", post(scrap_page::run))
+        .route("/scraps/{id}/delete", post(scrap_page::delete))
+        .route("/scraps/{id}/history/{history_id}", get(run_page::page))
+        .route("/scraps/{id}/history/{history_id}/progress", get(run_progress::progress))
+        .route("/scraps/{id}/history/{history_id}/data.json", get(run_page::json))
+        .route("/scraps/{id}/history/{history_id}/data.csv", get(run_page::csv))
         .route("/assets/app.css", get(assets::css))
         .route("/assets/app.js", get(assets::js))
         .layer(axum::middleware::map_response(page_headers))
@@ -49,6 +60,11 @@ async fn page_headers(mut response: Response) -> Response {
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
     response
+}
+
+/// The id in a page's path; anything else is a page that does not exist.
+pub(crate) fn object_id(raw: &str, what: &'static str) -> Result<svc_domain::ObjectId, PageError> {
+    svc_domain::ObjectId::parse(raw).ok_or_else(|| svc_service::ServiceError::NotFound(what).into())
 }
 
 /// A rendered page.

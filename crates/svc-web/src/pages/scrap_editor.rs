@@ -22,7 +22,7 @@ use svc_service::{ServiceError, Services};
 use crate::chrome::Chrome;
 use crate::form_errors::FieldErrors;
 use crate::page_error::PageError;
-use crate::pages::render;
+use crate::pages::{object_id, render};
 use crate::present::test_run::TestRunView;
 use crate::present::when::moment_in;
 use crate::signed_in::{SignedForm, SignedIn};
@@ -296,14 +296,10 @@ pub(crate) async fn edit_page(
     user: SignedIn,
     Path(id): Path<String>,
 ) -> Result<Response, PageError> {
-    let id = scrap_id(&id)?;
+    let id = object_id(&id, "scrap")?;
     let scrap = services.scraps.get(&user.principal(), id).await?;
     let form = ScrapForm::from_scrap(&scrap);
     render(&editor(&services, &user, Some(id), Some(scrap), form, FieldErrors::default(), None))
-}
-
-pub(crate) fn scrap_id(raw: &str) -> Result<ObjectId, PageError> {
-    ObjectId::parse(raw).ok_or_else(|| PageError::NotFound("There is no scrap at this address.".into()))
 }
 
 /// Runs the typed script without saving it and shows the editor again.
@@ -366,7 +362,7 @@ pub(crate) async fn update(
     Path(id): Path<String>,
     SignedForm { user, form }: SignedForm<ScrapForm>,
 ) -> Result<Response, PageError> {
-    let id = scrap_id(&id)?;
+    let id = object_id(&id, "scrap")?;
     let stored = services.scraps.get(&user.principal(), id).await?;
     if form.intent == "test" {
         return test_run(&services, &user, Some(id), Some(stored), form).await;

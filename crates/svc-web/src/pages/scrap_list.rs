@@ -12,6 +12,7 @@ use svc_service::paging::PageRequest;
 
 use crate::chrome::Chrome;
 use crate::page_error::PageError;
+use crate::pages::pager::Pager;
 use crate::pages::render;
 use crate::present::run_status::{self, Chip};
 use crate::present::schedule_words;
@@ -26,6 +27,9 @@ pub(crate) struct ListParams {
     failing: Option<String>,
     #[serde(default)]
     page: Option<String>,
+    /// Set by the redirect after a scrap was deleted.
+    #[serde(default)]
+    deleted: Option<String>,
 }
 
 pub(crate) struct Row {
@@ -40,27 +44,6 @@ pub(crate) struct Row {
     pub when: Option<Moment>,
 }
 
-/// Links to the neighbouring pages of a list.
-pub(crate) struct Pager {
-    pub page: i64,
-    pub pages: i64,
-    pub previous: Option<String>,
-    pub next: Option<String>,
-}
-
-impl Pager {
-    /// `link(page)` makes the address of page `page`.
-    pub fn new(page: i64, per_page: i64, total: i64, link: impl Fn(i64) -> String) -> Pager {
-        let pages = ((total + per_page - 1) / per_page).max(1);
-        Pager {
-            page,
-            pages,
-            previous: (page > 1).then(|| link(page - 1)),
-            next: (page < pages).then(|| link(page + 1)),
-        }
-    }
-}
-
 #[derive(Template)]
 #[template(path = "scrap_list.html")]
 struct ScrapListPage {
@@ -70,6 +53,7 @@ struct ScrapListPage {
     search: String,
     failing: bool,
     pager: Pager,
+    deleted: bool,
 }
 
 fn query_link(search: &str, failing: bool, page: i64) -> String {
@@ -121,5 +105,14 @@ pub(crate) async fn page(
         })
         .collect();
     let pager = Pager::new(page_number, page_request.per_page, found.total, |p| query_link(&search, failing, p));
-    render(&ScrapListPage { chrome: user.chrome("Scraps", "scraps"), rows, total: found.total, search, failing, pager })
+    let deleted = params.deleted.is_some();
+    render(&ScrapListPage {
+        chrome: user.chrome("Scraps", "scraps"),
+        rows,
+        total: found.total,
+        search,
+        failing,
+        pager,
+        deleted,
+    })
 }

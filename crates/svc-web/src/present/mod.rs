@@ -1,6 +1,11 @@
 //! How values are shown to people: schedules in words, times, run states.
 //! Pure functions, so each is tested without a browser.
 
+pub mod actor;
+pub mod csv;
+pub mod data_diff;
+pub mod data_table;
+pub mod json_text;
 pub mod run_status;
 pub mod schedule_words;
 pub mod test_run;

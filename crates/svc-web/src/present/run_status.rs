@@ -1,7 +1,7 @@
 //! The status chip of a run: a word, and a class for its colour (the word
 //! alone carries the meaning).
 
-use svc_domain::history::StatusDetail;
+use svc_domain::history::{StatusDetail, TriggeredBy};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Chip {
@@ -21,6 +21,26 @@ pub fn chip(detail: Option<StatusDetail>) -> Chip {
     }
 }
 
+/// What an outcome means, in a few words.
+pub fn meaning(detail: Option<StatusDetail>) -> &'static str {
+    match detail {
+        None => "the run is queued or in progress",
+        Some(StatusDetail::Success) => "the script returned data",
+        Some(StatusDetail::Empty) => "the script returned no items",
+        Some(StatusDetail::Regression) => "far fewer items than the run before",
+        Some(StatusDetail::Error) => "the run failed",
+    }
+}
+
+/// What started a run, as a column shows it.
+pub fn trigger(by: TriggeredBy) -> &'static str {
+    match by {
+        TriggeredBy::User => "Run now",
+        TriggeredBy::Api => "API",
+        TriggeredBy::Cron => "Schedule",
+    }
+}
+
 /// The chip of a scrap that has never run.
 pub const NEVER: Chip = Chip { class: "none", label: "Never run" };
 
@@ -34,5 +54,7 @@ mod tests {
         assert_eq!(chip(Some(StatusDetail::Regression)).class, "regression");
         assert_eq!(chip(Some(StatusDetail::Error)).label, "Error");
         assert_eq!(NEVER.label, "Never run");
+        assert_eq!(meaning(Some(StatusDetail::Empty)), "the script returned no items");
+        assert_eq!(trigger(TriggeredBy::Cron), "Schedule");
     }
 }

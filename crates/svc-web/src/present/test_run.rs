@@ -4,7 +4,11 @@
 use svc_service::run_outcome::ScriptResult;
 use svc_service::runs::TestRunOutcome;
 
+use crate::present::data_table::DataTable;
 use crate::present::when::duration_ms;
+
+/// Rows of the table shown (the JSON below has everything, up to its own cut).
+const TABLE_ROWS: usize = 100;
 
 /// The JSON shown is cut beyond this many characters (the table and the
 /// count still cover everything returned).
@@ -22,8 +26,8 @@ pub struct TestRunView {
     /// `data:image/png;base64,...` of the page when the run failed.
     pub screenshot: Option<String>,
     pub selector: Option<String>,
-    /// The raw JSON, for the table.
-    pub data: String,
+    /// What the script returned as a table (`None` when it failed).
+    pub table: Option<DataTable>,
 }
 
 impl TestRunView {
@@ -53,7 +57,9 @@ impl TestRunView {
                     error: None,
                     screenshot: None,
                     selector: None,
-                    data: json,
+                    table: DataTable::from_json(&json, TABLE_ROWS)
+                        .ok()
+                        .map(|t| t.with_caption("What the test run returned")),
                 }
             }
             ScriptResult::Failed { message } => TestRunView {
@@ -64,7 +70,7 @@ impl TestRunView {
                 error: Some(message),
                 screenshot,
                 selector,
-                data: "[]".into(),
+                table: None,
             },
         }
     }
@@ -87,6 +93,7 @@ mod tests {
         assert!(ok.ok && ok.error.is_none());
         assert_eq!(ok.summary, "1 item in 850 ms · charged 1 unit");
         assert!(ok.json.contains("\"a\": 1"));
+        assert_eq!(ok.table.as_ref().map(|t| t.columns.clone()), Some(vec!["a".to_string()]));
         let failed = TestRunView::from_outcome(TestRunOutcome {
             result: ScriptResult::Failed { message: "boom".into() },
             duration_ms: 1200,

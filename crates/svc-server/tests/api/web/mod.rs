@@ -4,7 +4,10 @@
 
 pub mod browser;
 
+mod history_page;
+mod run_progress;
 mod scrap_editor;
+mod scrap_page;
 mod sessions;
 
 use crate::common::TestApp;

@@ -1,0 +1,212 @@
+//! `/scraps/:id`: a scrap, the data of its latest successful run, Run now
+//! (live in `app.js`; without the script, `POST /scraps/:id/run`), its runs
+//! and its activity log; `POST /scraps/:id/delete`.
+
+use std::sync::Arc;
+
+use askama::Template;
+use axum::extract::{Path, Query, State};
+use axum::response::{IntoResponse, Redirect, Response};
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use svc_domain::ObjectId;
+use svc_domain::history::HistoryRow;
+use svc_service::Services;
+use svc_service::paging::PageRequest;
+use svc_service::runs::Trigger;
+
+use crate::chrome::Chrome;
+use crate::page_error::PageError;
+use crate::pages::auth::Nothing;
+use crate::pages::pager::Pager;
+use crate::pages::{object_id, render};
+use crate::present::data_table::DataTable;
+use crate::present::run_status::{self, Chip};
+use crate::present::when::{Moment, duration_ms, moment, moment_in};
+use crate::present::{actor, schedule_words};
+use crate::signed_in::{SignedForm, SignedIn};
+
+/// How many items of the latest data the scrap page shows.
+pub const LATEST_ROWS: usize = 100;
+const RUNS_PER_PAGE: i64 = 20;
+const LOG_PER_PAGE: i64 = 20;
+
+#[derive(Deserialize)]
+pub(crate) struct ScrapParams {
+    /// Page of the run history.
+    #[serde(default)]
+    runs: Option<String>,
+    /// Page of the activity log.
+    #[serde(default)]
+    log: Option<String>,
+    /// A run just started by the form (without the script).
+    #[serde(default)]
+    started: Option<String>,
+}
+
+/// A run in a list.
+pub(crate) struct RunRow {
+    pub id: String,
+    pub href: String,
+    pub chip: Chip,
+    pub items: Option<i64>,
+    pub duration: Option<String>,
+    pub trigger: &'static str,
+    pub when: Moment,
+}
+
+impl RunRow {
+    pub fn of(row: &HistoryRow, now: DateTime<Utc>) -> RunRow {
+        RunRow {
+            id: row.id.to_string(),
+            href: run_href(row.scrap_id, row.id),
+            chip: run_status::chip(row.status_detail),
+            items: row.status_detail.map(|_| row.length),
+            duration: row.time_ms.map(duration_ms),
+            trigger: run_status::trigger(row.triggered_by),
+            when: moment(row.created_at, now),
+        }
+    }
+}
+
+pub(crate) fn run_href(scrap: ObjectId, run: ObjectId) -> String {
+    format!("/scraps/{scrap}/history/{run}")
+}
+
+/// An entry of the activity log.
+struct LogRow {
+    when: Moment,
+    message: String,
+    actor: String,
+    run_href: Option<String>,
+}
+
+/// The latest successful run and its data.
+struct Latest {
+    href: String,
+    when: Moment,
+    table: Result<DataTable, String>,
+}
+
+#[derive(Template)]
+#[template(path = "scrap.html")]
+struct ScrapPage {
+    chrome: Chrome,
+    id: String,
+    title: String,
+    url: String,
+    /// The URL is http(s) and may be a link.
+    url_is_link: bool,
+    description: String,
+    schedule: String,
+    next_run: Option<Moment>,
+    created: Moment,
+    updated: Moment,
+    latest: Option<Latest>,
+    runs: Vec<RunRow>,
+    runs_total: i64,
+    runs_pager: Pager,
+    log: Vec<LogRow>,
+    log_total: i64,
+    log_pager: Pager,
+    /// The run started by the form, to watch.
+    started: Option<String>,
+}
+
+fn page_number(raw: Option<&str>) -> i64 {
+    raw.and_then(|p| p.trim().parse::<i64>().ok()).filter(|p| *p >= 1).unwrap_or(1)
+}
+
+fn page_link(id: &str, runs: i64, log: i64, anchor: &str) -> String {
+    format!("/scraps/{id}?runs={runs}&log={log}#{anchor}")
+}
+
+pub(crate) async fn page(
+    State(services): State<Arc<Services>>,
+    user: SignedIn,
+    Path(id): Path<String>,
+    Query(params): Query<ScrapParams>,
+) -> Result<Response, PageError> {
+    let id = object_id(&id, "scrap")?;
+    let principal = user.principal();
+    let scrap = services.scraps.get(&principal, id).await?;
+    let (runs_page, log_page) = (page_number(params.runs.as_deref()), page_number(params.log.as_deref()));
+    let runs_request = PageRequest::new(Some(runs_page), Some(RUNS_PER_PAGE)).unwrap_or_default();
+    let log_request = PageRequest::new(Some(log_page), Some(LOG_PER_PAGE)).unwrap_or_default();
+    let runs = services.history.list(&principal, Some(id), runs_request).await?;
+    let log = services.scraps.activities(&principal, id, log_request).await?;
+    let latest = services.history.last_success(&principal, id).await?;
+
+    let now = Utc::now();
+    let tz = scrap.cron_timezone.parse().unwrap_or(chrono_tz::UTC);
+    let next_run = svc_service::schedule::next_fire_of(scrap.cron.as_deref(), &scrap.cron_timezone, now)
+        .map(|t| moment_in(t, now, tz));
+    let latest = latest.map(|view| {
+        let row = view.row;
+        let href = run_href(id, row.id);
+        let table = DataTable::from_json(&row.data, LATEST_ROWS)
+            .map(|t| t.with_caption("Latest data").with_more(href.clone(), "See every item of this run"))
+            .map_err(|e| e.to_string());
+        Latest { href, when: moment(row.finished_at.unwrap_or(row.created_at), now), table }
+    });
+    let me = user.user.id.to_string();
+    let log_rows = log
+        .items
+        .iter()
+        .map(|a| LogRow {
+            when: moment(a.created_at, now),
+            message: a.message.clone(),
+            actor: actor::words(&a.actor, &me),
+            run_href: a.history_id.map(|h| run_href(id, h)),
+        })
+        .collect();
+    let sid = id.to_string();
+    let runs_pager = Pager::new(runs_page, RUNS_PER_PAGE, runs.total, |p| page_link(&sid, p, log_page, "run-history"))
+        .labelled("Pages of the run history");
+    let log_pager = Pager::new(log_page, LOG_PER_PAGE, log.total, |p| page_link(&sid, runs_page, p, "activity"))
+        .labelled("Pages of the activity log");
+    let url_is_link = url::Url::parse(&scrap.url).is_ok_and(|u| matches!(u.scheme(), "http" | "https"));
+    let started = params.started.as_deref().and_then(ObjectId::parse).map(|h| h.to_string());
+    render(&ScrapPage {
+        chrome: user.chrome(scrap.title.clone(), "scraps"),
+        id: sid,
+        schedule: schedule_words::describe(scrap.cron.as_deref(), &scrap.cron_timezone),
+        next_run,
+        created: moment(scrap.created_at, now),
+        updated: moment(scrap.updated_at, now),
+        latest,
+        runs: runs.items.iter().map(|v| RunRow::of(&v.row, now)).collect(),
+        runs_total: runs.total,
+        runs_pager,
+        log: log_rows,
+        log_total: log.total,
+        log_pager,
+        started,
+        url_is_link,
+        title: scrap.title,
+        url: scrap.url,
+        description: scrap.description,
+    })
+}
+
+/// Run now without the script: trigger, then back to the scrap page.
+pub(crate) async fn run(
+    State(services): State<Arc<Services>>,
+    Path(id): Path<String>,
+    SignedForm { user, .. }: SignedForm<Nothing>,
+) -> Result<Response, PageError> {
+    let id = object_id(&id, "scrap")?;
+    let row = services.runs.trigger(&user.principal(), Trigger::Worker, id, None).await?;
+    Ok(Redirect::to(&format!("/scraps/{id}?started={}#run-history", row.id)).into_response())
+}
+
+/// Deletes the scrap, then to the list with a notice.
+pub(crate) async fn delete(
+    State(services): State<Arc<Services>>,
+    Path(id): Path<String>,
+    SignedForm { user, .. }: SignedForm<Nothing>,
+) -> Result<Response, PageError> {
+    let id = object_id(&id, "scrap")?;
+    services.scraps.delete(&user.session, id).await?;
+    Ok(Redirect::to("/?deleted=1").into_response())
+}
