@@ -101,6 +101,21 @@ pub struct HistoryRow {
     pub finished_at: Option<DateTime<Utc>>,
 }
 
+/// A history row without its data (nor the admin-only figures), for lists.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSummary {
+    pub id: ObjectId,
+    pub scrap_id: ObjectId,
+    /// `None` while pending.
+    pub status_detail: Option<StatusDetail>,
+    pub length: i64,
+    /// Worker duration in milliseconds.
+    pub time_ms: Option<i64>,
+    pub triggered_by: TriggeredBy,
+    pub created_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
 /// The longest a trigger may wait for its run to finish (`wait=`, in
 /// seconds): the server's bound and the command-line client's default.
 pub const MAX_RUN_WAIT_SECS: u64 = 120;

@@ -128,6 +128,8 @@ impl App {
         let mut engine = None;
         if self.config.embedded_worker {
             let e = self.engine();
+            // The embedded worker's browser also serves test runs.
+            self.services.runs.attach_engine(e.clone());
             let worker = self.worker(e.clone(), "default");
             engine = Some(e);
             background.push(tokio::spawn(worker.run(stopped(stop_rx.clone()))));
@@ -177,6 +179,7 @@ impl App {
     /// Runs a worker for `container` (no API) until `shutdown` resolves.
     pub async fn work(self, container: &str, shutdown: impl Future<Output = ()> + Send + 'static) {
         let engine = self.engine();
+        self.services.runs.attach_engine(engine.clone());
         // Runs finished here queue webhook deliveries: send them from here too.
         let (stop_tx, stop_rx) = watch::channel(false);
         let dispatcher = self.config.webhook_dispatcher.then(|| tokio::spawn(self.dispatcher().run(stopped(stop_rx))));

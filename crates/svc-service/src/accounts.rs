@@ -68,6 +68,37 @@ pub(crate) fn is_email(s: &str) -> bool {
             .is_some_and(|(local, domain)| !local.is_empty() && !domain.is_empty() && !domain.contains('@'))
 }
 
+/// The password rule of a new password (`password`): 8 to 1,024 characters.
+fn check_new_password(password: &str) -> Result<()> {
+    let chars = password.chars().count();
+    if chars < MIN_PASSWORD {
+        return Err(ServiceError::validation("password", format!("must be at least {MIN_PASSWORD} characters")));
+    }
+    if chars > MAX_PASSWORD {
+        return Err(ServiceError::validation("password", format!("must be at most {MAX_PASSWORD} characters")));
+    }
+    Ok(())
+}
+
+/// An email as stored (trimmed, lowercased), checked (`email`).
+fn normalized_email(email: &str) -> Result<String> {
+    let email = email.trim().to_lowercase();
+    if !is_email(&email) {
+        return Err(ServiceError::validation("email", "must be an email address"));
+    }
+    Ok(email)
+}
+
+/// The store's conflict on `users.email` as the caller sees it.
+fn email_taken(e: StoreError) -> ServiceError {
+    match e {
+        StoreError::Conflict(_) => {
+            ServiceError::Conflict { code: "EMAIL_TAKEN", message: "an account with this email already exists".into() }
+        }
+        e => e.into(),
+    }
+}
+
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T> {
     tokio::task::spawn_blocking(f).await.map_err(|e| ServiceError::Internal(e.to_string()))
 }
@@ -90,17 +121,8 @@ impl AccountService {
     }
 
     pub async fn signup(&self, input: Signup) -> Result<SignedUp> {
-        let email = input.email.trim().to_lowercase();
-        if !is_email(&email) {
-            return Err(ServiceError::validation("email", "must be an email address"));
-        }
-        let chars = input.password.chars().count();
-        if chars < MIN_PASSWORD {
-            return Err(ServiceError::validation("password", format!("must be at least {MIN_PASSWORD} characters")));
-        }
-        if chars > MAX_PASSWORD {
-            return Err(ServiceError::validation("password", format!("must be at most {MAX_PASSWORD} characters")));
-        }
+        let email = normalized_email(&input.email)?;
+        check_new_password(&input.password)?;
         let name = match input.name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty()) {
             Some(n) if n.chars().count() > 200 => {
                 return Err(ServiceError::validation("name", "at most 200 characters"));
@@ -128,16 +150,7 @@ impl AccountService {
         let plain = input.password;
         let password_hash = blocking(move || password::hash(&plain)).await?;
         let account = NewAccount { organization, user, password_hash };
-        match self.store.create_account(&account).await {
-            Ok(()) => {}
-            Err(StoreError::Conflict(_)) => {
-                return Err(ServiceError::Conflict {
-                    code: "EMAIL_TAKEN",
-                    message: "an account with this email already exists".into(),
-                });
-            }
-            Err(e) => return Err(e.into()),
-        }
+        self.store.create_account(&account).await.map_err(email_taken)?;
         let token = self.issue(account.user.id, account.organization.id);
         Ok(SignedUp { token, user: account.user, organization: account.organization })
     }
@@ -154,6 +167,42 @@ impl AccountService {
         }
     }
 
+    /// Checks the session user's current password (`currentPassword`).
+    async fn verify_current_password(&self, session: &Session, current: &str) -> Result<()> {
+        let stored =
+            self.store.password_hash(session.org(), session.user()).await?.ok_or(ServiceError::NotFound("user"))?;
+        let plain = current.to_string();
+        let ok = plain.chars().count() <= MAX_PASSWORD && blocking(move || password::verify(&plain, &stored)).await?;
+        if !ok {
+            return Err(ServiceError::validation("currentPassword", "is not the account's password"));
+        }
+        Ok(())
+    }
+
+    /// Replaces the session user's password, given the current one. Sessions
+    /// already issued stay valid until they expire.
+    pub async fn change_password(&self, session: &Session, current: &str, new: &str) -> Result<()> {
+        check_new_password(new)?;
+        self.verify_current_password(session, current).await?;
+        let plain = new.to_string();
+        let hash = blocking(move || password::hash(&plain)).await?;
+        if !self.store.set_password_hash(session.org(), session.user(), &hash).await? {
+            return Err(ServiceError::NotFound("user"));
+        }
+        Ok(())
+    }
+
+    /// Changes the session user's email (the login), given the password:
+    /// the rules of signup, `EMAIL_TAKEN` when another account has it.
+    pub async fn change_email(&self, session: &Session, email: &str, current_password: &str) -> Result<()> {
+        let email = normalized_email(email)?;
+        self.verify_current_password(session, current_password).await?;
+        if !self.store.set_email(session.org(), session.user(), &email).await.map_err(email_taken)? {
+            return Err(ServiceError::NotFound("user"));
+        }
+        Ok(())
+    }
+
     pub async fn me(&self, session: &Session) -> Result<(User, Organization)> {
         let user = self.store.user(session.org(), session.user()).await?.ok_or(ServiceError::NotFound("user"))?;
         let org = self.store.organization(session.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
@@ -163,6 +212,82 @@ impl AccountService {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::testing::TestServices;
+
+    fn login(email: &str, password: &str) -> Login {
+        Login { email: email.into(), password: password.into() }
+    }
+
+    fn field_of<T>(result: Result<T>) -> String {
+        match result {
+            Err(ServiceError::Validation { field, .. }) => field,
+            Err(e) => panic!("expected a validation error, got {e:?}"),
+            Ok(_) => panic!("expected a validation error, got success"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_password_changes_given_the_current_one() {
+        let t = TestServices::start().await;
+        let ada = t.signup("ada@example.com").await;
+        let bob = t.signup("bob@example.com").await;
+        let accounts = &t.services.accounts;
+
+        let wrong = accounts.change_password(&ada.session, "not-my-password", "new-password-1").await;
+        assert_eq!(field_of(wrong), "currentPassword");
+        let long = "x".repeat(MAX_PASSWORD + 1);
+        assert_eq!(field_of(accounts.change_password(&ada.session, &long, "new-password-1").await), "currentPassword");
+        assert_eq!(field_of(accounts.change_password(&ada.session, "password-123", "short").await), "password");
+        assert_eq!(field_of(accounts.change_password(&ada.session, "password-123", &long).await), "password");
+        assert!(accounts.login(login("ada@example.com", "password-123")).await.is_ok(), "nothing changed yet");
+
+        accounts.change_password(&ada.session, "password-123", "new-password-1").await.unwrap();
+        assert!(accounts.login(login("ada@example.com", "new-password-1")).await.is_ok());
+        assert!(matches!(
+            accounts.login(login("ada@example.com", "password-123")).await,
+            Err(ServiceError::Unauthorized(_))
+        ));
+        assert_eq!(t.services.auth.session(&ada.token).await.unwrap(), ada.session, "issued sessions stay valid");
+        assert!(accounts.login(login("bob@example.com", "password-123")).await.is_ok(), "bob's is untouched");
+        assert_eq!(
+            field_of(accounts.change_password(&bob.session, "new-password-1", "another-one-2").await),
+            "currentPassword"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_email_changes_given_the_password_under_the_signup_rules() {
+        let t = TestServices::start().await;
+        let ada = t.signup("ada@example.com").await;
+        t.signup("bob@example.com").await;
+        let accounts = &t.services.accounts;
+
+        assert_eq!(field_of(accounts.change_email(&ada.session, "not an email", "password-123").await), "email");
+        assert_eq!(
+            field_of(accounts.change_email(&ada.session, "ada@new.example.com", "wrong").await),
+            "currentPassword"
+        );
+        match accounts.change_email(&ada.session, " BOB@example.com ", "password-123").await {
+            Err(ServiceError::Conflict { code, .. }) => assert_eq!(code, "EMAIL_TAKEN"),
+            other => panic!("expected EMAIL_TAKEN, got {other:?}"),
+        }
+        assert_eq!(accounts.me(&ada.session).await.unwrap().0.email, "ada@example.com");
+
+        accounts.change_email(&ada.session, "  Ada@New.Example.com ", "password-123").await.unwrap();
+        assert_eq!(
+            accounts.me(&ada.session).await.unwrap().0.email,
+            "ada@new.example.com",
+            "stored as signup stores it"
+        );
+        assert!(accounts.login(login("ada@new.example.com", "password-123")).await.is_ok());
+        assert!(accounts.login(login("ada@example.com", "password-123")).await.is_err());
+        assert_eq!(t.services.auth.session(&ada.token).await.unwrap(), ada.session, "issued sessions stay valid");
+        // Its own email again is no conflict; the old one is free for a signup.
+        accounts.change_email(&ada.session, "ada@new.example.com", "password-123").await.unwrap();
+        t.signup("ada@example.com").await;
+    }
+
     #[test]
     fn email_check() {
         assert!(super::is_email("a@b.c"));

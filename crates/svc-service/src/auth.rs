@@ -26,19 +26,20 @@ impl AuthService {
         AuthService { store, jwt, key_cache }
     }
 
-    /// The CSRF token of a web session (TEMPORARY: replaced by the web-services branch).
+    /// Whether a bearer value is an API key (else it is taken as a JWT).
+    pub fn is_api_key(bearer: &str) -> bool {
+        bearer.starts_with(key_material::PREFIX)
+    }
+
+    /// The CSRF token of a web session's forms: bound to the session token
+    /// and keyed with the JWT secret.
     pub fn csrf_token(&self, session_token: &str) -> String {
         self.jwt.csrf_token(session_token)
     }
 
-    /// Whether `presented` is the CSRF token of `session_token`.
+    /// Whether `presented` is the CSRF token of `session_token` (constant-time).
     pub fn csrf_valid(&self, session_token: &str, presented: &str) -> bool {
-        !presented.is_empty() && self.jwt.csrf_token(session_token) == presented
-    }
-
-    /// Whether a bearer value is an API key (else it is taken as a JWT).
-    pub fn is_api_key(bearer: &str) -> bool {
-        bearer.starts_with(key_material::PREFIX)
+        self.jwt.csrf_valid(session_token, presented)
     }
 
     /// A caller of a KEY route: an API key or a web session.

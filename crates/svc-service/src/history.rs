@@ -34,6 +34,17 @@ impl HistoryView {
     }
 }
 
+/// The runs around one run of a scrap, for the web app's run page.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Neighbours {
+    /// The scrap's run created just before.
+    pub previous: Option<ObjectId>,
+    /// The scrap's run created just after.
+    pub next: Option<ObjectId>,
+    /// The scrap's newest successful run created before (what changed since).
+    pub previous_success: Option<HistoryView>,
+}
+
 pub struct HistoryService {
     store: Arc<dyn Store>,
 }
@@ -78,6 +89,17 @@ impl HistoryService {
         Ok(HistoryView::for_principal(row, principal))
     }
 
+    /// The runs around run `id`, under the checks of [`Self::get`].
+    pub async fn neighbours(&self, principal: &Principal, id: ObjectId) -> Result<Neighbours> {
+        let row = self.get(principal, id).await?.row;
+        let found = self.store.run_neighbours(principal.org(), &row).await?;
+        Ok(Neighbours {
+            previous: found.previous,
+            next: found.next,
+            previous_success: found.previous_success.map(|row| HistoryView::for_principal(row, principal)),
+        })
+    }
+
     /// The page markup, selector and screenshot captured when a run of the
     /// caller's organization failed (`None` when none was captured). For the
     /// web app's admin view only: a web session of a platform admin, else 403.
@@ -87,5 +109,68 @@ impl HistoryService {
         }
         let row = self.store.history_row(session.org(), id).await?.ok_or(ServiceError::NotFound("history row"))?;
         Ok(row.error_snapshot)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use svc_domain::history::StatusDetail;
+
+    use super::*;
+    use crate::keys::NewKey;
+    use crate::testing::TestServices;
+
+    #[tokio::test]
+    async fn neighbours_of_a_run_under_the_checks_of_get() {
+        let t = TestServices::start().await;
+        let ada = t.signup("ada@example.com").await;
+        let bob = t.signup("bob@example.com").await;
+        let s = t.scrap(&ada, "s").await;
+        let other = t.scrap(&ada, "other").await;
+        let first = t.run(&ada, s, Some(StatusDetail::Success), 0).await;
+        t.run(&ada, other, Some(StatusDetail::Success), 1).await;
+        let second = t.run(&ada, s, Some(StatusDetail::Error), 2).await;
+        let third = t.run(&ada, s, Some(StatusDetail::Success), 3).await;
+        let me: Principal = ada.session.clone().into();
+
+        let around = t.services.history.neighbours(&me, second.id).await.unwrap();
+        assert_eq!((around.previous, around.next), (Some(first.id), Some(third.id)));
+        let success = around.previous_success.expect("a success before");
+        assert_eq!(success.row.id, first.id);
+        assert_eq!(success.row.data, "[0]", "with its data");
+        assert_eq!((success.row.costs.clone(), success.row.error_snapshot.clone()), (None, None), "as get shows it");
+        assert_eq!(success, t.services.history.get(&me, first.id).await.unwrap());
+
+        let edge = t.services.history.neighbours(&me, first.id).await.unwrap();
+        assert_eq!(edge, Neighbours { previous: None, next: Some(second.id), previous_success: None });
+
+        // Another organization: 404; an unknown id: 404.
+        let bobs: Principal = bob.session.clone().into();
+        assert!(matches!(t.services.history.neighbours(&bobs, second.id).await, Err(ServiceError::NotFound(_))));
+        assert!(matches!(t.services.history.neighbours(&me, ObjectId::new()).await, Err(ServiceError::NotFound(_))));
+
+        // A key: its scope and allow-list.
+        let key = |scopes: &[&str], scraps: Vec<ObjectId>| NewKey {
+            name: "k".into(),
+            expires_at: None,
+            scopes: scopes.iter().map(|s| s.to_string()).collect(),
+            scrap_ids: scraps.iter().map(ToString::to_string).collect(),
+        };
+        let keys = &t.services.keys;
+        let other_only = keys.create(&ada.session, key(&[], vec![other])).await.unwrap().plain_key;
+        let other_only = t.services.auth.principal(&other_only).await.unwrap();
+        assert!(matches!(
+            t.services.history.neighbours(&other_only, second.id).await,
+            Err(ServiceError::ScrapNotInKeyScope)
+        ));
+        let no_history = keys.create(&ada.session, key(&["svc:scraps:read"], vec![])).await.unwrap().plain_key;
+        let no_history = t.services.auth.principal(&no_history).await.unwrap();
+        assert!(matches!(
+            t.services.history.neighbours(&no_history, second.id).await,
+            Err(ServiceError::InsufficientScope(_))
+        ));
+        let allowed = keys.create(&ada.session, key(&["svc:history:read"], vec![s])).await.unwrap().plain_key;
+        let allowed = t.services.auth.principal(&allowed).await.unwrap();
+        assert_eq!(t.services.history.neighbours(&allowed, third.id).await.unwrap().previous, Some(second.id));
     }
 }

@@ -1,8 +1,10 @@
 //! HS256 session tokens: `sub` = user id, `org` = organization id.
 
 use chrono::{DateTime, Duration, Utc};
+use hmac::{Hmac, Mac};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
+use sha2::Sha256;
 use svc_domain::ObjectId;
 
 pub const LIFETIME: Duration = Duration::hours(24);
@@ -22,11 +24,16 @@ pub struct TokenSubject {
     pub org: ObjectId,
 }
 
+/// What a CSRF token is the MAC of, before the session token: no other MAC
+/// keyed with the secret covers a message that starts so.
+const CSRF_DOMAIN: &[u8] = b"svc-csrf\0";
+
 pub struct JwtKeys {
-    csrf: Vec<u8>,
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
+    /// HMAC-SHA256 keyed with the secret, for CSRF tokens.
+    csrf: Hmac<Sha256>,
 }
 
 impl JwtKeys {
@@ -35,11 +42,34 @@ impl JwtKeys {
         validation.leeway = 0;
         validation.set_required_spec_claims(&["exp", "sub"]);
         JwtKeys {
-            csrf: secret.to_vec(),
             encoding: EncodingKey::from_secret(secret),
             decoding: DecodingKey::from_secret(secret),
             validation,
+            csrf: Hmac::new_from_slice(secret).expect("HMAC takes any key length"),
         }
+    }
+
+    fn csrf_mac(&self, session_token: &str) -> Hmac<Sha256> {
+        let mut mac = self.csrf.clone();
+        mac.update(CSRF_DOMAIN);
+        mac.update(session_token.as_bytes());
+        mac
+    }
+
+    /// The CSRF token bound to a web session: hex HMAC-SHA256 of
+    /// `"svc-csrf\0" + session_token`, keyed with the secret.
+    pub fn csrf_token(&self, session_token: &str) -> String {
+        hex::encode(self.csrf_mac(session_token).finalize().into_bytes())
+    }
+
+    /// Whether `presented` is the CSRF token of `session_token` (compared in
+    /// constant time); false for an empty session token.
+    pub fn csrf_valid(&self, session_token: &str, presented: &str) -> bool {
+        if session_token.is_empty() {
+            return false;
+        }
+        let Ok(given) = hex::decode(presented) else { return false };
+        self.csrf_mac(session_token).verify_slice(&given).is_ok()
     }
 
     /// The token and its expiry.
@@ -49,15 +79,6 @@ impl JwtKeys {
         let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .expect("HS256 signing cannot fail");
         (token, exp)
-    }
-
-    /// The CSRF token bound to a session token (TEMPORARY: replaced by the web-services branch).
-    pub fn csrf_token(&self, token: &str) -> String {
-        use hmac::{Hmac, Mac};
-        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(&self.csrf).expect("any key length");
-        mac.update(b"svc-csrf\0");
-        mac.update(token.as_bytes());
-        hex::encode(mac.finalize().into_bytes())
     }
 
     /// `None` for a bad signature, an expired token or malformed claims.
@@ -83,6 +104,41 @@ mod tests {
         let mut tampered = token.clone();
         tampered.pop();
         assert_eq!(keys.verify(&tampered), None);
+    }
+
+    #[test]
+    fn csrf_tokens_are_bound_to_their_session_and_secret() {
+        let keys = JwtKeys::new(b"secret-one");
+        let (session, _) = keys.sign(ObjectId::new(), ObjectId::new(), Utc::now());
+        let (other, _) = keys.sign(ObjectId::new(), ObjectId::new(), Utc::now());
+        let token = keys.csrf_token(&session);
+        assert_eq!(token.len(), 64, "hex of 32 bytes: {token}");
+        assert_eq!(keys.csrf_token(&session), token, "stable for a session");
+        assert!(keys.csrf_valid(&session, &token));
+        assert!(!keys.csrf_valid(&other, &token), "another session's token");
+        assert!(!keys.csrf_valid(&session, &keys.csrf_token(&other)));
+        assert!(!JwtKeys::new(b"secret-two").csrf_valid(&session, &token), "another secret");
+        assert_ne!(JwtKeys::new(b"secret-two").csrf_token(&session), token);
+        // Not the plain HMAC of the session token: the message is domain-separated.
+        let mut plain = Hmac::<Sha256>::new_from_slice(b"secret-one").unwrap();
+        plain.update(session.as_bytes());
+        assert!(!keys.csrf_valid(&session, &hex::encode(plain.finalize().into_bytes())));
+    }
+
+    #[test]
+    fn tampered_and_empty_csrf_tokens_fail() {
+        let keys = JwtKeys::new(b"secret-one");
+        let (session, _) = keys.sign(ObjectId::new(), ObjectId::new(), Utc::now());
+        let token = keys.csrf_token(&session);
+        let mut flipped = token.clone().into_bytes();
+        flipped[10] = if flipped[10] == b'0' { b'1' } else { b'0' };
+        let flipped = String::from_utf8(flipped).unwrap();
+        for bad in [String::new(), flipped, token[..62].to_string(), format!("{token}00"), "not hex at all".to_string()]
+        {
+            assert!(!keys.csrf_valid(&session, &bad), "{bad:?}");
+        }
+        assert!(!keys.csrf_valid("", &keys.csrf_token("")), "an empty session has no CSRF token");
+        assert!(!keys.csrf_valid(&session, " "));
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub mod scrap_input;
 pub mod scraps;
 pub mod script_directives;
 pub mod services;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod webhook_payload;
 pub mod webhook_signing;
 pub mod webhooks;

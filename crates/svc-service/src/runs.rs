@@ -1,6 +1,6 @@
 //! Triggering runs, finishing them, and reading their results.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use chrono::Utc;
@@ -8,16 +8,17 @@ use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::history::{DIRECT_TIER, HistoryRow, MAX_RUN_WAIT_SECS, StatusDetail, TriggeredBy};
 use svc_domain::scope::Scope;
-use svc_domain::scrap::Scrap;
+use svc_domain::scrap::{ParamSet, Scrap};
 use svc_domain::webhook::Delivery;
 use svc_storage::Store;
 pub use svc_storage::{ClaimedRun, ExpiredLeases};
 use tokio::sync::{Notify, broadcast};
 
-use crate::engine::RunJob;
+use crate::engine::{Engine, RunJob};
 use crate::history::HistoryView;
 use crate::rate_limits::{RateLimits, TRIGGER_PER_KEY, load_quota};
 use crate::run_outcome::{EngineReport, ScriptResult, classify, costs, meter, short_error, units};
+use crate::scrap_input::{check_params, check_request, check_url};
 use crate::scraps::{activity, authorize_scrap};
 use crate::webhook_payload::stored_payload;
 use crate::{Principal, Result, ServiceError, Session};
@@ -75,6 +76,31 @@ pub struct RunService {
     pub signals: Arc<RunSignals>,
     run_timeout: Duration,
     limits: Arc<RateLimits>,
+    /// The browser of this process, for test runs (`attach_engine`).
+    engine: OnceLock<Arc<dyn Engine>>,
+}
+
+/// A run of a script that is not saved (the web app's "Test run").
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestRun {
+    pub url: String,
+    pub script: String,
+    pub params: Vec<ParamSet>,
+    /// The key of one of `params`, handed to the script as `SVC.param`.
+    pub param: Option<String>,
+}
+
+/// What a test run did. Nothing of it is stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestRunOutcome {
+    pub result: ScriptResult,
+    /// Navigation included.
+    pub duration_ms: i64,
+    /// The failure capture `{html, selector, screenshot}`, for platform
+    /// admins only (as a stored run's `errorSnapshot`).
+    pub snapshot: Option<serde_json::Value>,
+    /// What the organization was charged.
+    pub units: i64,
 }
 
 /// Which trigger a caller used: they are limited differently.
@@ -88,7 +114,55 @@ pub enum Trigger {
 
 impl RunService {
     pub(crate) fn new(store: Arc<dyn Store>, run_timeout: Duration, limits: Arc<RateLimits>) -> Self {
-        RunService { store, signals: Arc::new(RunSignals::default()), run_timeout, limits }
+        RunService { store, signals: Arc::new(RunSignals::default()), run_timeout, limits, engine: OnceLock::new() }
+    }
+
+    /// Gives test runs this process's browser; a second engine is ignored.
+    pub fn attach_engine(&self, engine: Arc<dyn Engine>) {
+        let _ = self.engine.set(engine);
+    }
+
+    /// Runs an unsaved script once, at once, on this process's browser (no
+    /// queue), and answers with its result. It writes no history row and
+    /// sends no webhook; the organization is charged as for a run. Limited
+    /// per user (the rate of API-key triggers).
+    pub async fn test_run(&self, session: &Session, draft: TestRun) -> Result<TestRunOutcome> {
+        let url = draft.url.trim().to_string();
+        check_url(&url)?;
+        let loads = check_request(&draft.script)?;
+        check_params(&draft.params)?;
+        let param =
+            match draft.param {
+                None => None,
+                Some(key) => Some(draft.params.iter().find(|p| p.key == key).cloned().ok_or_else(|| {
+                    ServiceError::validation("param", format!("no parameter set `{key}` in `params`"))
+                })?),
+            };
+        let engine = self.engine.get().ok_or_else(|| ServiceError::Internal("no browser in this process".into()))?;
+        let org = self.store.organization(session.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
+        if org.balance <= 0 {
+            return Err(ServiceError::InsufficientBalance);
+        }
+        self.limits.take(&format!("test-run:user:{}", session.user()), TRIGGER_PER_KEY).await?;
+        let job = RunJob {
+            history_id: ObjectId::new().to_string(),
+            url,
+            script: draft.script,
+            param,
+            params: draft.params,
+            triggered_by: TriggeredBy::User.as_str(),
+            timeout: self.run_timeout,
+            loads,
+        };
+        let report = engine.run(job).await;
+        let charged = units(report.bytes);
+        self.store.add_balance(org.id, -charged).await?;
+        Ok(TestRunOutcome {
+            result: report.result,
+            duration_ms: report.duration_ms,
+            snapshot: report.snapshot.filter(|_| session.is_platform_admin()),
+            units: charged,
+        })
     }
 
     pub fn run_timeout(&self) -> Duration {
@@ -136,7 +210,7 @@ impl RunService {
         &self,
         scrap: &Scrap,
         triggered_by: TriggeredBy,
-        param: Option<svc_domain::scrap::ParamSet>,
+        param: Option<ParamSet>,
         actor: String,
     ) -> Result<HistoryRow> {
         let row = HistoryRow::pending(scrap.id, scrap.organization_id, triggered_by, DIRECT_TIER, Utc::now());
@@ -314,5 +388,154 @@ impl RunService {
         let lease = chrono::Duration::from_std(self.run_timeout + Duration::from_secs(30))
             .unwrap_or(chrono::Duration::minutes(2));
         Ok(self.store.claim_run(container, worker_id, Utc::now() + lease).await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use async_trait::async_trait;
+    use svc_storage::HistoryFilter;
+
+    use super::*;
+    use crate::run_outcome::{BYTES_PER_UNIT, EngineReport};
+    use crate::testing::TestServices;
+
+    /// An engine that answers every job with one report and keeps the jobs.
+    struct Scripted {
+        report: EngineReport,
+        jobs: Mutex<Vec<RunJob>>,
+    }
+
+    #[async_trait]
+    impl Engine for Scripted {
+        async fn run(&self, job: RunJob) -> EngineReport {
+            self.jobs.lock().unwrap().push(job);
+            self.report.clone()
+        }
+    }
+
+    fn draft(url: &str, script: &str) -> TestRun {
+        TestRun { url: url.into(), script: script.into(), params: vec![], param: None }
+    }
+
+    fn field_of(result: Result<TestRunOutcome>) -> String {
+        match result {
+            Err(ServiceError::Validation { field, .. }) => field,
+            other => panic!("expected a validation error, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_test_run_checks_its_draft_like_a_scrap() {
+        let t = TestServices::start().await;
+        let ada = t.signup("ada@example.com").await;
+        let runs = &t.services.runs;
+        let ok = "https://example.com/";
+        for (url, script, field) in [
+            ("", "returnData([])", "url"),
+            ("ftp://example.com/", "returnData([])", "url"),
+            ("example.com", "returnData([])", "url"),
+            (ok, "  \n", "request"),
+            (ok, "// svc:load videos\nreturnData([])", "request"),
+        ] {
+            assert_eq!(field_of(runs.test_run(&ada.session, draft(url, script)).await), field, "{url} {script:?}");
+        }
+        let params = vec![ParamSet { key: "fr".into(), value: serde_json::json!({"lang": "fr"}) }];
+        let unknown = TestRun { params: params.clone(), param: Some("de".into()), ..draft(ok, "returnData([])") };
+        assert_eq!(field_of(runs.test_run(&ada.session, unknown).await), "param");
+        let twice = TestRun { params: [params.clone(), params].concat(), ..draft(ok, "returnData([])") };
+        assert_eq!(field_of(runs.test_run(&ada.session, twice).await), "params");
+
+        match runs.test_run(&ada.session, draft(ok, "returnData([])")).await {
+            Err(ServiceError::Internal(message)) => assert_eq!(message, "no browser in this process"),
+            other => panic!("expected no browser, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_test_run_runs_the_draft_charges_and_stores_nothing() {
+        let t = TestServices::start().await;
+        let ada = t.signup("ada@example.com").await;
+        let runs = &t.services.runs;
+        let report = EngineReport {
+            result: ScriptResult::Data { json: "[1,2]".into(), length: 2 },
+            duration_ms: 42,
+            bytes: BYTES_PER_UNIT * 2,
+            snapshot: Some(serde_json::json!({"html": "<p></p>"})),
+        };
+        let engine = Arc::new(Scripted { report: report.clone(), jobs: Mutex::default() });
+        runs.attach_engine(engine.clone());
+        // A second engine is ignored.
+        let other = Arc::new(Scripted { report: report.clone(), jobs: Mutex::default() });
+        runs.attach_engine(other.clone());
+
+        let params = vec![
+            ParamSet { key: "fr".into(), value: serde_json::json!({"lang": "fr"}) },
+            ParamSet { key: "de".into(), value: serde_json::json!({"lang": "de"}) },
+        ];
+        let script = "// svc:load images\nreturnData([1, 2])";
+        let run = TestRun {
+            url: " https://example.com/items ".into(),
+            script: script.into(),
+            params: params.clone(),
+            param: Some("de".into()),
+        };
+        let outcome = runs.test_run(&ada.session, run).await.unwrap();
+        assert_eq!(
+            outcome,
+            TestRunOutcome { result: report.result.clone(), duration_ms: 42, snapshot: None, units: 3 },
+            "the failure capture is for platform admins only"
+        );
+        let jobs = engine.jobs.lock().unwrap().clone();
+        assert_eq!(jobs.len(), 1);
+        assert!(other.jobs.lock().unwrap().is_empty());
+        let job = &jobs[0];
+        assert_eq!((job.url.as_str(), job.script.as_str()), ("https://example.com/items", script));
+        assert_eq!((job.param.clone(), job.params.clone()), (Some(params[1].clone()), params));
+        assert_eq!((job.triggered_by, job.timeout), ("user", runs.run_timeout()));
+        assert!(job.loads.images && !job.loads.fonts);
+        assert!(ObjectId::parse(&job.history_id).is_some());
+
+        let org = t.store.organization(ada.session.org()).await.unwrap().unwrap();
+        assert_eq!(org.balance, 1000 - 3, "charged as a run of that many bytes");
+        let filter = HistoryFilter { limit: 10, ..HistoryFilter::default() };
+        assert_eq!(t.store.list_history(ada.session.org(), &filter).await.unwrap().total, 0, "no history row");
+
+        // A platform admin sees the failure capture.
+        t.store.set_admin(ada.session.org(), ada.session.user(), true).await.unwrap();
+        let admin = t.services.auth.session(&ada.token).await.unwrap();
+        let outcome = runs.test_run(&admin, draft("https://example.com/", "returnData([])")).await.unwrap();
+        assert_eq!(outcome.snapshot, report.snapshot);
+
+        // No balance left: refused before any browser work.
+        t.store.add_balance(ada.session.org(), -org.balance).await.unwrap();
+        let refused = runs.test_run(&ada.session, draft("https://example.com/", "returnData([])")).await;
+        assert!(matches!(refused, Err(ServiceError::InsufficientBalance)), "{refused:?}");
+        assert_eq!(engine.jobs.lock().unwrap().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn test_runs_are_limited_per_user() {
+        let t = TestServices::start().await;
+        let ada = t.signup("ada@example.com").await;
+        let bob = t.signup("bob@example.com").await;
+        let report = EngineReport {
+            result: ScriptResult::Failed { message: "boom".into() },
+            duration_ms: 1,
+            bytes: 0,
+            snapshot: None,
+        };
+        t.services.runs.attach_engine(Arc::new(Scripted { report, jobs: Mutex::default() }));
+        let run = || draft("https://example.com/", "returnData([])");
+        for _ in 0..TRIGGER_PER_KEY.limit {
+            t.services.runs.test_run(&ada.session, run()).await.unwrap();
+        }
+        let refused = t.services.runs.test_run(&ada.session, run()).await;
+        assert!(matches!(refused, Err(ServiceError::RateLimited(_))), "{refused:?}");
+        let balance = t.store.organization(ada.session.org()).await.unwrap().unwrap().balance;
+        assert_eq!(balance, 1000 - TRIGGER_PER_KEY.limit as i64, "the refused one is not charged");
+        assert!(t.services.runs.test_run(&bob.session, run()).await.is_ok(), "another user has their own bucket");
     }
 }

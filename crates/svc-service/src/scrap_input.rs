@@ -13,6 +13,7 @@ use svc_domain::scrap::{EmailFormat, PROXY_TIERS, ParamSet, SCRAPPERS, Scrap};
 use crate::ServiceError;
 use crate::accounts::is_email;
 use crate::schedule;
+use crate::script_directives::Loads;
 
 /// What a create or an update sets: only the fields that are `Some`. A
 /// nullable field is `Option<Option<_>>`, `Some(None)` clearing it.
@@ -162,6 +163,57 @@ pub fn check_cron(expr: &str, timezone: chrono_tz::Tz, min_interval: Duration) -
     Ok(cron)
 }
 
+/// A scrap's `url`: an absolute http(s) URL of at most 2,048 characters.
+pub(crate) fn check_url(url: &str) -> Result<(), ServiceError> {
+    if url.is_empty() {
+        return Err(ServiceError::validation("url", "is required"));
+    }
+    max_chars("url", url, 2048)?;
+    match url::Url::parse(url) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty()) => Ok(()),
+        _ => Err(ServiceError::validation("url", "must be an absolute http or https URL")),
+    }
+}
+
+/// A scrap's script (`request`): not blank, at most 1,000,000 characters,
+/// known `// svc:load` kinds only. Returns what the directives ask to load.
+pub(crate) fn check_request(request: &str) -> Result<Loads, ServiceError> {
+    if request.trim().is_empty() {
+        return Err(ServiceError::validation("request", "is required (a script that calls returnData(array))"));
+    }
+    max_chars("request", request, 1_000_000)?;
+    crate::script_directives::parse(request).map_err(|why| ServiceError::validation("request", why))
+}
+
+/// A scrap's parameter sets: at most 100, keys of 1 to 200 characters, unique.
+pub(crate) fn check_params(params: &[ParamSet]) -> Result<(), ServiceError> {
+    if params.len() > 100 {
+        return Err(ServiceError::validation("params", "at most 100 parameter sets"));
+    }
+    let mut keys = HashSet::new();
+    for p in params {
+        if p.key.is_empty() || p.key.chars().count() > 200 {
+            return Err(ServiceError::validation("params", "each key must be 1 to 200 characters"));
+        }
+        if !keys.insert(p.key.as_str()) {
+            return Err(ServiceError::validation("params", format!("duplicate key `{}`", p.key)));
+        }
+    }
+    Ok(())
+}
+
+/// A scrap's schedule: an IANA `cronTimezone`, and a `cron` (if any) that
+/// [`check_cron`] accepts. Returns the parsed schedule.
+pub(crate) fn check_schedule(
+    cron: Option<&str>,
+    timezone: &str,
+    min_interval: Duration,
+) -> Result<Option<(Cron, chrono_tz::Tz)>, ServiceError> {
+    let tz = chrono_tz::Tz::from_str(timezone)
+        .map_err(|_| ServiceError::validation("cronTimezone", format!("`{timezone}` is not an IANA time zone")))?;
+    cron.map(|expr| Ok((check_cron(expr, tz, min_interval)?, tz))).transpose()
+}
+
 /// Every rule a stored scrap obeys.
 pub(crate) fn validate(s: &Scrap, cron_min_interval: Duration) -> Result<(), ServiceError> {
     if s.title.is_empty() {
@@ -169,19 +221,8 @@ pub(crate) fn validate(s: &Scrap, cron_min_interval: Duration) -> Result<(), Ser
     }
     max_chars("title", &s.title, 200)?;
     max_chars("description", &s.description, 10_000)?;
-    if s.url.is_empty() {
-        return Err(ServiceError::validation("url", "is required"));
-    }
-    max_chars("url", &s.url, 2048)?;
-    match url::Url::parse(&s.url) {
-        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty()) => {}
-        _ => return Err(ServiceError::validation("url", "must be an absolute http or https URL")),
-    }
-    if s.request.trim().is_empty() {
-        return Err(ServiceError::validation("request", "is required (a script that calls returnData(array))"));
-    }
-    max_chars("request", &s.request, 1_000_000)?;
-    crate::script_directives::parse(&s.request).map_err(|why| ServiceError::validation("request", why))?;
+    check_url(&s.url)?;
+    check_request(&s.request)?;
     if !SCRAPPERS.contains(&s.scrapper.as_str()) {
         return Err(ServiceError::validation("scrapper", format!("unknown engine; known: {}", SCRAPPERS.join(", "))));
     }
@@ -197,24 +238,8 @@ pub(crate) fn validate(s: &Scrap, cron_min_interval: Duration) -> Result<(), Ser
             ));
         }
     }
-    if s.params.len() > 100 {
-        return Err(ServiceError::validation("params", "at most 100 parameter sets"));
-    }
-    let mut keys = HashSet::new();
-    for p in &s.params {
-        if p.key.is_empty() || p.key.chars().count() > 200 {
-            return Err(ServiceError::validation("params", "each key must be 1 to 200 characters"));
-        }
-        if !keys.insert(p.key.as_str()) {
-            return Err(ServiceError::validation("params", format!("duplicate key `{}`", p.key)));
-        }
-    }
-    let tz = chrono_tz::Tz::from_str(&s.cron_timezone).map_err(|_| {
-        ServiceError::validation("cronTimezone", format!("`{}` is not an IANA time zone", s.cron_timezone))
-    })?;
-    if let Some(cron) = &s.cron {
-        check_cron(cron, tz, cron_min_interval)?;
-    }
+    check_params(&s.params)?;
+    check_schedule(s.cron.as_deref(), &s.cron_timezone, cron_min_interval)?;
     email_field("alert", &s.alert)?;
     if let Some(tier) = &s.proxy_tier
         && !PROXY_TIERS.contains(&tier.as_str())

@@ -23,8 +23,8 @@ pub use sql::{Dialect, RowsAffected, SqlStore};
 pub use sqlite::SqliteStore;
 pub use traits::{
     AccountStore, ActivityStore, ClaimedRun, DueScrap, ExpiredLeases, FiredTick, HistoryFilter, HistoryStore, KeyStore,
-    NewAccount, Page, PlannedTick, RateStore, RunStore, ScheduleStore, ScrapFilter, ScrapStore, Store, TickAction,
-    TickOutcome, TickPlan, TickPlanner, WebhookStore,
+    NewAccount, Page, PlannedTick, RateStore, RunNeighbours, RunStore, ScheduleStore, ScrapFilter, ScrapStore, Store,
+    TickAction, TickOutcome, TickPlan, TickPlanner, WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

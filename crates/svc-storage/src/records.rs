@@ -7,7 +7,7 @@ use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
 use svc_domain::activity::Activity;
 use svc_domain::api_key::ApiKey;
-use svc_domain::history::{HistoryRow, RunType, StatusDetail, TriggeredBy};
+use svc_domain::history::{HistoryRow, RunSummary, RunType, StatusDetail, TriggeredBy};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{EmailFormat, Scrap};
 
@@ -207,15 +207,12 @@ impl TryFrom<HistoryRecord> for HistoryRow {
             id: id(&r.id)?,
             scrap_id: id(&r.scrap_id)?,
             organization_id: id(&r.organization_id)?,
-            status_detail: match r.status_detail.as_deref() {
-                None => None,
-                Some(s) => Some(StatusDetail::parse(s).ok_or_else(|| corrupt("status detail", s))?),
-            },
+            status_detail: status_detail(r.status_detail.as_deref())?,
             data: r.data,
             length: r.length,
             time_ms: r.time_ms,
             digest: r.digest,
-            triggered_by: TriggeredBy::parse(&r.triggered_by).ok_or_else(|| corrupt("trigger", &r.triggered_by))?,
+            triggered_by: triggered_by(&r.triggered_by)?,
             run_type: RunType::parse(&r.run_type).ok_or_else(|| corrupt("run type", &r.run_type))?,
             proxy_tier: r.proxy_tier,
             costs: opt_json(r.costs)?,
@@ -225,6 +222,42 @@ impl TryFrom<HistoryRecord> for HistoryRow {
             error_snapshot: opt_json(r.error_snapshot)?,
             retries: r.retries,
             error: r.error,
+            created_at: time(r.created_at)?,
+            finished_at: opt_time(r.finished_at)?,
+        })
+    }
+}
+
+fn status_detail(s: Option<&str>) -> Result<Option<StatusDetail>, StoreError> {
+    s.map(|s| StatusDetail::parse(s).ok_or_else(|| StoreError::Corrupt(format!("status detail `{s}`")))).transpose()
+}
+
+fn triggered_by(s: &str) -> Result<TriggeredBy, StoreError> {
+    TriggeredBy::parse(s).ok_or_else(|| StoreError::Corrupt(format!("trigger `{s}`")))
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct RunSummaryRecord {
+    id: String,
+    scrap_id: String,
+    status_detail: Option<String>,
+    length: i64,
+    time_ms: Option<i64>,
+    triggered_by: String,
+    created_at: i64,
+    finished_at: Option<i64>,
+}
+
+impl TryFrom<RunSummaryRecord> for RunSummary {
+    type Error = StoreError;
+    fn try_from(r: RunSummaryRecord) -> Result<Self, StoreError> {
+        Ok(RunSummary {
+            id: id(&r.id)?,
+            scrap_id: id(&r.scrap_id)?,
+            status_detail: status_detail(r.status_detail.as_deref())?,
+            length: r.length,
+            time_ms: r.time_ms,
+            triggered_by: triggered_by(&r.triggered_by)?,
             created_at: time(r.created_at)?,
             finished_at: opt_time(r.finished_at)?,
         })

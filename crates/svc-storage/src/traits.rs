@@ -4,7 +4,7 @@ use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
 use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
-use svc_domain::history::HistoryRow;
+use svc_domain::history::{HistoryRow, RunSummary};
 use svc_domain::plan::Plan;
 use svc_domain::scrap::{ParamSet, Scrap};
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
@@ -32,6 +32,9 @@ pub struct ScrapFilter {
     pub search: Option<String>,
     /// When set, only these scraps (an API key's allow-list).
     pub only: Option<Vec<ObjectId>>,
+    /// Only scraps whose most recent run ended `error`, `empty` or
+    /// `regression` (a pending most recent run is not failing).
+    pub failing: bool,
     pub offset: i64,
     pub limit: i64,
 }
@@ -52,6 +55,13 @@ pub trait AccountStore: Send + Sync {
     /// Pre-authentication lookup for login: the user and its password hash.
     async fn user_by_email(&self, email: &str) -> Result<Option<(User, String)>>;
     async fn user(&self, org: ObjectId, user: ObjectId) -> Result<Option<User>>;
+    /// The user's password hash.
+    async fn password_hash(&self, org: ObjectId, user: ObjectId) -> Result<Option<String>>;
+    /// False when the user is not in `org`.
+    async fn set_password_hash(&self, org: ObjectId, user: ObjectId, hash: &str) -> Result<bool>;
+    /// False when the user is not in `org`; fails with `Conflict("email")`
+    /// when another user has the email.
+    async fn set_email(&self, org: ObjectId, user: ObjectId, email: &str) -> Result<bool>;
     async fn organization(&self, org: ObjectId) -> Result<Option<Organization>>;
     async fn set_plan(&self, org: ObjectId, plan: Plan) -> Result<bool>;
     async fn set_admin(&self, org: ObjectId, user: ObjectId, is_admin: bool) -> Result<bool>;
@@ -99,6 +109,23 @@ pub trait HistoryStore: Send + Sync {
     async fn history_row(&self, org: ObjectId, id: ObjectId) -> Result<Option<HistoryRow>>;
     /// Newest first.
     async fn list_history(&self, org: ObjectId, filter: &HistoryFilter) -> Result<Page<HistoryRow>>;
+    /// The rows of `org` among `ids`, without their data, in no particular
+    /// order (ids of other organizations or of no row are left out).
+    async fn run_summaries(&self, org: ObjectId, ids: &[ObjectId]) -> Result<Vec<RunSummary>>;
+    /// The runs of `row`'s scrap around it (ordered by creation, then id),
+    /// and the newest successful one created before it.
+    async fn run_neighbours(&self, org: ObjectId, row: &HistoryRow) -> Result<RunNeighbours>;
+}
+
+/// What `HistoryStore::run_neighbours` finds around a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunNeighbours {
+    /// The scrap's run created just before.
+    pub previous: Option<ObjectId>,
+    /// The scrap's run created just after.
+    pub next: Option<ObjectId>,
+    /// The scrap's newest `success` run created before (with its data).
+    pub previous_success: Option<HistoryRow>,
 }
 
 #[async_trait]

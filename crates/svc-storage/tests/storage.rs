@@ -22,14 +22,14 @@ use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
 use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
-use svc_domain::history::{HistoryRow, RunType, StatusDetail, TriggeredBy};
+use svc_domain::history::{HistoryRow, RunSummary, RunType, StatusDetail, TriggeredBy};
 use svc_domain::plan::Plan;
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{EmailFormat, HISTORY_IDS_CAP, ParamSet, Scrap};
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
 use svc_storage::{
-    DueScrap, HistoryFilter, NewAccount, Page, PlannedTick, ScrapFilter, Store, StoreError, TickAction, TickOutcome,
-    TickPlan, TickPlanner,
+    DueScrap, HistoryFilter, NewAccount, Page, PlannedTick, RunNeighbours, ScrapFilter, Store, StoreError, TickAction,
+    TickOutcome, TickPlan, TickPlanner,
 };
 
 // ---------------------------------------------------------------------------
@@ -259,6 +259,45 @@ async fn organization_updates(store: Arc<dyn Store>) {
     assert_eq!(store.setting_or_init("jwt_secret", "second").await.unwrap(), "first");
     assert_eq!(store.setting_or_init("other", "x").await.unwrap(), "x");
     assert_eq!(store.setting_or_init("jwt_secret", "third").await.unwrap(), "first");
+}
+
+async fn password_and_email_changes(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, other_user) = account(&store, "bob@example.com").await;
+
+    assert_eq!(
+        store.password_hash(org.id, user.id).await.unwrap().as_deref(),
+        Some("$argon2id$v=19$hash-of-ada@example.com")
+    );
+    assert_eq!(store.password_hash(org.id, other_user.id).await.unwrap(), None, "another organization's user");
+    assert!(store.set_password_hash(org.id, user.id, "$argon2id$new").await.unwrap());
+    assert_eq!(store.password_hash(org.id, user.id).await.unwrap().as_deref(), Some("$argon2id$new"));
+    assert_eq!(store.user_by_email("ada@example.com").await.unwrap().unwrap().1, "$argon2id$new");
+    // Through another organization: not found, nothing changed.
+    assert!(!store.set_password_hash(org.id, other_user.id, "$argon2id$stolen").await.unwrap());
+    assert!(!store.set_password_hash(ObjectId::new(), user.id, "$argon2id$stolen").await.unwrap());
+    assert_eq!(
+        store.password_hash(other_org.id, other_user.id).await.unwrap().as_deref(),
+        Some("$argon2id$v=19$hash-of-bob@example.com")
+    );
+    assert_eq!(store.password_hash(org.id, user.id).await.unwrap().as_deref(), Some("$argon2id$new"));
+
+    assert!(store.set_email(org.id, user.id, "ada@new.example.com").await.unwrap());
+    assert_eq!(store.user(org.id, user.id).await.unwrap().unwrap().email, "ada@new.example.com");
+    assert_eq!(store.user_by_email("ada@example.com").await.unwrap(), None);
+    assert_eq!(store.user_by_email("ada@new.example.com").await.unwrap().unwrap().0.id, user.id);
+    // The same email again is no change, and no conflict with itself.
+    assert!(store.set_email(org.id, user.id, "ada@new.example.com").await.unwrap());
+    // A taken email is the conflict signup reports.
+    match store.set_email(org.id, user.id, "bob@example.com").await {
+        Err(StoreError::Conflict(what)) => assert_eq!(what, "email"),
+        other => panic!("expected Conflict(\"email\"), got {other:?}"),
+    }
+    assert_eq!(store.user(org.id, user.id).await.unwrap().unwrap().email, "ada@new.example.com");
+    assert!(!store.set_email(org.id, other_user.id, "mallory@example.com").await.unwrap());
+    assert_eq!(store.user(other_org.id, other_user.id).await.unwrap().unwrap().email, "bob@example.com");
+    // The old email is free again.
+    account(&store, "ada@example.com").await;
 }
 
 // ---------------------------------------------------------------------------
@@ -514,6 +553,58 @@ async fn list_scraps_only(store: Arc<dyn Store>) {
     assert_eq!(page, Page { items: vec![], total: 0 });
 }
 
+async fn list_scraps_failing(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, other_user) = account(&store, "bob@example.com").await;
+    let t0 = now();
+    // (title, outcomes of its runs, oldest first): failing when the newest
+    // finished as error, empty or regression.
+    let cases: [(&str, &[Option<StatusDetail>]); 8] = [
+        ("never run", &[]),
+        ("ok", &[Some(StatusDetail::Error), Some(StatusDetail::Success)]),
+        ("broken", &[Some(StatusDetail::Success), Some(StatusDetail::Error)]),
+        ("empty", &[Some(StatusDetail::Empty)]),
+        ("shrunk", &[Some(StatusDetail::Success), Some(StatusDetail::Regression)]),
+        ("pending after error", &[Some(StatusDetail::Error), None]),
+        ("broken too", &[Some(StatusDetail::Error)]),
+        ("recovered", &[Some(StatusDetail::Empty), Some(StatusDetail::Regression), Some(StatusDetail::Success)]),
+    ];
+    for (i, (title, outcomes)) in cases.iter().enumerate() {
+        let s = scrap(&user, title, t0 + Duration::seconds(i as i64));
+        insert_scrap(&store, &s).await;
+        for (j, outcome) in outcomes.iter().enumerate() {
+            let row = HistoryRow { status_detail: *outcome, ..history(&s, t0 + Duration::seconds(j as i64)) };
+            store.insert_history(&row).await.unwrap();
+        }
+    }
+    let foreign = scrap(&other_user, "foreign broken", t0);
+    insert_scrap(&store, &foreign).await;
+    store
+        .insert_history(&HistoryRow { status_detail: Some(StatusDetail::Error), ..history(&foreign, t0) })
+        .await
+        .unwrap();
+
+    let failing = ScrapFilter { failing: true, ..filter(0, 100) };
+    let page = store.list_scraps(org.id, &failing).await.unwrap();
+    assert_eq!(titles(&page), ["broken too", "shrunk", "empty", "broken"], "on {}", store.backend());
+    assert_eq!(page.total, 4);
+    assert_eq!(store.list_scraps(org.id, &filter(0, 100)).await.unwrap().total, 8, "off: every scrap");
+
+    // With paging, search and an allow-list.
+    let page = store.list_scraps(org.id, &ScrapFilter { offset: 1, limit: 2, ..failing.clone() }).await.unwrap();
+    assert_eq!((titles(&page), page.total), (vec!["shrunk", "empty"], 4));
+    let page =
+        store.list_scraps(org.id, &ScrapFilter { search: Some("BROKEN".into()), ..failing.clone() }).await.unwrap();
+    assert_eq!((titles(&page), page.total), (vec!["broken too", "broken"], 2));
+    let allowed = store.list_scraps(org.id, &filter(0, 100)).await.unwrap().items;
+    let only = allowed.iter().filter(|s| ["ok", "empty"].contains(&s.title.as_str())).map(|s| s.id).collect();
+    let page = store.list_scraps(org.id, &ScrapFilter { only: Some(only), ..failing.clone() }).await.unwrap();
+    assert_eq!((titles(&page), page.total), (vec!["empty"], 1));
+
+    let page = store.list_scraps(other_org.id, &failing).await.unwrap();
+    assert_eq!((titles(&page), page.total), (vec!["foreign broken"], 1));
+}
+
 // ---------------------------------------------------------------------------
 // History
 // ---------------------------------------------------------------------------
@@ -591,6 +682,109 @@ async fn history_rows(store: Arc<dyn Store>) {
     assert_eq!(store.list_history(org.id, &theirs).await.unwrap().total, 0);
     let page = store.list_history(other_org.id, &history_filter(0, 10)).await.unwrap();
     assert_eq!(page.items, [foreign_row]);
+}
+
+fn summary(row: &HistoryRow) -> RunSummary {
+    RunSummary {
+        id: row.id,
+        scrap_id: row.scrap_id,
+        status_detail: row.status_detail,
+        length: row.length,
+        time_ms: row.time_ms,
+        triggered_by: row.triggered_by,
+        created_at: row.created_at,
+        finished_at: row.finished_at,
+    }
+}
+
+async fn run_summaries_of_the_organization(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, other_user) = account(&store, "bob@example.com").await;
+    let t0 = now();
+    let (s1, s2, foreign) = (scrap(&user, "s1", t0), scrap(&user, "s2", t0), scrap(&other_user, "foreign", t0));
+    for s in [&s1, &s2, &foreign] {
+        insert_scrap(&store, s).await;
+    }
+    let rows = [full_history(&s1, t0), history(&s2, t0 + Duration::seconds(1)), full_history(&s2, t0)];
+    for row in &rows {
+        store.insert_history(row).await.unwrap();
+    }
+    let foreign_row = full_history(&foreign, t0);
+    store.insert_history(&foreign_row).await.unwrap();
+
+    let asked = [rows[2].id, foreign_row.id, ObjectId::new(), rows[0].id, rows[1].id, rows[0].id];
+    let mut got = store.run_summaries(org.id, &asked).await.unwrap();
+    got.sort_by_key(|s| s.id);
+    let mut expected: Vec<RunSummary> = rows.iter().map(summary).collect();
+    expected.sort_by_key(|s| s.id);
+    assert_eq!(got, expected, "each of the organization's rows once; foreign and unknown ids left out");
+    assert_eq!(got.iter().find(|s| s.id == rows[0].id).unwrap().status_detail, Some(StatusDetail::Regression));
+    assert_eq!(got.iter().find(|s| s.id == rows[1].id).unwrap().finished_at, None);
+
+    assert_eq!(store.run_summaries(org.id, &[]).await.unwrap(), []);
+    assert_eq!(store.run_summaries(other_org.id, &[rows[0].id]).await.unwrap(), []);
+    assert_eq!(store.run_summaries(other_org.id, &[foreign_row.id]).await.unwrap(), [summary(&foreign_row)]);
+}
+
+async fn run_neighbours_in_creation_order(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, _) = account(&store, "bob@example.com").await;
+    let t0 = now();
+    let s = scrap(&user, "s", t0);
+    let other = scrap(&user, "other", t0);
+    insert_scrap(&store, &s).await;
+    insert_scrap(&store, &other).await;
+    let ok = |at: i64| HistoryRow {
+        status_detail: Some(StatusDetail::Success),
+        data: format!("[{at}]"),
+        length: 1,
+        ..history(&s, t0 + Duration::seconds(at))
+    };
+    let failed =
+        |at: i64| HistoryRow { status_detail: Some(StatusDetail::Error), ..history(&s, t0 + Duration::seconds(at)) };
+    // Two runs created in the same millisecond are ordered by id.
+    let (mut tie_a, mut tie_b) = (failed(3), ok(3));
+    if tie_b.id < tie_a.id {
+        std::mem::swap(&mut tie_a.id, &mut tie_b.id);
+    }
+    let runs = [ok(0), ok(1), failed(2), tie_a, tie_b, failed(4), history(&s, t0 + Duration::seconds(5))];
+    for row in runs.iter().rev() {
+        store.insert_history(row).await.unwrap();
+    }
+    // Runs of another scrap in between change nothing.
+    for at in [1, 3, 6] {
+        let theirs =
+            HistoryRow { status_detail: Some(StatusDetail::Success), ..history(&other, t0 + Duration::seconds(at)) };
+        store.insert_history(&theirs).await.unwrap();
+    }
+
+    let around = |i: usize| {
+        let store = store.clone();
+        let row = runs[i].clone();
+        async move { store.run_neighbours(org.id, &row).await.unwrap() }
+    };
+    let first = around(0).await;
+    assert_eq!((first.previous, first.next, first.previous_success), (None, Some(runs[1].id), None));
+    let second = around(1).await;
+    assert_eq!((second.previous, second.next), (Some(runs[0].id), Some(runs[2].id)));
+    assert_eq!(second.previous_success.as_ref(), Some(&runs[0]), "the full row, data included");
+    let failed_one = around(2).await;
+    assert_eq!((failed_one.previous, failed_one.next), (Some(runs[1].id), Some(runs[3].id)));
+    assert_eq!(failed_one.previous_success.as_ref(), Some(&runs[1]));
+    let tie_first = around(3).await;
+    assert_eq!((tie_first.previous, tie_first.next), (Some(runs[2].id), Some(runs[4].id)));
+    assert_eq!(tie_first.previous_success.as_ref(), Some(&runs[1]));
+    let tie_second = around(4).await;
+    assert_eq!((tie_second.previous, tie_second.next), (Some(runs[3].id), Some(runs[5].id)));
+    assert_eq!(tie_second.previous_success.as_ref(), Some(&runs[1]), "a successful run is not its own predecessor");
+    let after_tie = around(5).await;
+    assert_eq!(after_tie.previous_success.as_ref(), Some(&runs[4]));
+    let last = around(6).await;
+    assert_eq!((last.previous, last.next), (Some(runs[5].id), None));
+    assert_eq!(last.previous_success.as_ref(), Some(&runs[4]));
+
+    // Another organization sees nothing around the row.
+    assert_eq!(store.run_neighbours(other_org.id, &runs[2]).await.unwrap(), RunNeighbours::default());
 }
 
 async fn scrap_history_lists_most_recent_ids(store: Arc<dyn Store>) {
@@ -1292,13 +1486,17 @@ macro_rules! storage_tests {
 storage_tests!(
     accounts_round_trip,
     organization_updates,
+    password_and_email_changes,
     scrap_round_trip,
     scraps_scoped_by_organization,
     list_scraps_pages_newest_first,
     list_scraps_search,
     list_scraps_search_non_ascii,
     list_scraps_only,
+    list_scraps_failing,
     history_rows,
+    run_summaries_of_the_organization,
+    run_neighbours_in_creation_order,
     scrap_history_lists_most_recent_ids,
     delete_scrap_removes_history_keeps_activities,
     api_keys,

@@ -17,6 +17,7 @@ mod runs;
 mod schedules;
 mod scraps;
 mod tenancy;
+mod test_runs;
 mod typed_client;
 mod web;
 mod webhooks;

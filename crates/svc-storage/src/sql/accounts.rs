@@ -82,6 +82,37 @@ where
         row.map(User::try_from).transpose()
     }
 
+    async fn password_hash(&self, org: ObjectId, user: ObjectId) -> Result<Option<String>> {
+        let row: Option<(String,)> =
+            sqlx::query_as("SELECT password_hash FROM users WHERE organization_id = $1 AND id = $2")
+                .bind(org.to_string())
+                .bind(user.to_string())
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.map(|(hash,)| hash))
+    }
+
+    async fn set_password_hash(&self, org: ObjectId, user: ObjectId, hash: &str) -> Result<bool> {
+        let done = sqlx::query("UPDATE users SET password_hash = $3 WHERE organization_id = $1 AND id = $2")
+            .bind(org.to_string())
+            .bind(user.to_string())
+            .bind(hash)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn set_email(&self, org: ObjectId, user: ObjectId, email: &str) -> Result<bool> {
+        let done = sqlx::query("UPDATE users SET email = $3 WHERE organization_id = $1 AND id = $2")
+            .bind(org.to_string())
+            .bind(user.to_string())
+            .bind(email)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| conflict_on_unique(e, "email"))?;
+        Ok(done.rows_affected() == 1)
+    }
+
     async fn organization(&self, org: ObjectId) -> Result<Option<Organization>> {
         let row: Option<OrganizationRecord> =
             sqlx::query_as(concatcp!("SELECT ", columns::ORGANIZATION, " FROM organizations WHERE id = $1"))

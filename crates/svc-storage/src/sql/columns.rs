@@ -21,6 +21,10 @@ pub(super) const HISTORY: &str = "id, organization_id, scrap_id, status_detail, 
                                   triggered_by, run_type, proxy_tier, costs, meter, fix_version_id, fixed_at, \
                                   error_snapshot, retries, error, created_at, finished_at";
 
+/// A history row's columns without its data (`RunSummary`).
+pub(super) const RUN_SUMMARY: &str =
+    "id, scrap_id, status_detail, length, time_ms, triggered_by, created_at, finished_at";
+
 /// An API key's columns, from `api_keys k`.
 pub(super) const KEY: &str = "k.id AS id, k.organization_id AS organization_id, k.user_id AS user_id, k.name AS name, \
                               k.prefix AS prefix, k.scopes AS scopes, k.scrap_ids AS scrap_ids, \

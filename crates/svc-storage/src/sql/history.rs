@@ -4,12 +4,18 @@ use async_trait::async_trait;
 use const_format::concatcp;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, QueryBuilder, Type};
 use svc_domain::ObjectId;
-use svc_domain::history::HistoryRow;
+use svc_domain::history::{HistoryRow, RunSummary};
 
 use super::{Dialect, SqlStore, columns};
 use crate::Result;
-use crate::records::HistoryRecord;
-use crate::traits::{HistoryFilter, HistoryStore, Page};
+
+/// Rows of one scrap (`$1` organization, `$2` scrap) created before the run
+/// created at `$3` with id `$4`, in (created_at, id) order.
+const BEFORE: &str = "organization_id = $1 AND scrap_id = $2 AND (created_at < $3 OR (created_at = $3 AND id < $4))";
+/// The same rows after it.
+const AFTER: &str = "organization_id = $1 AND scrap_id = $2 AND (created_at > $3 OR (created_at = $3 AND id > $4))";
+use crate::records::{HistoryRecord, RunSummaryRecord, id, millis};
+use crate::traits::{HistoryFilter, HistoryStore, Page, RunNeighbours};
 
 #[async_trait]
 impl<DB: Dialect> HistoryStore for SqlStore<DB>
@@ -60,5 +66,54 @@ where
         let rows: Vec<HistoryRecord> = select.build_query_as().fetch_all(&self.pool).await?;
         let items = rows.into_iter().map(HistoryRow::try_from).collect::<Result<_>>()?;
         Ok(Page { items, total })
+    }
+
+    async fn run_summaries(&self, org: ObjectId, ids: &[ObjectId]) -> Result<Vec<RunSummary>> {
+        if ids.is_empty() {
+            return Ok(vec![]);
+        }
+        let mut qb = QueryBuilder::<DB>::new(concatcp!(
+            "SELECT ",
+            columns::RUN_SUMMARY,
+            " FROM history WHERE organization_id = "
+        ));
+        qb.push_bind(org.to_string()).push(" AND id IN ");
+        Self::push_id_list(&mut qb, ids);
+        let rows: Vec<RunSummaryRecord> = qb.build_query_as().fetch_all(&self.pool).await?;
+        rows.into_iter().map(RunSummary::try_from).collect()
+    }
+
+    async fn run_neighbours(&self, org: ObjectId, row: &HistoryRow) -> Result<RunNeighbours> {
+        let (previous, next): (Option<String>, Option<String>) = sqlx::query_as(concatcp!(
+            "SELECT (SELECT id FROM history WHERE ",
+            BEFORE,
+            " ORDER BY created_at DESC, id DESC LIMIT 1), (SELECT id FROM history WHERE ",
+            AFTER,
+            " ORDER BY created_at, id LIMIT 1)"
+        ))
+        .bind(org.to_string())
+        .bind(row.scrap_id.to_string())
+        .bind(millis(row.created_at))
+        .bind(row.id.to_string())
+        .fetch_one(&self.pool)
+        .await?;
+        let success: Option<HistoryRecord> = sqlx::query_as(concatcp!(
+            "SELECT ",
+            columns::HISTORY,
+            " FROM history WHERE ",
+            BEFORE,
+            " AND status_detail = 'success' ORDER BY created_at DESC, id DESC LIMIT 1"
+        ))
+        .bind(org.to_string())
+        .bind(row.scrap_id.to_string())
+        .bind(millis(row.created_at))
+        .bind(row.id.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(RunNeighbours {
+            previous: previous.as_deref().map(id).transpose()?,
+            next: next.as_deref().map(id).transpose()?,
+            previous_success: success.map(HistoryRow::try_from).transpose()?,
+        })
     }
 }

@@ -34,6 +34,12 @@ const REFRESH_HISTORY_IDS: &str = concatcp!(
     ") h), '') WHERE organization_id = $1 AND id = $2"
 );
 
+/// The scraps whose most recent run (the first id of `history_ids`, ids
+/// being 24 characters) ended `error`, `empty` or `regression`.
+const FAILING: &str = " AND EXISTS (SELECT 1 FROM history h WHERE h.organization_id = scraps.organization_id \
+                       AND h.id = substr(scraps.history_ids, 1, 24) \
+                       AND h.status_detail IN ('error', 'empty', 'regression'))";
+
 impl<DB: Dialect> SqlStore<DB>
 where
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
@@ -273,6 +279,9 @@ where
         if let Some(only) = &filter.only {
             qb.push(" AND id IN ");
             Self::push_id_list(qb, only);
+        }
+        if filter.failing {
+            qb.push(FAILING);
         }
     }
 

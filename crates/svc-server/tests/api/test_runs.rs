@@ -1,0 +1,176 @@
+//! Test runs (the web app's "Test run" of an unsaved script) on a real
+//! Chromium against the local fixture site: the result comes back, nothing
+//! is stored or sent, the organization is charged.
+
+use crate::common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::receiver::Receiver;
+use common::{Account, TestApp, fixture};
+use reqwest::StatusCode;
+use serde_json::json;
+use svc_domain::plan::Plan;
+use svc_server::webhook_client::HttpWebhookClient;
+use svc_service::dispatcher::{DispatchConfig, Dispatcher};
+use svc_service::paging::PageRequest;
+use svc_service::run_outcome::ScriptResult;
+use svc_service::runs::TestRun;
+use svc_service::{Principal, ServiceError, Session};
+
+const PRIVATE_OK: (&str, &str) = ("SVC_ALLOW_PRIVATE_NETWORKS", "true");
+/// Webhook deliveries are sent by the test's own sweeps.
+const NO_DISPATCHER: (&str, &str) = ("SVC_WEBHOOK_DISPATCHER", "false");
+
+const ITEMS: &str = "returnData([...document.querySelectorAll('li.item')].map(li => li.textContent))";
+
+async fn session(app: &TestApp, account: &Account) -> Session {
+    app.services.auth.session(&account.token).await.expect("session")
+}
+
+async fn balance(app: &TestApp, session: &Session) -> i64 {
+    app.services.accounts.me(session).await.unwrap().1.balance
+}
+
+fn draft(url: &str, script: &str) -> TestRun {
+    TestRun { url: url.to_string(), script: script.to_string(), params: vec![], param: None }
+}
+
+/// A dispatcher over the app's store whose `sweep` sends what is due.
+fn dispatcher(app: &TestApp) -> Arc<Dispatcher> {
+    Arc::new(Dispatcher::new(
+        app.store.clone(),
+        Arc::new(HttpWebhookClient::new(Duration::from_secs(10), true)),
+        DispatchConfig {
+            retry_delays: vec![],
+            sweep_interval: Duration::from_secs(60),
+            timeout: Duration::from_secs(10),
+            max_in_flight: 16,
+        },
+        Arc::new(tokio::sync::Notify::new()),
+    ))
+}
+
+#[tokio::test]
+async fn a_test_run_returns_the_data_charges_and_stores_or_sends_nothing() {
+    let site = fixture::start().await;
+    let receiver = Receiver::start(&[]).await;
+    let app = TestApp::start_with(&[PRIVATE_OK, NO_DISPATCHER]).await;
+    let alice = app.signup("alice@example.com").await;
+    app.store.set_plan(alice.org(), Plan::Growth).await.unwrap();
+    let (status, hook) = app
+        .post(
+            "/api/developers/webhooks",
+            &alice.token,
+            json!({"url": receiver.url, "events": ["scrap.success", "scrap.failure"]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{hook}");
+    let hook = svc_domain::ObjectId::parse(hook["id"].as_str().unwrap()).unwrap();
+    let me = session(&app, &alice).await;
+    let before = balance(&app, &me).await;
+
+    let script = "returnData([SVC.param, SVC.triggeredBy, ...[...document.querySelectorAll('li.item')].map(li => li.textContent)])";
+    let run = TestRun {
+        params: vec![svc_domain::scrap::ParamSet { key: "fr".into(), value: json!({"lang": "fr"}) }],
+        param: Some("fr".into()),
+        ..draft(&format!("{}/items/3", site.base), script)
+    };
+    let outcome = app.services.runs.test_run(&me, run).await.unwrap();
+    match &outcome.result {
+        ScriptResult::Data { json, length } => {
+            assert_eq!(*length, 5);
+            let data: serde_json::Value = serde_json::from_str(json).unwrap();
+            assert_eq!(data, json!([{"key": "fr", "value": {"lang": "fr"}}, "user", "Item 0", "Item 1", "Item 2"]));
+        }
+        other => panic!("expected data, got {other:?}"),
+    }
+    assert!(outcome.duration_ms > 0);
+    assert!(outcome.units >= 1);
+    assert_eq!(outcome.snapshot, None);
+    let after = balance(&app, &me).await;
+    assert_eq!(after, before - outcome.units, "charged as a run");
+    assert!(after < before, "lowered by at least one unit");
+
+    // No history row, no activity, no webhook delivery.
+    let principal: Principal = me.clone().into();
+    let history = app.services.history.list(&principal, None, PageRequest::default()).await.unwrap();
+    assert_eq!(history.total, 0, "{:?}", history.items);
+    assert!(dispatcher(&app).sweep(chrono::Utc::now() + chrono::Duration::days(1)).await.unwrap().is_empty());
+    assert!(receiver.hits().is_empty());
+    let attempts = app.services.webhooks.deliveries(&me, hook, PageRequest::default()).await.unwrap();
+    assert_eq!(attempts.total, 0);
+
+    // A real run of the same script, for contrast: its row, and its delivery.
+    let sid = app
+        .scrap_with(&alice, json!({"title": "Items", "url": format!("{}/items/3", site.base), "request": ITEMS}))
+        .await;
+    let (status, row) = app.run_and_wait(&alice.token, &sid).await;
+    assert_eq!(status, StatusCode::OK, "{row}");
+    assert_eq!(app.services.history.list(&principal, None, PageRequest::default()).await.unwrap().total, 1);
+    let sent = dispatcher(&app).sweep(chrono::Utc::now() + chrono::Duration::days(1)).await.unwrap();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    let hits = receiver.hits();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].json()["historyId"], row["id"]);
+}
+
+#[tokio::test]
+async fn a_failing_test_run_reports_the_failure() {
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[PRIVATE_OK, NO_DISPATCHER]).await;
+    let alice = app.signup("alice@example.com").await;
+    let me = session(&app, &alice).await;
+    let before = balance(&app, &me).await;
+
+    let outcome = app
+        .services
+        .runs
+        .test_run(&me, draft(&format!("{}/items/3", site.base), "throw new Error('no prices today')"))
+        .await
+        .unwrap();
+    match &outcome.result {
+        ScriptResult::Failed { message } => assert!(message.contains("no prices today"), "{message}"),
+        other => panic!("expected a failure, got {other:?}"),
+    }
+    assert_eq!(outcome.snapshot, None, "the failure capture is for platform admins");
+    assert_eq!(balance(&app, &me).await, before - outcome.units);
+
+    let outcome =
+        app.services.runs.test_run(&me, draft(&format!("{}/status/404", site.base), "returnData([1])")).await.unwrap();
+    match &outcome.result {
+        ScriptResult::Failed { message } => assert!(message.contains("404"), "{message}"),
+        other => panic!("expected a failure, got {other:?}"),
+    }
+    let principal: Principal = me.into();
+    assert_eq!(app.services.history.list(&principal, None, PageRequest::default()).await.unwrap().total, 0);
+}
+
+#[tokio::test]
+async fn a_test_run_needs_a_balance_and_a_web_url() {
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[PRIVATE_OK, NO_DISPATCHER]).await;
+    let alice = app.signup("alice@example.com").await;
+    let me = session(&app, &alice).await;
+    let url = format!("{}/items/3", site.base);
+
+    for bad in ["file:///etc/passwd", "javascript:alert(1)", "/items/3", ""] {
+        match app.services.runs.test_run(&me, draft(bad, ITEMS)).await {
+            Err(ServiceError::Validation { field, .. }) => assert_eq!(field, "url", "{bad}"),
+            other => panic!("{bad}: expected a validation error on url, got {other:?}"),
+        }
+    }
+    match app.services.runs.test_run(&me, draft(&url, " ")).await {
+        Err(ServiceError::Validation { field, .. }) => assert_eq!(field, "request"),
+        other => panic!("expected a validation error on request, got {other:?}"),
+    }
+
+    let left = balance(&app, &me).await;
+    app.store.add_balance(alice.org(), -left).await.unwrap();
+    match app.services.runs.test_run(&me, draft(&url, ITEMS)).await {
+        Err(ServiceError::InsufficientBalance) => {}
+        other => panic!("expected InsufficientBalance, got {other:?}"),
+    }
+    assert_eq!(balance(&app, &me).await, 0, "nothing charged");
+}
