@@ -1,7 +1,12 @@
 //! The routes of the web app: one module per screen.
 
+mod admin;
 mod auth;
+mod keys;
 mod scrap_list;
+mod scrap_picker;
+mod settings;
+mod webhooks;
 
 use std::sync::Arc;
 
@@ -21,6 +26,18 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/login", get(auth::login_page).post(auth::login))
         .route("/signup", get(auth::signup_page).post(auth::signup))
         .route("/logout", post(auth::logout))
+        .route("/developers/keys", get(keys::page).post(keys::create))
+        .route("/developers/keys/{id}/revoke", post(keys::revoke))
+        .route("/developers/webhooks", get(webhooks::page).post(webhooks::create))
+        .route("/developers/webhooks/{id}", get(webhooks::show).post(webhooks::update))
+        .route("/developers/webhooks/{id}/edit", get(webhooks::edit_page))
+        .route("/developers/webhooks/{id}/delete", post(webhooks::delete))
+        .route("/developers/webhooks/{id}/deliveries", get(webhooks::deliveries_page))
+        .route("/developers/webhooks/{id}/deliveries/{attempt}/redeliver", post(webhooks::redeliver))
+        .route("/settings", get(settings::page))
+        .route("/settings/email", post(settings::change_email))
+        .route("/settings/password", post(settings::change_password))
+        .route("/admin", get(admin::page))
         .route("/assets/app.css", get(assets::css))
         .route("/assets/app.js", get(assets::js))
         .layer(axum::middleware::map_response(page_headers))

@@ -1,6 +1,9 @@
 //! How values are shown to people: schedules in words, times, run states.
 //! Pure functions, so each is tested without a browser.
 
+pub mod delivery_state;
+pub mod plans;
 pub mod run_status;
 pub mod schedule_words;
+pub mod scopes;
 pub mod when;

@@ -4,7 +4,9 @@
 
 pub mod browser;
 
+mod developers;
 mod sessions;
+mod settings;
 
 use crate::common::TestApp;
 
