@@ -58,7 +58,7 @@ pub(crate) async fn page(State(services): State<Arc<Services>>, user: SignedIn) 
     if !user.user.is_admin {
         return Err(PageError::Forbidden(
             "The admin area is for platform admins, and this account is not one. An operator makes an account a \
-             platform admin with `svc admin grant-admin --email E`."
+             platform admin on the server with: svc admin grant-admin --email E"
                 .into(),
         ));
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use askama::Template;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::{Months, NaiveDate, Utc};
 use serde::Deserialize;
@@ -19,9 +19,9 @@ use svc_service::keys::NewKey;
 use svc_service::paging::PageRequest;
 
 use super::auth::Nothing;
-use super::render;
 use super::scrap_list::Pager;
 use super::scrap_picker::{ScrapLink, ScrapPicker};
+use super::{page_number, render, render_status};
 use crate::chrome::Chrome;
 use crate::form_errors::FieldErrors;
 use crate::page_error::PageError;
@@ -157,7 +157,7 @@ pub(crate) async fn page(
     user: SignedIn,
     Query(params): Query<ListParams>,
 ) -> Result<Response, PageError> {
-    let page = params.page.as_deref().and_then(|p| p.parse().ok()).filter(|p| *p >= 1).unwrap_or(1);
+    let page = page_number(params.page.as_deref());
     let shown =
         Shown { page, revoked: params.revoked.is_some(), created: None, form: KeyForm::default(), checked: Vec::new() };
     render(&keys_page(&services, &user, shown).await?)
@@ -179,8 +179,10 @@ pub(crate) async fn create(
         Err(message) => {
             let mut errors = FieldErrors::default();
             errors.add("expiresAt", message);
-            let page = keys_page(&services, &user, refused(errors)).await?;
-            return Ok((StatusCode::UNPROCESSABLE_ENTITY, render(&page)?).into_response());
+            return render_status(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                &keys_page(&services, &user, refused(errors)).await?,
+            );
         }
     };
     let input = NewKey { name: form.name.clone(), expires_at, scopes: Vec::new(), scrap_ids: form.scrap_ids.clone() };
@@ -198,14 +200,12 @@ pub(crate) async fn create(
                 form: KeyForm::default(),
                 checked: Vec::new(),
             };
-            let mut response = render(&keys_page(&services, &user, shown).await?)?;
-            response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-            Ok(response)
+            // Not stored by the browser: every HTML page is `no-store` (pages::page_headers).
+            render(&keys_page(&services, &user, shown).await?)
         }
         Err(e) => {
             let Some(errors) = FieldErrors::from_service(&e, "name") else { return Err(e.into()) };
-            let page = keys_page(&services, &user, refused(errors)).await?;
-            Ok((StatusCode::UNPROCESSABLE_ENTITY, render(&page)?).into_response())
+            render_status(StatusCode::UNPROCESSABLE_ENTITY, &keys_page(&services, &user, refused(errors)).await?)
         }
     }
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use askama::Template;
 use axum::Router;
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use svc_service::Services;
@@ -67,4 +67,15 @@ async fn page_headers(mut response: Response) -> Response {
 /// A rendered page.
 pub(crate) fn render(page: &impl Template) -> Result<Response, PageError> {
     Ok(Html(page.render()?).into_response())
+}
+
+/// A rendered page with another status than 200 (a form shown again with
+/// its errors: 422, or 409 for a conflict).
+pub(crate) fn render_status(status: StatusCode, page: &impl Template) -> Result<Response, PageError> {
+    Ok((status, Html(page.render()?)).into_response())
+}
+
+/// The `page` query parameter of a list: a whole number from 1, else 1.
+pub(crate) fn page_number(raw: Option<&str>) -> i64 {
+    raw.and_then(|p| p.parse().ok()).filter(|p| *p >= 1).unwrap_or(1)
 }

@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 use svc_service::Services;
 
-use super::render;
+use super::{render, render_status};
 use crate::chrome::Chrome;
 use crate::form_errors::FieldErrors;
 use crate::page_error::PageError;
@@ -84,11 +84,7 @@ pub(crate) async fn page(user: SignedIn, Query(params): Query<Params>) -> Result
     render(&settings_page(&user, flash))
 }
 
-/// The page again with a form's errors, 422 (or 409 for a taken email).
-fn refused(page: SettingsPage, status: StatusCode) -> Result<Response, PageError> {
-    Ok((status, render(&page)?).into_response())
-}
-
+/// The status of a form shown again with its errors: 409 for a taken email, else 422.
 fn status_of(e: &svc_service::ServiceError) -> StatusCode {
     match e {
         svc_service::ServiceError::Conflict { .. } => StatusCode::CONFLICT,
@@ -105,7 +101,7 @@ pub(crate) async fn change_email(
         Err(e) => {
             let Some(errors) = FieldErrors::from_service(&e, "email") else { return Err(e.into()) };
             let page = SettingsPage { new_email: form.email, email_errors: errors, ..settings_page(&user, None) };
-            refused(page, status_of(&e))
+            render_status(status_of(&e), &page)
         }
     }
 }
@@ -118,7 +114,7 @@ pub(crate) async fn change_password(
         Ok(()) => Ok(Redirect::to("/settings?saved=password").into_response()),
         Err(e) => {
             let Some(errors) = FieldErrors::from_service(&e, "password") else { return Err(e.into()) };
-            refused(SettingsPage { password_errors: errors, ..settings_page(&user, None) }, status_of(&e))
+            render_status(status_of(&e), &SettingsPage { password_errors: errors, ..settings_page(&user, None) })
         }
     }
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use askama::Template;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::Utc;
 use serde::Deserialize;
@@ -22,9 +22,9 @@ use svc_service::webhooks::WebhookChanges;
 use svc_service::{ServiceError, Services};
 
 use super::auth::Nothing;
-use super::render;
 use super::scrap_list::Pager;
 use super::scrap_picker::{ScrapLink, ScrapPicker};
+use super::{page_number, render, render_status};
 use crate::chrome::Chrome;
 use crate::form_errors::FieldErrors;
 use crate::page_error::PageError;
@@ -56,19 +56,6 @@ fn refusal(e: ServiceError, plan: Plan) -> PageError {
 
 fn webhook_id(raw: &str) -> Result<ObjectId, PageError> {
     ObjectId::parse(raw).ok_or_else(|| ServiceError::NotFound("webhook").into())
-}
-
-fn page_number(raw: Option<&str>) -> i64 {
-    raw.and_then(|p| p.parse().ok()).filter(|p| *p >= 1).unwrap_or(1)
-}
-
-fn no_store(mut response: Response) -> Response {
-    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    response
-}
-
-fn unprocessable(response: Response) -> Response {
-    (StatusCode::UNPROCESSABLE_ENTITY, response).into_response()
 }
 
 pub(crate) struct EventOption {
@@ -255,7 +242,8 @@ pub(crate) async fn create(
                 form: HookForm::blank(),
                 checked: vec![],
             };
-            Ok(no_store(render(&webhooks_page(&services, &user, shown).await?)?))
+            // Not stored by the browser: every HTML page is `no-store` (pages::page_headers).
+            render(&webhooks_page(&services, &user, shown).await?)
         }
         Err(e @ ServiceError::PlanRequired(_)) => Err(refusal(e, user.organization.plan)),
         Err(e) => {
@@ -267,7 +255,7 @@ pub(crate) async fn create(
                 form: form.shown(errors),
                 checked: form.scrap_ids.clone(),
             };
-            Ok(unprocessable(render(&webhooks_page(&services, &user, shown).await?)?))
+            render_status(StatusCode::UNPROCESSABLE_ENTITY, &webhooks_page(&services, &user, shown).await?)
         }
     }
 }
@@ -336,7 +324,7 @@ pub(crate) async fn update(
             let Some(errors) = FieldErrors::from_service(&e, "url") else { return Err(e.into()) };
             let hook = services.webhooks.get(&user.session, id).await?;
             let page = edit_view(&services, &user, &hook, form.shown(errors), &form.scrap_ids).await?;
-            Ok(unprocessable(render(&page)?))
+            render_status(StatusCode::UNPROCESSABLE_ENTITY, &page)
         }
     }
 }

@@ -444,3 +444,49 @@ async fn attempts_until(app: &TestApp, session: &svc_service::Session, hook: Obj
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+#[tokio::test]
+async fn another_organizations_webhook_is_not_found_on_every_page_and_form() {
+    let app = TestApp::start_with(&[PRIVATE_OK]).await;
+    let alice = app.signup("alice@example.com").await;
+    let mallory = app.signup("mallory@example.com").await;
+    for account in [&alice, &mallory] {
+        app.store.set_plan(account.org(), Plan::Growth).await.unwrap();
+    }
+    let (status, hook) = app
+        .post(
+            "/api/developers/webhooks",
+            &alice.token,
+            json!({"url": "https://hooks.example.com/in", "events": ["scrap.success"]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{hook}");
+    let hook = id_of(&hook);
+    let as_mallory = |r: reqwest::RequestBuilder| r.header("cookie", session_cookie(&mallory.token));
+    for path in [format!("/developers/webhooks/{hook}/edit"), format!("/developers/webhooks/{hook}/deliveries")] {
+        let page = as_mallory(app.http.get(format!("{}{path}", app.base))).send().await.unwrap();
+        assert_eq!(page.status(), StatusCode::NOT_FOUND, "{path}");
+        assert!(page.text().await.unwrap().contains("does not exist, or is not yours to see"));
+    }
+    let csrf = csrf_token_of(&app, &mallory.token).await;
+    for path in [
+        format!("/developers/webhooks/{hook}"),
+        format!("/developers/webhooks/{hook}/delete"),
+        format!("/developers/webhooks/{hook}/deliveries/{}/redeliver", ObjectId::new()),
+    ] {
+        let form = [("csrf", csrf.as_str()), ("url", "https://evil.example.com/in"), ("events", "scrap.success")];
+        let refused = as_mallory(app.http.post(format!("{}{path}", app.base)))
+            .header("origin", &app.base)
+            .form(&form)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), StatusCode::NOT_FOUND, "{path}");
+    }
+    let (_, kept) = app.get(&format!("/api/developers/webhooks/{hook}"), &alice.token).await;
+    assert_eq!(kept["url"], "https://hooks.example.com/in");
+    // A path that is no webhook id is not found either.
+    let bad =
+        as_mallory(app.http.get(format!("{}/developers/webhooks/not-an-id/edit", app.base))).send().await.unwrap();
+    assert_eq!(bad.status(), StatusCode::NOT_FOUND);
+}
