@@ -139,17 +139,28 @@ pub(crate) fn rate_limit_headers(r: &Refusal) -> [(header::HeaderName, String); 
     ]
 }
 
+/// Whether a path belongs to the JSON side (REST, MCP, the health check)
+/// rather than to the web app's pages.
+fn answers_json(path: &str) -> bool {
+    path == "/api" || path.starts_with("/api/") || path == "/healthz"
+}
+
 /// An unknown address: the JSON error under `/api/`, the web app's page elsewhere.
 pub(crate) async fn not_found(uri: axum::http::Uri) -> Response {
-    if uri.path().starts_with("/api/") || uri.path() == "/api" {
+    if answers_json(uri.path()) {
         ApiError::RouteNotFound.into_response()
     } else {
         svc_web::not_found_page()
     }
 }
 
-pub(crate) async fn method_not_allowed() -> ApiError {
-    ApiError::MethodNotAllowed
+/// A method a route does not take: the JSON error under `/api/`, the web app's page elsewhere.
+pub(crate) async fn method_not_allowed(uri: axum::http::Uri) -> Response {
+    if answers_json(uri.path()) {
+        ApiError::MethodNotAllowed.into_response()
+    } else {
+        svc_web::method_not_allowed_page()
+    }
 }
 
 /// Logs the cause of every 500 with the request's id.

@@ -259,3 +259,10 @@ document.addEventListener("click", (event) => {
     if (region) watch(region, pending.dataset.watchRun, "watchQuiet" in pending.dataset);
   }
 })();
+// Pages that answer a form with a one-time secret (a new API key or webhook
+// secret) name their plain address: the history entry becomes a GET of it,
+// so reloading shows the list again instead of sending the form twice.
+const plainAddress = document.querySelector("[data-replace-url]");
+if (plainAddress && window.history.replaceState) {
+  window.history.replaceState(null, "", plainAddress.dataset.replaceUrl);
+}

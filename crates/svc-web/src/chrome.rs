@@ -23,6 +23,10 @@ pub struct Chrome {
     pub section: &'static str,
     /// svc's public URL, for the footer's API addresses (empty: no footer).
     pub public_url: String,
+    /// Whether a page without a user offers Log in / Sign up (the log-in
+    /// and sign-up pages do; error pages, which may be shown to a signed-in
+    /// user, do not).
+    pub sign_in_links: bool,
 }
 
 static CSS_HREF: LazyLock<String> = LazyLock::new(|| format!("/assets/app.css?v={}", assets::CSS_VERSION));
@@ -31,12 +35,19 @@ static JS_HREF: LazyLock<String> = LazyLock::new(|| format!("/assets/app.js?v={}
 impl Chrome {
     /// A page without a session (log in, sign up, errors).
     pub fn anonymous(title: &str) -> Chrome {
-        Chrome { title: title.to_string(), user: None, csrf: String::new(), section: "", public_url: String::new() }
+        Chrome {
+            title: title.to_string(),
+            user: None,
+            csrf: String::new(),
+            section: "",
+            public_url: String::new(),
+            sign_in_links: false,
+        }
     }
 
     /// A page without a session that names svc's addresses.
     pub fn public(title: &str, public_url: &str) -> Chrome {
-        Chrome { public_url: public_url.to_string(), ..Chrome::anonymous(title) }
+        Chrome { public_url: public_url.to_string(), sign_in_links: true, ..Chrome::anonymous(title) }
     }
 
     pub fn css_href(&self) -> &str {

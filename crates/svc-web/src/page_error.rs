@@ -125,6 +125,17 @@ impl IntoResponse for PageError {
     }
 }
 
+/// The page for a method a path does not take (a form sent to a page that
+/// only shows, say).
+pub fn method_not_allowed_page() -> Response {
+    PageError::Refused {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        heading: "Not a request this page takes",
+        message: "This address does not take that kind of request. Go back and use the page's own buttons.".into(),
+    }
+    .into_response()
+}
+
 /// The page for a path no route serves.
 pub fn not_found_page() -> Response {
     PageError::NotFound("There is no page at this address.".into()).into_response()

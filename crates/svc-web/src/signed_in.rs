@@ -43,6 +43,7 @@ impl SignedIn {
             csrf: self.csrf.clone(),
             section,
             public_url: self.public_url.clone(),
+            sign_in_links: false,
         }
     }
 }

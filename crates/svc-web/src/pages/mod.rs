@@ -1,18 +1,23 @@
 //! The routes of the web app: one module per screen.
 
+mod admin;
 mod auth;
+mod keys;
 mod pager;
 mod run_page;
 mod run_progress;
 mod scrap_editor;
 mod scrap_list;
 mod scrap_page;
+mod scrap_picker;
+mod settings;
+mod webhooks;
 
 use std::sync::Arc;
 
 use askama::Template;
 use axum::Router;
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use svc_service::Services;
@@ -36,6 +41,18 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/scraps/{id}/history/{history_id}/progress", get(run_progress::progress))
         .route("/scraps/{id}/history/{history_id}/data.json", get(run_page::json))
         .route("/scraps/{id}/history/{history_id}/data.csv", get(run_page::csv))
+        .route("/developers/keys", get(keys::page).post(keys::create))
+        .route("/developers/keys/{id}/revoke", post(keys::revoke))
+        .route("/developers/webhooks", get(webhooks::page).post(webhooks::create))
+        .route("/developers/webhooks/{id}", get(webhooks::show).post(webhooks::update))
+        .route("/developers/webhooks/{id}/edit", get(webhooks::edit_page))
+        .route("/developers/webhooks/{id}/delete", post(webhooks::delete))
+        .route("/developers/webhooks/{id}/deliveries", get(webhooks::deliveries_page))
+        .route("/developers/webhooks/{id}/deliveries/{attempt}/redeliver", post(webhooks::redeliver))
+        .route("/settings", get(settings::page))
+        .route("/settings/email", post(settings::change_email))
+        .route("/settings/password", post(settings::change_password))
+        .route("/admin", get(admin::page))
         .route("/assets/app.css", get(assets::css))
         .route("/assets/app.js", get(assets::js))
         .layer(axum::middleware::map_response(page_headers))
@@ -70,4 +87,15 @@ pub(crate) fn object_id(raw: &str, what: &'static str) -> Result<svc_domain::Obj
 /// A rendered page.
 pub(crate) fn render(page: &impl Template) -> Result<Response, PageError> {
     Ok(Html(page.render()?).into_response())
+}
+
+/// A rendered page with another status than 200 (a form shown again with
+/// its errors: 422, or 409 for a conflict).
+pub(crate) fn render_status(status: StatusCode, page: &impl Template) -> Result<Response, PageError> {
+    Ok((status, Html(page.render()?)).into_response())
+}
+
+/// The `page` query parameter of a list: a whole number from 1, else 1.
+pub(crate) fn page_number(raw: Option<&str>) -> i64 {
+    raw.and_then(|p| p.parse().ok()).filter(|p| *p >= 1).unwrap_or(1)
 }

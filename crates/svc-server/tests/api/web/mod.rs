@@ -4,11 +4,13 @@
 
 pub mod browser;
 
+mod developers;
 mod history_page;
 mod run_progress;
 mod scrap_editor;
 mod scrap_page;
 mod sessions;
+mod settings;
 
 use crate::common::TestApp;
 use browser::Tab;

@@ -200,6 +200,24 @@ async fn unknown_pages_say_so_and_the_api_keeps_json_errors() {
     assert_eq!(page.status(), StatusCode::NOT_FOUND);
     assert!(page.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
     assert!(page.text().await.unwrap().contains("There is no page at this address."));
+    // A signed-in visitor is not offered "Log in" on an error page.
+    let dana = app.signup("dana@example.com").await;
+    let lost = app
+        .http
+        .get(format!("{}/no/such/page", app.base))
+        .header("cookie", session_cookie(&dana.token))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!lost.contains("href=\"/login\""), "{lost}");
+    // A page that only shows refuses other methods with a page too.
+    let post = app.http.post(format!("{}/settings", app.base)).send().await.unwrap();
+    assert_eq!(post.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert!(post.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    assert!(post.text().await.unwrap().contains("does not take that kind of request"));
     let api = app.http.get(format!("{}/api/no/such/route", app.base)).send().await.unwrap();
     assert_eq!(api.status(), StatusCode::NOT_FOUND);
     let body: serde_json::Value = api.json().await.unwrap();

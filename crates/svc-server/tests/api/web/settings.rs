@@ -1,0 +1,197 @@
+//! Settings (the organization's plan and balance, weekly renewal said to be
+//! not yet active, email and password changes) and the admin page (403 for
+//! everyone but platform admins; announcements shown disabled).
+
+use reqwest::StatusCode;
+use svc_domain::history::StatusDetail;
+use svc_domain::plan::Plan;
+use svc_service::accounts::Login;
+
+use super::browser::WebBrowser;
+use super::developers::log_in;
+use super::{csrf_token_of, session_cookie};
+use crate::common::TestApp;
+
+/// README's words for the weekly renewal (configuration table).
+const NOT_YET_ACTIVE: &str = "Growth and Pro balances are not renewed yet; svc admin add-balance tops up by hand.";
+
+async fn logs_in(app: &TestApp, email: &str, password: &str) -> bool {
+    app.services.accounts.login(Login { email: email.into(), password: password.into() }).await.is_ok()
+}
+
+#[tokio::test]
+async fn settings_show_the_plan_and_balance_and_change_the_email_and_password() {
+    let app = TestApp::start().await;
+    let dana = app.signup("dana@example.com").await;
+    app.signup("taken@example.com").await;
+    let browser = WebBrowser::launch().await;
+    let tab = browser.tab(&app.base).await;
+    log_in(&tab, &dana).await;
+
+    tab.click_and_load("Settings").await;
+    assert_eq!(tab.path().await, "/settings");
+    let text = tab.text().await;
+    for shown in ["Plan\nFree", "1,000 units", "Default containers\ndefault", NOT_YET_ACTIVE, "dana@example.com"] {
+        assert!(text.contains(shown), "{shown:?} in {text}");
+    }
+    tab.screenshots("settings-free").await;
+
+    // On Growth with a top-up: the weekly amount, still said to be not yet active.
+    app.store.set_plan(dana.org(), Plan::Growth).await.unwrap();
+    app.services.admin.add_balance("dana@example.com", 9_000).await.unwrap();
+    tab.open("/settings").await;
+    let text = tab.text().await;
+    for shown in
+        ["Plan\nGrowth", "10,000 units", "Not yet active: ", NOT_YET_ACTIVE, "topped up to 10,000 units every week"]
+    {
+        assert!(text.contains(shown), "{shown:?} in {text}");
+    }
+    tab.screenshots("settings-growth").await;
+    tab.color_scheme(true).await;
+    tab.screenshots("settings-growth-dark").await;
+    tab.color_scheme(false).await;
+
+    // Password: the wrong current one is said next to its field; nothing changes.
+    tab.fill("Current password", "not-my-password").await;
+    tab.fill("New password", "a-new-password-1").await;
+    tab.click_and_load("Change password").await;
+    let text = tab.text().await;
+    assert!(text.contains("is not the account's password"), "{text}");
+    let next_to_field: bool = tab
+        .eval("document.getElementById('current-password-error').closest('.field').querySelector('#current-password') !== null")
+        .await;
+    assert!(next_to_field);
+    assert!(logs_in(&app, "dana@example.com", "password-123").await);
+    tab.screenshots("settings-password-error").await;
+    tab.fill("Current password", "password-123").await;
+    tab.fill("New password", "a-new-password-1").await;
+    tab.click_and_load("Change password").await;
+    assert_eq!(tab.path().await, "/settings?saved=password");
+    assert!(tab.text().await.contains("Your password was changed."));
+    assert!(logs_in(&app, "dana@example.com", "a-new-password-1").await);
+    assert!(!logs_in(&app, "dana@example.com", "password-123").await);
+
+    // Email: another account's is refused next to the field, what was typed kept.
+    tab.fill("New email", "taken@example.com").await;
+    tab.fill("Your password", "a-new-password-1").await;
+    tab.click_and_load("Change email").await;
+    let text = tab.text().await;
+    assert!(text.contains("an account with this email already exists"), "{text}");
+    assert_eq!(tab.value("New email").await, "taken@example.com");
+    assert_eq!(tab.value("Your password").await, "", "a password is never echoed back");
+    let next_to_field: bool = tab
+        .eval("document.getElementById('new-email-error').closest('.field').querySelector('#new-email') !== null")
+        .await;
+    assert!(next_to_field);
+    tab.fill("New email", "dana@new.example.com").await;
+    tab.fill("Your password", "a-new-password-1").await;
+    tab.click_and_load("Change email").await;
+    assert_eq!(tab.path().await, "/settings?saved=email");
+    let text = tab.text().await;
+    assert!(text.contains("Your email was changed") && text.contains("dana@new.example.com"), "{text}");
+    assert!(logs_in(&app, "dana@new.example.com", "a-new-password-1").await);
+    tab.screenshots("settings-saved").await;
+
+    // Logged out, the new email and password open the account.
+    tab.click_and_load("Log out").await;
+    tab.fill("Email", "dana@new.example.com").await;
+    tab.fill("Password", "a-new-password-1").await;
+    tab.click_and_load("Log in").await;
+    assert_eq!(tab.path().await, "/");
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn account_changes_need_the_csrf_token_and_bad_input_is_422() {
+    let app = TestApp::start().await;
+    let erin = app.signup("erin@example.com").await;
+    let csrf = csrf_token_of(&app, &erin.token).await;
+    let post = |path: &str, form: Vec<(&str, &str)>| {
+        app.http
+            .post(format!("{}{path}", app.base))
+            .header("cookie", session_cookie(&erin.token))
+            .header("origin", &app.base)
+            .form(&form)
+            .send()
+    };
+    let tokenless =
+        post("/settings/password", vec![("currentPassword", "password-123"), ("password", "forged-password")])
+            .await
+            .unwrap();
+    assert_eq!(tokenless.status(), StatusCode::FORBIDDEN);
+    let tokenless =
+        post("/settings/email", vec![("email", "x@example.com"), ("currentPassword", "password-123")]).await.unwrap();
+    assert_eq!(tokenless.status(), StatusCode::FORBIDDEN);
+    assert!(logs_in(&app, "erin@example.com", "password-123").await, "nothing changed");
+
+    let short =
+        post("/settings/password", vec![("csrf", &csrf), ("currentPassword", "password-123"), ("password", "short")])
+            .await
+            .unwrap();
+    assert_eq!(short.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(short.text().await.unwrap().contains("must be at least 8 characters"));
+    let bad =
+        post("/settings/email", vec![("csrf", &csrf), ("email", "not an email"), ("currentPassword", "password-123")])
+            .await
+            .unwrap();
+    assert_eq!(bad.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.text().await.unwrap().contains("must be an email address"));
+    assert!(logs_in(&app, "erin@example.com", "password-123").await, "nothing changed");
+}
+
+#[tokio::test]
+async fn the_admin_page_is_for_platform_admins_and_sends_no_announcement() {
+    let app = TestApp::start().await;
+    let user = app.signup("user@example.com").await;
+    let admin = app.signup("admin@example.com").await;
+    app.services.admin.grant_admin("admin@example.com").await.unwrap();
+    let scrap = app.create_scrap(&admin, "Prices").await["id"].as_str().unwrap().to_string();
+    let run = app.insert_run(&admin, &scrap, Some(StatusDetail::Success)).await;
+
+    let refused =
+        app.http.get(format!("{}/admin", app.base)).header("cookie", session_cookie(&user.token)).send().await.unwrap();
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    let page = refused.text().await.unwrap();
+    assert!(page.contains("for platform admins") && page.contains("svc admin grant-admin"), "{page}");
+    // No route pretends to send an announcement.
+    let csrf = csrf_token_of(&app, &admin.token).await;
+    let post = app
+        .http
+        .post(format!("{}/admin", app.base))
+        .header("cookie", session_cookie(&admin.token))
+        .header("origin", &app.base)
+        .form(&[("csrf", csrf.as_str()), ("subject", "hi"), ("body", "hello")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(post.status(), StatusCode::METHOD_NOT_ALLOWED);
+
+    let browser = WebBrowser::launch().await;
+    let tab = browser.tab(&app.base).await;
+    log_in(&tab, &user).await;
+    assert!(!tab.has_button("Admin").await, "no Admin entry in the navigation");
+    tab.open("/admin").await;
+    assert!(tab.text().await.contains("The admin area is for platform admins"));
+    tab.screenshots("admin-forbidden").await;
+    tab.open("/").await;
+    tab.click_and_load("Log out").await;
+
+    log_in(&tab, &admin).await;
+    tab.click_and_load("Admin").await;
+    assert_eq!(tab.path().await, "/admin");
+    let text = tab.text().await;
+    assert!(text.contains("svc cannot send email yet") && text.contains("once email delivery lands"), "{text}");
+    assert!(text.contains("Database\nsqlite") || text.contains("Database\npostgres"), "{text}");
+    let disabled: bool = tab
+        .eval("(() => { const f = document.querySelector('fieldset[disabled]'); return !!f && f.contains(document.getElementById('announce-subject')) && [...f.querySelectorAll('button')].some(b => b.textContent.trim() === 'Send announcement' && b.matches(':disabled')); })()")
+        .await;
+    assert!(disabled, "the announcement form is disabled");
+    let form_posts: bool = tab.eval("[...document.forms].some(f => f.contains(document.getElementById('announce-subject')) && f.getAttribute('action') !== null)").await;
+    assert!(!form_posts, "the announcement form has no handler");
+    // The admin-only cost fields of the organization's runs.
+    let row: Vec<String> =
+        tab.eval("[...document.querySelector('table.costs tbody tr').cells].map(c => c.innerText.trim())").await;
+    assert_eq!(row, ["Prices", run.id.to_string().as_str(), "Success", "1", "$0.0000", "just now"]);
+    tab.screenshots("admin").await;
+    browser.close().await;
+}
