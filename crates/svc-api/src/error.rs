@@ -147,11 +147,7 @@ fn answers_json(path: &str) -> bool {
 
 /// An unknown address: the JSON error under `/api/`, the web app's page elsewhere.
 pub(crate) async fn not_found(uri: axum::http::Uri) -> Response {
-    if answers_json(uri.path()) {
-        ApiError::RouteNotFound.into_response()
-    } else {
-        svc_web::not_found_page()
-    }
+    if answers_json(uri.path()) { ApiError::RouteNotFound.into_response() } else { svc_web::not_found_page() }
 }
 
 /// A method a route does not take: the JSON error under `/api/`, the web app's page elsewhere.

@@ -6,6 +6,7 @@ pub mod browser;
 
 mod developers;
 mod history_page;
+mod journey;
 mod run_progress;
 mod scrap_editor;
 mod scrap_page;
