@@ -9,6 +9,7 @@ mod history_page;
 mod journey;
 mod run_progress;
 mod scrap_editor;
+mod scrap_list;
 mod scrap_page;
 mod sessions;
 mod settings;
