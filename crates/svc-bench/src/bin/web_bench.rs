@@ -86,13 +86,17 @@ async fn run(args: Args) -> Result<()> {
 
     let router = svc_api::router(services.clone());
     let cookie = format!("svc_session={token}");
-    let first = services.scraps.overview(&session, None, false, Default::default()).await?.items[0].scrap.id;
+    let newest = services.scraps.overview(&session, None, false, Default::default()).await?.items.remove(0);
+    let first = newest.scrap.id;
+    let run = newest.last_run.context("the newest scrap's run")?.id;
     let cases: Vec<(&str, String, bool)> = vec![
         ("web: scraps list, page 1", "/".into(), false),
         ("web: scraps list, page 50", "/?page=50".into(), false),
         ("web: scraps list, only failing", "/?failing=1".into(), false),
         ("web: scraps list, search", "/?search=scrap+0999".into(), false),
         ("web: scrap editor", format!("/scraps/{first}/edit"), false),
+        ("web: scrap page (latest data, runs, activity)", format!("/scraps/{first}"), false),
+        ("web: run page (table, JSON, what changed)", format!("/scraps/{first}/history/{run}"), false),
         ("REST: GET /api/scraps (JSON, page 1)", "/api/scraps".into(), true),
     ];
     println!("| page | bytes | median ms | p95 ms | max ms |");
