@@ -124,7 +124,7 @@ pub enum RunProgress {
     Queued,
     /// In a worker's browser.
     Running,
-    Finished(HistoryView),
+    Finished(Box<HistoryView>),
 }
 
 /// Which trigger a caller used: they are limited differently.
@@ -290,7 +290,7 @@ impl RunService {
             return Err(ServiceError::ScrapNotInKeyScope);
         }
         if row.status_detail.is_some() {
-            return Ok(RunProgress::Finished(HistoryView::for_principal(row, principal)));
+            return Ok(RunProgress::Finished(Box::new(HistoryView::for_principal(row, principal))));
         }
         match self.store.queue_state(principal.org(), id).await? {
             Some(QueueState::Queued) => Ok(RunProgress::Queued),
@@ -300,7 +300,7 @@ impl RunService {
                 let row =
                     self.store.history_row(principal.org(), id).await?.ok_or(ServiceError::NotFound("history row"))?;
                 Ok(match row.status_detail {
-                    Some(_) => RunProgress::Finished(HistoryView::for_principal(row, principal)),
+                    Some(_) => RunProgress::Finished(Box::new(HistoryView::for_principal(row, principal))),
                     None => RunProgress::Running,
                 })
             }
