@@ -20,6 +20,7 @@ pub mod jwt;
 pub mod key_cache;
 pub mod key_material;
 pub mod keys;
+pub mod mail_transport;
 pub mod paging;
 pub mod password;
 pub mod principal;

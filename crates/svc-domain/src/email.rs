@@ -1,0 +1,99 @@
+//! Outgoing email: what svc sends (result emails, alerts, announcements)
+//! and where each one is in the outbox.
+
+use chrono::{DateTime, Utc};
+
+use crate::ObjectId;
+
+/// Why an email is sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmailKind {
+    /// The data of a cron run (`emailNotif`).
+    Result,
+    /// A scrap started failing (`alert`).
+    Alert,
+    /// A failing scrap succeeded again (`alert`).
+    Recovered,
+    /// A release announcement to every user.
+    Announcement,
+}
+
+impl EmailKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EmailKind::Result => "result",
+            EmailKind::Alert => "alert",
+            EmailKind::Recovered => "recovered",
+            EmailKind::Announcement => "announcement",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Result, Self::Alert, Self::Recovered, Self::Announcement].into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// A file attached to an email.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attachment {
+    pub filename: String,
+    pub content_type: String,
+    pub content: Vec<u8>,
+}
+
+/// One email as it is queued: the whole message, ready to send.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Email {
+    pub id: ObjectId,
+    /// The organization it is sent for (an announcement: the recipient's).
+    pub organization_id: ObjectId,
+    pub kind: EmailKind,
+    pub to: String,
+    /// One line: CR and LF are never in it (the composer replaces them).
+    pub subject: String,
+    pub text: String,
+    pub html: Option<String>,
+    pub attachment: Option<Attachment>,
+    /// The one-click unsubscribe address (RFC 8058), for announcements.
+    pub unsubscribe_url: Option<String>,
+    pub scrap_id: Option<ObjectId>,
+    pub history_id: Option<ObjectId>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Where an email is in the outbox.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmailState {
+    /// Waiting for its (next) attempt.
+    Queued,
+    Sent,
+    /// Refused for good (5xx) or out of attempts.
+    Failed,
+}
+
+impl EmailState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EmailState::Queued => "queued",
+            EmailState::Sent => "sent",
+            EmailState::Failed => "failed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Queued, Self::Sent, Self::Failed].into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// An email with its delivery state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmailRecord {
+    pub email: Email,
+    pub state: EmailState,
+    /// Attempts made (or, for a claimed email, the one under way included).
+    pub attempts: i64,
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    /// The receiving server's answer to the last failed attempt.
+    pub last_error: Option<String>,
+    pub sent_at: Option<DateTime<Utc>>,
+}
