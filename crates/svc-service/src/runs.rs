@@ -375,7 +375,7 @@ impl RunService {
     /// transaction, then wakes whoever waits on it.
     async fn record_finished(&self, claim: &ClaimedRun, row: &HistoryRow, units: i64, log: &Activity) -> Result<bool> {
         let deliveries = self.deliveries_for(row).await?;
-        if self.store.finish_run(claim, row, units, log, &deliveries).await? {
+        if self.store.finish_run(claim, row, units, log, &deliveries, &[]).await? {
             let _ = self.signals.finished.send(row.id);
             if !deliveries.is_empty() {
                 self.signals.deliveries.notify_one();

@@ -5,6 +5,7 @@
 //! another organization's rows through this crate.
 
 mod connect;
+mod email_records;
 mod error;
 mod postgres;
 mod records;
@@ -22,9 +23,10 @@ pub use postgres::PostgresStore;
 pub use sql::{Dialect, RowsAffected, SqlStore};
 pub use sqlite::SqliteStore;
 pub use traits::{
-    AccountStore, ActivityStore, ClaimedRun, DueScrap, ExpiredLeases, FiredTick, HistoryFilter, HistoryStore, KeyStore,
-    NewAccount, Page, PlannedTick, QueueState, RateStore, RunNeighbours, RunStore, ScheduleStore, ScrapFilter,
-    ScrapStore, Store, TickAction, TickOutcome, TickPlan, TickPlanner, WebhookStore,
+    AccountStore, ActivityStore, ClaimedRun, DueScrap, EmailOutcome, EmailStore, ExpiredLeases, FiredTick,
+    HistoryFilter, HistoryStore, KeyStore, NewAccount, Page, PlannedTick, QueueState, RateStore, Recipient,
+    RunNeighbours, RunStore, RunStreak, ScheduleStore, ScrapFilter, ScrapStore, Store, TickAction, TickOutcome,
+    TickPlan, TickPlanner, WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

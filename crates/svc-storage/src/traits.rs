@@ -4,7 +4,8 @@ use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
 use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
-use svc_domain::history::{HistoryRow, RunSummary};
+use svc_domain::email::{Email, EmailRecord};
+use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
 use svc_domain::plan::Plan;
 use svc_domain::scrap::{ParamSet, Scrap};
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
@@ -114,6 +115,10 @@ pub trait HistoryStore: Send + Sync {
     async fn run_summaries(&self, org: ObjectId, ids: &[ObjectId]) -> Result<Vec<RunSummary>>;
     /// The runs of `row`'s scrap around it (ordered by creation, then id),
     /// and the newest successful one created before it.
+    /// How the finished runs of `scrap` other than `current` went: the
+    /// newest one's outcome, how many failed since the newest success, and
+    /// whether any succeeded (for alerts).
+    async fn run_streak(&self, org: ObjectId, scrap: ObjectId, current: ObjectId) -> Result<RunStreak>;
     async fn run_neighbours(&self, org: ObjectId, row: &HistoryRow) -> Result<RunNeighbours>;
 }
 
@@ -132,6 +137,74 @@ pub struct RunNeighbours {
 pub trait ActivityStore: Send + Sync {
     /// Newest first.
     async fn list_activities(&self, org: ObjectId, scrap: ObjectId, offset: i64, limit: i64) -> Result<Page<Activity>>;
+}
+
+/// The recent outcomes of a scrap's runs (see `HistoryStore::run_streak`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunStreak {
+    /// How the newest finished run ended.
+    pub last: Option<StatusDetail>,
+    /// Finished runs that did not succeed since the newest success (all of
+    /// them when none succeeded).
+    pub failures_since_success: i64,
+    /// Whether any finished run succeeded.
+    pub ever_succeeded: bool,
+}
+
+/// How an attempt to send an email ended, as the outbox records it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EmailOutcome {
+    Sent {
+        at: DateTime<Utc>,
+    },
+    /// A transient failure: tried again at `next`.
+    Retry {
+        error: String,
+        next: DateTime<Utc>,
+    },
+    /// Refused for good, or out of attempts.
+    Failed {
+        error: String,
+    },
+}
+
+/// A recipient of release announcements.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recipient {
+    pub organization_id: ObjectId,
+    pub user_id: ObjectId,
+    pub email: String,
+}
+
+#[async_trait]
+pub trait EmailStore: Send + Sync {
+    /// Queues `emails`, due at `due`, in one transaction.
+    async fn queue_emails(&self, emails: &[Email], due: DateTime<Utc>) -> Result<()>;
+    /// Takes up to `limit` queued emails due at `now` that no one holds,
+    /// held until `lease_until`. Cross-organization by design (the mailer).
+    async fn claim_emails(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<EmailRecord>>;
+    /// Records attempt number `made + 1` of a claimed email (and `activity`,
+    /// when given, in the same transaction); false when someone else
+    /// recorded that attempt first.
+    async fn record_email(
+        &self,
+        id: ObjectId,
+        made: i64,
+        outcome: &EmailOutcome,
+        activity: Option<&Activity>,
+    ) -> Result<bool>;
+    /// The emails sent for a scrap of `org`, newest first.
+    async fn scrap_emails(&self, org: ObjectId, scrap: ObjectId, limit: i64) -> Result<Vec<EmailRecord>>;
+    /// Every user who receives announcements, in id order after `after`.
+    /// Cross-organization by design (a platform announcement).
+    async fn announcement_recipients(&self, after: Option<ObjectId>, limit: i64) -> Result<Vec<Recipient>>;
+    /// Turns announcements off (or on) for a user of `org`; false when there is no such user.
+    async fn set_announcements(&self, org: ObjectId, user: ObjectId, on: bool) -> Result<bool>;
 }
 
 /// A run a worker has claimed. The claim is valid while its lease lasts and
@@ -184,8 +257,9 @@ pub trait RunStore: Send + Sync {
     ) -> Result<Option<ClaimedRun>>;
     /// Writes the finished `row`, deducts `units` from the organization's
     /// balance, writes `activity` and queues `deliveries` (the run's webhook
-    /// events, due at once), in one transaction; false (and nothing
-    /// written) when the claim was lost.
+    /// events, due at once) and `emails` (result and alert emails, due at
+    /// once), in one transaction; false (and nothing written) when the
+    /// claim was lost.
     async fn finish_run(
         &self,
         claim: &ClaimedRun,
@@ -193,6 +267,7 @@ pub trait RunStore: Send + Sync {
         units: i64,
         activity: &Activity,
         deliveries: &[Delivery],
+        emails: &[Email],
     ) -> Result<bool>;
     /// Runs whose lease ended before `now`: queued again while they have
     /// been tried fewer than `max_attempts` times; the others are returned
@@ -391,6 +466,7 @@ pub trait Store:
     + ScheduleStore
     + WebhookStore
     + RateStore
+    + EmailStore
 {
     /// `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;

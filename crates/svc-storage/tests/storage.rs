@@ -22,14 +22,15 @@ use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
 use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
+use svc_domain::email::{Attachment, Email, EmailKind, EmailState};
 use svc_domain::history::{HistoryRow, RunSummary, RunType, StatusDetail, TriggeredBy};
 use svc_domain::plan::Plan;
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{EmailFormat, HISTORY_IDS_CAP, ParamSet, Scrap};
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
 use svc_storage::{
-    DueScrap, HistoryFilter, NewAccount, Page, PlannedTick, QueueState, RunNeighbours, ScrapFilter, Store, StoreError,
-    TickAction, TickOutcome, TickPlan, TickPlanner,
+    DueScrap, EmailOutcome, HistoryFilter, NewAccount, Page, PlannedTick, QueueState, RunNeighbours, RunStreak,
+    ScrapFilter, Store, StoreError, TickAction, TickOutcome, TickPlan, TickPlanner,
 };
 
 // ---------------------------------------------------------------------------
@@ -1054,11 +1055,11 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     done.finished_at = Some(now());
     let before = store.organization(s.organization_id).await.unwrap().unwrap().balance;
     let log = activity(s.organization_id, s.id, "run.finished", now());
-    assert!(store.finish_run(claim, &done, 3, &log, &[]).await.unwrap());
-    assert!(!store.finish_run(claim, &done, 3, &log, &[]).await.unwrap(), "a claim finishes once");
+    assert!(store.finish_run(claim, &done, 3, &log, &[], &[]).await.unwrap());
+    assert!(!store.finish_run(claim, &done, 3, &log, &[], &[]).await.unwrap(), "a claim finishes once");
     let mut stranger = claims[1].clone();
     stranger.worker_id = "someone-else".into();
-    assert!(!store.finish_run(&stranger, &done, 3, &log, &[]).await.unwrap());
+    assert!(!store.finish_run(&stranger, &done, 3, &log, &[], &[]).await.unwrap());
     assert_eq!(store.organization(s.organization_id).await.unwrap().unwrap().balance, before - 3);
     let stored = store.history_row(s.organization_id, claim.history_id).await.unwrap().unwrap();
     assert_eq!(stored.status_detail, Some(StatusDetail::Success));
@@ -1082,7 +1083,7 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     failed.error = Some("lost".into());
     failed.retries = 1;
     let log = activity(s.organization_id, s.id, "run.finished", now());
-    assert!(store.finish_run(&again, &failed, 0, &log, &[]).await.unwrap(), "the reaper finishes the lost claim");
+    assert!(store.finish_run(&again, &failed, 0, &log, &[], &[]).await.unwrap(), "the reaper finishes the lost claim");
     let stored = store.history_row(s.organization_id, again.history_id).await.unwrap().unwrap();
     assert_eq!(
         (stored.status_detail, stored.error.as_deref(), stored.retries),
@@ -1160,8 +1161,180 @@ async fn queue_state_follows_a_run(store: Arc<dyn Store>) {
     done.status_detail = Some(StatusDetail::Success);
     done.finished_at = Some(now());
     let finished = activity(s.organization_id, s.id, "run.finished", now());
-    assert!(store.finish_run(&claim, &done, 1, &finished, &[]).await.unwrap());
+    assert!(store.finish_run(&claim, &done, 1, &finished, &[], &[]).await.unwrap());
     assert_eq!(store.queue_state(org.id, row.id).await.unwrap(), None, "finished runs have left the queue");
+}
+
+fn email(org: ObjectId, scrap: Option<ObjectId>, to: &str, at: DateTime<Utc>) -> Email {
+    Email {
+        id: ObjectId::new(),
+        organization_id: org,
+        kind: EmailKind::Result,
+        to: to.into(),
+        subject: "Prices: 3 items".into(),
+        text: "3 items".into(),
+        html: Some("<p>3 items</p>".into()),
+        attachment: Some(Attachment {
+            filename: "prices.csv".into(),
+            content_type: "text/csv".into(),
+            content: b"a,b\r\n1,\"x\"\r\n\xff".to_vec(),
+        }),
+        unsubscribe_url: None,
+        scrap_id: scrap,
+        history_id: None,
+        created_at: at,
+    }
+}
+
+async fn email_outbox_claims_and_records_once(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "mail@example.com").await;
+    let (other, _) = account(&store, "other-mail@example.com").await;
+    let s = scrap(&user, "Mailed", now());
+    insert_scrap(&store, &s).await;
+    let first = email(org.id, Some(s.id), "a@example.com", now());
+    let later = Email { attachment: None, html: None, ..email(org.id, Some(s.id), "b@example.com", now()) };
+    store.queue_emails(&[first.clone()], now()).await.unwrap();
+    store.queue_emails(&[later.clone()], now() + Duration::minutes(10)).await.unwrap();
+
+    let lease = now() + Duration::minutes(2);
+    let claimed = store.claim_emails(now(), lease, 10).await.unwrap();
+    assert_eq!(claimed.len(), 1, "only the email that is due");
+    assert_eq!(claimed[0].email, first, "the whole message round-trips, attachment bytes included");
+    assert_eq!((claimed[0].state, claimed[0].attempts), (EmailState::Queued, 0));
+    assert!(store.claim_emails(now(), lease, 10).await.unwrap().is_empty(), "held by its lease");
+
+    // A transient failure: queued again for later, the answer kept.
+    let retry = EmailOutcome::Retry { error: "421 busy".into(), next: now() - Duration::seconds(1) };
+    assert!(store.record_email(first.id, 0, &retry, None).await.unwrap());
+    assert!(!store.record_email(first.id, 0, &retry, None).await.unwrap(), "an attempt is recorded once");
+    let again = store.claim_emails(now(), lease, 10).await.unwrap();
+    assert_eq!((again.len(), again[0].attempts), (1, 1));
+    assert_eq!(again[0].last_error.as_deref(), Some("421 busy"));
+    let log = activity(org.id, s.id, "email.sent", now());
+    assert!(store.record_email(first.id, 1, &EmailOutcome::Sent { at: now() }, Some(&log)).await.unwrap());
+    assert!(!store.record_email(first.id, 2, &EmailOutcome::Sent { at: now() }, None).await.unwrap(), "sent once");
+    let logged = store.list_activities(org.id, s.id, 0, 10).await.unwrap();
+    assert!(logged.items.iter().any(|a| a.kind == "email.sent"));
+
+    let sent = store.scrap_emails(org.id, s.id, 10).await.unwrap();
+    let mine = sent.iter().find(|r| r.email.id == first.id).unwrap();
+    assert_eq!((mine.state, mine.attempts), (EmailState::Sent, 2));
+    assert!(mine.sent_at.is_some());
+    assert!(store.scrap_emails(other.id, s.id, 10).await.unwrap().is_empty(), "scoped by organization");
+
+    // Refused for good.
+    let due = store.claim_emails(now() + Duration::minutes(11), lease + Duration::minutes(11), 10).await.unwrap();
+    assert_eq!(due.len(), 1);
+    let failed = EmailOutcome::Failed { error: "550 no such user".into() };
+    assert!(store.record_email(later.id, 0, &failed, None).await.unwrap());
+    let later_row = store.scrap_emails(org.id, s.id, 10).await.unwrap().into_iter().find(|r| r.email.id == later.id);
+    let later_row = later_row.unwrap();
+    assert_eq!((later_row.state, later_row.last_error.as_deref()), (EmailState::Failed, Some("550 no such user")));
+    assert!(store.claim_emails(now() + Duration::hours(1), lease + Duration::hours(1), 10).await.unwrap().is_empty());
+}
+
+async fn concurrent_mailers_claim_each_email_once(store: Arc<dyn Store>) {
+    let (org, _) = account(&store, "many-mails@example.com").await;
+    let emails: Vec<Email> = (0..40).map(|i| email(org.id, None, &format!("u{i}@example.com"), now())).collect();
+    store.queue_emails(&emails, now()).await.unwrap();
+    let mut tasks = Vec::new();
+    for _ in 0..4 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut mine = Vec::new();
+            loop {
+                let claimed = store.claim_emails(now(), now() + Duration::minutes(5), 3).await.unwrap();
+                if claimed.is_empty() {
+                    break;
+                }
+                for r in claimed {
+                    assert!(store.record_email(r.email.id, 0, &EmailOutcome::Sent { at: now() }, None).await.unwrap());
+                    mine.push(r.email.id);
+                }
+            }
+            mine
+        }));
+    }
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.unwrap());
+    }
+    all.sort();
+    let mut expected: Vec<ObjectId> = emails.iter().map(|e| e.id).collect();
+    expected.sort();
+    assert_eq!(all, expected, "every email claimed exactly once");
+}
+
+async fn finished_runs_queue_their_emails(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "run-mail@example.com").await;
+    let s = scrap(&user, "Mailed run", now());
+    insert_scrap(&store, &s).await;
+    let row = history(&s, now());
+    store
+        .enqueue_run(&row, &["default".to_string()], None, &activity(org.id, s.id, "run.triggered", now()))
+        .await
+        .unwrap();
+    let claim = store.claim_run("default", "w-1", now() + Duration::minutes(5)).await.unwrap().unwrap();
+    let mut done = row.clone();
+    done.status_detail = Some(StatusDetail::Success);
+    done.finished_at = Some(now());
+    let mail = Email { history_id: Some(row.id), ..email(org.id, Some(s.id), "owner@example.com", now()) };
+    let log = activity(org.id, s.id, "run.finished", now());
+    assert!(store.finish_run(&claim, &done, 1, &log, &[], std::slice::from_ref(&mail)).await.unwrap());
+    let queued = store.claim_emails(now() + Duration::seconds(1), now() + Duration::minutes(1), 10).await.unwrap();
+    assert_eq!(queued.len(), 1);
+    assert_eq!(queued[0].email.history_id, Some(row.id));
+    // A lost claim writes neither the run nor its emails.
+    let other = Email { history_id: Some(row.id), ..email(org.id, Some(s.id), "owner@example.com", now()) };
+    assert!(!store.finish_run(&claim, &done, 1, &log, &[], &[other]).await.unwrap());
+    assert_eq!(store.scrap_emails(org.id, s.id, 10).await.unwrap().len(), 1);
+}
+
+async fn run_streak_counts_failures_since_the_last_success(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "streak@example.com").await;
+    let s = scrap(&user, "Streaky", now());
+    insert_scrap(&store, &s).await;
+    let current = ObjectId::new();
+    assert_eq!(store.run_streak(org.id, s.id, current).await.unwrap(), RunStreak::default());
+    let outcomes = [
+        Some(StatusDetail::Error),
+        Some(StatusDetail::Success),
+        Some(StatusDetail::Empty),
+        None,
+        Some(StatusDetail::Error),
+    ];
+    for (i, detail) in outcomes.iter().enumerate() {
+        let mut row = history(&s, now() + Duration::seconds(i as i64));
+        row.status_detail = *detail;
+        store.insert_history(&row).await.unwrap();
+    }
+    let streak = store.run_streak(org.id, s.id, current).await.unwrap();
+    assert_eq!(
+        streak,
+        RunStreak { last: Some(StatusDetail::Error), failures_since_success: 2, ever_succeeded: true },
+        "the pending run does not count"
+    );
+    let (other, _) = account(&store, "streak-other@example.com").await;
+    assert_eq!(store.run_streak(other.id, s.id, current).await.unwrap(), RunStreak::default(), "scoped");
+}
+
+async fn announcement_recipients_and_unsubscribe(store: Arc<dyn Store>) {
+    let (org_a, a) = account(&store, "ann-a@example.com").await;
+    let (_, b) = account(&store, "ann-b@example.com").await;
+    let mut all = Vec::new();
+    let mut after = None;
+    loop {
+        let page = store.announcement_recipients(after, 1).await.unwrap();
+        let Some(last) = page.last() else { break };
+        after = Some(last.user_id);
+        all.extend(page);
+    }
+    let emails: BTreeSet<String> = all.iter().map(|r| r.email.clone()).collect();
+    assert!(emails.contains(&a.email) && emails.contains(&b.email), "{emails:?}");
+    assert!(store.set_announcements(org_a.id, a.id, false).await.unwrap());
+    assert!(!store.set_announcements(org_a.id, b.id, false).await.unwrap(), "another organization's user");
+    let left = store.announcement_recipients(None, 1000).await.unwrap();
+    assert!(!left.iter().any(|r| r.user_id == a.id) && left.iter().any(|r| r.user_id == b.id));
 }
 
 async fn schedule_ticks_fire_once(store: Arc<dyn Store>) {
@@ -1194,7 +1367,7 @@ async fn schedule_ticks_fire_once(store: Arc<dyn Store>) {
     // The same (scrap, instant) never fires twice, whatever the run queue says.
     let mut done = row.clone();
     done.status_detail = Some(StatusDetail::Success);
-    store.finish_run(&claim, &done, 1, &activity(org.id, s.id, "run.finished", now()), &[]).await.unwrap();
+    store.finish_run(&claim, &done, 1, &activity(org.id, s.id, "run.finished", now()), &[], &[]).await.unwrap();
     let fired = store.fire_due(t0 + Duration::seconds(92), 100, &keep).await.unwrap();
     assert_eq!(fired[0].outcome, TickOutcome::AlreadyFired);
     let kinds: Vec<String> =
@@ -1380,7 +1553,7 @@ async fn webhook_outbox_claims_records_and_skips(store: Arc<dyn Store>) {
     done.finished_at = Some(now());
     let d = delivery(&hook, &row);
     let log = activity(org.id, s.id, "run.finished", now());
-    assert!(store.finish_run(&claim, &done, 1, &log, std::slice::from_ref(&d)).await.unwrap());
+    assert!(store.finish_run(&claim, &done, 1, &log, std::slice::from_ref(&d), &[]).await.unwrap());
 
     let t = now() + Duration::seconds(1);
     let lease = t + Duration::seconds(40);
@@ -1529,4 +1702,9 @@ storage_tests!(
     webhooks_round_trip_scoped_by_organization,
     webhook_outbox_claims_records_and_skips,
     concurrent_dispatchers_claim_each_delivery_once,
+    email_outbox_claims_and_records_once,
+    concurrent_mailers_claim_each_email_once,
+    finished_runs_queue_their_emails,
+    run_streak_counts_failures_since_the_last_success,
+    announcement_recipients_and_unsubscribe,
 );

@@ -39,3 +39,8 @@ pub(super) const DELIVERY: &str =
 
 pub(super) const ATTEMPT: &str = "id, delivery_id, organization_id, webhook_id, event, history_id, attempt, state, \
                                   response_status, response_body, error, duration_ms, created_at, next_retry_at";
+
+/// An outbox row, as `EmailRow` reads it.
+pub(super) const EMAIL: &str = "id, organization_id, kind, recipient, subject, body_text, body_html, attachment_name, \
+                                attachment_type, attachment_b64, unsubscribe_url, scrap_id, history_id, state, attempts, \
+                                next_attempt_at, last_error, sent_at, created_at";

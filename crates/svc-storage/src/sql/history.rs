@@ -4,18 +4,20 @@ use async_trait::async_trait;
 use const_format::concatcp;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, QueryBuilder, Type};
 use svc_domain::ObjectId;
-use svc_domain::history::{HistoryRow, RunSummary};
+use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
 
 use super::{Dialect, SqlStore, columns};
-use crate::Result;
+use crate::{Result, StoreError};
 
 /// Rows of one scrap (`$1` organization, `$2` scrap) created before the run
 /// created at `$3` with id `$4`, in (created_at, id) order.
 const BEFORE: &str = "organization_id = $1 AND scrap_id = $2 AND (created_at < $3 OR (created_at = $3 AND id < $4))";
+/// The finished rows of one scrap (`$1` organization, `$2` scrap) but run `$3`.
+const FINISHED_OTHERS: &str = "organization_id = $1 AND scrap_id = $2 AND id <> $3 AND status_detail IS NOT NULL";
 /// The same rows after it.
 const AFTER: &str = "organization_id = $1 AND scrap_id = $2 AND (created_at > $3 OR (created_at = $3 AND id > $4))";
 use crate::records::{HistoryRecord, RunSummaryRecord, id, millis};
-use crate::traits::{HistoryFilter, HistoryStore, Page, RunNeighbours};
+use crate::traits::{HistoryFilter, HistoryStore, Page, RunNeighbours, RunStreak};
 
 #[async_trait]
 impl<DB: Dialect> HistoryStore for SqlStore<DB>
@@ -81,6 +83,32 @@ where
         Self::push_id_list(&mut qb, ids);
         let rows: Vec<RunSummaryRecord> = qb.build_query_as().fetch_all(&self.pool).await?;
         rows.into_iter().map(RunSummary::try_from).collect()
+    }
+
+    async fn run_streak(&self, org: ObjectId, scrap: ObjectId, current: ObjectId) -> Result<RunStreak> {
+        let (last, failures, successes): (Option<String>, i64, i64) = sqlx::query_as(concatcp!(
+            "SELECT (SELECT status_detail FROM history WHERE ",
+            FINISHED_OTHERS,
+            " ORDER BY created_at DESC, id DESC LIMIT 1), \
+             (SELECT COUNT(*) FROM history WHERE ",
+            FINISHED_OTHERS,
+            " AND status_detail <> 'success' AND created_at > COALESCE((SELECT MAX(created_at) FROM history WHERE ",
+            FINISHED_OTHERS,
+            " AND status_detail = 'success'), -1)), \
+             (SELECT COUNT(*) FROM history WHERE ",
+            FINISHED_OTHERS,
+            " AND status_detail = 'success')"
+        ))
+        .bind(org.to_string())
+        .bind(scrap.to_string())
+        .bind(current.to_string())
+        .fetch_one(&self.pool)
+        .await?;
+        let last = match last {
+            Some(s) => Some(StatusDetail::parse(&s).ok_or_else(|| StoreError::Corrupt(format!("status `{s}`")))?),
+            None => None,
+        };
+        Ok(RunStreak { last, failures_since_success: failures, ever_succeeded: successes > 0 })
     }
 
     async fn run_neighbours(&self, org: ObjectId, row: &HistoryRow) -> Result<RunNeighbours> {

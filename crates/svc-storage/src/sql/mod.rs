@@ -18,6 +18,7 @@
 mod accounts;
 mod activities;
 mod columns;
+mod emails;
 mod history;
 mod keys;
 mod rates;

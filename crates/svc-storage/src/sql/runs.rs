@@ -6,6 +6,7 @@ use const_format::concatcp;
 use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, Type};
 use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
+use svc_domain::email::Email;
 use svc_domain::history::HistoryRow;
 use svc_domain::scrap::ParamSet;
 use svc_domain::webhook::Delivery;
@@ -78,6 +79,7 @@ where
         units: i64,
         activity: &Activity,
         deliveries: &[Delivery],
+        emails: &[Email],
     ) -> Result<bool> {
         let mut tx = self.begin_write().await?;
         let held = sqlx::query("DELETE FROM run_queue WHERE history_id = $1 AND worker_id = $2 AND attempts = $3")
@@ -116,7 +118,9 @@ where
             .execute(&mut *tx)
             .await?;
         Self::insert_activity(&mut tx, activity).await?;
-        Self::insert_delivery_rows(&mut tx, deliveries, h.finished_at.unwrap_or_else(Utc::now)).await?;
+        let due = h.finished_at.unwrap_or_else(Utc::now);
+        Self::insert_delivery_rows(&mut tx, deliveries, due).await?;
+        Self::insert_email_rows(&mut tx, emails, due).await?;
         tx.commit().await?;
         Ok(true)
     }

@@ -8,11 +8,13 @@ use sqlx::query::Query;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, QueryBuilder, Transaction, Type};
 use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
+use svc_domain::email::Email;
 use svc_domain::history::HistoryRow;
 use svc_domain::scrap::{HISTORY_IDS_CAP, ParamSet, Scrap};
 use svc_domain::webhook::{Delivery, DeliveryAttempt};
 
 use super::{Dialect, RowsAffected, SqlStore, columns};
+use crate::email_records::attachment_b64;
 use crate::records::{like_pattern, millis, opt_millis, to_json};
 use crate::traits::{HistoryFilter, ScrapFilter};
 use crate::{Result, StoreError};
@@ -188,6 +190,41 @@ where
     }
 
     /// Queues deliveries (the outbox rows of a run's event), due at `due`.
+    /// Queues `emails`, due at `due` (a no-op for none).
+    pub(super) async fn insert_email_rows(
+        tx: &mut Transaction<'static, DB>,
+        emails: &[Email],
+        due: DateTime<Utc>,
+    ) -> Result<()> {
+        // One statement per email: an attachment may be megabytes, and a
+        // batch stays far from the engines' statement size limits.
+        for e in emails {
+            sqlx::query(concatcp!(
+                "INSERT INTO emails (",
+                columns::EMAIL,
+                ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'queued', 0, $14, NULL, NULL, $15)"
+            ))
+            .bind(e.id.to_string())
+            .bind(e.organization_id.to_string())
+            .bind(e.kind.as_str())
+            .bind(&e.to)
+            .bind(&e.subject)
+            .bind(&e.text)
+            .bind(&e.html)
+            .bind(e.attachment.as_ref().map(|a| a.filename.clone()))
+            .bind(e.attachment.as_ref().map(|a| a.content_type.clone()))
+            .bind(attachment_b64(e))
+            .bind(&e.unsubscribe_url)
+            .bind(e.scrap_id.map(|i| i.to_string()))
+            .bind(e.history_id.map(|i| i.to_string()))
+            .bind(millis(due))
+            .bind(millis(e.created_at))
+            .execute(&mut **tx)
+            .await?;
+        }
+        Ok(())
+    }
+
     pub(super) async fn insert_delivery_rows(
         tx: &mut Transaction<'static, DB>,
         deliveries: &[Delivery],
