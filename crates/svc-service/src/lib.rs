@@ -10,6 +10,7 @@
 pub mod accounts;
 pub mod admin;
 pub mod auth;
+pub mod data_export;
 pub mod dispatcher;
 pub mod engine;
 pub mod error;

@@ -22,11 +22,12 @@ use crate::page_error::PageError;
 use crate::pages::scrap_page::run_href;
 use crate::pages::{object_id, render};
 use crate::present::data_diff::{self, DataDiff};
-use crate::present::data_table::{self, DataTable};
+use crate::present::data_table::DataTable;
 use crate::present::run_status::{self, Chip};
 use crate::present::when::{Moment, duration_ms, moment};
-use crate::present::{csv, json_text};
 use crate::signed_in::SignedIn;
+use svc_service::data_export::grid::items;
+use svc_service::data_export::{csv, json_text};
 
 /// How many items the run page's table shows (the downloads hold them all).
 pub const RUN_ROWS: usize = 500;
@@ -155,8 +156,8 @@ fn picked(items: &[&RawValue], indices: &[usize], caption: &str) -> Option<DataT
 }
 
 fn comparison(previous: &HistoryView, current: &str, scrap: &Scrap) -> Option<Comparison> {
-    let before_raw = data_table::items(&previous.row.data).ok()?;
-    let after_raw = data_table::items(current).ok()?;
+    let before_raw = items(&previous.row.data).ok()?;
+    let after_raw = items(current).ok()?;
     let (before, after) = (values(&previous.row.data)?, values(current)?);
     let diff = data_diff::diff(&before, &after);
     let same = diff.is_same();

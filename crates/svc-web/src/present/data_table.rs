@@ -5,150 +5,15 @@
 //! `data_table.html` partial; the CSV download ([`super::csv`]) takes the
 //! same columns.
 
-use std::fmt;
-
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
+use svc_service::data_export::grid::{grid, items};
+use svc_service::data_export::json_text;
 
-use super::json_text;
+pub use svc_service::data_export::grid::DataError;
 
-/// The column of items that are not objects.
-pub const VALUE_COLUMN: &str = "value";
 /// The longest text a cell of the page shows (in bytes); the downloads
 /// carry the whole value.
 pub const MAX_CELL_CHARS: usize = 500;
-
-/// Data that is not JSON.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DataError(pub String);
-
-impl fmt::Display for DataError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the data is not valid JSON: {}", self.0)
-    }
-}
-
-/// The items of a run's data, each as its JSON text. A value other than an
-/// array (never stored by svc) is taken as the one item.
-pub(crate) fn items(json: &str) -> Result<Vec<&RawValue>, DataError> {
-    match serde_json::from_str::<Vec<&RawValue>>(json) {
-        Ok(items) => Ok(items),
-        Err(_) => serde_json::from_str::<&RawValue>(json).map(|one| vec![one]).map_err(|e| DataError(e.to_string())),
-    }
-}
-
-/// An object's entries in their written order (a later duplicate key wins
-/// its value, the first keeps its place).
-struct Entries<'a>(Vec<(String, &'a RawValue)>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Entries<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct EntriesVisitor<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for EntriesVisitor<'a> {
-            type Value = Entries<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Entries<'a>, M::Error> {
-                let mut entries: Vec<(String, &'a RawValue)> = Vec::new();
-                while let Some((key, value)) = map.next_entry::<String, &'de RawValue>()? {
-                    match entries.iter_mut().find(|(k, _)| *k == key) {
-                        Some(entry) => entry.1 = value,
-                        None => entries.push((key, value)),
-                    }
-                }
-                Ok(Entries(entries))
-            }
-        }
-        deserializer.deserialize_map(EntriesVisitor(std::marker::PhantomData))
-    }
-}
-
-/// One item: an object's entries, or any other value.
-enum Item<'a> {
-    Object(Vec<(String, &'a RawValue)>),
-    Other(&'a RawValue),
-}
-
-fn item(raw: &RawValue) -> Item<'_> {
-    if raw.get().trim_start().starts_with('{')
-        && let Ok(Entries(entries)) = serde_json::from_str::<Entries>(raw.get())
-    {
-        return Item::Object(entries);
-    }
-    Item::Other(raw)
-}
-
-/// What a cell shows of a value: a string as it is, anything else as compact JSON.
-pub(crate) fn cell_text(raw: &RawValue) -> String {
-    let text = raw.get().trim();
-    if text.starts_with('"')
-        && let Ok(s) = serde_json::from_str::<String>(text)
-    {
-        return s;
-    }
-    json_text::compact(text)
-}
-
-/// Items laid out in columns: each cell is `None` where the item has no such key.
-pub(crate) struct Grid {
-    pub columns: Vec<String>,
-    pub rows: Vec<Vec<Option<String>>>,
-}
-
-enum Source {
-    Key(String),
-    Whole,
-}
-
-/// The columns of `items` (keys in first-seen order; `value` where an item
-/// is not an object, `(value)` if an object already has a `value` key) and
-/// their cells.
-pub(crate) fn grid(items: &[&RawValue]) -> Grid {
-    let parsed: Vec<Item> = items.iter().map(|raw| item(raw)).collect();
-    let mut sources: Vec<Source> = Vec::new();
-    for item in &parsed {
-        match item {
-            Item::Object(entries) => {
-                for (key, _) in entries {
-                    if !sources.iter().any(|s| matches!(s, Source::Key(k) if k == key)) {
-                        sources.push(Source::Key(key.clone()));
-                    }
-                }
-            }
-            Item::Other(_) => {
-                if !sources.iter().any(|s| matches!(s, Source::Whole)) {
-                    sources.push(Source::Whole);
-                }
-            }
-        }
-    }
-    let value_key_taken = sources.iter().any(|s| matches!(s, Source::Key(k) if k == VALUE_COLUMN));
-    let columns = sources
-        .iter()
-        .map(|s| match s {
-            Source::Key(k) => k.clone(),
-            Source::Whole if value_key_taken => format!("({VALUE_COLUMN})"),
-            Source::Whole => VALUE_COLUMN.to_string(),
-        })
-        .collect();
-    let rows = parsed
-        .iter()
-        .map(|item| {
-            sources
-                .iter()
-                .map(|source| match (item, source) {
-                    (Item::Object(entries), Source::Key(key)) => {
-                        entries.iter().find(|(k, _)| k == key).map(|(_, v)| cell_text(v))
-                    }
-                    (Item::Other(raw), Source::Whole) => Some(cell_text(raw)),
-                    _ => None,
-                })
-                .collect()
-        })
-        .collect();
-    Grid { columns, rows }
-}
 
 /// One cell as the page shows it.
 #[derive(Clone, Debug, PartialEq)]

@@ -2,11 +2,9 @@
 //! Pure functions, so each is tested without a browser.
 
 pub mod actor;
-pub mod csv;
 pub mod data_diff;
 pub mod data_table;
 pub mod delivery_state;
-pub mod json_text;
 pub mod plans;
 pub mod run_status;
 pub mod schedule_words;

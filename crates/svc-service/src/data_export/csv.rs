@@ -1,11 +1,11 @@
 //! A run's data as CSV (RFC 4180): a header row of the data table's columns
-//! ([`super::data_table`]), then one record per item; strings as they are,
+//! ([`super::grid`]), then one record per item; strings as they are,
 //! other values JSON-encoded, a missing key an empty field. Records end in
 //! CRLF; a field with a comma, a quote, CR or LF is quoted, quotes doubled.
 
 use std::borrow::Cow;
 
-use super::data_table::{DataError, grid, items};
+use super::grid::{DataError, grid, items};
 
 /// One field, quoted when it must be.
 fn field(text: &str) -> Cow<'_, str> {
