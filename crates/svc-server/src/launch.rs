@@ -53,6 +53,7 @@ impl App {
                 allow_private_networks: config.allow_private_networks,
                 trusted_proxies: config.trusted_proxies.clone(),
                 public_url: config.public_url(),
+                email_enabled: false,
             },
         ));
         Ok(App { config, store, services })

@@ -6,6 +6,7 @@ use std::time::Duration;
 use chrono::Utc;
 use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
+use svc_domain::email::Email;
 use svc_domain::history::{DIRECT_TIER, HistoryRow, MAX_RUN_WAIT_SECS, StatusDetail, TriggeredBy};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{ParamSet, Scrap};
@@ -15,6 +16,7 @@ use svc_storage::Store;
 pub use svc_storage::{ClaimedRun, ExpiredLeases};
 use tokio::sync::{Notify, broadcast};
 
+use crate::email_compose;
 use crate::engine::{Engine, RunJob};
 use crate::history::HistoryView;
 use crate::rate_limits::{RateLimits, TRIGGER_PER_KEY, load_quota};
@@ -51,6 +53,8 @@ pub struct RunSignals {
     finished: broadcast::Sender<ObjectId>,
     /// Webhook deliveries were queued (wakes the dispatcher).
     pub deliveries: Arc<Notify>,
+    /// Emails were queued (wakes the mailer).
+    pub emails: Arc<Notify>,
 }
 
 /// The `run.finished` entry of a claimed run's row: "Run finished: <summary>".
@@ -68,12 +72,27 @@ fn finished_activity(claim: &ClaimedRun, row: &HistoryRow, summary: &str) -> Act
 
 impl Default for RunSignals {
     fn default() -> Self {
-        RunSignals { queued: Notify::new(), finished: broadcast::channel(1024).0, deliveries: Arc::new(Notify::new()) }
+        RunSignals {
+            queued: Notify::new(),
+            finished: broadcast::channel(1024).0,
+            deliveries: Arc::new(Notify::new()),
+            emails: Arc::new(Notify::new()),
+        }
     }
+}
+
+/// What result emails and alerts need to know.
+#[derive(Clone, Debug)]
+pub struct EmailSettings {
+    /// Email can be sent: without it, none is queued.
+    pub enabled: bool,
+    /// For the links to runs.
+    pub public_url: String,
 }
 
 pub struct RunService {
     store: Arc<dyn Store>,
+    email: EmailSettings,
     pub signals: Arc<RunSignals>,
     run_timeout: Duration,
     limits: Arc<RateLimits>,
@@ -137,8 +156,20 @@ pub enum Trigger {
 }
 
 impl RunService {
-    pub(crate) fn new(store: Arc<dyn Store>, run_timeout: Duration, limits: Arc<RateLimits>) -> Self {
-        RunService { store, signals: Arc::new(RunSignals::default()), run_timeout, limits, engine: OnceLock::new() }
+    pub(crate) fn new(
+        store: Arc<dyn Store>,
+        run_timeout: Duration,
+        limits: Arc<RateLimits>,
+        email: EmailSettings,
+    ) -> Self {
+        RunService {
+            store,
+            email,
+            signals: Arc::new(RunSignals::default()),
+            run_timeout,
+            limits,
+            engine: OnceLock::new(),
+        }
     }
 
     /// Gives test runs this process's browser; a second engine is ignored.
@@ -367,24 +398,75 @@ impl RunService {
             None => format!("{} ({} items)", detail.as_str(), row.length),
         };
         let log = finished_activity(claim, &row, &summary);
-        self.record_finished(claim, &row, units(report.bytes), &log).await?;
+        let emails = self.emails_for(&row, detail).await?;
+        self.record_finished(claim, &row, units(report.bytes), &log, &emails).await?;
         Ok(detail)
     }
 
     /// Writes a finished row with its webhook deliveries (the outbox) in one
     /// transaction, then wakes whoever waits on it.
-    async fn record_finished(&self, claim: &ClaimedRun, row: &HistoryRow, units: i64, log: &Activity) -> Result<bool> {
+    async fn record_finished(
+        &self,
+        claim: &ClaimedRun,
+        row: &HistoryRow,
+        units: i64,
+        log: &Activity,
+        emails: &[Email],
+    ) -> Result<bool> {
         let deliveries = self.deliveries_for(row).await?;
-        if self.store.finish_run(claim, row, units, log, &deliveries, &[]).await? {
+        if self.store.finish_run(claim, row, units, log, &deliveries, emails).await? {
             let _ = self.signals.finished.send(row.id);
             if !deliveries.is_empty() {
                 self.signals.deliveries.notify_one();
+            }
+            if !emails.is_empty() {
+                self.signals.emails.notify_one();
             }
             Ok(true)
         } else {
             tracing::warn!(history = %row.id, "run finished after its lease was lost; result dropped");
             Ok(false)
         }
+    }
+
+    /// The emails a finished run causes (none while email is off): the
+    /// result email of a cron run that succeeded or regressed when
+    /// `emailNotif` is on, and with `alert` set, the alert when a run fails
+    /// after a success and the all-clear when one succeeds after failures
+    /// that followed a success (docs/decisions.md, Email).
+    async fn emails_for(&self, row: &HistoryRow, detail: StatusDetail) -> Result<Vec<Email>> {
+        if !self.email.enabled {
+            return Ok(vec![]);
+        }
+        let Some(scrap) = self.store.scrap(row.organization_id, row.scrap_id).await? else { return Ok(vec![]) };
+        let wants_result = scrap.email_notif
+            && row.triggered_by == TriggeredBy::Cron
+            && matches!(detail, StatusDetail::Success | StatusDetail::Regression);
+        if !wants_result && scrap.alert.is_none() {
+            return Ok(vec![]);
+        }
+        let now = Utc::now();
+        let url = &self.email.public_url;
+        let mut emails = Vec::new();
+        if wants_result {
+            let to = match &scrap.email_notif_recipient {
+                Some(to) => Some(to.clone()),
+                None => self.store.user(scrap.organization_id, scrap.user_id).await?.map(|u| u.email),
+            };
+            if let Some(to) = to {
+                emails.push(email_compose::result_email(&scrap, row, &to, url, now));
+            }
+        }
+        if let Some(to) = &scrap.alert {
+            let streak = self.store.run_streak(row.organization_id, row.scrap_id, row.id).await?;
+            let failed = |d: Option<StatusDetail>| d.is_some_and(|d| d != StatusDetail::Success);
+            if detail != StatusDetail::Success && streak.last == Some(StatusDetail::Success) {
+                emails.push(email_compose::alert_email(&scrap, row, to, url, now));
+            } else if detail == StatusDetail::Success && failed(streak.last) && streak.ever_succeeded {
+                emails.push(email_compose::recovered_email(&scrap, row, streak.failures_since_success, to, url, now));
+            }
+        }
+        Ok(emails)
     }
 
     /// One delivery per active webhook that wants the run's event.
@@ -425,7 +507,8 @@ impl RunService {
             row.finished_at = Some(Utc::now());
             let log = finished_activity(claim, &row, &format!("error ({LOST_WORKER})"));
             // Nothing ran to completion: nothing is charged.
-            self.record_finished(claim, &row, 0, &log).await?;
+            let emails = self.emails_for(&row, StatusDetail::Error).await?;
+            self.record_finished(claim, &row, 0, &log, &emails).await?;
         }
         if !expired.requeued.is_empty() {
             self.signals.queued.notify_waiters();

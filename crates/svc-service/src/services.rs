@@ -38,6 +38,9 @@ pub struct ServiceConfig {
     /// The service's public base URL (`SVC_PUBLIC_URL`), for every address
     /// svc shows or sends of itself.
     pub public_url: String,
+    /// Whether email can be sent (`SVC_SMTP_URL` set): without it, nothing
+    /// is queued.
+    pub email_enabled: bool,
 }
 
 impl fmt::Debug for ServiceConfig {
@@ -52,6 +55,7 @@ impl fmt::Debug for ServiceConfig {
             .field("allow_private_networks", &self.allow_private_networks)
             .field("trusted_proxies", &self.trusted_proxies)
             .field("public_url", &self.public_url)
+            .field("email_enabled", &self.email_enabled)
             .finish()
     }
 }
@@ -80,7 +84,8 @@ impl Services {
         let jwt = Arc::new(JwtKeys::new(&config.jwt_secret));
         let key_cache = Arc::new(KeyCache::new(config.key_cache_ttl));
         let rate_limits = Arc::new(RateLimits::new(store.clone()));
-        let runs = RunService::new(store.clone(), config.run_timeout, rate_limits.clone());
+        let email = crate::runs::EmailSettings { enabled: config.email_enabled, public_url: config.public_url.clone() };
+        let runs = RunService::new(store.clone(), config.run_timeout, rate_limits.clone(), email);
         let schedule_changed = Arc::new(tokio::sync::Notify::new());
         let scheduler =
             Scheduler::new(store.clone(), runs.signals.clone(), schedule_changed.clone(), config.cron_catchup_grace);

@@ -28,6 +28,15 @@ pub(crate) struct TestUser {
 
 impl TestServices {
     pub async fn start() -> TestServices {
+        Self::start_with(false).await
+    }
+
+    /// With email on (as with `SVC_SMTP_URL` set).
+    pub async fn start_with_email() -> TestServices {
+        Self::start_with(true).await
+    }
+
+    async fn start_with(email_enabled: bool) -> TestServices {
         let db = TestDb::sqlite();
         let store = db.open().await;
         let config = ServiceConfig {
@@ -40,6 +49,7 @@ impl TestServices {
             allow_private_networks: false,
             trusted_proxies: vec![],
             public_url: "http://127.0.0.1:8080".into(),
+            email_enabled,
         };
         TestServices { services: Services::new(store.clone(), config), store, _db: db }
     }
