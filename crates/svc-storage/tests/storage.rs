@@ -1193,8 +1193,8 @@ async fn email_outbox_claims_and_records_once(store: Arc<dyn Store>) {
     insert_scrap(&store, &s).await;
     let first = email(org.id, Some(s.id), "a@example.com", now());
     let later = Email { attachment: None, html: None, ..email(org.id, Some(s.id), "b@example.com", now()) };
-    store.queue_emails(&[first.clone()], now()).await.unwrap();
-    store.queue_emails(&[later.clone()], now() + Duration::minutes(10)).await.unwrap();
+    store.queue_emails(std::slice::from_ref(&first), now()).await.unwrap();
+    store.queue_emails(std::slice::from_ref(&later), now() + Duration::minutes(10)).await.unwrap();
 
     let lease = now() + Duration::minutes(2);
     let claimed = store.claim_emails(now(), lease, 10).await.unwrap();
