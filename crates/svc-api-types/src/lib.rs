@@ -5,6 +5,7 @@
 
 mod account;
 mod activity;
+mod announcement;
 mod error;
 mod health;
 mod history;
@@ -16,6 +17,7 @@ mod webhook;
 
 pub use account::{LoginBody, LoginView, MeView, OrganizationView, SignupBody, SignupView, UserView};
 pub use activity::ActivityView;
+pub use announcement::{AnnouncementBody, AnnouncementQueued};
 pub use error::ErrorBody;
 pub use health::HealthView;
 pub use history::HistoryRowView;

@@ -2,8 +2,9 @@
 //! the service commands (`svc-service`). The services name failing fields
 //! by their wire names, so a refusal still points at what the client sent.
 
-pub(crate) use svc_api_types::{LoginBody, NewKeyBody, ScrapBody, SignupBody, WebhookBody};
+pub(crate) use svc_api_types::{AnnouncementBody, LoginBody, NewKeyBody, ScrapBody, SignupBody, WebhookBody};
 use svc_service::accounts::{Login, Signup};
+use svc_service::announcements::Announcement;
 use svc_service::keys::NewKey;
 use svc_service::scrap_input::ScrapChanges;
 use svc_service::webhooks::WebhookChanges;
@@ -62,6 +63,14 @@ impl IntoCommand for WebhookBody {
 
     fn into_command(self) -> WebhookChanges {
         WebhookChanges { url: self.url, events: self.events, scrap_ids: self.scrap_ids, active: self.active }
+    }
+}
+
+impl IntoCommand for AnnouncementBody {
+    type Command = Announcement;
+
+    fn into_command(self) -> Announcement {
+        Announcement { subject: self.subject, text: self.text }
     }
 }
 

@@ -66,6 +66,9 @@ impl IntoResponse for ApiError {
                 S::InsufficientBalance => {
                     (StatusCode::PAYMENT_REQUIRED, "INSUFFICIENT_BALANCE", "Payment required", e.to_string())
                 }
+                S::Unavailable(_) => {
+                    (StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE", "Service unavailable", e.to_string())
+                }
                 S::Internal(cause) => {
                     internal = Some(cause.clone());
                     (

@@ -29,6 +29,10 @@ pub enum ServiceError {
     InsufficientBalance,
     #[error("rate limit reached: {} requests per {} seconds; retry in {} s", .0.rate.limit, .0.rate.window.as_secs(), .0.retry_after_secs())]
     RateLimited(crate::rate_limits::Refusal),
+    /// A feature this server is not set up for (email without
+    /// `SVC_SMTP_URL`): the message says what to set.
+    #[error("{0}")]
+    Unavailable(String),
     #[error("internal error: {0}")]
     Internal(String),
 }

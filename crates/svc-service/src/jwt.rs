@@ -27,6 +27,8 @@ pub struct TokenSubject {
 /// What a CSRF token is the MAC of, before the session token: no other MAC
 /// keyed with the secret covers a message that starts so.
 const CSRF_DOMAIN: &[u8] = b"svc-csrf\0";
+/// The same for unsubscribe tokens.
+const UNSUBSCRIBE_DOMAIN: &[u8] = b"svc-unsubscribe\0";
 
 pub struct JwtKeys {
     encoding: EncodingKey,
@@ -70,6 +72,29 @@ impl JwtKeys {
         }
         let Ok(given) = hex::decode(presented) else { return false };
         self.csrf_mac(session_token).verify_slice(&given).is_ok()
+    }
+
+    /// The one-click unsubscribe token of a user: `<org>.<user>.<hex
+    /// HMAC-SHA256 of "svc-unsubscribe\0<org>.<user>">`, keyed with the secret.
+    /// It never expires: it only stops announcements.
+    pub fn unsubscribe_token(&self, org: ObjectId, user: ObjectId) -> String {
+        let subject = format!("{org}.{user}");
+        let mut mac = self.csrf.clone();
+        mac.update(UNSUBSCRIBE_DOMAIN);
+        mac.update(subject.as_bytes());
+        format!("{subject}.{}", hex::encode(mac.finalize().into_bytes()))
+    }
+
+    /// The (organization, user) an unsubscribe token was made for, if it is one of ours.
+    pub fn unsubscribe_subject(&self, token: &str) -> Option<(ObjectId, ObjectId)> {
+        let (subject, tag) = token.rsplit_once('.')?;
+        let (org, user) = subject.split_once('.')?;
+        let (org, user) = (ObjectId::parse(org)?, ObjectId::parse(user)?);
+        let mut mac = self.csrf.clone();
+        mac.update(UNSUBSCRIBE_DOMAIN);
+        mac.update(subject.as_bytes());
+        mac.verify_slice(&hex::decode(tag).ok()?).ok()?;
+        Some((org, user))
     }
 
     /// The token and its expiry.
@@ -139,6 +164,20 @@ mod tests {
         }
         assert!(!keys.csrf_valid("", &keys.csrf_token("")), "an empty session has no CSRF token");
         assert!(!keys.csrf_valid(&session, " "));
+    }
+
+    #[test]
+    fn unsubscribe_tokens_name_their_user_and_cannot_be_forged() {
+        let keys = JwtKeys::new(b"secret-one");
+        let (org, user) = (ObjectId::new(), ObjectId::new());
+        let token = keys.unsubscribe_token(org, user);
+        assert_eq!(keys.unsubscribe_subject(&token), Some((org, user)));
+        let other = ObjectId::new();
+        let forged = token.replacen(&user.to_string(), &other.to_string(), 1);
+        assert_eq!(keys.unsubscribe_subject(&forged), None);
+        assert_eq!(JwtKeys::new(b"secret-two").unsubscribe_subject(&token), None);
+        assert_eq!(keys.unsubscribe_subject("garbage"), None);
+        assert_ne!(keys.csrf_token(&format!("{org}.{user}")), token.rsplit_once('.').unwrap().1, "domain-separated");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 pub mod accounts;
 pub mod admin;
+pub mod announcements;
 pub mod auth;
 pub mod data_export;
 pub mod dispatcher;

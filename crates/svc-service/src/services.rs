@@ -6,6 +6,7 @@ use svc_storage::Store;
 
 use crate::accounts::AccountService;
 use crate::admin::AdminService;
+use crate::announcements::AnnouncementService;
 use crate::auth::AuthService;
 use crate::history::HistoryService;
 use crate::jwt::JwtKeys;
@@ -67,6 +68,7 @@ pub struct Services {
     pub auth: AuthService,
     pub accounts: AccountService,
     pub admin: AdminService,
+    pub announcements: AnnouncementService,
     pub scraps: ScrapService,
     pub keys: KeyService,
     pub history: HistoryService,
@@ -91,6 +93,13 @@ impl Services {
             Scheduler::new(store.clone(), runs.signals.clone(), schedule_changed.clone(), config.cron_catchup_grace);
         Services {
             auth: AuthService::new(store.clone(), jwt.clone(), key_cache.clone()),
+            announcements: AnnouncementService::new(
+                store.clone(),
+                jwt.clone(),
+                config.email_enabled,
+                config.public_url.clone(),
+                runs.signals.emails.clone(),
+            ),
             accounts: AccountService::new(store.clone(), jwt, config.free_grant),
             admin: AdminService::new(store.clone()),
             scraps: ScrapService::new(store.clone(), config.cron_min_interval, schedule_changed),

@@ -26,13 +26,14 @@ impl FieldErrors {
     /// The error of a service call as the form shows it: a validation error
     /// on its field (by wire name), a conflict on `conflict_field`, and
     /// anything the user can act on as a general message. `None` for
-    /// failures that are not the form's to show (internal errors).
+    /// failures that are not the form's to show (internal errors, a feature
+    /// the server is not set up for).
     pub fn from_service(e: &ServiceError, conflict_field: &str) -> Option<FieldErrors> {
         let mut errors = FieldErrors::default();
         match e {
             ServiceError::Validation { field, message } => errors.add(field.clone(), message.clone()),
             ServiceError::Conflict { message, .. } => errors.add(conflict_field, message.clone()),
-            ServiceError::Internal(_) => return None,
+            ServiceError::Internal(_) | ServiceError::Unavailable(_) => return None,
             other => errors.general = Some(other.to_string()),
         }
         Some(errors)

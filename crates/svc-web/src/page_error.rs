@@ -53,6 +53,11 @@ impl From<ServiceError> for PageError {
                 heading: "No compute balance left",
                 message: e.to_string(),
             },
+            S::Unavailable(message) => PageError::Refused {
+                status: StatusCode::SERVICE_UNAVAILABLE,
+                heading: "Not set up on this server",
+                message,
+            },
             S::Internal(cause) => PageError::Internal(cause),
         }
     }

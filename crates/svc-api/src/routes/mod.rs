@@ -1,4 +1,5 @@
 mod accounts;
+mod announcements;
 mod history;
 mod home;
 mod keys;
@@ -26,6 +27,7 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/api/scraps/load/{id}", get(runs::trigger))
         .route("/api/historys", get(history::list))
         .route("/api/historys/{id}", get(history::get))
+        .route("/api/developers/announcements", post(announcements::announce))
         .route("/api/developers/keys", get(keys::list).post(keys::create))
         .route("/api/developers/keys/{id}", delete(keys::revoke))
         .route("/api/developers/webhooks", get(webhooks::list).post(webhooks::create))

@@ -1,25 +1,29 @@
-//! `/admin`: for platform admins only. What an admin can see through the
-//! services: this server, the admin-only cost fields of the organization's
-//! latest runs, and the operator commands. Release announcements need email,
-//! which svc cannot send yet: the form is shown disabled, with no handler.
+//! `/admin`: for platform admins only. The release announcement form (sent
+//! through `AnnouncementService`, disabled with a note while email is off),
+//! this server, the admin-only cost fields of the organization's latest
+//! runs, and the operator commands.
 
 use std::sync::Arc;
 
 use askama::Template;
-use axum::extract::State;
-use axum::response::Response;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect, Response};
 use chrono::Utc;
+use serde::Deserialize;
 use serde_json::Value;
 use svc_service::Services;
+use svc_service::announcements::Announcement;
 use svc_service::paging::PageRequest;
 
 use super::render;
 use super::scrap_picker::{ScrapLink, ScrapTitles};
 use crate::chrome::Chrome;
+use crate::form_errors::FieldErrors;
 use crate::page_error::PageError;
 use crate::present::run_status::{self, Chip};
 use crate::present::when::{Moment, moment};
-use crate::signed_in::SignedIn;
+use crate::signed_in::{SignedForm, SignedIn};
 
 /// How many of the latest runs the page shows.
 const LATEST_RUNS: i64 = 20;
@@ -44,6 +48,26 @@ struct AdminPage {
     public_url: String,
     runs: Vec<CostRow>,
     runs_total: i64,
+    email_enabled: bool,
+    /// The announcement as typed (kept when refused).
+    subject: String,
+    text: String,
+    errors: FieldErrors,
+    /// How many users the announcement just sent was queued for.
+    sent: Option<usize>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct AdminQuery {
+    sent: Option<usize>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct AnnounceForm {
+    #[serde(default)]
+    subject: String,
+    #[serde(default)]
+    text: String,
 }
 
 fn units_of(meter: Option<&Value>) -> Option<String> {
@@ -54,14 +78,24 @@ fn cost_of(costs: Option<&Value>) -> Option<String> {
     costs?.get("total")?.as_f64().map(|usd| format!("${usd:.4}"))
 }
 
-pub(crate) async fn page(State(services): State<Arc<Services>>, user: SignedIn) -> Result<Response, PageError> {
-    if !user.user.is_admin {
-        return Err(PageError::Forbidden(
-            "The admin area is for platform admins, and this account is not one. An operator makes an account a \
-             platform admin on the server with: svc admin grant-admin --email E"
-                .into(),
-        ));
+fn require_admin(user: &SignedIn) -> Result<(), PageError> {
+    if user.user.is_admin {
+        return Ok(());
     }
+    Err(PageError::Forbidden(
+        "The admin area is for platform admins, and this account is not one. An operator makes an account a \
+         platform admin on the server with: svc admin grant-admin --email E"
+            .into(),
+    ))
+}
+
+async fn admin_page(
+    services: &Services,
+    user: &SignedIn,
+    form: AnnounceForm,
+    errors: FieldErrors,
+    sent: Option<usize>,
+) -> Result<AdminPage, PageError> {
     let principal = user.principal();
     let latest = services.history.list(&principal, None, PageRequest::new(Some(1), Some(LATEST_RUNS))?).await?;
     let now = Utc::now();
@@ -69,7 +103,7 @@ pub(crate) async fn page(State(services): State<Arc<Services>>, user: SignedIn) 
     let mut titles = ScrapTitles::default();
     for view in latest.items {
         let row = view.row;
-        let scrap = titles.links(&services, &user, &[row.scrap_id]).await?.pop().expect("one link per id");
+        let scrap = titles.links(services, user, &[row.scrap_id]).await?.pop().expect("one link per id");
         runs.push(CostRow {
             id: row.id.to_string(),
             scrap,
@@ -79,14 +113,47 @@ pub(crate) async fn page(State(services): State<Arc<Services>>, user: SignedIn) 
             when: moment(row.finished_at.unwrap_or(row.created_at), now),
         });
     }
-    render(&AdminPage {
+    Ok(AdminPage {
         chrome: user.chrome("Admin", "admin"),
         version: env!("CARGO_PKG_VERSION"),
         database: services.health().database,
         public_url: services.public_url().to_string(),
         runs,
         runs_total: latest.total,
+        email_enabled: services.announcements.email_enabled(),
+        subject: form.subject,
+        text: form.text,
+        errors,
+        sent,
     })
+}
+
+pub(crate) async fn page(
+    State(services): State<Arc<Services>>,
+    user: SignedIn,
+    Query(q): Query<AdminQuery>,
+) -> Result<Response, PageError> {
+    require_admin(&user)?;
+    let blank = AnnounceForm { subject: String::new(), text: String::new() };
+    render(&admin_page(&services, &user, blank, FieldErrors::default(), q.sent).await?)
+}
+
+/// Sends the announcement form: to `/admin?sent=N` once queued, or the page
+/// again with the refusal next to its field.
+pub(crate) async fn announce(
+    State(services): State<Arc<Services>>,
+    SignedForm { user, form }: SignedForm<AnnounceForm>,
+) -> Result<Response, PageError> {
+    require_admin(&user)?;
+    let announcement = Announcement { subject: form.subject.clone(), text: form.text.clone() };
+    match services.announcements.announce(&user.principal(), announcement).await {
+        Ok(done) => Ok(Redirect::to(&format!("/admin?sent={}", done.recipients)).into_response()),
+        Err(e) => {
+            let Some(errors) = FieldErrors::from_service(&e, "subject") else { return Err(e.into()) };
+            let page = admin_page(&services, &user, form, errors, None).await?;
+            Ok((StatusCode::UNPROCESSABLE_ENTITY, Html(page.render()?)).into_response())
+        }
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ mod scrap_list;
 mod scrap_page;
 mod scrap_picker;
 mod settings;
+mod unsubscribe;
 mod webhooks;
 
 use std::sync::Arc;
@@ -53,6 +54,8 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/settings/email", post(settings::change_email))
         .route("/settings/password", post(settings::change_password))
         .route("/admin", get(admin::page))
+        .route("/admin/announcements", post(admin::announce))
+        .route("/unsubscribe", get(unsubscribe::page).post(unsubscribe::one_click))
         .route("/assets/app.css", get(assets::css))
         .route("/assets/app.js", get(assets::js))
         .layer(axum::middleware::map_response(page_headers))
