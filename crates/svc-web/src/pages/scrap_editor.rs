@@ -61,6 +61,15 @@ pub(crate) struct ScrapForm {
     /// The parameter set a test run hands to the script.
     #[serde(default, rename = "testParam")]
     test_param: String,
+    /// A ticked checkbox sends a value; an unticked one sends nothing.
+    #[serde(default, rename = "emailNotif")]
+    email_notif: Option<String>,
+    #[serde(default, rename = "emailNotifRecipient")]
+    email_notif_recipient: String,
+    #[serde(default, rename = "emailNotifFormat")]
+    email_notif_format: String,
+    #[serde(default)]
+    alert: String,
 }
 
 /// One parameter row of the form.
@@ -97,6 +106,10 @@ impl ScrapForm {
             param_keys: scrap.params.iter().map(|p| p.key.clone()).collect(),
             param_values: scrap.params.iter().map(|p| shown_value(&p.value)).collect(),
             test_param: String::new(),
+            email_notif: scrap.email_notif.then(|| "on".to_string()),
+            email_notif_recipient: scrap.email_notif_recipient.clone().unwrap_or_default(),
+            email_notif_format: scrap.email_notif_format.as_str().to_string(),
+            alert: scrap.alert.clone().unwrap_or_default(),
         }
     }
 
@@ -106,6 +119,7 @@ impl ScrapForm {
             scrapper: "puppeteer".into(),
             containers: default_containers.join(", "),
             cron_timezone: "UTC".into(),
+            email_notif_format: "json".into(),
             ..ScrapForm::default()
         }
     }
@@ -153,6 +167,10 @@ impl ScrapForm {
             params: Some(self.params()?),
             cron: Some(Some(self.cron.clone())),
             cron_timezone: Some(self.cron_timezone.clone()).filter(|s| !s.is_empty()),
+            email_notif: Some(self.email_notif.is_some()),
+            email_notif_recipient: Some(Some(self.email_notif_recipient.clone())),
+            email_notif_format: Some(self.email_notif_format.clone()).filter(|s| !s.is_empty()),
+            alert: Some(Some(self.alert.clone())),
             ..ScrapChanges::default()
         })
     }
@@ -174,6 +192,8 @@ struct EditorPage {
     proxy_tiers: &'static [&'static str],
     preview: SchedulePreview,
     test: Option<TestRunView>,
+    /// Whether this server can send email (`SVC_SMTP_URL`).
+    email_enabled: bool,
 }
 
 impl EditorPage {
@@ -189,10 +209,6 @@ impl EditorPage {
 /// never written by this editor (README, "Scrap fields that are not yet active").
 #[derive(Default)]
 struct Inactive {
-    email_notif: bool,
-    email_notif_recipient: String,
-    csv: bool,
-    alert: String,
     digest_enabled: bool,
     digest_prompt: String,
     digest_recipient: String,
@@ -205,10 +221,6 @@ impl Inactive {
     fn of(scrap: Option<&Scrap>) -> Inactive {
         let Some(s) = scrap else { return Inactive::default() };
         Inactive {
-            email_notif: s.email_notif,
-            email_notif_recipient: s.email_notif_recipient.clone().unwrap_or_default(),
-            csv: s.email_notif_format.as_str() == "csv",
-            alert: s.alert.clone().unwrap_or_default(),
             digest_enabled: s.digest_enabled,
             digest_prompt: s.digest_prompt.clone().unwrap_or_default(),
             digest_recipient: s.digest_recipient.clone().unwrap_or_default(),
@@ -279,6 +291,7 @@ fn editor(
         scrappers: &SCRAPPERS,
         proxy_tiers: &PROXY_TIERS,
         test,
+        email_enabled: services.announcements.email_enabled(),
     }
 }
 

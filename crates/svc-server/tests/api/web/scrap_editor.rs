@@ -100,7 +100,7 @@ async fn write_a_scrap_with_a_bad_cron_fix_it_test_run_and_save() {
     assert_eq!(tab.value("Schedule (cron)").await, "*/15 * * * *");
     let inactive: bool = tab.eval("document.querySelector('fieldset.inactive').disabled").await;
     assert!(inactive);
-    assert!(tab.text().await.contains("Not yet active: no email is sent."));
+    assert!(tab.text().await.contains("Email is off on this server"), "email settings say when email is off");
     tab.screenshots("scrap-edit").await;
     tab.fill("Title", "").await;
     tab.run("document.getElementById('title').removeAttribute('required')").await;
@@ -108,6 +108,22 @@ async fn write_a_scrap_with_a_bad_cron_fix_it_test_run_and_save() {
     assert!(tab.eval::<bool>("!!document.getElementById('title-error')").await, "{}", tab.text().await);
     let kept = app.services.scraps.get(&me.clone().into(), scrap.id).await.unwrap();
     assert_eq!(kept.title, "Shop items", "a refused edit changes nothing");
+
+    // Email settings: a bad address is refused next to its field; good ones are saved.
+    tab.open(&format!("/scraps/{}/edit", scrap.id)).await;
+    tab.fill("Alert address", "not an address").await;
+    tab.run("document.getElementById('alert').type = 'text'").await;
+    tab.click_and_load("Save").await;
+    assert!(tab.eval::<bool>("!!document.getElementById('alert-error')").await, "{}", tab.text().await);
+    tab.fill("Alert address", "ops@example.com").await;
+    tab.check("Email the results of scheduled runs", true).await;
+    tab.fill("Attachment format", "csv").await;
+    tab.click_and_load("Save").await;
+    let saved = app.services.scraps.get(&me.clone().into(), scrap.id).await.unwrap();
+    assert_eq!(saved.alert.as_deref(), Some("ops@example.com"));
+    assert!(saved.email_notif);
+    assert_eq!(saved.email_notif_format.as_str(), "csv");
+    assert_eq!(saved.email_notif_recipient, None, "empty: the owner");
 
     // The list shows it with its schedule in words.
     tab.open("/").await;
