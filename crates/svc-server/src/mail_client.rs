@@ -216,10 +216,10 @@ pub(crate) fn classify(failure: Failure) -> MailError {
     match failure {
         Failure::Reply { code, text } => {
             let answer = if text.is_empty() { code.to_string() } else { format!("{code} {text}") };
-            if (500..600).contains(&code) && !CREDENTIAL_REFUSALS.contains(&code) {
-                MailError::Permanent(answer)
-            } else if CREDENTIAL_REFUSALS.contains(&code) {
+            if CREDENTIAL_REFUSALS.contains(&code) {
                 MailError::Transient(format!("the relay refused svc's credentials: {answer}"))
+            } else if (500..600).contains(&code) {
+                MailError::Permanent(answer)
             } else {
                 MailError::Transient(answer)
             }
