@@ -62,6 +62,10 @@ pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
         Ok(addr) => {
             eprintln!("svc: listening on http://{addr} (database: {})", app.backend());
             eprintln!("svc: public URL {}", app.services().public_url());
+            match (app.config().mail(), app.config().mail_off_reason()) {
+                (Some(mail), _) => eprintln!("svc: email via {} from {}", mail.smtp.redacted(), mail.from),
+                (None, reason) => eprintln!("svc: email off: {}", reason.unwrap_or("not configured")),
+            }
         }
         Err(e) => eprintln!("svc: listening (address unknown: {e})"),
     }

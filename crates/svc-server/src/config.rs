@@ -16,6 +16,9 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
+use lettre::Address;
+use lettre::message::Mailbox;
+
 /// A value that must never be printed.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Secret(String);
@@ -67,6 +70,154 @@ pub struct Config {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// How old a tick missed during downtime may be and still run once.
     pub cron_catchup_grace: Duration,
+    /// `SVC_SMTP_URL`: the relay email leaves through; unset, email is off
+    /// (see [`Config::mail`]).
+    pub smtp_url: Option<SmtpUrl>,
+    /// `SVC_MAIL_FROM` when set; else [`Config::mail`] derives it from the
+    /// public URL's host.
+    pub mail_from: Option<Mailbox>,
+    /// Emails handed to the relay per second, at most.
+    pub mail_rate: u32,
+    /// One attempt to hand an email to the relay, connection included.
+    pub mail_timeout: Duration,
+}
+
+/// How svc talks to its SMTP relay (`SVC_SMTP_URL`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SmtpSecurity {
+    /// `smtp://HOST[:587]`: plain connection upgraded with STARTTLS, which
+    /// must succeed (no fallback to clear text).
+    StartTls,
+    /// `smtps://HOST[:465]`: TLS from the first byte.
+    ImplicitTls,
+    /// `smtp://HOST[:25]?tls=none`: clear text, for a relay on the same
+    /// machine or network. Credentials are refused in this mode.
+    None,
+}
+
+/// `SVC_SMTP_URL`, parsed: `smtp://USER:PASS@HOST:587` (STARTTLS),
+/// `smtps://USER:PASS@HOST:465` (implicit TLS) or `smtp://HOST:25?tls=none`.
+/// Its `Debug` and [`SmtpUrl::redacted`] never show the credentials.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SmtpUrl {
+    pub security: SmtpSecurity,
+    /// A name or an IP address (without brackets).
+    pub host: String,
+    pub port: u16,
+    /// User name and password, percent-decoded.
+    pub credentials: Option<(String, Secret)>,
+}
+
+const SMTP_URL_FORMS: &str =
+    "expected smtp://USER:PASS@HOST:587 (STARTTLS), smtps://USER:PASS@HOST:465 (TLS) or smtp://HOST:25?tls=none";
+
+impl SmtpUrl {
+    /// Parses an `SVC_SMTP_URL` value. The reasons never quote the value
+    /// (it may hold a password).
+    pub fn parse(s: &str) -> Result<SmtpUrl, String> {
+        let url = url::Url::parse(s.trim()).map_err(|_| SMTP_URL_FORMS.to_string())?;
+        let mut tls = None;
+        for (key, value) in url.query_pairs() {
+            match key.as_ref() {
+                "tls" if tls.is_none() => tls = Some(value.into_owned()),
+                "tls" => return Err("`tls` is given twice".into()),
+                other => return Err(format!("unknown parameter `{other}` (only `tls=none` is known)")),
+            }
+        }
+        let security = match (url.scheme(), tls.as_deref()) {
+            ("smtp", None | Some("required" | "starttls")) => SmtpSecurity::StartTls,
+            ("smtp", Some("none")) => SmtpSecurity::None,
+            ("smtps", None) => SmtpSecurity::ImplicitTls,
+            ("smtps", Some(_)) => return Err("smtps:// is always TLS: drop the `tls` parameter".into()),
+            ("smtp", Some(other)) => return Err(format!("unknown `tls={other}` (use tls=none for clear text)")),
+            (other, _) => return Err(format!("unknown scheme `{other}`: {SMTP_URL_FORMS}")),
+        };
+        let host = match url.host() {
+            Some(url::Host::Domain(name)) if !name.is_empty() => name.to_string(),
+            Some(url::Host::Ipv4(ip)) => ip.to_string(),
+            Some(url::Host::Ipv6(ip)) => ip.to_string(),
+            _ => return Err(format!("no host: {SMTP_URL_FORMS}")),
+        };
+        if !matches!(url.path(), "" | "/") || url.fragment().is_some() {
+            return Err(format!("unexpected path or fragment: {SMTP_URL_FORMS}"));
+        }
+        let port = url.port().unwrap_or(match security {
+            SmtpSecurity::StartTls => 587,
+            SmtpSecurity::ImplicitTls => 465,
+            SmtpSecurity::None => 25,
+        });
+        let decode = |part: &str| {
+            percent_encoding::percent_decode_str(part)
+                .decode_utf8()
+                .map(|s| s.into_owned())
+                .map_err(|_| "the user name and password must be UTF-8 once percent-decoded".to_string())
+        };
+        let credentials = match (url.username(), url.password()) {
+            ("", None) => None,
+            (user, Some(password)) if !user.is_empty() => Some((decode(user)?, Secret::new(decode(password)?))),
+            _ => return Err("credentials need both a user name and a password (USER:PASS@HOST)".into()),
+        };
+        if credentials.is_some() && security == SmtpSecurity::None {
+            return Err("credentials with tls=none would cross the network in clear text: use smtps:// or \
+                        smtp:// (STARTTLS)"
+                .into());
+        }
+        Ok(SmtpUrl { security, host, port, credentials })
+    }
+
+    /// The URL without its credentials, for logs: `smtp://HOST:587`,
+    /// `smtps://HOST:465`, `smtp://HOST:25?tls=none`.
+    pub fn redacted(&self) -> String {
+        let host = if self.host.contains(':') { format!("[{}]", self.host) } else { self.host.clone() };
+        match self.security {
+            SmtpSecurity::StartTls => format!("smtp://{host}:{}", self.port),
+            SmtpSecurity::ImplicitTls => format!("smtps://{host}:{}", self.port),
+            SmtpSecurity::None => format!("smtp://{host}:{}?tls=none", self.port),
+        }
+    }
+}
+
+impl fmt::Debug for SmtpUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SmtpUrl")
+            .field("security", &self.security)
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("credentials", &self.credentials.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// Everything the SMTP client needs, from [`Config::mail`].
+#[derive(Clone, Debug)]
+pub struct MailSettings {
+    pub smtp: SmtpUrl,
+    /// The `From` of every email (and the envelope sender).
+    pub from: Mailbox,
+    /// Emails handed to the relay per second, at most (`SVC_MAIL_RATE`).
+    pub rate: u32,
+    /// One attempt, connection included (`SVC_MAIL_TIMEOUT`).
+    pub timeout: Duration,
+}
+
+impl MailSettings {
+    /// The least time between two emails at `rate`.
+    pub fn interval(&self) -> Duration {
+        Duration::from_secs(1) / self.rate.max(1)
+    }
+}
+
+/// `svc <noreply@HOST>` for the public URL's host (`[IP]` for an address).
+fn default_sender(public_url: &str) -> Mailbox {
+    let host = url::Url::parse(public_url).ok().and_then(|u| u.host().map(|h| h.to_owned()));
+    let domain = match host {
+        Some(url::Host::Domain(name)) => name,
+        Some(url::Host::Ipv4(ip)) => format!("[{ip}]"),
+        Some(url::Host::Ipv6(ip)) => format!("[{ip}]"),
+        None => "localhost".into(),
+    };
+    let address = Address::new("noreply", &domain).or_else(|_| Address::new("noreply", "localhost"));
+    Mailbox::new(Some("svc".into()), address.expect("noreply@localhost is an address"))
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -128,12 +279,15 @@ impl Raw {
             None => Ok(default),
             Some(value) => parse(value).map_err(|reason| ConfigError::Invalid {
                 name: format!("SVC_{name}"),
-                value: if name == "JWT_SECRET" { "<redacted>".into() } else { value.clone() },
+                value: if SECRET_SETTINGS.contains(&name) { "<redacted>".into() } else { value.clone() },
                 reason,
             }),
         }
     }
 }
+
+/// Settings whose values are never echoed in an error.
+const SECRET_SETTINGS: [&str; 2] = ["JWT_SECRET", "SMTP_URL"];
 
 fn positive_int<T: std::str::FromStr + PartialOrd + Default>(s: &str) -> Result<T, String> {
     match s.trim().parse::<T>() {
@@ -172,6 +326,24 @@ impl Config {
     /// `SVC_PUBLIC_URL`, else `http://<SVC_LISTEN>`.
     pub fn public_url(&self) -> String {
         self.public_url.clone().unwrap_or_else(|| format!("http://{}", self.listen))
+    }
+
+    /// The email settings, or `None` when email is off (`SVC_SMTP_URL`
+    /// unset). The sender defaults to `svc <noreply@HOST>`, HOST being the
+    /// public URL's host, so call this after [`Config::listening_on`].
+    pub fn mail(&self) -> Option<MailSettings> {
+        let smtp = self.smtp_url.clone()?;
+        Some(MailSettings {
+            smtp,
+            from: self.mail_from.clone().unwrap_or_else(|| default_sender(&self.public_url())),
+            rate: self.mail_rate,
+            timeout: self.mail_timeout,
+        })
+    }
+
+    /// Why email is off, when it is (for the start-up line).
+    pub fn mail_off_reason(&self) -> Option<&'static str> {
+        self.smtp_url.is_none().then_some("SVC_SMTP_URL is not set")
     }
 
     /// Once the server has bound `bound` (the port may have been 0): the
@@ -277,6 +449,15 @@ impl Config {
             webhook_dispatcher: raw.get("WEBHOOK_DISPATCHER", true, parse_bool)?,
             trusted_proxies: raw.get("TRUSTED_PROXIES", vec![], parse_networks)?,
             cron_catchup_grace: raw.get("CRON_CATCHUP_GRACE", Duration::from_secs(15 * 60), parse_duration)?,
+            smtp_url: raw
+                .get("SMTP_URL", None, |s| if s.trim().is_empty() { Ok(None) } else { SmtpUrl::parse(s).map(Some) })?,
+            mail_from: raw.get("MAIL_FROM", None, |s| {
+                s.trim().parse::<Mailbox>().map(Some).map_err(|e| {
+                    format!("expected an address such as noreply@example.com or `svc <noreply@example.com>` ({e})")
+                })
+            })?,
+            mail_rate: raw.get("MAIL_RATE", 5, positive_int::<u32>)?,
+            mail_timeout: raw.get("MAIL_TIMEOUT", Duration::from_secs(30), positive_duration)?,
         })
     }
 }
@@ -351,6 +532,105 @@ mod tests {
         .unwrap();
         let shown = format!("{c:?}");
         assert!(!shown.contains("a-very-long-secret") && !shown.contains("db-password"), "{shown}");
+    }
+
+    #[test]
+    fn smtp_urls_in_their_three_forms() {
+        let mail = |url: &str| {
+            Config::load(None, env(&[("SVC_SMTP_URL", url)]))
+                .unwrap()
+                .listening_on("127.0.0.1:41234".parse().unwrap())
+                .mail()
+                .expect("email is on")
+        };
+        let starttls = mail("smtp://mailer%40svc.example.com:p%40ss:word@smtp.example.com:587").smtp;
+        assert_eq!(
+            (starttls.security, starttls.host.as_str(), starttls.port),
+            (SmtpSecurity::StartTls, "smtp.example.com", 587)
+        );
+        let (user, password) = starttls.credentials.as_ref().unwrap();
+        assert_eq!((user.as_str(), password.expose()), ("mailer@svc.example.com", "p@ss:word"), "percent-decoded");
+        assert_eq!(starttls.redacted(), "smtp://smtp.example.com:587");
+
+        let implicit = mail("smtps://u:p@smtp.example.com").smtp;
+        assert_eq!((implicit.security, implicit.port), (SmtpSecurity::ImplicitTls, 465), "465 by default");
+        let plain = mail("smtp://127.0.0.1:2525?tls=none").smtp;
+        assert_eq!((plain.security, plain.port, plain.credentials.is_none()), (SmtpSecurity::None, 2525, true));
+        assert_eq!(plain.redacted(), "smtp://127.0.0.1:2525?tls=none");
+        assert_eq!(mail("smtp://relay.internal").smtp.port, 587, "STARTTLS on the submission port by default");
+        assert_eq!(mail("smtp://[::1]?tls=none").smtp.host, "::1");
+    }
+
+    #[test]
+    fn a_bad_smtp_url_stops_start_up_naming_the_variable_not_the_password() {
+        for bad in [
+            "smtp.example.com:587",
+            "http://smtp.example.com",
+            "smtp://user:hunter2@smtp.example.com?tls=none",
+            "smtps://user:hunter2@smtp.example.com?tls=none",
+            "smtp://smtp.example.com?tls=maybe",
+            "smtp://smtp.example.com?tsl=none",
+            "smtp://user@smtp.example.com",
+            "smtp://:hunter2@smtp.example.com",
+            "smtp://hunter2@smtp.example.com/path",
+            "smtp://",
+        ] {
+            let err = Config::load(None, env(&[("SVC_SMTP_URL", bad)])).unwrap_err().to_string();
+            assert!(err.contains("SVC_SMTP_URL"), "{bad}: {err}");
+            assert!(!err.contains("hunter2"), "the value is not echoed: {err}");
+        }
+        let c = Config::load(None, env(&[("SVC_SMTP_URL", "")])).unwrap();
+        assert!(c.mail().is_none(), "an empty value is unset");
+    }
+
+    #[test]
+    fn email_is_off_without_an_smtp_url_and_has_defaults_with_one() {
+        let off = Config::load(None, env(&[])).unwrap();
+        assert!(off.mail().is_none());
+        assert_eq!(off.mail_off_reason(), Some("SVC_SMTP_URL is not set"));
+
+        let on = Config::load(
+            None,
+            env(&[("SVC_SMTP_URL", "smtp://relay:25?tls=none"), ("SVC_PUBLIC_URL", "https://svc.example.com")]),
+        )
+        .unwrap();
+        assert_eq!(on.mail_off_reason(), None);
+        let mail = on.mail().unwrap();
+        assert_eq!(mail.from.to_string(), "svc <noreply@svc.example.com>", "from the public URL's host");
+        assert_eq!((mail.rate, mail.timeout), (5, Duration::from_secs(30)));
+        assert_eq!(mail.interval(), Duration::from_millis(200));
+        let bound = Config::load(None, env(&[("SVC_SMTP_URL", "smtp://relay:25?tls=none")]))
+            .unwrap()
+            .listening_on("127.0.0.1:41234".parse().unwrap());
+        assert_eq!(bound.mail().unwrap().from.to_string(), "svc <noreply@[127.0.0.1]>");
+
+        let set = Config::load(
+            None,
+            env(&[
+                ("SVC_SMTP_URL", "smtp://relay:25?tls=none"),
+                ("SVC_MAIL_FROM", "Alerts <alerts@example.org>"),
+                ("SVC_MAIL_RATE", "2"),
+                ("SVC_MAIL_TIMEOUT", "5s"),
+            ]),
+        )
+        .unwrap()
+        .mail()
+        .unwrap();
+        assert_eq!(set.from.to_string(), "Alerts <alerts@example.org>");
+        assert_eq!((set.rate, set.timeout), (2, Duration::from_secs(5)));
+
+        for (name, bad) in [("SVC_MAIL_FROM", "not an address"), ("SVC_MAIL_RATE", "0"), ("SVC_MAIL_TIMEOUT", "0s")] {
+            let err = Config::load(None, env(&[(name, bad)])).unwrap_err().to_string();
+            assert!(err.contains(name), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_smtp_password_is_redacted_in_debug() {
+        let c = Config::load(None, env(&[("SVC_SMTP_URL", "smtps://mailer:hunter2@smtp.example.com")])).unwrap();
+        let shown = format!("{c:?} {:?}", c.mail().unwrap());
+        assert!(!shown.contains("hunter2") && !shown.contains("mailer"), "{shown}");
+        assert!(shown.contains("smtp.example.com"), "the relay itself is shown: {shown}");
     }
 
     #[test]

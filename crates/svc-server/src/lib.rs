@@ -1,11 +1,13 @@
 //! Start-up of svc: configuration, and `launch(config, listener, shutdown)`
 //! which opens the store, builds the services and serves the API until
 //! `shutdown` resolves. Background tasks (run worker, scheduler, webhook
-//! dispatcher) are switched on here by configuration.
+//! dispatcher) are switched on here by configuration. The outbound adapters
+//! live here too: `webhook_client` (HTTP) and `mail_client` (SMTP).
 
 pub mod config;
 mod launch;
+pub mod mail_client;
 pub mod webhook_client;
 
-pub use config::{Config, ConfigError, Secret};
+pub use config::{Config, ConfigError, MailSettings, Secret, SmtpSecurity, SmtpUrl};
 pub use launch::{App, LaunchError, launch};

@@ -177,6 +177,14 @@ async fn server_starts_with_defaults_serves_and_stops_on_sigterm() {
         }
     };
     assert_eq!(public, server.base, "the bound port, not the requested 0");
+    // Without SVC_SMTP_URL, email is off, and a start-up line says why.
+    let email = loop {
+        let line = server.stderr.recv_timeout(deadline.saturating_duration_since(Instant::now())).expect("more stderr");
+        if line.starts_with("svc: email") {
+            break line;
+        }
+    };
+    assert_eq!(email, "svc: email off: SVC_SMTP_URL is not set");
 
     let http = reqwest::Client::new();
     let health = http.get(format!("{}/healthz", server.base)).send().await.unwrap();

@@ -9,6 +9,7 @@ mod accounts;
 mod bad_input;
 mod history;
 mod keys;
+mod mail_transport;
 mod mcp;
 mod public_url;
 mod rate_limits;

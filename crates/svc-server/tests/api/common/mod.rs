@@ -4,6 +4,7 @@
 
 pub mod fixture;
 pub mod receiver;
+pub mod smtp;
 
 use std::sync::Arc;
 
