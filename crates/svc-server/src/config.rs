@@ -66,6 +66,9 @@ pub struct Config {
     pub scheduler: bool,
     /// Whether `svc server` (and `svc worker`) send webhook deliveries.
     pub webhook_dispatcher: bool,
+    /// Whether `svc server` (and `svc worker`) send queued email (when
+    /// `SVC_SMTP_URL` is set).
+    pub mailer: bool,
     /// Proxies (addresses or CIDR ranges) whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// How old a tick missed during downtime may be and still run once.
@@ -210,11 +213,11 @@ impl MailSettings {
 /// `svc <noreply@HOST>` for the public URL's host (`[IP]` for an address).
 fn default_sender(public_url: &str) -> Mailbox {
     let host = url::Url::parse(public_url).ok().and_then(|u| u.host().map(|h| h.to_owned()));
+    // An address literal (`noreply@[127.0.0.1]`) makes an envelope lettre
+    // refuses: a server named by its IP address sends as `localhost`.
     let domain = match host {
         Some(url::Host::Domain(name)) => name,
-        Some(url::Host::Ipv4(ip)) => format!("[{ip}]"),
-        Some(url::Host::Ipv6(ip)) => format!("[{ip}]"),
-        None => "localhost".into(),
+        Some(url::Host::Ipv4(_) | url::Host::Ipv6(_)) | None => "localhost".into(),
     };
     let address = Address::new("noreply", &domain).or_else(|_| Address::new("noreply", "localhost"));
     Mailbox::new(Some("svc".into()), address.expect("noreply@localhost is an address"))
@@ -447,6 +450,7 @@ impl Config {
             embedded_worker: raw.get("EMBEDDED_WORKER", true, parse_bool)?,
             scheduler: raw.get("SCHEDULER", true, parse_bool)?,
             webhook_dispatcher: raw.get("WEBHOOK_DISPATCHER", true, parse_bool)?,
+            mailer: raw.get("MAILER", true, parse_bool)?,
             trusted_proxies: raw.get("TRUSTED_PROXIES", vec![], parse_networks)?,
             cron_catchup_grace: raw.get("CRON_CATCHUP_GRACE", Duration::from_secs(15 * 60), parse_duration)?,
             smtp_url: raw
@@ -602,7 +606,23 @@ mod tests {
         let bound = Config::load(None, env(&[("SVC_SMTP_URL", "smtp://relay:25?tls=none")]))
             .unwrap()
             .listening_on("127.0.0.1:41234".parse().unwrap());
-        assert_eq!(bound.mail().unwrap().from.to_string(), "svc <noreply@[127.0.0.1]>");
+        let from = bound.mail().unwrap().from;
+        assert_eq!(from.to_string(), "svc <noreply@localhost>", "a server named by its IP address");
+        let email = svc_domain::email::Email {
+            id: svc_domain::ObjectId::new(),
+            organization_id: svc_domain::ObjectId::new(),
+            kind: svc_domain::email::EmailKind::Result,
+            to: "ada@example.com".into(),
+            subject: "s".into(),
+            text: "t".into(),
+            html: None,
+            attachment: None,
+            unsubscribe_url: None,
+            scrap_id: None,
+            history_id: None,
+            created_at: chrono::Utc::now(),
+        };
+        assert!(crate::mail_client::build_message(&from, &email).is_ok(), "the default sender makes a valid envelope");
 
         let set = Config::load(
             None,
@@ -627,9 +647,9 @@ mod tests {
 
     #[test]
     fn the_smtp_password_is_redacted_in_debug() {
-        let c = Config::load(None, env(&[("SVC_SMTP_URL", "smtps://mailer:hunter2@smtp.example.com")])).unwrap();
+        let c = Config::load(None, env(&[("SVC_SMTP_URL", "smtps://relay-login:hunter2@smtp.example.com")])).unwrap();
         let shown = format!("{c:?} {:?}", c.mail().unwrap());
-        assert!(!shown.contains("hunter2") && !shown.contains("mailer"), "{shown}");
+        assert!(!shown.contains("hunter2") && !shown.contains("relay-login"), "{shown}");
         assert!(shown.contains("smtp.example.com"), "the relay itself is shown: {shown}");
     }
 

@@ -8,7 +8,10 @@ use svc_storage::Store;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+use svc_service::mailer::Mailer;
+
 use crate::Config;
+use crate::mail_client::{MailSetupError, SmtpMailer};
 use crate::webhook_client::HttpWebhookClient;
 
 /// Webhook attempts in flight at once in one process.
@@ -20,6 +23,8 @@ pub enum LaunchError {
     Store(#[from] svc_storage::StoreError),
     #[error("server failed: {0}")]
     Serve(#[from] std::io::Error),
+    #[error("{0}")]
+    Mail(#[from] MailSetupError),
 }
 
 /// A built application: the store is open and migrated, the services ready.
@@ -29,10 +34,16 @@ pub struct App {
     config: Config,
     store: Arc<dyn Store>,
     services: Arc<Services>,
+    /// The SMTP client when email is on (`SVC_SMTP_URL`).
+    smtp: Option<Arc<SmtpMailer>>,
 }
 
 impl App {
     pub async fn build(config: Config) -> Result<App, LaunchError> {
+        let smtp = match config.mail() {
+            Some(settings) => Some(Arc::new(SmtpMailer::from_config(&settings)?)),
+            None => None,
+        };
         let store = svc_storage::connect(config.database_url.expose()).await?;
         let jwt_secret = match &config.jwt_secret {
             Some(secret) => secret.expose().as_bytes().to_vec(),
@@ -53,10 +64,10 @@ impl App {
                 allow_private_networks: config.allow_private_networks,
                 trusted_proxies: config.trusted_proxies.clone(),
                 public_url: config.public_url(),
-                email_enabled: false,
+                email_enabled: smtp.is_some(),
             },
         ));
-        Ok(App { config, store, services })
+        Ok(App { config, store, services, smtp })
     }
 
     pub fn services(&self) -> &Arc<Services> {
@@ -111,6 +122,19 @@ impl App {
         ))
     }
 
+    /// The email sender over this app's store, when email is on.
+    pub fn mailer(&self) -> Option<Arc<Mailer>> {
+        let smtp = self.smtp.clone()?;
+        let settings = self.config.mail()?;
+        Some(Arc::new(Mailer::new(
+            self.store.clone(),
+            smtp,
+            settings.rate,
+            settings.timeout,
+            self.services.runs.signals.emails.clone(),
+        )))
+    }
+
     /// A run worker for `container` on this app's services.
     pub fn worker(&self, engine: Arc<ChromiumEngine>, container: &str) -> Arc<Worker> {
         Arc::new(Worker::new(self.services.clone(), engine, container, self.config.worker_concurrency))
@@ -141,6 +165,9 @@ impl App {
         }
         if self.config.webhook_dispatcher {
             background.push(tokio::spawn(self.dispatcher().run(stopped(stop_rx.clone()))));
+        }
+        if let Some(mailer) = self.mailer().filter(|_| self.config.mailer) {
+            background.push(tokio::spawn(mailer.run(stopped(stop_rx.clone()))));
         }
         let router = svc_api::router(self.services.clone());
         tracing::info!(
@@ -183,11 +210,14 @@ impl App {
         self.services.runs.attach_engine(engine.clone());
         // Runs finished here queue webhook deliveries: send them from here too.
         let (stop_tx, stop_rx) = watch::channel(false);
-        let dispatcher = self.config.webhook_dispatcher.then(|| tokio::spawn(self.dispatcher().run(stopped(stop_rx))));
+        let dispatcher =
+            self.config.webhook_dispatcher.then(|| tokio::spawn(self.dispatcher().run(stopped(stop_rx.clone()))));
+        let mailer =
+            self.mailer().filter(|_| self.config.mailer).map(|mailer| tokio::spawn(mailer.run(stopped(stop_rx))));
         self.worker(engine.clone(), container).run(shutdown).await;
         let _ = stop_tx.send(true);
-        if let Some(d) = dispatcher {
-            let _ = d.await;
+        for task in dispatcher.into_iter().chain(mailer) {
+            let _ = task.await;
         }
         engine.close().await;
         self.store.close().await;

@@ -7,6 +7,7 @@ mod common;
 
 mod accounts;
 mod bad_input;
+mod email;
 mod history;
 mod keys;
 mod mail_transport;
