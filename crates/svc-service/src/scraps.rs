@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
+use svc_domain::email::EmailRecord;
 use svc_domain::history::RunSummary;
 use svc_domain::scope::Scope;
 use svc_domain::scrap::Scrap;
@@ -150,6 +151,15 @@ impl ScrapService {
             return Err(ServiceError::NotFound("scrap"));
         }
         Ok(())
+    }
+
+    /// The newest `limit` emails sent (or being sent) for a scrap of the
+    /// caller's organization: result emails and alerts, with their state.
+    pub async fn emails(&self, session: &Session, id: ObjectId, limit: i64) -> Result<Vec<EmailRecord>> {
+        if self.store.existing_scrap_ids(session.org(), &[id]).await?.is_empty() {
+            return Err(ServiceError::NotFound("scrap"));
+        }
+        Ok(self.store.scrap_emails(session.org(), id, limit.clamp(1, 100)).await?)
     }
 
     /// Scraps of the caller's organization; a key with an allow-list sees

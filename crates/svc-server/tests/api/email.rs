@@ -162,6 +162,33 @@ async fn alerts_come_on_the_first_failure_and_on_recovery_not_on_every_failure()
     let second = mails[1].parsed();
     assert_eq!(second.subject(), Some("Shop items recovered"));
     assert!(second.body_text(0).unwrap().contains("after 2 runs that did not"));
+
+    // The scrap's page lists its emails and how they went.
+    let deadline = tokio::time::Instant::now() + WITHIN;
+    let page = loop {
+        let page = app
+            .http
+            .get(format!("{}/scraps/{sid}", app.base))
+            .header("cookie", format!("svc_session={}", alice.token))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        if page.matches(">Sent<").count() >= 2 || tokio::time::Instant::now() > deadline {
+            break page;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(page.contains("Alert: Shop items is failing (error)") && page.contains("Recovered: Shop items recovered"));
+    assert_eq!(page.matches(">Sent<").count(), 2, "both sent");
+    let browser = crate::web::browser::WebBrowser::launch().await;
+    let tab = browser.tab(&app.base).await;
+    crate::web::scrap_page::log_in(&tab, &alice).await;
+    tab.open(&format!("/scraps/{sid}")).await;
+    tab.screenshots("scrap-emails").await;
+    browser.close().await;
 }
 
 #[tokio::test]

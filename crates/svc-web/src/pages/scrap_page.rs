@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use svc_domain::ObjectId;
+use svc_domain::email::{EmailKind, EmailState};
 use svc_domain::history::HistoryRow;
 use svc_service::Services;
 use svc_service::paging::PageRequest;
@@ -111,7 +112,25 @@ struct ScrapPage {
     log_pager: Pager,
     /// The run started by the form, to watch.
     started: Option<String>,
+    /// The newest emails of the scrap (result emails, alerts).
+    emails: Vec<EmailRow>,
 }
+
+/// One email of the scrap as the page lists it.
+pub(crate) struct EmailRow {
+    pub kind: &'static str,
+    pub to: String,
+    pub subject: String,
+    /// CSS chip modifier and words: sent, queued (retrying), failed.
+    pub chip: (&'static str, &'static str),
+    pub attempts: i64,
+    pub error: Option<String>,
+    pub when: Moment,
+    pub run_href: Option<String>,
+}
+
+/// How many of a scrap's emails the page lists.
+const EMAILS_SHOWN: i64 = 10;
 
 fn page_number(raw: Option<&str>) -> i64 {
     raw.and_then(|p| p.trim().parse::<i64>().ok()).filter(|p| *p >= 1).unwrap_or(1)
@@ -136,6 +155,7 @@ pub(crate) async fn page(
     let runs = services.history.list(&principal, Some(id), runs_request).await?;
     let log = services.scraps.activities(&principal, id, log_request).await?;
     let latest = services.history.last_success(&principal, id).await?;
+    let emails = services.scraps.emails(&user.session, id, EMAILS_SHOWN).await?;
 
     let now = Utc::now();
     let tz = scrap.cron_timezone.parse().unwrap_or(chrono_tz::UTC);
@@ -160,6 +180,29 @@ pub(crate) async fn page(
             run_href: a.history_id.map(|h| run_href(id, h)),
         })
         .collect();
+    let emails = emails
+        .into_iter()
+        .map(|r| EmailRow {
+            kind: match r.email.kind {
+                EmailKind::Result => "Result",
+                EmailKind::Alert => "Alert",
+                EmailKind::Recovered => "Recovered",
+                EmailKind::Announcement => "Announcement",
+            },
+            to: r.email.to,
+            subject: r.email.subject,
+            chip: match (r.state, r.attempts) {
+                (EmailState::Sent, _) => ("success", "Sent"),
+                (EmailState::Failed, _) => ("error", "Failed"),
+                (EmailState::Queued, 0) => ("pending", "Queued"),
+                (EmailState::Queued, _) => ("regression", "Retrying"),
+            },
+            attempts: r.attempts,
+            error: r.last_error,
+            when: moment(r.sent_at.unwrap_or(r.email.created_at), now),
+            run_href: r.email.history_id.map(|h| run_href(id, h)),
+        })
+        .collect();
     let sid = id.to_string();
     let runs_pager = Pager::new(runs_page, RUNS_PER_PAGE, runs.total, |p| page_link(&sid, p, log_page, "run-history"))
         .labelled("Pages of the run history");
@@ -182,6 +225,7 @@ pub(crate) async fn page(
         log_total: log.total,
         log_pager,
         started,
+        emails,
         url_is_link,
         title: scrap.title,
         url: scrap.url,

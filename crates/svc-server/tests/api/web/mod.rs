@@ -10,7 +10,7 @@ mod journey;
 mod run_progress;
 mod scrap_editor;
 mod scrap_list;
-mod scrap_page;
+pub mod scrap_page;
 mod sessions;
 mod settings;
 
