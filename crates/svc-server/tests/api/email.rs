@@ -18,7 +18,7 @@ use svc_storage::EmailOutcome;
 use tokio::sync::Notify;
 
 use crate::common::smtp::SmtpServer;
-use crate::common::{Account, TestApp, assert_error, fixture};
+use crate::common::{Account, TestApp, assert_error, fixture, parse_csv};
 
 const PRIVATE_OK: (&str, &str) = ("SVC_ALLOW_PRIVATE_NETWORKS", "true");
 const ITEMS: &str = "returnData([...document.querySelectorAll('li.item')].map(li => ({name: li.textContent, i: Number(li.dataset.i)})))";
@@ -42,31 +42,6 @@ async fn finished_runs(app: &TestApp, account: &Account, scrap: &str, n: usize) 
         assert!(tokio::time::Instant::now() < deadline, "fewer than {n} finished runs: {page}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-}
-
-/// A CSV as the attachments write it (RFC 4180).
-fn parse_csv(text: &str) -> Vec<Vec<String>> {
-    let mut rows = vec![];
-    let (mut row, mut field, mut quoted, mut chars) = (vec![], String::new(), false, text.chars().peekable());
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            (true, '"') => quoted = false,
-            (true, c) => field.push(c),
-            (false, '"') => quoted = true,
-            (false, ',') => row.push(std::mem::take(&mut field)),
-            (false, '\r') => {}
-            (false, '\n') => {
-                row.push(std::mem::take(&mut field));
-                rows.push(std::mem::take(&mut row));
-            }
-            (false, c) => field.push(c),
-        }
-    }
-    rows
 }
 
 #[tokio::test]

@@ -224,3 +224,42 @@ pub fn assert_error(status: StatusCode, body: &Value, expected_status: StatusCod
     assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
     assert!(body["description"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
 }
+
+/// Parses CSV as svc writes it (the run page's download, email attachments),
+/// strictly RFC 4180: CRLF after every record, quotes doubled.
+pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    let (mut records, mut record, mut field) = (Vec::new(), Vec::new(), String::new());
+    let (mut quoted, mut was_quoted) = (false, false);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if quoted {
+            match c {
+                '"' if chars.peek() == Some(&'"') => {
+                    chars.next();
+                    field.push('"');
+                }
+                '"' => quoted = false,
+                c => field.push(c),
+            }
+            continue;
+        }
+        match c {
+            '"' if field.is_empty() && !was_quoted => (quoted, was_quoted) = (true, true),
+            ',' => {
+                record.push(std::mem::take(&mut field));
+                was_quoted = false;
+            }
+            '\r' => {
+                assert_eq!(chars.next(), Some('\n'), "a record ends in CRLF");
+                record.push(std::mem::take(&mut field));
+                records.push(std::mem::take(&mut record));
+                was_quoted = false;
+            }
+            '\n' => panic!("a bare LF outside quotes"),
+            '"' => panic!("a quote inside an unquoted field"),
+            c => field.push(c),
+        }
+    }
+    assert!(field.is_empty() && record.is_empty() && !quoted, "the last record ends in CRLF");
+    records
+}

@@ -11,45 +11,7 @@ use svc_domain::history::StatusDetail;
 use super::browser::{Tab, WebBrowser, js_str};
 use super::scrap_page::{PRIVATE_OK, log_in};
 use super::session_cookie;
-use crate::common::{TestApp, fixture};
-
-/// Parses RFC 4180 CSV strictly: CRLF after every record, quotes doubled.
-fn parse_csv(text: &str) -> Vec<Vec<String>> {
-    let (mut records, mut record, mut field) = (Vec::new(), Vec::new(), String::new());
-    let (mut quoted, mut was_quoted) = (false, false);
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if quoted {
-            match c {
-                '"' if chars.peek() == Some(&'"') => {
-                    chars.next();
-                    field.push('"');
-                }
-                '"' => quoted = false,
-                c => field.push(c),
-            }
-            continue;
-        }
-        match c {
-            '"' if field.is_empty() && !was_quoted => (quoted, was_quoted) = (true, true),
-            ',' => {
-                record.push(std::mem::take(&mut field));
-                was_quoted = false;
-            }
-            '\r' => {
-                assert_eq!(chars.next(), Some('\n'), "a record ends in CRLF");
-                record.push(std::mem::take(&mut field));
-                records.push(std::mem::take(&mut record));
-                was_quoted = false;
-            }
-            '\n' => panic!("a bare LF outside quotes"),
-            '"' => panic!("a quote inside an unquoted field"),
-            c => field.push(c),
-        }
-    }
-    assert!(field.is_empty() && record.is_empty() && !quoted, "the last record ends in CRLF");
-    records
-}
+use crate::common::{TestApp, fixture, parse_csv};
 
 /// What a CSV field holds for `value`: a string as it is, anything else as JSON.
 fn csv_text(value: Option<&Value>) -> String {

@@ -10,38 +10,9 @@ use serde_json::Value;
 
 use super::browser::{WebBrowser, js_str};
 use super::sign_up_in;
-use crate::common::{TestApp, fixture};
+use crate::common::{TestApp, fixture, parse_csv};
 
 const SCRIPT: &str = "returnData([...document.querySelectorAll('li.item')].map(li => ({name: li.textContent, i: Number(li.dataset.i)})))";
-
-/// Parses CSV as the run page writes it (RFC 4180: quotes doubled).
-fn parse_csv(text: &str) -> Vec<Vec<String>> {
-    let mut rows = vec![];
-    let (mut row, mut field, mut quoted, mut chars) = (vec![], String::new(), false, text.chars().peekable());
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            (true, '"') => quoted = false,
-            (true, c) => field.push(c),
-            (false, '"') => quoted = true,
-            (false, ',') => row.push(std::mem::take(&mut field)),
-            (false, '\r') => {}
-            (false, '\n') => {
-                row.push(std::mem::take(&mut field));
-                rows.push(std::mem::take(&mut row));
-            }
-            (false, c) => field.push(c),
-        }
-    }
-    if !field.is_empty() || !row.is_empty() {
-        row.push(field);
-        rows.push(row);
-    }
-    rows
-}
 
 #[tokio::test]
 async fn the_whole_journey_of_a_new_user() {
