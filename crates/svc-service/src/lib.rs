@@ -25,6 +25,7 @@ pub mod key_material;
 pub mod keys;
 pub mod mail_transport;
 pub mod mailer;
+pub mod page_snapshot;
 pub mod paging;
 pub mod password;
 pub mod principal;
