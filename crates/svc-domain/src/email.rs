@@ -14,6 +14,8 @@ pub enum EmailKind {
     Alert,
     /// A failing scrap succeeded again (`alert`).
     Recovered,
+    /// The AI digest of a run (`digestRecipient`).
+    Digest,
     /// A release announcement to every user.
     Announcement,
 }
@@ -24,12 +26,15 @@ impl EmailKind {
             EmailKind::Result => "result",
             EmailKind::Alert => "alert",
             EmailKind::Recovered => "recovered",
+            EmailKind::Digest => "digest",
             EmailKind::Announcement => "announcement",
         }
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Result, Self::Alert, Self::Recovered, Self::Announcement].into_iter().find(|k| k.as_str() == s)
+        [Self::Result, Self::Alert, Self::Recovered, Self::Digest, Self::Announcement]
+            .into_iter()
+            .find(|k| k.as_str() == s)
     }
 }
 

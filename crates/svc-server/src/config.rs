@@ -48,6 +48,17 @@ pub struct Config {
     pub public_url: Option<String>,
     /// Generated once and kept in the database when unset.
     pub jwt_secret: Option<Secret>,
+    /// `SVC_AI_BASE_URL`: an OpenAI-compatible Chat Completions server
+    /// (`…/v1`); unset, AI features are off.
+    pub ai_base_url: Option<String>,
+    /// `SVC_AI_API_KEY`, sent as `Authorization: Bearer`.
+    pub ai_api_key: Option<Secret>,
+    pub ai_model: String,
+    /// USD per million input and output tokens, for `costs`.
+    pub ai_price_input: f64,
+    pub ai_price_output: f64,
+    /// One model call.
+    pub ai_timeout: Duration,
     pub chromium: Option<String>,
     pub allow_private_networks: bool,
     pub webhook_retry_delays: Vec<Duration>,
@@ -191,6 +202,15 @@ impl fmt::Debug for SmtpUrl {
     }
 }
 
+/// Everything the model client needs, from [`Config::ai`].
+#[derive(Clone, Debug)]
+pub struct AiSettings {
+    pub base_url: String,
+    pub api_key: Option<Secret>,
+    pub timeout: Duration,
+    pub pricing: svc_service::ai_model::AiPricing,
+}
+
 /// Everything the SMTP client needs, from [`Config::mail`].
 #[derive(Clone, Debug)]
 pub struct MailSettings {
@@ -331,6 +351,24 @@ impl Config {
         self.public_url.clone().unwrap_or_else(|| format!("http://{}", self.listen))
     }
 
+    /// The model provider, or `None` when AI features are off (`SVC_AI_BASE_URL` unset).
+    pub fn ai(&self) -> Option<AiSettings> {
+        let base_url = self.ai_base_url.clone()?;
+        let provider =
+            url::Url::parse(&base_url).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
+        Some(AiSettings {
+            base_url,
+            api_key: self.ai_api_key.clone(),
+            timeout: self.ai_timeout,
+            pricing: svc_service::ai_model::AiPricing {
+                provider,
+                model: self.ai_model.clone(),
+                input_per_million: self.ai_price_input,
+                output_per_million: self.ai_price_output,
+            },
+        })
+    }
+
     /// The email settings, or `None` when email is off (`SVC_SMTP_URL`
     /// unset). The sender defaults to `svc <noreply@HOST>`, HOST being the
     /// public URL's host, so call this after [`Config::listening_on`].
@@ -424,6 +462,22 @@ impl Config {
         let jwt_secret = raw.get("JWT_SECRET", None, |s| {
             if s.len() < 32 { Err("must be at least 32 bytes".into()) } else { Ok(Some(Secret::new(s))) }
         })?;
+        let ai_base_url = raw.get("AI_BASE_URL", None, |s| {
+            let s = s.trim().trim_end_matches('/');
+            if s.is_empty() {
+                return Ok(None);
+            }
+            match url::Url::parse(s) {
+                Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => Ok(Some(s.to_string())),
+                _ => Err("expected the provider's base URL, such as https://api.openai.com/v1".into()),
+            }
+        })?;
+        let price = |s: &str| -> Result<f64, String> {
+            match s.trim().parse::<f64>() {
+                Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
+                _ => Err("expected USD per million tokens, such as 0.15".into()),
+            }
+        };
         let chromium = raw.get("CHROMIUM", None, |s| Ok(Some(s.trim().to_string()).filter(|s| !s.is_empty())))?;
         let retry_default = vec![Duration::from_secs(60), Duration::from_secs(300)];
         let webhook_retry_delays = raw.get("WEBHOOK_RETRY_DELAYS", retry_default, |s| {
@@ -435,6 +489,16 @@ impl Config {
             listen,
             public_url,
             jwt_secret,
+            ai_base_url,
+            ai_api_key: raw
+                .get("AI_API_KEY", None, |s| Ok(Some(Secret::new(s.trim())).filter(|k| !k.expose().is_empty())))?,
+            ai_model: raw.get("AI_MODEL", "gpt-4o-mini".to_string(), |s| {
+                let s = s.trim();
+                if s.is_empty() { Err("expected a model name".into()) } else { Ok(s.to_string()) }
+            })?,
+            ai_price_input: raw.get("AI_PRICE_INPUT", 0.0, price)?,
+            ai_price_output: raw.get("AI_PRICE_OUTPUT", 0.0, price)?,
+            ai_timeout: raw.get("AI_TIMEOUT", Duration::from_secs(60), positive_duration)?,
             chromium,
             allow_private_networks: raw.get("ALLOW_PRIVATE_NETWORKS", false, parse_bool)?,
             webhook_retry_delays,

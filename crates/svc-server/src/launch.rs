@@ -67,6 +67,10 @@ impl App {
                 email_enabled: smtp.is_some(),
             },
         ));
+        if let Some(ai) = config.ai() {
+            let model = Arc::new(crate::ai_client::OpenAiCompatible::from_settings(&ai));
+            services.runs.attach_ai(model, ai.pricing);
+        }
         Ok(App { config, store, services, smtp })
     }
 

@@ -4,10 +4,11 @@
 //! dispatcher) are switched on here by configuration. The outbound adapters
 //! live here too: `webhook_client` (HTTP) and `mail_client` (SMTP).
 
+pub mod ai_client;
 pub mod config;
 mod launch;
 pub mod mail_client;
 pub mod webhook_client;
 
-pub use config::{Config, ConfigError, MailSettings, Secret, SmtpSecurity, SmtpUrl};
+pub use config::{AiSettings, Config, ConfigError, MailSettings, Secret, SmtpSecurity, SmtpUrl};
 pub use launch::{App, LaunchError, launch};

@@ -126,14 +126,19 @@ pub fn result_email(scrap: &Scrap, row: &HistoryRow, to: &str, public_url: &str,
         format!("The data is too large to attach ({} bytes): download it from the run's page.", content.len())
     };
     let title = one_line(&scrap.title);
+    // The AI digest, when the run has one, goes on top.
+    let (digest_text, digest_html) = match &row.digest {
+        Some(d) => (format!("{d}\n\n---\n\n"), format!("<div style=\"white-space: pre-wrap\">{}</div><hr>", escape(d))),
+        None => (String::new(), String::new()),
+    };
     email.text = format!(
-        "{title}: {} ({status}) in {}.\n\nRun: {link}\n\n{}{data_line}\n",
+        "{digest_text}{title}: {} ({status}) in {}.\n\nRun: {link}\n\n{}{data_line}\n",
         items_word(row.length),
         duration(row),
         if rows_text.is_empty() { String::new() } else { format!("First rows:\n{rows_text}\n\n") },
     );
     email.html = Some(format!(
-        "<p><strong>{}</strong>: {} (<strong>{status}</strong>) in {}.</p><p><a href=\"{}\">Open the run</a></p>{}<p>{}</p>",
+        "{digest_html}<p><strong>{}</strong>: {} (<strong>{status}</strong>) in {}.</p><p><a href=\"{}\">Open the run</a></p>{}<p>{}</p>",
         escape(&title),
         items_word(row.length),
         duration(row),
@@ -144,6 +149,26 @@ pub fn result_email(scrap: &Scrap, row: &HistoryRow, to: &str, public_url: &str,
     if attach {
         email.attachment = Some(Attachment { filename, content_type: content_type.into(), content });
     }
+    email
+}
+
+/// The digest of a run, to `digestRecipient`.
+pub fn digest_email(
+    scrap: &Scrap,
+    row: &HistoryRow,
+    digest: &str,
+    to: &str,
+    public_url: &str,
+    now: DateTime<Utc>,
+) -> Email {
+    let mut email = new_email(scrap, row, EmailKind::Digest, to, format!("{}: digest", scrap.title), now);
+    let link = run_link(public_url, row);
+    email.text = format!("{digest}\n\nRun: {link}\n");
+    email.html = Some(format!(
+        "<div style=\"white-space: pre-wrap\">{}</div><p><a href=\"{}\">Open the run</a></p>",
+        escape(digest),
+        escape(&link)
+    ));
     email
 }
 

@@ -9,9 +9,11 @@
 
 pub mod accounts;
 pub mod admin;
+pub mod ai_model;
 pub mod announcements;
 pub mod auth;
 pub mod data_export;
+pub mod digest;
 pub mod dispatcher;
 pub mod email_compose;
 pub mod engine;

@@ -155,6 +155,7 @@ fn kind_word(kind: EmailKind) -> &'static str {
         EmailKind::Result => "Result",
         EmailKind::Alert => "Alert",
         EmailKind::Recovered => "Recovery",
+        EmailKind::Digest => "Digest",
         EmailKind::Announcement => "Announcement",
     }
 }

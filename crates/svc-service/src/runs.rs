@@ -16,6 +16,8 @@ use svc_storage::Store;
 pub use svc_storage::{ClaimedRun, ExpiredLeases};
 use tokio::sync::{Notify, broadcast};
 
+use crate::ai_model::{AiModel, AiPricing};
+use crate::digest;
 use crate::email_compose;
 use crate::engine::{Engine, RunJob};
 use crate::history::HistoryView;
@@ -93,6 +95,8 @@ pub struct EmailSettings {
 pub struct RunService {
     store: Arc<dyn Store>,
     email: EmailSettings,
+    /// The model digests are written with, once attached.
+    ai: OnceLock<(Arc<dyn AiModel>, AiPricing)>,
     pub signals: Arc<RunSignals>,
     run_timeout: Duration,
     limits: Arc<RateLimits>,
@@ -165,6 +169,7 @@ impl RunService {
         RunService {
             store,
             email,
+            ai: OnceLock::new(),
             signals: Arc::new(RunSignals::default()),
             run_timeout,
             limits,
@@ -373,7 +378,7 @@ impl RunService {
     /// Records the end of a claimed run: outcome, duration, metering, balance.
     pub async fn finish(&self, claim: &ClaimedRun, mut row: HistoryRow, report: EngineReport) -> Result<StatusDetail> {
         let previous = self.store.last_success(claim.organization_id, claim.scrap_id).await?;
-        let detail = classify(&report.result, previous.map(|r| r.length));
+        let detail = classify(&report.result, previous.as_ref().map(|r| r.length));
         match report.result {
             ScriptResult::Data { json, length } => {
                 row.data = json;
@@ -397,10 +402,86 @@ impl RunService {
             Some(e) => format!("{} ({})", detail.as_str(), short_error(e).chars().take(200).collect::<String>()),
             None => format!("{} ({} items)", detail.as_str(), row.length),
         };
+        let ai_units = self.add_digest(claim, &mut row, detail, previous.as_ref()).await?;
         let log = finished_activity(claim, &row, &summary);
         let emails = self.emails_for(&row, detail).await?;
-        self.record_finished(claim, &row, units(report.bytes), &log, &emails).await?;
+        self.record_finished(claim, &row, units(report.bytes) + ai_units, &log, &emails).await?;
         Ok(detail)
+    }
+
+    /// Whether a model is attached (`SVC_AI_BASE_URL`).
+    pub fn ai_enabled(&self) -> bool {
+        self.ai.get().is_some()
+    }
+
+    /// Gives digests (and the other AI features) a model; a second one is ignored.
+    pub fn attach_ai(&self, model: Arc<dyn AiModel>, pricing: AiPricing) {
+        let _ = self.ai.set((model, pricing));
+    }
+
+    async fn log_for_run(&self, claim: &ClaimedRun, row: &HistoryRow, kind: &str, message: String) -> Result<()> {
+        let mut log = activity(claim.organization_id, claim.scrap_id, kind, "system".into(), message);
+        log.history_id = Some(row.id);
+        Ok(self.store.log_activity(&log).await?)
+    }
+
+    /// The digest of a run that returned data, when the scrap asks for one:
+    /// the changes since the previous success (computed) and the model's
+    /// summary, on the row with its cost. Returns the compute units the
+    /// model call takes. A missing provider or a failed call leaves the
+    /// row as it is and says why in the activity log.
+    async fn add_digest(
+        &self,
+        claim: &ClaimedRun,
+        row: &mut HistoryRow,
+        detail: StatusDetail,
+        previous: Option<&HistoryRow>,
+    ) -> Result<i64> {
+        if row.length == 0 || detail == StatusDetail::Error {
+            return Ok(0);
+        }
+        let Some(scrap) = self.store.scrap(claim.organization_id, claim.scrap_id).await? else { return Ok(0) };
+        if !scrap.digest_enabled {
+            return Ok(0);
+        }
+        let Some((model, pricing)) = self.ai.get() else {
+            let why = "Digest skipped: no AI provider is configured (SVC_AI_BASE_URL)".to_string();
+            self.log_for_run(claim, row, "digest.skipped", why).await?;
+            return Ok(0);
+        };
+        let changes = digest::changes_markdown(previous.map(|p| p.data.as_str()), &row.data);
+        let chat = digest::prompt(&scrap.title, scrap.digest_prompt.as_deref(), &changes, &row.data);
+        let completion = match model.complete(&chat).await {
+            Ok(c) => c,
+            Err(e) => {
+                self.log_for_run(claim, row, "digest.failed", format!("Digest failed: {e}")).await?;
+                return Ok(0);
+            }
+        };
+        let ai_units = digest::units(&completion);
+        let cost = pricing.cost(&completion);
+        if let Some(serde_json::Value::Object(c)) = row.costs.as_mut() {
+            let total = c.get("total").and_then(|t| t.as_f64()).unwrap_or(0.0);
+            c.insert("ai".into(), serde_json::json!(cost));
+            c.insert("total".into(), serde_json::json!(total + cost));
+            c.insert("provider".into(), serde_json::json!(pricing.provider));
+            c.insert("model".into(), serde_json::json!(pricing.model));
+        }
+        if let Some(serde_json::Value::Object(m)) = row.meter.as_mut() {
+            let units = m.get("units").and_then(|u| u.as_i64()).unwrap_or(0);
+            m.insert("units".into(), serde_json::json!(units + ai_units));
+            if let Some(serde_json::Value::Object(b)) = m.get_mut("breakdown") {
+                b.insert("ai".into(), serde_json::json!(ai_units));
+            }
+        }
+        match digest::digest_text(&changes, &completion) {
+            Some(text) => row.digest = Some(text),
+            None => {
+                let why = "Digest failed: the model's answer held no text".to_string();
+                self.log_for_run(claim, row, "digest.failed", why).await?;
+            }
+        }
+        Ok(ai_units)
     }
 
     /// Writes a finished row with its webhook deliveries (the outbox) in one
@@ -442,7 +523,8 @@ impl RunService {
         let wants_result = scrap.email_notif
             && row.triggered_by == TriggeredBy::Cron
             && matches!(detail, StatusDetail::Success | StatusDetail::Regression);
-        if !wants_result && scrap.alert.is_none() {
+        let digest_to = scrap.digest_recipient.as_ref().filter(|_| row.digest.is_some());
+        if !wants_result && scrap.alert.is_none() && digest_to.is_none() {
             return Ok(vec![]);
         }
         let now = Utc::now();
@@ -456,6 +538,9 @@ impl RunService {
             if let Some(to) = to {
                 emails.push(email_compose::result_email(&scrap, row, &to, url, now));
             }
+        }
+        if let (Some(to), Some(text)) = (digest_to, &row.digest) {
+            emails.push(email_compose::digest_email(&scrap, row, text, to, url, now));
         }
         if let Some(to) = &scrap.alert {
             let streak = self.store.run_streak(row.organization_id, row.scrap_id, row.id).await?;

@@ -6,6 +6,7 @@
 mod common;
 
 mod accounts;
+mod ai_digest;
 mod bad_input;
 mod email;
 mod history;

@@ -3,5 +3,6 @@
 //! downloads and by result emails.
 
 pub mod csv;
+pub mod diff;
 pub mod grid;
 pub mod json_text;

@@ -21,11 +21,11 @@ use crate::chrome::Chrome;
 use crate::page_error::PageError;
 use crate::pages::scrap_page::run_href;
 use crate::pages::{object_id, render};
-use crate::present::data_diff::{self, DataDiff};
 use crate::present::data_table::DataTable;
 use crate::present::run_status::{self, Chip};
 use crate::present::when::{Moment, duration_ms, moment};
 use crate::signed_in::SignedIn;
+use svc_service::data_export::diff::{self as data_diff, DataDiff};
 use svc_service::data_export::grid::items;
 use svc_service::data_export::{csv, json_text};
 

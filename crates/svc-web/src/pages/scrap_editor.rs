@@ -70,6 +70,12 @@ pub(crate) struct ScrapForm {
     email_notif_format: String,
     #[serde(default)]
     alert: String,
+    #[serde(default, rename = "digestEnabled")]
+    digest_enabled: Option<String>,
+    #[serde(default, rename = "digestPrompt")]
+    digest_prompt: String,
+    #[serde(default, rename = "digestRecipient")]
+    digest_recipient: String,
 }
 
 /// One parameter row of the form.
@@ -110,6 +116,9 @@ impl ScrapForm {
             email_notif_recipient: scrap.email_notif_recipient.clone().unwrap_or_default(),
             email_notif_format: scrap.email_notif_format.as_str().to_string(),
             alert: scrap.alert.clone().unwrap_or_default(),
+            digest_enabled: scrap.digest_enabled.then(|| "on".to_string()),
+            digest_prompt: scrap.digest_prompt.clone().unwrap_or_default(),
+            digest_recipient: scrap.digest_recipient.clone().unwrap_or_default(),
         }
     }
 
@@ -171,6 +180,9 @@ impl ScrapForm {
             email_notif_recipient: Some(Some(self.email_notif_recipient.clone())),
             email_notif_format: Some(self.email_notif_format.clone()).filter(|s| !s.is_empty()),
             alert: Some(Some(self.alert.clone())),
+            digest_enabled: Some(self.digest_enabled.is_some()),
+            digest_prompt: Some(Some(self.digest_prompt.clone()).filter(|p| !p.trim().is_empty())),
+            digest_recipient: Some(Some(self.digest_recipient.clone())),
             ..ScrapChanges::default()
         })
     }
@@ -194,6 +206,8 @@ struct EditorPage {
     test: Option<TestRunView>,
     /// Whether this server can send email (`SVC_SMTP_URL`).
     email_enabled: bool,
+    /// Whether this server has a model (`SVC_AI_BASE_URL`).
+    ai_enabled: bool,
 }
 
 impl EditorPage {
@@ -209,9 +223,6 @@ impl EditorPage {
 /// never written by this editor (README, "Scrap fields that are not yet active").
 #[derive(Default)]
 struct Inactive {
-    digest_enabled: bool,
-    digest_prompt: String,
-    digest_recipient: String,
     auto_fix: bool,
     proxy_tier: String,
     banner: String,
@@ -221,9 +232,6 @@ impl Inactive {
     fn of(scrap: Option<&Scrap>) -> Inactive {
         let Some(s) = scrap else { return Inactive::default() };
         Inactive {
-            digest_enabled: s.digest_enabled,
-            digest_prompt: s.digest_prompt.clone().unwrap_or_default(),
-            digest_recipient: s.digest_recipient.clone().unwrap_or_default(),
             auto_fix: s.auto_fix,
             proxy_tier: s.proxy_tier.clone().unwrap_or_default(),
             banner: s.banner.clone(),
@@ -292,6 +300,7 @@ fn editor(
         proxy_tiers: &PROXY_TIERS,
         test,
         email_enabled: services.announcements.email_enabled(),
+        ai_enabled: services.runs.ai_enabled(),
     }
 }
 

@@ -187,6 +187,7 @@ pub(crate) async fn page(
                 EmailKind::Result => "Result",
                 EmailKind::Alert => "Alert",
                 EmailKind::Recovered => "Recovered",
+                EmailKind::Digest => "Digest",
                 EmailKind::Announcement => "Announcement",
             },
             to: r.email.to,

@@ -2,7 +2,6 @@
 //! Pure functions, so each is tested without a browser.
 
 pub mod actor;
-pub mod data_diff;
 pub mod data_table;
 pub mod delivery_state;
 pub mod plans;

@@ -3,6 +3,7 @@
 //! `SVC_TEST_POSTGRES_URL`) runs the same tests on PostgreSQL.
 
 pub mod fixture;
+pub mod openai;
 pub mod receiver;
 pub mod smtp;
 

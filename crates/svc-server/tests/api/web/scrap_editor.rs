@@ -118,12 +118,17 @@ async fn write_a_scrap_with_a_bad_cron_fix_it_test_run_and_save() {
     tab.fill("Alert address", "ops@example.com").await;
     tab.check("Email the results of scheduled runs", true).await;
     tab.fill("Attachment format", "csv").await;
+    assert!(tab.text().await.contains("No AI provider on this server"), "digest settings say when AI is off");
+    tab.check("Write a digest of each run that returns data", true).await;
+    tab.fill("Digest instructions", "Name the new items.").await;
     tab.click_and_load("Save").await;
     let saved = app.services.scraps.get(&me.clone().into(), scrap.id).await.unwrap();
     assert_eq!(saved.alert.as_deref(), Some("ops@example.com"));
     assert!(saved.email_notif);
     assert_eq!(saved.email_notif_format.as_str(), "csv");
     assert_eq!(saved.email_notif_recipient, None, "empty: the owner");
+    assert!(saved.digest_enabled);
+    assert_eq!(saved.digest_prompt.as_deref(), Some("Name the new items."));
 
     // The list shows it with its schedule in words.
     tab.open("/").await;
