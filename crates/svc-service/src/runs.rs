@@ -402,9 +402,17 @@ impl RunService {
             Some(e) => format!("{} ({})", detail.as_str(), short_error(e).chars().take(200).collect::<String>()),
             None => format!("{} ({} items)", detail.as_str(), row.length),
         };
-        let ai_units = self.add_digest(claim, &mut row, detail, previous.as_ref()).await?;
+        // Read once for the digest and the emails (gone: neither).
+        let scrap = self.store.scrap(claim.organization_id, claim.scrap_id).await?;
+        let ai_units = match &scrap {
+            Some(scrap) => self.add_digest(claim, scrap, &mut row, detail, previous.as_ref()).await?,
+            None => 0,
+        };
         let log = finished_activity(claim, &row, &summary);
-        let emails = self.emails_for(&row, detail).await?;
+        let emails = match &scrap {
+            Some(scrap) => self.emails_for(scrap, &row, detail).await?,
+            None => vec![],
+        };
         self.record_finished(claim, &row, units(report.bytes) + ai_units, &log, &emails).await?;
         Ok(detail)
     }
@@ -433,6 +441,7 @@ impl RunService {
     async fn add_digest(
         &self,
         claim: &ClaimedRun,
+        scrap: &Scrap,
         row: &mut HistoryRow,
         detail: StatusDetail,
         previous: Option<&HistoryRow>,
@@ -440,7 +449,6 @@ impl RunService {
         if row.length == 0 || detail == StatusDetail::Error {
             return Ok(0);
         }
-        let Some(scrap) = self.store.scrap(claim.organization_id, claim.scrap_id).await? else { return Ok(0) };
         if !scrap.digest_enabled {
             return Ok(0);
         }
@@ -515,11 +523,10 @@ impl RunService {
     /// `emailNotif` is on, and with `alert` set, the alert when a run fails
     /// after a success and the all-clear when one succeeds after failures
     /// that followed a success (docs/decisions.md, Email).
-    async fn emails_for(&self, row: &HistoryRow, detail: StatusDetail) -> Result<Vec<Email>> {
+    async fn emails_for(&self, scrap: &Scrap, row: &HistoryRow, detail: StatusDetail) -> Result<Vec<Email>> {
         if !self.email.enabled {
             return Ok(vec![]);
         }
-        let Some(scrap) = self.store.scrap(row.organization_id, row.scrap_id).await? else { return Ok(vec![]) };
         let wants_result = scrap.email_notif
             && row.triggered_by == TriggeredBy::Cron
             && matches!(detail, StatusDetail::Success | StatusDetail::Regression);
@@ -536,19 +543,19 @@ impl RunService {
                 None => self.store.user(scrap.organization_id, scrap.user_id).await?.map(|u| u.email),
             };
             if let Some(to) = to {
-                emails.push(email_compose::result_email(&scrap, row, &to, url, now));
+                emails.push(email_compose::result_email(scrap, row, &to, url, now));
             }
         }
         if let (Some(to), Some(text)) = (digest_to, &row.digest) {
-            emails.push(email_compose::digest_email(&scrap, row, text, to, url, now));
+            emails.push(email_compose::digest_email(scrap, row, text, to, url, now));
         }
         if let Some(to) = &scrap.alert {
             let streak = self.store.run_streak(row.organization_id, row.scrap_id, row.id).await?;
             let failed = |d: Option<StatusDetail>| d.is_some_and(|d| d != StatusDetail::Success);
             if detail != StatusDetail::Success && streak.last == Some(StatusDetail::Success) {
-                emails.push(email_compose::alert_email(&scrap, row, to, url, now));
+                emails.push(email_compose::alert_email(scrap, row, to, url, now));
             } else if detail == StatusDetail::Success && failed(streak.last) && streak.ever_succeeded {
-                emails.push(email_compose::recovered_email(&scrap, row, streak.failures_since_success, to, url, now));
+                emails.push(email_compose::recovered_email(scrap, row, streak.failures_since_success, to, url, now));
             }
         }
         Ok(emails)
@@ -592,7 +599,10 @@ impl RunService {
             row.finished_at = Some(Utc::now());
             let log = finished_activity(claim, &row, &format!("error ({LOST_WORKER})"));
             // Nothing ran to completion: nothing is charged.
-            let emails = self.emails_for(&row, StatusDetail::Error).await?;
+            let emails = match self.store.scrap(claim.organization_id, claim.scrap_id).await? {
+                Some(scrap) if self.email.enabled => self.emails_for(&scrap, &row, StatusDetail::Error).await?,
+                _ => vec![],
+            };
             self.record_finished(claim, &row, 0, &log, &emails).await?;
         }
         if !expired.requeued.is_empty() {
