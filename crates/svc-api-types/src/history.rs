@@ -11,7 +11,7 @@ use crate::iso;
 #[serde(rename_all = "camelCase")]
 pub struct HistoryRowView {
     pub id: String,
-    pub scrap: String,
+    pub scrap: Option<String>,
     pub organization_id: String,
     pub status: Option<bool>,
     pub status_detail: Option<String>,
@@ -41,7 +41,7 @@ impl HistoryRowView {
         let status = r.status();
         HistoryRowView {
             id: r.id.to_string(),
-            scrap: r.scrap_id.to_string(),
+            scrap: r.scrap_id.map(|s| s.to_string()),
             organization_id: r.organization_id.to_string(),
             status,
             status_detail: r.status_detail.map(|d| d.as_str().to_string()),

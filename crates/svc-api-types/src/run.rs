@@ -16,7 +16,7 @@ impl From<&HistoryRow> for TriggerAccepted {
     fn from(row: &HistoryRow) -> Self {
         TriggerAccepted {
             history_id: row.id.to_string(),
-            scrap_id: row.scrap_id.to_string(),
+            scrap_id: row.scrap_id.map(|s| s.to_string()).unwrap_or_default(),
             status: None,
             triggered_by: row.triggered_by.as_str().to_string(),
         }

@@ -73,7 +73,9 @@ impl RunType {
 #[derive(Clone, Debug, PartialEq)]
 pub struct HistoryRow {
     pub id: ObjectId,
-    pub scrap_id: ObjectId,
+    /// The scrap run; `None` for an AI operation row (`ai_wizard`,
+    /// `ai_generate`), which stands alone.
+    pub scrap_id: Option<ObjectId>,
     pub organization_id: ObjectId,
     /// `None` while pending.
     pub status_detail: Option<StatusDetail>,
@@ -136,7 +138,7 @@ impl HistoryRow {
     ) -> Self {
         HistoryRow {
             id: ObjectId::new(),
-            scrap_id,
+            scrap_id: Some(scrap_id),
             organization_id,
             status_detail: None,
             data: "[]".into(),

@@ -11,6 +11,8 @@ pub mod net;
 pub mod plan;
 pub mod scope;
 pub mod scrap;
+pub mod script_version;
+pub mod task;
 pub mod webhook;
 
 pub use id::ObjectId;

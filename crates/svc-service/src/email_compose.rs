@@ -40,7 +40,10 @@ fn escape(text: &str) -> String {
 
 /// The run's page in the web app.
 pub fn run_link(public_url: &str, row: &HistoryRow) -> String {
-    format!("{public_url}/scraps/{}/history/{}", row.scrap_id, row.id)
+    match row.scrap_id {
+        Some(scrap) => format!("{public_url}/scraps/{scrap}/history/{}", row.id),
+        None => format!("{public_url}/"),
+    }
 }
 
 fn items_word(n: i64) -> String {

@@ -83,7 +83,7 @@ impl HistoryService {
     pub async fn get(&self, principal: &Principal, id: ObjectId) -> Result<HistoryView> {
         principal.require(&[Scope::HistoryRead])?;
         let row = self.store.history_row(principal.org(), id).await?.ok_or(ServiceError::NotFound("history row"))?;
-        if !principal.may_touch_scrap(row.scrap_id) {
+        if !principal.may_see_row_of(row.scrap_id) {
             return Err(ServiceError::ScrapNotInKeyScope);
         }
         Ok(HistoryView::for_principal(row, principal))

@@ -112,6 +112,15 @@ impl Principal {
     pub fn may_touch_scrap(&self, scrap: ObjectId) -> bool {
         self.scrap_allow_list().is_none_or(|ids| ids.contains(&scrap))
     }
+
+    /// Whether a history row of `scrap` is within reach: a row of no scrap
+    /// (an AI operation) only without an allow-list.
+    pub fn may_see_row_of(&self, scrap: Option<ObjectId>) -> bool {
+        match scrap {
+            Some(scrap) => self.may_touch_scrap(scrap),
+            None => self.scrap_allow_list().is_none(),
+        }
+    }
 }
 
 impl From<Session> for Principal {

@@ -322,7 +322,7 @@ impl RunService {
     pub async fn progress(&self, principal: &Principal, id: ObjectId) -> Result<RunProgress> {
         principal.require(&[Scope::HistoryRead])?;
         let row = self.store.history_row(principal.org(), id).await?.ok_or(ServiceError::NotFound("history row"))?;
-        if !principal.may_touch_scrap(row.scrap_id) {
+        if !principal.may_see_row_of(row.scrap_id) {
             return Err(ServiceError::ScrapNotInKeyScope);
         }
         if row.status_detail.is_some() {
@@ -550,7 +550,7 @@ impl RunService {
             emails.push(email_compose::digest_email(scrap, row, text, to, url, now));
         }
         if let Some(to) = &scrap.alert {
-            let streak = self.store.run_streak(row.organization_id, row.scrap_id, row.id).await?;
+            let streak = self.store.run_streak(row.organization_id, scrap.id, row.id).await?;
             let failed = |d: Option<StatusDetail>| d.is_some_and(|d| d != StatusDetail::Success);
             if detail != StatusDetail::Success && streak.last == Some(StatusDetail::Success) {
                 emails.push(email_compose::alert_email(scrap, row, to, url, now));
@@ -563,19 +563,20 @@ impl RunService {
 
     /// One delivery per active webhook that wants the run's event.
     async fn deliveries_for(&self, row: &HistoryRow) -> Result<Vec<Delivery>> {
+        let Some(scrap) = row.scrap_id else { return Ok(vec![]) };
         let (event, payload) = stored_payload(row);
         let hooks = self.store.active_webhooks(row.organization_id).await?;
         let now = Utc::now();
         Ok(hooks
             .into_iter()
-            .filter(|h| h.wants(event, row.scrap_id))
+            .filter(|h| h.wants(event, scrap))
             .map(|h| Delivery {
                 id: ObjectId::new(),
                 organization_id: row.organization_id,
                 webhook_id: h.id,
                 event,
                 history_id: row.id,
-                scrap_id: row.scrap_id,
+                scrap_id: scrap,
                 payload: payload.clone(),
                 attempts: 0,
                 created_at: now,

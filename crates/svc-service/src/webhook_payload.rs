@@ -23,7 +23,7 @@ pub fn stored_payload(row: &HistoryRow) -> (WebhookEvent, String) {
     let event = event_of(detail);
     let body = json!({
         "historyId": row.id.to_string(),
-        "scrapId": row.scrap_id.to_string(),
+        "scrapId": row.scrap_id.map(|s| s.to_string()),
         "status": if event == WebhookEvent::ScrapSuccess { "success" } else { "failure" },
         "statusDetail": detail.as_str(),
         "runtime": row.time_ms,

@@ -10,6 +10,7 @@ mod error;
 mod postgres;
 mod records;
 mod sql;
+mod task_records;
 mod sqlite;
 mod traits;
 mod webhook_records;
@@ -23,10 +24,10 @@ pub use postgres::PostgresStore;
 pub use sql::{Dialect, RowsAffected, SqlStore};
 pub use sqlite::SqliteStore;
 pub use traits::{
-    AccountStore, ActivityStore, ClaimedRun, DueScrap, EmailOutcome, EmailStore, ExpiredLeases, FiredTick,
+    AccountStore, ActivityStore, AppliedFix, ClaimedRun, DueScrap, EmailOutcome, EmailStore, ExpiredLeases, FiredTick,
     HistoryFilter, HistoryStore, KeyStore, NewAccount, Page, PlannedTick, QueueState, RateStore, Recipient,
-    RunNeighbours, RunStore, RunStreak, ScheduleStore, ScrapFilter, ScrapStore, Store, TickAction, TickOutcome,
-    TickPlan, TickPlanner, WebhookStore,
+    RunNeighbours, RunStore, RunStreak, ScheduleStore, ScrapFilter, ScrapStore, Store, TaskEnd, TaskFinish, TaskStore,
+    TickAction, TickOutcome, TickPlan, TickPlanner, VersionStore, WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -179,7 +179,7 @@ impl ScrapRecord {
 pub(crate) struct HistoryRecord {
     id: String,
     organization_id: String,
-    scrap_id: String,
+    scrap_id: Option<String>,
     status_detail: Option<String>,
     data: String,
     length: i64,
@@ -205,7 +205,7 @@ impl TryFrom<HistoryRecord> for HistoryRow {
         let corrupt = |what: &str, v: &str| StoreError::Corrupt(format!("{what} `{v}`"));
         Ok(HistoryRow {
             id: id(&r.id)?,
-            scrap_id: id(&r.scrap_id)?,
+            scrap_id: r.scrap_id.as_deref().map(id).transpose()?,
             organization_id: id(&r.organization_id)?,
             status_detail: status_detail(r.status_detail.as_deref())?,
             data: r.data,

@@ -8,6 +8,8 @@ use svc_domain::email::{Email, EmailRecord};
 use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
 use svc_domain::plan::Plan;
 use svc_domain::scrap::{ParamSet, Scrap};
+use svc_domain::script_version::ScriptVersion;
+use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
 
 use crate::Result;
@@ -454,6 +456,93 @@ pub trait RateStore: Send + Sync {
     async fn swap_rate_tat(&self, bucket: &str, expected: Option<i64>, tat: i64) -> Result<bool>;
 }
 
+/// How a claimed task ends, and what is written with it in one transaction.
+#[derive(Clone, Debug)]
+pub struct TaskEnd<'a> {
+    /// `Succeeded` or `Failed`.
+    pub state: TaskState,
+    pub result: Option<serde_json::Value>,
+    pub error: Option<String>,
+    /// A history row to insert (the wizard's and generation's own row).
+    pub row: Option<&'a HistoryRow>,
+    /// Compute units deducted from the organization's balance.
+    pub units: i64,
+    pub activities: &'a [Activity],
+    /// AI Fix: a repaired script to make current.
+    pub fix: Option<AppliedFix<'a>>,
+}
+
+/// A repaired script made current: written only while the scrap's script
+/// is still the one that failed.
+#[derive(Clone, Debug)]
+pub struct AppliedFix<'a> {
+    pub scrap_id: ObjectId,
+    /// The script that failed; the scrap's current script must still be it.
+    pub replaced: &'a str,
+    /// The new version (its `number` is assigned by the store).
+    pub version: &'a ScriptVersion,
+    /// The failed row, amended with the repaired run's result.
+    pub row: &'a HistoryRow,
+    /// Webhook deliveries of the amended row.
+    pub deliveries: &'a [Delivery],
+}
+
+/// What `TaskStore::finish_task` did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TaskFinish {
+    /// Written; with the stored version when a fix was applied.
+    Done { version: Option<ScriptVersion> },
+    /// Someone else holds or finished the task: nothing written.
+    ClaimLost,
+    /// The fix's scrap is gone or its script changed meanwhile: nothing written.
+    ScriptChanged,
+}
+
+#[async_trait]
+pub trait TaskStore: Send + Sync {
+    async fn insert_task(&self, task: &Task) -> Result<()>;
+    async fn task(&self, org: ObjectId, id: ObjectId) -> Result<Option<Task>>;
+    /// Claims up to `limit` tasks, oldest first, held until `lease_until`:
+    /// queued ones, and running ones whose lease ended before `now` that
+    /// were claimed fewer than `max_attempts` times. Running tasks out of
+    /// attempts are failed with `lost_error` first. Cross-organization by
+    /// design (the task runner).
+    async fn claim_tasks(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        max_attempts: i64,
+        limit: i64,
+        lost_error: &str,
+    ) -> Result<Vec<Task>>;
+    /// Ends a task claimed as `task` (its `attempts`), with what `end`
+    /// writes, in one transaction.
+    async fn finish_task(&self, task: &Task, end: &TaskEnd<'_>) -> Result<TaskFinish>;
+    /// How many tasks of `kind` `org` has created since `since` (daily limits).
+    async fn count_tasks(&self, org: ObjectId, kind: TaskKind, since: DateTime<Utc>) -> Result<i64>;
+}
+
+#[async_trait]
+pub trait VersionStore: Send + Sync {
+    /// A scrap's script versions, newest first. (A scrap's versions are
+    /// written by `insert_scrap`, by `update_scrap` when the script changed,
+    /// by AI Fix and by `restore_version`: the newest is always the current
+    /// script.)
+    async fn script_versions(&self, org: ObjectId, scrap: ObjectId, offset: i64, limit: i64)
+    -> Result<Page<ScriptVersion>>;
+    async fn script_version(&self, org: ObjectId, scrap: ObjectId, id: ObjectId) -> Result<Option<ScriptVersion>>;
+    /// Makes version `id` the scrap's script again, as a new `rollback`
+    /// version, with `activity`; `None` when the scrap or version does not exist.
+    async fn restore_version(
+        &self,
+        org: ObjectId,
+        scrap: ObjectId,
+        id: ObjectId,
+        at: DateTime<Utc>,
+        activity: &Activity,
+    ) -> Result<Option<ScriptVersion>>;
+}
+
 /// Everything svc stores.
 #[async_trait]
 pub trait Store:
@@ -467,6 +556,8 @@ pub trait Store:
     + WebhookStore
     + RateStore
     + EmailStore
+    + TaskStore
+    + VersionStore
 {
     /// `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;

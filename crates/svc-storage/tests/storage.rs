@@ -688,7 +688,7 @@ async fn history_rows(store: Arc<dyn Store>) {
 fn summary(row: &HistoryRow) -> RunSummary {
     RunSummary {
         id: row.id,
-        scrap_id: row.scrap_id,
+        scrap_id: row.scrap_id.unwrap(),
         status_detail: row.status_detail,
         length: row.length,
         time_ms: row.time_ms,
@@ -1480,7 +1480,7 @@ fn delivery(hook: &Webhook, history: &HistoryRow) -> Delivery {
         webhook_id: hook.id,
         event: WebhookEvent::ScrapSuccess,
         history_id: history.id,
-        scrap_id: history.scrap_id,
+        scrap_id: history.scrap_id.unwrap(),
         payload: r#"{"historyId":"x"}"#.into(),
         attempts: 0,
         created_at: now(),

@@ -97,7 +97,7 @@ mod tests {
     fn row(items: &[Value]) -> HistoryRowView {
         HistoryRowView {
             id: "r".into(),
-            scrap: "s".into(),
+            scrap: Some("s".into()),
             organization_id: "o".into(),
             status: Some(true),
             status_detail: Some("success".into()),

@@ -91,7 +91,7 @@ pub(crate) async fn run(client: &Client, format: Format, command: HistoryCommand
                                 .map(|r| {
                                     vec![
                                         r.id.clone(),
-                                        r.scrap.clone(),
+                                        r.scrap.clone().unwrap_or_else(|| r.run_type.clone()),
                                         opt(&r.status_detail),
                                         r.length.to_string(),
                                         r.time.map(|t| format!("{t} ms")).unwrap_or_else(|| "-".into()),
@@ -132,7 +132,7 @@ pub(crate) async fn run(client: &Client, format: Format, command: HistoryCommand
                     Format::Table => {
                         output::fields(&[
                             ("id", row.id.clone()),
-                            ("scrap", row.scrap.clone()),
+                            ("scrap", row.scrap.clone().unwrap_or_else(|| row.run_type.clone())),
                             ("result", summary(&row)),
                             ("triggered by", row.triggered_by.clone()),
                             ("created", row.created_at.clone()),

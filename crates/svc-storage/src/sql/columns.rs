@@ -44,3 +44,9 @@ pub(super) const ATTEMPT: &str = "id, delivery_id, organization_id, webhook_id, 
 pub(super) const EMAIL: &str = "id, organization_id, kind, recipient, subject, body_text, body_html, attachment_name, \
                                 attachment_type, attachment_b64, unsubscribe_url, scrap_id, history_id, state, attempts, \
                                 next_attempt_at, last_error, sent_at, created_at";
+
+pub(super) const TASK: &str = "id, organization_id, user_id, kind, state, input, result, error, scrap_id, history_id, \
+                               attempts, lease_until, created_at, finished_at";
+
+pub(super) const VERSION: &str =
+    "id, organization_id, scrap_id, number, request, source, history_id, restored_from, created_at";

@@ -112,6 +112,7 @@ where
     }
 
     async fn run_neighbours(&self, org: ObjectId, row: &HistoryRow) -> Result<RunNeighbours> {
+        let Some(scrap) = row.scrap_id else { return Ok(RunNeighbours::default()) };
         let (previous, next): (Option<String>, Option<String>) = sqlx::query_as(concatcp!(
             "SELECT (SELECT id FROM history WHERE ",
             BEFORE,
@@ -120,7 +121,7 @@ where
             " ORDER BY created_at, id LIMIT 1)"
         ))
         .bind(org.to_string())
-        .bind(row.scrap_id.to_string())
+        .bind(scrap.to_string())
         .bind(millis(row.created_at))
         .bind(row.id.to_string())
         .fetch_one(&self.pool)
@@ -133,7 +134,7 @@ where
             " AND status_detail = 'success' ORDER BY created_at DESC, id DESC LIMIT 1"
         ))
         .bind(org.to_string())
-        .bind(row.scrap_id.to_string())
+        .bind(scrap.to_string())
         .bind(millis(row.created_at))
         .bind(row.id.to_string())
         .fetch_optional(&self.pool)

@@ -26,6 +26,8 @@ mod runs;
 mod schedule;
 mod scraps;
 mod shared;
+mod tasks;
+mod versions;
 mod webhooks;
 
 use std::future::Future;

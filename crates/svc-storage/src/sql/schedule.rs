@@ -150,7 +150,7 @@ where
         Self::insert_queue_entries(&mut tx, &runs).await?;
         Self::insert_activities(&mut tx, &activities.iter().collect::<Vec<_>>()).await?;
 
-        let new_runs: HashMap<ObjectId, ObjectId> = rows.iter().map(|r| (r.scrap_id, r.id)).collect();
+        let new_runs: HashMap<ObjectId, ObjectId> = rows.iter().filter_map(|r| Some((r.scrap_id?, r.id))).collect();
         let mut moves = QueryBuilder::<DB>::new("WITH v (id, due, next, run) AS (");
         moves.push_values(due.iter().zip(&plans), |mut b, (d, plan)| {
             b.push_bind(d.scrap.id.to_string())

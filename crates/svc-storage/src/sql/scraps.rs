@@ -44,6 +44,7 @@ where
             .execute(&mut *tx)
             .await
             .map_err(|e| conflict_on_unique(e, "scrap"))?;
+        Self::version_if_changed(&mut tx, s.organization_id, s.id, &s.request, s.created_at).await?;
         Self::insert_activity(&mut tx, activity).await?;
         tx.commit().await?;
         Ok(())
@@ -70,6 +71,7 @@ where
         if done.rows_affected() != 1 {
             return Ok(false);
         }
+        Self::version_if_changed(&mut tx, org, s.id, &s.request, s.updated_at).await?;
         Self::insert_activity(&mut tx, activity).await?;
         tx.commit().await?;
         Ok(true)
@@ -88,6 +90,7 @@ where
         for table in [
             "DELETE FROM history WHERE organization_id = $1 AND scrap_id = $2",
             "DELETE FROM run_queue WHERE organization_id = $1 AND scrap_id = $2",
+            "DELETE FROM script_versions WHERE organization_id = $1 AND scrap_id = $2",
         ] {
             sqlx::query(table).bind(org.to_string()).bind(scrap.to_string()).execute(&mut *tx).await?;
         }

@@ -133,7 +133,7 @@ where
         qb.push_values(runs, |mut b, (row, containers, param)| {
             b.push_bind(row.id.to_string())
                 .push_bind(row.organization_id.to_string())
-                .push_bind(row.scrap_id.to_string())
+                .push_bind(row.scrap_id.map(|s| s.to_string()))
                 .push_bind(format!(",{},", containers.join(",")))
                 .push_bind(param.map(to_json))
                 .push("'queued'")
@@ -147,7 +147,10 @@ where
     /// Inserts a history row and refreshes its scrap's `history_ids`.
     pub(super) async fn insert_history_row(tx: &mut Transaction<'static, DB>, h: &HistoryRow) -> Result<()> {
         Self::insert_history_rows(tx, &[h]).await?;
-        Self::refresh_history_ids(tx, h.organization_id, h.scrap_id).await
+        match h.scrap_id {
+            Some(scrap) => Self::refresh_history_ids(tx, h.organization_id, scrap).await,
+            None => Ok(()),
+        }
     }
 
     /// Inserts history rows; the caller keeps `history_ids` current.
@@ -159,7 +162,7 @@ where
         qb.push_values(rows, |mut b, h| {
             b.push_bind(h.id.to_string())
                 .push_bind(h.organization_id.to_string())
-                .push_bind(h.scrap_id.to_string())
+                .push_bind(h.scrap_id.map(|s| s.to_string()))
                 .push_bind(h.status_detail.map(|d| d.as_str()))
                 .push_bind(&h.data)
                 .push_bind(h.length)

@@ -30,7 +30,9 @@ const LATEST_RUNS: i64 = 20;
 
 pub(crate) struct CostRow {
     pub id: String,
-    pub scrap: ScrapLink,
+    /// `None` for an AI operation (no scrap): then `operation` says which.
+    pub scrap: Option<ScrapLink>,
+    pub operation: &'static str,
     pub chip: Chip,
     /// `meter.units`.
     pub units: Option<String>,
@@ -103,10 +105,14 @@ async fn admin_page(
     let mut titles = ScrapTitles::default();
     for view in latest.items {
         let row = view.row;
-        let scrap = titles.links(services, user, &[row.scrap_id]).await?.pop().expect("one link per id");
+        let scrap = match row.scrap_id {
+            Some(id) => titles.links(services, user, &[id]).await?.pop(),
+            None => None,
+        };
         runs.push(CostRow {
             id: row.id.to_string(),
             scrap,
+            operation: run_status::operation(row.run_type),
             chip: run_status::chip(row.status_detail),
             units: units_of(row.meter.as_ref()),
             cost: cost_of(row.costs.as_ref()),

@@ -124,7 +124,7 @@ async fn scrap_and_run(
     let principal = user.principal();
     let scrap = services.scraps.get(&principal, id).await?;
     let view = services.history.get(&principal, history_id).await?;
-    if view.row.scrap_id != scrap.id {
+    if view.row.scrap_id != Some(scrap.id) {
         return Err(ServiceError::NotFound("run").into());
     }
     Ok((scrap, view))

@@ -25,7 +25,7 @@ pub(crate) async fn progress(
     let state = match services.runs.progress(&user.principal(), history_id).await? {
         RunProgress::Queued => "queued",
         RunProgress::Running => "running",
-        RunProgress::Finished(view) if view.row.scrap_id == scrap => "finished",
+        RunProgress::Finished(view) if view.row.scrap_id == Some(scrap) => "finished",
         RunProgress::Finished(_) => return Err(ServiceError::NotFound("run").into()),
     };
     Ok(Json(json!({ "state": state })))

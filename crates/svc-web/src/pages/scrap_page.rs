@@ -60,7 +60,7 @@ impl RunRow {
     pub fn of(row: &HistoryRow, now: DateTime<Utc>) -> RunRow {
         RunRow {
             id: row.id.to_string(),
-            href: run_href(row.scrap_id, row.id),
+            href: row.scrap_id.map(|s| run_href(s, row.id)).unwrap_or_default(),
             chip: run_status::chip(row.status_detail),
             items: row.status_detail.map(|_| row.length),
             duration: row.time_ms.map(duration_ms),

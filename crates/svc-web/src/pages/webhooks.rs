@@ -404,7 +404,7 @@ pub(crate) async fn deliveries_page(
     for attempt in &found.items {
         if let Entry::Vacant(slot) = scrap_of.entry(attempt.history_id) {
             slot.insert(match services.history.get(&principal, attempt.history_id).await {
-                Ok(view) => Some(view.row.scrap_id),
+                Ok(view) => view.row.scrap_id,
                 Err(ServiceError::NotFound(_)) => None,
                 Err(e) => return Err(e.into()),
             });

@@ -1,7 +1,7 @@
 //! The status chip of a run: a word, and a class for its colour (the word
 //! alone carries the meaning).
 
-use svc_domain::history::{StatusDetail, TriggeredBy};
+use svc_domain::history::{RunType, StatusDetail, TriggeredBy};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Chip {
@@ -38,6 +38,15 @@ pub fn trigger(by: TriggeredBy) -> &'static str {
         TriggeredBy::User => "Run now",
         TriggeredBy::Api => "API",
         TriggeredBy::Cron => "Schedule",
+    }
+}
+
+/// What kind of row it is, for a row without a scrap.
+pub fn operation(run_type: RunType) -> &'static str {
+    match run_type {
+        RunType::ScrapRun => "Scrap run",
+        RunType::AiWizard => "AI wizard",
+        RunType::AiGenerate => "AI script generation",
     }
 }
 
