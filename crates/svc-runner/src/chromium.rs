@@ -178,10 +178,12 @@ impl Watch {
 struct Outcome {
     result: ScriptResult,
     selector: Option<String>,
+    /// The main document's HTTP status, once known.
+    status: Option<i64>,
 }
 
 fn failed(message: impl Into<String>) -> Outcome {
-    Outcome { result: ScriptResult::Failed { message: message.into() }, selector: None }
+    Outcome { result: ScriptResult::Failed { message: message.into() }, selector: None, status: None }
 }
 
 impl ChromiumEngine {
@@ -448,6 +450,8 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
                 .unwrap_or(0)
         }
     };
+    let known = (status > 0).then_some(status);
+    let failed = |message: String| Outcome { status: known, ..failed(message) };
     if status >= 400 {
         return failed(format!("the page answered HTTP {status}"));
     }
@@ -490,16 +494,17 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
     if value["ok"] == json!(true) {
         let json = value["json"].as_str().unwrap_or("[]").to_string();
         if json.len() > script::MAX_RESULT_CHARS {
-            return failed("returnData: the result is larger than 10 MiB of JSON");
+            return failed("returnData: the result is larger than 10 MiB of JSON".into());
         }
         let length = value["length"].as_i64().unwrap_or(0);
-        Outcome { result: ScriptResult::Data { json, length }, selector: None }
+        Outcome { result: ScriptResult::Data { json, length }, selector: None, status: known }
     } else {
         Outcome {
             result: ScriptResult::Failed {
                 message: value["error"].as_str().unwrap_or("the script failed").to_string(),
             },
             selector: value["selector"].as_str().map(str::to_string),
+            status: known,
         }
     }
 }
@@ -507,21 +512,7 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
 /// The failing page's HTML and a screenshot, taken together within
 /// `SNAPSHOT_TIMEOUT` (a hung page yields nulls, not a longer run).
 async fn snapshot(page: &Page, selector: Option<String>) -> Value {
-    let html = async {
-        // Cut in the page: a huge document must not cross the protocol whole.
-        let expression =
-            format!("document.documentElement ? document.documentElement.outerHTML.slice(0, {SNAPSHOT_HTML_MAX}) : ''");
-        let html = page.evaluate(expression).await.ok()?;
-        let mut html = html.into_value::<String>().ok()?;
-        if html.len() > SNAPSHOT_HTML_MAX {
-            let mut cut = SNAPSHOT_HTML_MAX;
-            while !html.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            html.truncate(cut);
-        }
-        Some(html)
-    };
+    let html = page_html(page);
     let screenshot = async {
         let png =
             page.screenshot(ScreenshotParams::builder().format(CaptureScreenshotFormat::Png).build()).await.ok()?;
@@ -533,25 +524,44 @@ async fn snapshot(page: &Page, selector: Option<String>) -> Value {
     json!({ "html": html, "selector": selector, "screenshot": screenshot })
 }
 
+/// The page's HTML, cut to `SNAPSHOT_HTML_MAX` bytes.
+async fn page_html(page: &Page) -> Option<String> {
+    // Cut in the page: a huge document must not cross the protocol whole.
+    let expression =
+        format!("document.documentElement ? document.documentElement.outerHTML.slice(0, {SNAPSHOT_HTML_MAX}) : ''");
+    let html = page.evaluate(expression).await.ok()?;
+    let mut html = html.into_value::<String>().ok()?;
+    if html.len() > SNAPSHOT_HTML_MAX {
+        let mut cut = SNAPSHOT_HTML_MAX;
+        while !html.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        html.truncate(cut);
+    }
+    Some(html)
+}
+
 #[async_trait]
 impl Engine for ChromiumEngine {
     async fn run(&self, job: RunJob) -> EngineReport {
         let started = Instant::now();
-        let report = |outcome: Outcome, duration: Duration, bytes: u64, snapshot: Option<Value>| EngineReport {
+        let report = |outcome: Outcome, duration: Duration, bytes: u64, snapshot: Option<Value>, html| EngineReport {
             result: outcome.result,
             duration_ms: duration.as_millis() as i64,
             bytes,
             snapshot,
+            status: outcome.status,
+            html,
         };
         if let Err(refusal) = net_guard::check(&job.url, self.inner.allow_private).await {
-            return report(failed(format!("target refused: {refusal}")), started.elapsed(), 0, None);
+            return report(failed(format!("target refused: {refusal}")), started.elapsed(), 0, None, None);
         }
         let mut fresh = match tokio::time::timeout(job.timeout, self.inner.take()).await {
             Ok(Ok(fresh)) => fresh,
-            Ok(Err(e)) => return report(failed(e), started.elapsed(), 0, None),
+            Ok(Err(e)) => return report(failed(e), started.elapsed(), 0, None, None),
             Err(_) => {
                 let message = format!("timed out after {} s while opening the page", job.timeout.as_secs());
-                return report(failed(message), started.elapsed(), 0, None);
+                return report(failed(message), started.elapsed(), 0, None, None);
             }
         };
         fresh.warm.count_run();
@@ -567,6 +577,11 @@ impl Engine for ChromiumEngine {
             ScriptResult::Failed { .. } => Some(snapshot(&fresh.page, outcome.selector.clone()).await),
             ScriptResult::Data { .. } => None,
         };
+        let html = match (&snap, job.capture_page) {
+            (_, false) => None,
+            (Some(snap), true) if snap["html"].is_string() => snap["html"].as_str().map(str::to_string),
+            (_, true) => tokio::time::timeout(SNAPSHOT_TIMEOUT, page_html(&fresh.page)).await.ok().flatten(),
+        };
         let bytes = fresh.bytes.total();
         // The context goes away after the result is handed back: disposing
         // it (the renderer's shut-down) is not on the caller's path, and
@@ -579,6 +594,6 @@ impl Engine for ChromiumEngine {
             inner.refill();
             inner.disposing.fetch_sub(1, Ordering::SeqCst);
         });
-        report(outcome, duration, bytes, snap)
+        report(outcome, duration, bytes, snap, html)
     }
 }

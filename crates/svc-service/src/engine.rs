@@ -22,6 +22,9 @@ pub struct RunJob {
     pub timeout: Duration,
     /// Subresources loaded besides what every run loads (`// svc:load`).
     pub loads: Loads,
+    /// Hand back the page's HTML after the script, whatever the outcome
+    /// (AI Fix and the AI tasks read it).
+    pub capture_page: bool,
 }
 
 #[async_trait]

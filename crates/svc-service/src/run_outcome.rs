@@ -14,6 +14,11 @@ pub struct EngineReport {
     pub bytes: u64,
     /// Captured on failure: `{html, selector, screenshot}` (screenshot as base64 PNG).
     pub snapshot: Option<Value>,
+    /// The main document's HTTP status, when one arrived.
+    pub status: Option<i64>,
+    /// The page's HTML as the script left it, when the job asked for it
+    /// (`RunJob::capture_page`; cut to 512 KiB).
+    pub html: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

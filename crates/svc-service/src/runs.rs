@@ -213,6 +213,7 @@ impl RunService {
             triggered_by: TriggeredBy::User.as_str(),
             timeout: self.run_timeout,
             loads,
+            capture_page: false,
         };
         let report = engine.run(job).await;
         let charged = units(report.bytes);
@@ -371,6 +372,7 @@ impl RunService {
             triggered_by: row.triggered_by.as_str(),
             timeout: self.run_timeout,
             loads,
+            capture_page: scrap.auto_fix && self.ai_enabled(),
         };
         Ok(Some((job, row)))
     }

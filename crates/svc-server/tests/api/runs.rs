@@ -41,6 +41,7 @@ fn job_for(url: &str, script: &str) -> svc_service::engine::RunJob {
         triggered_by: "user",
         timeout: Duration::from_secs(20),
         loads: Default::default(),
+        capture_page: false,
     }
 }
 
