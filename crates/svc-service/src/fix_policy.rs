@@ -94,13 +94,12 @@ pub const SCRIPT_ONLY_MAX_TEXT: usize = 200;
 /// 5. Otherwise [`Diagnosis::Broken`].
 pub fn diagnose(status: Option<i64>, html: Option<&str>, error: Option<&str>) -> Diagnosis {
     let error = error.map(str::trim).filter(|e| !e.is_empty());
-    if let Some(status) = status.or_else(|| error.and_then(status_in_error)) {
-        if BLOCKING_STATUSES.contains(&status) {
-            return Diagnosis::Blocked(format!("the page answered HTTP {status}"));
-        }
-        if status >= 400 {
-            return Diagnosis::Unreachable(format!("the page answered HTTP {status}"));
-        }
+    let statuses = [status, error.and_then(status_in_error)];
+    if let Some(status) = statuses.iter().flatten().find(|s| BLOCKING_STATUSES.contains(s)) {
+        return Diagnosis::Blocked(format!("the page answered HTTP {status}"));
+    }
+    if let Some(status) = statuses.iter().flatten().find(|&&s| s >= 400) {
+        return Diagnosis::Unreachable(format!("the page answered HTTP {status}"));
     }
     if let Some(error) = error.filter(|e| is_unreachable_error(e)) {
         return Diagnosis::Unreachable(cut(error, MAX_REASON_CHARS));
@@ -219,7 +218,8 @@ struct Scan {
 }
 
 impl Scan {
-    fn start_tag(&self, name: &str, self_closing: bool) -> TokenSinkResult<()> {
+    /// A start tag; `/>` is ignored, as HTML does for these elements.
+    fn start_tag(&self, name: &str) -> TokenSinkResult<()> {
         if name == "body" || !HEAD_ELEMENTS.contains(&name) {
             self.in_body.set(true);
         }
@@ -228,11 +228,11 @@ impl Scan {
             page.elements += 1;
             page.script_elements += usize::from(SCRIPT_ELEMENTS.contains(&name));
         }
-        if name == "template" && !self_closing {
+        if name == "template" {
             self.templates.set(self.templates.get() + 1);
         }
         match RAW_ELEMENTS.iter().find(|(raw, _)| *raw == name) {
-            Some(&(raw, kind)) if !self_closing => {
+            Some(&(raw, kind)) => {
                 self.raw.set(Some(raw));
                 TokenSinkResult::RawData(kind)
             }
@@ -284,7 +284,7 @@ impl TokenSink for Scan {
             TagToken(tag) => {
                 self.space.set(true);
                 match tag.kind {
-                    StartTag => return self.start_tag(&tag.name, tag.self_closing),
+                    StartTag => return self.start_tag(&tag.name),
                     EndTag => self.end_tag(&tag.name),
                 }
             }
@@ -460,6 +460,10 @@ mod tests {
             diagnose(None, None, Some("the page answered HTTP 429")),
             Diagnosis::Blocked("the page answered HTTP 429".into())
         );
+        assert_eq!(
+            diagnose(Some(200), None, Some("the page answered HTTP 403")),
+            Diagnosis::Blocked("the page answered HTTP 403".into())
+        );
     }
 
     #[test]
@@ -568,6 +572,9 @@ mod tests {
         assert_eq!(page, PageText { chars: 18, elements: 4, script_elements: 0 });
         let page = PageText::of("<html><body><script>a<b</script><noscript><p>x</p></noscript>&amp;</body></html>");
         assert_eq!(page, PageText { chars: 1, elements: 2, script_elements: 2 });
+        // `<script/>` still opens a script in HTML.
+        let page = PageText::of("<body><script src=a.js />var s = '<p>not text</p>';</script>");
+        assert_eq!(page, PageText { chars: 0, elements: 1, script_elements: 1 });
     }
 
     #[test]
