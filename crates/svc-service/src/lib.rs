@@ -10,6 +10,7 @@
 pub mod accounts;
 pub mod admin;
 pub mod ai_model;
+pub mod ai_prompts;
 pub mod announcements;
 pub mod auth;
 pub mod data_export;
