@@ -666,6 +666,8 @@ mod tests {
             duration_ms: 5,
             bytes: 10,
             snapshot: None,
+            status: None,
+            html: None,
         };
         t.services.runs.finish(&claim, pending, report).await.unwrap();
         match t.services.runs.progress(&me, row.id).await.unwrap() {
@@ -722,6 +724,8 @@ mod tests {
             duration_ms: 42,
             bytes: BYTES_PER_UNIT * 2,
             snapshot: Some(serde_json::json!({"html": "<p></p>", "selector": "#x", "screenshot": "iVBOR"})),
+            status: None,
+            html: None,
         };
         let engine = Arc::new(Scripted { report: report.clone(), jobs: Mutex::default() });
         runs.attach_engine(engine.clone());
@@ -789,6 +793,8 @@ mod tests {
             duration_ms: 1,
             bytes: 0,
             snapshot: None,
+            status: None,
+            html: None,
         };
         t.services.runs.attach_engine(Arc::new(Scripted { report, jobs: Mutex::default() }));
         let run = || draft("https://example.com/", "returnData([])");

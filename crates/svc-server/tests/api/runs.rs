@@ -395,6 +395,8 @@ async fn a_run_whose_worker_died_is_retried_then_failed() {
         duration_ms: 1,
         bytes: 0,
         snapshot: None,
+        status: None,
+        html: None,
     };
     let stale_row = store.history_row(alice.org(), claim.history_id).await.unwrap().unwrap();
     app.services.runs.finish(&claim, stale_row, report).await.unwrap();

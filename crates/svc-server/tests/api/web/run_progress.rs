@@ -62,6 +62,8 @@ async fn run_now_says_queued_then_running_then_how_it_ended() {
         duration_ms: 40,
         bytes: 100,
         snapshot: None,
+        status: None,
+        html: None,
     };
     app.services.runs.finish(&claim, row, report).await.unwrap();
     tab.wait_for("document.querySelector('#run-status .chip-success')", "the outcome").await;
