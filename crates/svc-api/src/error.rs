@@ -69,6 +69,9 @@ impl IntoResponse for ApiError {
                 S::Unavailable(_) => {
                     (StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE", "Service unavailable", e.to_string())
                 }
+                S::AiNotConfigured => {
+                    (StatusCode::SERVICE_UNAVAILABLE, "AI_NOT_CONFIGURED", "Service unavailable", e.to_string())
+                }
                 S::Internal(cause) => {
                     internal = Some(cause.clone());
                     (

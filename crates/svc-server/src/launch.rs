@@ -65,6 +65,7 @@ impl App {
                 trusted_proxies: config.trusted_proxies.clone(),
                 public_url: config.public_url(),
                 email_enabled: smtp.is_some(),
+                ai_fix_daily: config.ai_fix_daily,
             },
         ));
         if let Some(ai) = config.ai() {

@@ -33,6 +33,10 @@ pub enum ServiceError {
     /// `SVC_SMTP_URL`): the message says what to set.
     #[error("{0}")]
     Unavailable(String),
+    /// An AI route or feature on a server without a model provider
+    /// (`SVC_AI_BASE_URL`).
+    #[error("no AI provider is configured on this server (SVC_AI_BASE_URL)")]
+    AiNotConfigured,
     #[error("internal error: {0}")]
     Internal(String),
 }

@@ -9,9 +9,14 @@
 
 pub mod accounts;
 pub mod admin;
+pub mod ai_authoring;
+pub mod ai_fix;
 pub mod ai_model;
 pub mod ai_prompts;
+pub mod ai_spend;
+pub mod ai_tasks;
 pub mod announcements;
+pub mod attachments;
 pub mod auth;
 pub mod data_export;
 pub mod digest;
@@ -44,6 +49,7 @@ pub mod scrap_input;
 pub mod scraps;
 pub mod script_directives;
 pub mod services;
+pub mod task_runner;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod webhook_payload;

@@ -1,6 +1,6 @@
 //! Triggering runs, finishing them, and reading their results.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
@@ -17,6 +17,7 @@ pub use svc_storage::{ClaimedRun, ExpiredLeases};
 use tokio::sync::{Notify, broadcast};
 
 use crate::ai_model::{AiModel, AiPricing};
+use crate::attachments::{AttachedModel, Attachments};
 use crate::digest;
 use crate::email_compose;
 use crate::engine::{Engine, RunJob};
@@ -57,6 +58,10 @@ pub struct RunSignals {
     pub deliveries: Arc<Notify>,
     /// Emails were queued (wakes the mailer).
     pub emails: Arc<Notify>,
+    /// Tasks were queued (wakes the task runner).
+    pub tasks: Arc<Notify>,
+    /// Tasks finished, for callers waiting on them.
+    pub(crate) task_finished: broadcast::Sender<ObjectId>,
 }
 
 /// The `run.finished` entry of a claimed run's row: "Run finished: <summary>".
@@ -79,6 +84,8 @@ impl Default for RunSignals {
             finished: broadcast::channel(1024).0,
             deliveries: Arc::new(Notify::new()),
             emails: Arc::new(Notify::new()),
+            tasks: Arc::new(Notify::new()),
+            task_finished: broadcast::channel(256).0,
         }
     }
 }
@@ -95,13 +102,13 @@ pub struct EmailSettings {
 pub struct RunService {
     store: Arc<dyn Store>,
     email: EmailSettings,
-    /// The model digests are written with, once attached.
-    ai: OnceLock<(Arc<dyn AiModel>, AiPricing)>,
+    /// This process's browser (test runs) and model (digests, AI Fix).
+    attached: Arc<Attachments>,
     pub signals: Arc<RunSignals>,
     run_timeout: Duration,
     limits: Arc<RateLimits>,
-    /// The browser of this process, for test runs (`attach_engine`).
-    engine: OnceLock<Arc<dyn Engine>>,
+    /// AI Fix repairs per organization per UTC day.
+    fix_daily: i64,
 }
 
 /// A run of a script that is not saved (the web app's "Test run").
@@ -165,21 +172,23 @@ impl RunService {
         run_timeout: Duration,
         limits: Arc<RateLimits>,
         email: EmailSettings,
+        attached: Arc<Attachments>,
+        fix_daily: i64,
     ) -> Self {
         RunService {
             store,
             email,
-            ai: OnceLock::new(),
+            attached,
             signals: Arc::new(RunSignals::default()),
             run_timeout,
             limits,
-            engine: OnceLock::new(),
+            fix_daily,
         }
     }
 
     /// Gives test runs this process's browser; a second engine is ignored.
     pub fn attach_engine(&self, engine: Arc<dyn Engine>) {
-        let _ = self.engine.set(engine);
+        self.attached.set_engine(engine);
     }
 
     /// Runs an unsaved script once, at once, on this process's browser (no
@@ -198,7 +207,7 @@ impl RunService {
                     ServiceError::validation("param", format!("no parameter set `{key}` in `params`"))
                 })?),
             };
-        let engine = self.engine.get().ok_or_else(|| ServiceError::Internal("no browser in this process".into()))?;
+        let engine = self.attached.engine().ok_or_else(|| ServiceError::Internal("no browser in this process".into()))?;
         let org = self.store.organization(session.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
         if org.balance <= 0 {
             return Err(ServiceError::InsufficientBalance);
@@ -378,7 +387,14 @@ impl RunService {
     }
 
     /// Records the end of a claimed run: outcome, duration, metering, balance.
-    pub async fn finish(&self, claim: &ClaimedRun, mut row: HistoryRow, report: EngineReport) -> Result<StatusDetail> {
+    pub async fn finish(
+        &self,
+        claim: &ClaimedRun,
+        mut row: HistoryRow,
+        mut report: EngineReport,
+    ) -> Result<StatusDetail> {
+        // What AI Fix reads of the page (captured for autoFix scraps only).
+        let (page_status, page_html) = (report.status, report.html.take());
         let previous = self.store.last_success(claim.organization_id, claim.scrap_id).await?;
         let detail = classify(&report.result, previous.as_ref().map(|r| r.length));
         match report.result {
@@ -415,18 +431,34 @@ impl RunService {
             Some(scrap) => self.emails_for(scrap, &row, detail).await?,
             None => vec![],
         };
-        self.record_finished(claim, &row, units(report.bytes) + ai_units, &log, &emails).await?;
+        let recorded = self.record_finished(claim, &row, units(report.bytes) + ai_units, &log, &emails).await?;
+        if recorded && let Some(scrap) = &scrap {
+            let queued = crate::ai_fix::after_run(
+                &*self.store,
+                &self.attached,
+                self.fix_daily,
+                scrap,
+                &row,
+                detail,
+                (page_status, page_html.as_deref()),
+                claim.param.as_ref(),
+            )
+            .await?;
+            if queued {
+                self.signals.tasks.notify_one();
+            }
+        }
         Ok(detail)
     }
 
     /// Whether a model is attached (`SVC_AI_BASE_URL`).
     pub fn ai_enabled(&self) -> bool {
-        self.ai.get().is_some()
+        self.attached.model().is_some()
     }
 
     /// Gives digests (and the other AI features) a model; a second one is ignored.
     pub fn attach_ai(&self, model: Arc<dyn AiModel>, pricing: AiPricing) {
-        let _ = self.ai.set((model, pricing));
+        self.attached.set_model(model, pricing);
     }
 
     async fn log_for_run(&self, claim: &ClaimedRun, row: &HistoryRow, kind: &str, message: String) -> Result<()> {
@@ -454,7 +486,7 @@ impl RunService {
         if !scrap.digest_enabled {
             return Ok(0);
         }
-        let Some((model, pricing)) = self.ai.get() else {
+        let Some(AttachedModel { model, pricing }) = self.attached.model() else {
             let why = "Digest skipped: no AI provider is configured (SVC_AI_BASE_URL)".to_string();
             self.log_for_run(claim, row, "digest.skipped", why).await?;
             return Ok(0);
@@ -563,27 +595,8 @@ impl RunService {
         Ok(emails)
     }
 
-    /// One delivery per active webhook that wants the run's event.
     async fn deliveries_for(&self, row: &HistoryRow) -> Result<Vec<Delivery>> {
-        let Some(scrap) = row.scrap_id else { return Ok(vec![]) };
-        let (event, payload) = stored_payload(row);
-        let hooks = self.store.active_webhooks(row.organization_id).await?;
-        let now = Utc::now();
-        Ok(hooks
-            .into_iter()
-            .filter(|h| h.wants(event, scrap))
-            .map(|h| Delivery {
-                id: ObjectId::new(),
-                organization_id: row.organization_id,
-                webhook_id: h.id,
-                event,
-                history_id: row.id,
-                scrap_id: scrap,
-                payload: payload.clone(),
-                attempts: 0,
-                created_at: now,
-            })
-            .collect())
+        run_deliveries(&*self.store, row).await
     }
 
     /// Requeues runs whose worker stopped answering, or finishes them as
@@ -620,6 +633,29 @@ impl RunService {
             .unwrap_or(chrono::Duration::minutes(2));
         Ok(self.store.claim_run(container, worker_id, Utc::now() + lease).await?)
     }
+}
+
+/// One delivery per active webhook that wants the event of a finished run.
+pub(crate) async fn run_deliveries(store: &dyn Store, row: &HistoryRow) -> Result<Vec<Delivery>> {
+    let Some(scrap) = row.scrap_id else { return Ok(vec![]) };
+    let (event, payload) = stored_payload(row);
+    let hooks = store.active_webhooks(row.organization_id).await?;
+    let now = Utc::now();
+    Ok(hooks
+        .into_iter()
+        .filter(|h| h.wants(event, scrap))
+        .map(|h| Delivery {
+            id: ObjectId::new(),
+            organization_id: row.organization_id,
+            webhook_id: h.id,
+            event,
+            history_id: row.id,
+            scrap_id: scrap,
+            payload: payload.clone(),
+            attempts: 0,
+            created_at: now,
+        })
+        .collect())
 }
 
 #[cfg(test)]

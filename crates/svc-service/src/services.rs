@@ -7,6 +7,8 @@ use svc_storage::Store;
 use crate::accounts::AccountService;
 use crate::admin::AdminService;
 use crate::announcements::AnnouncementService;
+use crate::ai_tasks::AiService;
+use crate::attachments::Attachments;
 use crate::auth::AuthService;
 use crate::history::HistoryService;
 use crate::jwt::JwtKeys;
@@ -16,6 +18,7 @@ use crate::rate_limits::RateLimits;
 use crate::runs::RunService;
 use crate::scheduler::Scheduler;
 use crate::scraps::ScrapService;
+use crate::task_runner::TaskRunner;
 use crate::webhooks::WebhookService;
 
 /// The settings the business rules depend on.
@@ -42,6 +45,8 @@ pub struct ServiceConfig {
     /// Whether email can be sent (`SVC_SMTP_URL` set): without it, nothing
     /// is queued.
     pub email_enabled: bool,
+    /// AI Fix repairs per organization per UTC day (`SVC_AI_FIX_DAILY`).
+    pub ai_fix_daily: i64,
 }
 
 impl fmt::Debug for ServiceConfig {
@@ -57,6 +62,7 @@ impl fmt::Debug for ServiceConfig {
             .field("trusted_proxies", &self.trusted_proxies)
             .field("public_url", &self.public_url)
             .field("email_enabled", &self.email_enabled)
+            .field("ai_fix_daily", &self.ai_fix_daily)
             .finish()
     }
 }
@@ -73,6 +79,10 @@ pub struct Services {
     pub keys: KeyService,
     pub history: HistoryService,
     pub runs: RunService,
+    /// The AI routes (wizard, generation) and their tasks.
+    pub ai: AiService,
+    /// Does queued tasks on this process's browser and model.
+    pub task_runner: Arc<TaskRunner>,
     pub scheduler: Arc<Scheduler>,
     pub webhooks: WebhookService,
     pub rate_limits: Arc<RateLimits>,
@@ -87,7 +97,17 @@ impl Services {
         let key_cache = Arc::new(KeyCache::new(config.key_cache_ttl));
         let rate_limits = Arc::new(RateLimits::new(store.clone()));
         let email = crate::runs::EmailSettings { enabled: config.email_enabled, public_url: config.public_url.clone() };
-        let runs = RunService::new(store.clone(), config.run_timeout, rate_limits.clone(), email);
+        let attached = Arc::new(Attachments::default());
+        let runs = RunService::new(
+            store.clone(),
+            config.run_timeout,
+            rate_limits.clone(),
+            email,
+            attached.clone(),
+            config.ai_fix_daily,
+        );
+        let ai = AiService::new(store.clone(), attached.clone(), runs.signals.clone(), rate_limits.clone());
+        let task_runner = Arc::new(TaskRunner::new(store.clone(), attached, runs.signals.clone(), config.run_timeout));
         let schedule_changed = Arc::new(tokio::sync::Notify::new());
         let scheduler =
             Scheduler::new(store.clone(), runs.signals.clone(), schedule_changed.clone(), config.cron_catchup_grace);
@@ -111,6 +131,8 @@ impl Services {
                 runs.signals.deliveries.clone(),
             ),
             runs,
+            ai,
+            task_runner,
             scheduler: Arc::new(scheduler),
             rate_limits,
             trusted_proxies: config.trusted_proxies.clone(),

@@ -50,6 +50,7 @@ impl TestServices {
             trusted_proxies: vec![],
             public_url: "http://127.0.0.1:8080".into(),
             email_enabled,
+            ai_fix_daily: crate::ai_fix::DEFAULT_FIX_DAILY,
         };
         TestServices { services: Services::new(store.clone(), config), store, _db: db }
     }
