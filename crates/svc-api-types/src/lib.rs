@@ -5,6 +5,7 @@
 
 mod account;
 mod activity;
+mod ai;
 mod announcement;
 mod error;
 mod health;
@@ -17,6 +18,7 @@ mod webhook;
 
 pub use account::{LoginBody, LoginView, MeView, OrganizationView, SignupBody, SignupView, UserView};
 pub use activity::ActivityView;
+pub use ai::{GenerateBody, TaskAccepted, TaskView, VersionView, WizardBody};
 pub use announcement::{AnnouncementBody, AnnouncementQueued};
 pub use error::ErrorBody;
 pub use health::HealthView;

@@ -8,8 +8,8 @@ use std::time::Instant;
 use chrono::Utc;
 use serde_json::{Value, json};
 use svc_domain::ObjectId;
-use svc_domain::scrap::{ParamSet, Scrap};
 use svc_domain::history::{DIRECT_TIER, HistoryRow, RunType, StatusDetail, TriggeredBy};
+use svc_domain::scrap::{ParamSet, Scrap};
 use svc_domain::task::{Task, TaskState};
 
 use crate::ai_prompts::{self, Attempt, SNAPSHOT_BUDGET_TOKENS};
@@ -101,7 +101,13 @@ fn input_str<'a>(task: &'a Task, key: &str) -> Result<&'a str> {
 }
 
 /// The operation's own row: its outcome, data and spend.
-fn ai_row(task: &Task, run_type: RunType, started: Instant, spend: &Spend, done: std::result::Result<(String, i64), String>) -> HistoryRow {
+fn ai_row(
+    task: &Task,
+    run_type: RunType,
+    started: Instant,
+    spend: &Spend,
+    done: std::result::Result<(String, i64), String>,
+) -> HistoryRow {
     let now = Utc::now();
     let (status, data, length, error) = match done {
         Ok((data, length)) => (StatusDetail::Success, data, length, None),

@@ -33,7 +33,8 @@ pub const MAX_FIX_ATTEMPTS: usize = 3;
 pub const DEFAULT_FIX_DAILY: i64 = 20;
 /// Successful runs whose item counts make the band a repair must fall in.
 const RECENT_RUNS: i64 = 20;
-pub(crate) const SCRIPT_CHANGED: &str = "the scrap's script was changed while AI Fix worked; the repair was not applied";
+pub(crate) const SCRIPT_CHANGED: &str =
+    "the scrap's script was changed while AI Fix worked; the repair was not applied";
 
 /// Midnight UTC of `now`'s day (the daily limit's window).
 fn day_start(now: DateTime<Utc>) -> DateTime<Utc> {
@@ -100,7 +101,13 @@ pub(crate) async fn after_run(
     task.scrap_id = Some(scrap.id);
     task.history_id = Some(row.id);
     store.insert_task(&task).await?;
-    let started = log(org, scrap.id, row.id, "fix.started", format!("AI Fix is repairing the script (run ended {})", detail.as_str()));
+    let started = log(
+        org,
+        scrap.id,
+        row.id,
+        "fix.started",
+        format!("AI Fix is repairing the script (run ended {})", detail.as_str()),
+    );
     store.log_activity(&started).await?;
     Ok(true)
 }

@@ -175,15 +175,7 @@ impl RunService {
         attached: Arc<Attachments>,
         fix_daily: i64,
     ) -> Self {
-        RunService {
-            store,
-            email,
-            attached,
-            signals: Arc::new(RunSignals::default()),
-            run_timeout,
-            limits,
-            fix_daily,
-        }
+        RunService { store, email, attached, signals: Arc::new(RunSignals::default()), run_timeout, limits, fix_daily }
     }
 
     /// Gives test runs this process's browser; a second engine is ignored.
@@ -207,7 +199,8 @@ impl RunService {
                     ServiceError::validation("param", format!("no parameter set `{key}` in `params`"))
                 })?),
             };
-        let engine = self.attached.engine().ok_or_else(|| ServiceError::Internal("no browser in this process".into()))?;
+        let engine =
+            self.attached.engine().ok_or_else(|| ServiceError::Internal("no browser in this process".into()))?;
         let org = self.store.organization(session.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
         if org.balance <= 0 {
             return Err(ServiceError::InsufficientBalance);

@@ -12,6 +12,7 @@ use svc_domain::email::EmailRecord;
 use svc_domain::history::RunSummary;
 use svc_domain::scope::Scope;
 use svc_domain::scrap::Scrap;
+use svc_domain::script_version::ScriptVersion;
 use svc_storage::{ScrapFilter, Store};
 use tokio::sync::Notify;
 
@@ -244,6 +245,62 @@ impl ScrapService {
             return Err(ServiceError::NotFound("scrap"));
         }
         Ok(Paged { items: found.items, total: found.total, page })
+    }
+
+    /// The versions of a scrap's script, newest first (the first is the
+    /// current script).
+    pub async fn versions(
+        &self,
+        principal: &Principal,
+        id: ObjectId,
+        page: PageRequest,
+    ) -> Result<Paged<ScriptVersion>> {
+        principal.require(&[Scope::ScrapsRead])?;
+        authorize_scrap(&*self.store, principal, id).await?;
+        if self.store.existing_scrap_ids(principal.org(), &[id]).await?.is_empty() {
+            return Err(ServiceError::NotFound("scrap"));
+        }
+        let found = self.store.script_versions(principal.org(), id, page.offset(), page.per_page).await?;
+        Ok(Paged { items: found.items, total: found.total, page })
+    }
+
+    /// One version of a scrap's script.
+    pub async fn version(&self, principal: &Principal, id: ObjectId, version: ObjectId) -> Result<ScriptVersion> {
+        principal.require(&[Scope::ScrapsRead])?;
+        authorize_scrap(&*self.store, principal, id).await?;
+        self.store.script_version(principal.org(), id, version).await?.ok_or(ServiceError::NotFound("version"))
+    }
+
+    /// Makes an older version the scrap's script again (a new `rollback`
+    /// version; nothing is lost). Restoring the current script is refused.
+    pub async fn restore_version(
+        &self,
+        principal: &Principal,
+        id: ObjectId,
+        version: ObjectId,
+    ) -> Result<ScriptVersion> {
+        principal.require(&[Scope::ScrapsWrite])?;
+        authorize_scrap(&*self.store, principal, id).await?;
+        let scrap = self.store.scrap(principal.org(), id).await?.ok_or(ServiceError::NotFound("scrap"))?;
+        let old =
+            self.store.script_version(principal.org(), id, version).await?.ok_or(ServiceError::NotFound("version"))?;
+        if old.request == scrap.request {
+            return Err(ServiceError::Conflict {
+                code: "ALREADY_CURRENT",
+                message: format!("version {} is the scrap's current script", old.number),
+            });
+        }
+        let log = activity(
+            principal.org(),
+            id,
+            "script.restored",
+            principal.actor(),
+            format!("Script restored to version {}", old.number),
+        );
+        self.store
+            .restore_version(principal.org(), id, version, Utc::now(), &log)
+            .await?
+            .ok_or(ServiceError::NotFound("version"))
     }
 }
 

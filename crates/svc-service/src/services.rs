@@ -6,8 +6,8 @@ use svc_storage::Store;
 
 use crate::accounts::AccountService;
 use crate::admin::AdminService;
-use crate::announcements::AnnouncementService;
 use crate::ai_tasks::AiService;
+use crate::announcements::AnnouncementService;
 use crate::attachments::Attachments;
 use crate::auth::AuthService;
 use crate::history::HistoryService;

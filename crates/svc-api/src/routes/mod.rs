@@ -1,4 +1,5 @@
 mod accounts;
+mod ai;
 mod announcements;
 mod history;
 mod home;
@@ -22,6 +23,12 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/api/scraps", get(scraps::list).post(scraps::create))
         .route("/api/scraps/{id}", get(scraps::get).put(scraps::update).patch(scraps::update).delete(scraps::delete))
         .route("/api/scraps/{id}/activities", get(scraps::activities))
+        .route("/api/scraps/{id}/versions", get(scraps::versions))
+        .route("/api/scraps/{id}/versions/{version}", get(scraps::version))
+        .route("/api/scraps/{id}/versions/{version}/restore", post(scraps::restore_version))
+        .route("/api/ai/wizard", post(ai::wizard))
+        .route("/api/ai/generate", post(ai::generate))
+        .route("/api/tasks/{id}", get(ai::task))
         .route("/api/scraps/{id}/data", get(runs::live_data))
         .route("/api/scraps/worker/{id}", post(runs::trigger))
         .route("/api/scraps/load/{id}", get(runs::trigger))

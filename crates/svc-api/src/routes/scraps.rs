@@ -8,7 +8,7 @@ use svc_service::Services;
 use crate::ApiError;
 use crate::commands::{IntoCommand, ScrapBody};
 use crate::extract::{ApiJson, Caller, ListQuery, WebSession, parse_id};
-use crate::views::{self, ActivityView, ListView, ScrapView};
+use crate::views::{self, ActivityView, ListView, ScrapView, VersionView};
 
 pub(crate) async fn list(
     State(services): State<Arc<Services>>,
@@ -66,4 +66,40 @@ pub(crate) async fn activities(
     let id = parse_id("id", &id)?;
     let found = services.scraps.activities(&principal, id, query.page).await?;
     Ok(Json(views::list(found, ActivityView::from)))
+}
+
+/// `GET /api/scraps/:id/versions`: the script's versions, newest first.
+pub(crate) async fn versions(
+    State(services): State<Arc<Services>>,
+    Caller(principal): Caller,
+    Path(id): Path<String>,
+    query: ListQuery,
+) -> Result<Json<ListView<VersionView>>, ApiError> {
+    let id = parse_id("id", &id)?;
+    let found = services.scraps.versions(&principal, id, query.page).await?;
+    Ok(Json(views::list(found, VersionView::from)))
+}
+
+/// `GET /api/scraps/:id/versions/:version`.
+pub(crate) async fn version(
+    State(services): State<Arc<Services>>,
+    Caller(principal): Caller,
+    Path((id, version)): Path<(String, String)>,
+) -> Result<Json<VersionView>, ApiError> {
+    let id = parse_id("id", &id)?;
+    let version = parse_id("version", &version)?;
+    Ok(Json(services.scraps.version(&principal, id, version).await?.into()))
+}
+
+/// `POST /api/scraps/:id/versions/:version/restore`: 201 with the new
+/// version (a copy of the restored one, now current).
+pub(crate) async fn restore_version(
+    State(services): State<Arc<Services>>,
+    Caller(principal): Caller,
+    Path((id, version)): Path<(String, String)>,
+) -> Result<(StatusCode, Json<VersionView>), ApiError> {
+    let id = parse_id("id", &id)?;
+    let version = parse_id("version", &version)?;
+    let restored = services.scraps.restore_version(&principal, id, version).await?;
+    Ok((StatusCode::CREATED, Json(restored.into())))
 }

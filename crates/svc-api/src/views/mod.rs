@@ -5,7 +5,7 @@
 use svc_api_types::iso;
 pub(crate) use svc_api_types::{
     ActivityView, AttemptView, CreatedKeyView, CreatedWebhookView, HistoryRowView, KeyView, ListView, LoginView,
-    MeView, RedeliveryView, ScrapView, SignupView, TriggerAccepted, WebhookView,
+    MeView, RedeliveryView, ScrapView, SignupView, TriggerAccepted, VersionView, WebhookView,
 };
 use svc_service::accounts::{IssuedToken, SignedUp};
 use svc_service::history::HistoryView;

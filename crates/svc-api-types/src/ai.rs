@@ -1,0 +1,97 @@
+//! The AI routes' bodies and answers: tasks and script versions.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use svc_domain::script_version::ScriptVersion;
+use svc_domain::task::Task;
+
+use crate::iso;
+
+/// `POST /api/ai/wizard`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WizardBody {
+    pub url: String,
+}
+
+/// `POST /api/ai/generate`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GenerateBody {
+    pub url: String,
+    pub description: String,
+    #[serde(default)]
+    pub fields: Vec<String>,
+}
+
+/// The 202 answer of a task just queued.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskAccepted {
+    pub task_id: String,
+}
+
+/// `GET /api/tasks/:id`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskView {
+    pub id: String,
+    /// `ai_wizard`, `ai_generate` or `ai_fix`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// `queued`, `running`, `succeeded` or `failed`.
+    pub status: String,
+    pub result: Option<Value>,
+    pub error: Option<String>,
+    pub scrap_id: Option<String>,
+    pub history_id: Option<String>,
+    pub created_at: String,
+    pub finished_at: Option<String>,
+}
+
+impl From<Task> for TaskView {
+    fn from(t: Task) -> Self {
+        TaskView {
+            id: t.id.to_string(),
+            kind: t.kind.as_str().to_string(),
+            status: t.state.as_str().to_string(),
+            result: t.result,
+            error: t.error,
+            scrap_id: t.scrap_id.map(|s| s.to_string()),
+            history_id: t.history_id.map(|h| h.to_string()),
+            created_at: iso(t.created_at),
+            finished_at: t.finished_at.map(iso),
+        }
+    }
+}
+
+/// `GET /api/scraps/:id/versions` items.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionView {
+    pub id: String,
+    pub scrap_id: String,
+    pub number: i64,
+    /// The script.
+    pub request: String,
+    /// `user`, `ai_fix` or `rollback`.
+    pub source: String,
+    pub history_id: Option<String>,
+    pub restored_from: Option<String>,
+    pub created_at: String,
+}
+
+impl From<ScriptVersion> for VersionView {
+    fn from(v: ScriptVersion) -> Self {
+        VersionView {
+            id: v.id.to_string(),
+            scrap_id: v.scrap_id.to_string(),
+            number: v.number,
+            request: v.request,
+            source: v.source.as_str().to_string(),
+            history_id: v.history_id.map(|h| h.to_string()),
+            restored_from: v.restored_from.map(|h| h.to_string()),
+            created_at: iso(v.created_at),
+        }
+    }
+}
