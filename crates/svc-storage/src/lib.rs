@@ -10,8 +10,8 @@ mod error;
 mod postgres;
 mod records;
 mod sql;
-mod task_records;
 mod sqlite;
+mod task_records;
 mod traits;
 mod webhook_records;
 

@@ -528,8 +528,13 @@ pub trait VersionStore: Send + Sync {
     /// written by `insert_scrap`, by `update_scrap` when the script changed,
     /// by AI Fix and by `restore_version`: the newest is always the current
     /// script.)
-    async fn script_versions(&self, org: ObjectId, scrap: ObjectId, offset: i64, limit: i64)
-    -> Result<Page<ScriptVersion>>;
+    async fn script_versions(
+        &self,
+        org: ObjectId,
+        scrap: ObjectId,
+        offset: i64,
+        limit: i64,
+    ) -> Result<Page<ScriptVersion>>;
     async fn script_version(&self, org: ObjectId, scrap: ObjectId, id: ObjectId) -> Result<Option<ScriptVersion>>;
     /// Makes version `id` the scrap's script again, as a new `rollback`
     /// version, with `activity`; `None` when the scrap or version does not exist.

@@ -192,14 +192,13 @@ where
     }
 
     async fn count_tasks(&self, org: ObjectId, kind: TaskKind, since: DateTime<Utc>) -> Result<i64> {
-        let (count,): (i64,) = sqlx::query_as(
-            "SELECT COUNT(*) FROM tasks WHERE organization_id = $1 AND kind = $2 AND created_at >= $3",
-        )
-        .bind(org.to_string())
-        .bind(kind.as_str())
-        .bind(millis(since))
-        .fetch_one(&self.pool)
-        .await?;
+        let (count,): (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM tasks WHERE organization_id = $1 AND kind = $2 AND created_at >= $3")
+                .bind(org.to_string())
+                .bind(kind.as_str())
+                .bind(millis(since))
+                .fetch_one(&self.pool)
+                .await?;
         Ok(count)
     }
 }

@@ -174,15 +174,14 @@ where
         .fetch_optional(&mut *tx)
         .await?;
         let Some(old) = old.map(ScriptVersion::try_from).transpose()? else { return Ok(None) };
-        let updated = sqlx::query(
-            "UPDATE scraps SET request = $3, updated_at = $4 WHERE organization_id = $1 AND id = $2",
-        )
-        .bind(org.to_string())
-        .bind(scrap.to_string())
-        .bind(&old.request)
-        .bind(millis(at))
-        .execute(&mut *tx)
-        .await?;
+        let updated =
+            sqlx::query("UPDATE scraps SET request = $3, updated_at = $4 WHERE organization_id = $1 AND id = $2")
+                .bind(org.to_string())
+                .bind(scrap.to_string())
+                .bind(&old.request)
+                .bind(millis(at))
+                .execute(&mut *tx)
+                .await?;
         if updated.rows_affected() != 1 {
             return Ok(None);
         }
