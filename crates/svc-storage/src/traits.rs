@@ -112,8 +112,9 @@ pub trait HistoryStore: Send + Sync {
     async fn history_row(&self, org: ObjectId, id: ObjectId) -> Result<Option<HistoryRow>>;
     /// Newest first.
     async fn list_history(&self, org: ObjectId, filter: &HistoryFilter) -> Result<Page<HistoryRow>>;
-    /// The rows of `org` among `ids`, without their data, in no particular
-    /// order (ids of other organizations or of no row are left out).
+    /// The scrap runs of `org` among `ids`, without their data, in no
+    /// particular order (ids of other organizations, of no row or of an AI
+    /// operation row are left out).
     async fn run_summaries(&self, org: ObjectId, ids: &[ObjectId]) -> Result<Vec<RunSummary>>;
     /// The runs of `row`'s scrap around it (ordered by creation, then id),
     /// and the newest successful one created before it.

@@ -27,10 +27,12 @@ use svc_domain::history::{HistoryRow, RunSummary, RunType, StatusDetail, Trigger
 use svc_domain::plan::Plan;
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{EmailFormat, HISTORY_IDS_CAP, ParamSet, Scrap};
+use svc_domain::script_version::{ScriptVersion, VersionSource};
+use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
 use svc_storage::{
-    DueScrap, EmailOutcome, HistoryFilter, NewAccount, Page, PlannedTick, QueueState, RunNeighbours, RunStreak,
-    ScrapFilter, Store, StoreError, TickAction, TickOutcome, TickPlan, TickPlanner,
+    AppliedFix, DueScrap, EmailOutcome, HistoryFilter, NewAccount, Page, PlannedTick, QueueState, RunNeighbours,
+    RunStreak, ScrapFilter, Store, StoreError, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan, TickPlanner,
 };
 
 // ---------------------------------------------------------------------------
@@ -1640,6 +1642,890 @@ async fn concurrent_dispatchers_claim_each_delivery_once(store: Arc<dyn Store>) 
     assert_eq!(set(claimed), set(all.iter().map(|d| d.id)));
 }
 
+// ---------------------------------------------------------------------------
+// Script versions
+// ---------------------------------------------------------------------------
+
+/// (number, script, source) of a scrap's versions, newest first.
+async fn version_list(store: &Arc<dyn Store>, org: ObjectId, scrap: ObjectId) -> Vec<(i64, String, VersionSource)> {
+    let page = store.script_versions(org, scrap, 0, 100).await.unwrap();
+    assert_eq!(page.total, page.items.len() as i64);
+    page.items.into_iter().map(|v| (v.number, v.request, v.source)).collect()
+}
+
+fn v(number: i64, script: &str, source: VersionSource) -> (i64, String, VersionSource) {
+    (number, script.to_string(), source)
+}
+
+async fn script_versions_follow_every_script_change(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "versions@example.com").await;
+    let (other_org, other_user) = account(&store, "other-versions@example.com").await;
+    let t0 = now();
+    let s = scrap(&user, "Versioned", t0);
+    insert_scrap(&store, &s).await;
+    let neighbour = scrap(&user, "Neighbour", t0);
+    insert_scrap(&store, &neighbour).await;
+    let foreign = scrap(&other_user, "Foreign", t0);
+    insert_scrap(&store, &foreign).await;
+
+    // A new scrap's script is its version 1, by its owner.
+    let page = store.script_versions(org.id, s.id, 0, 10).await.unwrap();
+    assert_eq!(page.total, 1);
+    let v1 = page.items[0].clone();
+    assert_eq!(
+        v1,
+        ScriptVersion {
+            id: v1.id,
+            organization_id: org.id,
+            scrap_id: s.id,
+            number: 1,
+            request: "the list of items".into(),
+            source: VersionSource::User,
+            history_id: None,
+            restored_from: None,
+            created_at: t0,
+        }
+    );
+    assert_eq!(store.script_version(org.id, s.id, v1.id).await.unwrap(), Some(v1.clone()));
+    assert_eq!(version_list(&store, org.id, neighbour.id).await, [v(1, "the list of items", VersionSource::User)]);
+
+    // A change of script is a new version; a change of anything else is not.
+    let t1 = t0 + Duration::seconds(1);
+    let edited = Scrap { request: "only the prices".into(), updated_at: t1, ..s.clone() };
+    assert!(store.update_scrap(org.id, &edited, &activity(org.id, s.id, "scrap.updated", t1)).await.unwrap());
+    let t2 = t0 + Duration::seconds(2);
+    let retitled = Scrap { title: "Renamed".into(), updated_at: t2, ..edited.clone() };
+    assert!(store.update_scrap(org.id, &retitled, &activity(org.id, s.id, "scrap.updated", t2)).await.unwrap());
+    assert_eq!(
+        version_list(&store, org.id, s.id).await,
+        [v(2, "only the prices", VersionSource::User), v(1, "the list of items", VersionSource::User)]
+    );
+    let v2 = store.script_versions(org.id, s.id, 0, 1).await.unwrap().items.remove(0);
+    assert_eq!((v2.created_at, v2.restored_from), (t1, None));
+    assert_eq!(version_list(&store, org.id, neighbour.id).await.len(), 1, "versions are per scrap");
+
+    // Rolling back to version 1: the scrap's script again, as version 3.
+    let t3 = t0 + Duration::seconds(3);
+    let restored_log = activity(org.id, s.id, "scrap.restored", t3);
+    let v3 = store.restore_version(org.id, s.id, v1.id, t3, &restored_log).await.unwrap().expect("restored");
+    assert_eq!(
+        v3,
+        ScriptVersion {
+            id: v3.id,
+            organization_id: org.id,
+            scrap_id: s.id,
+            number: 3,
+            request: "the list of items".into(),
+            source: VersionSource::Rollback,
+            history_id: None,
+            restored_from: Some(v1.id),
+            created_at: t3,
+        }
+    );
+    assert!(v3.id != v1.id && v3.id != v2.id);
+    let current = store.scrap(org.id, s.id).await.unwrap().unwrap();
+    assert_eq!((current.request.as_str(), current.title.as_str()), ("the list of items", "Renamed"));
+    assert_eq!(store.script_version(org.id, s.id, v3.id).await.unwrap(), Some(v3.clone()));
+    let log = store.list_activities(org.id, s.id, 0, 10).await.unwrap();
+    assert_eq!((log.total, &log.items[0]), (4, &restored_log));
+
+    // Pages, newest first, with the total of the scrap's versions.
+    let page = store.script_versions(org.id, s.id, 0, 2).await.unwrap();
+    assert_eq!((ids(&page.items, |v| v.id), page.total), (vec![v3.id, v2.id], 3));
+    let page = store.script_versions(org.id, s.id, 1, 1).await.unwrap();
+    assert_eq!((ids(&page.items, |v| v.id), page.total), (vec![v2.id], 3));
+    let page = store.script_versions(org.id, s.id, 2, 2).await.unwrap();
+    assert_eq!(page, Page { items: vec![v1.clone()], total: 3 });
+    let page = store.script_versions(org.id, s.id, 3, 2).await.unwrap();
+    assert_eq!(page, Page { items: vec![], total: 3 });
+
+    // Nothing to restore: an unknown version, another scrap's version,
+    // another organization's scrap. Nothing is written.
+    let t4 = t0 + Duration::seconds(4);
+    let attempt = activity(org.id, s.id, "scrap.restored", t4);
+    assert_eq!(store.restore_version(org.id, s.id, ObjectId::new(), t4, &attempt).await.unwrap(), None);
+    assert_eq!(store.restore_version(org.id, neighbour.id, v2.id, t4, &attempt).await.unwrap(), None);
+    assert_eq!(store.restore_version(org.id, ObjectId::new(), v2.id, t4, &attempt).await.unwrap(), None);
+    let foreign_attempt = activity(other_org.id, s.id, "scrap.restored", t4);
+    assert_eq!(store.restore_version(other_org.id, s.id, v2.id, t4, &foreign_attempt).await.unwrap(), None);
+    let foreign_v1 = store.script_versions(other_org.id, foreign.id, 0, 1).await.unwrap().items.remove(0);
+    assert_eq!(store.restore_version(org.id, foreign.id, foreign_v1.id, t4, &attempt).await.unwrap(), None);
+    assert_eq!(store.scrap(org.id, s.id).await.unwrap().unwrap(), current);
+    assert_eq!(version_list(&store, org.id, s.id).await.len(), 3);
+    assert_eq!(version_list(&store, org.id, neighbour.id).await.len(), 1);
+    assert_eq!(version_list(&store, other_org.id, foreign.id).await.len(), 1);
+    assert_eq!(store.list_activities(org.id, s.id, 0, 10).await.unwrap().total, 4);
+    assert_eq!(store.list_activities(other_org.id, s.id, 0, 10).await.unwrap().total, 0);
+    assert_eq!(store.list_activities(org.id, foreign.id, 0, 10).await.unwrap().total, 0);
+
+    // Another organization reads none of them.
+    assert_eq!(store.script_versions(other_org.id, s.id, 0, 10).await.unwrap(), Page { items: vec![], total: 0 });
+    assert_eq!(store.script_version(other_org.id, s.id, v1.id).await.unwrap(), None);
+    assert_eq!(store.script_version(org.id, foreign.id, foreign_v1.id).await.unwrap(), None);
+    // A version is read through its own scrap only.
+    assert_eq!(store.script_version(org.id, neighbour.id, v1.id).await.unwrap(), None);
+
+    // An edit back to an older script is a new version too (the newest is
+    // always the current script).
+    let t5 = t0 + Duration::seconds(5);
+    let back = Scrap { request: "only the prices".into(), updated_at: t5, ..current.clone() };
+    assert!(store.update_scrap(org.id, &back, &activity(org.id, s.id, "scrap.updated", t5)).await.unwrap());
+    assert_eq!(version_list(&store, org.id, s.id).await[0], v(4, "only the prices", VersionSource::User));
+
+    // Deleting the scrap deletes its versions, and only its.
+    assert!(store.delete_scrap(org.id, s.id, &activity(org.id, s.id, "scrap.deleted", t5)).await.unwrap());
+    assert_eq!(store.script_versions(org.id, s.id, 0, 10).await.unwrap(), Page { items: vec![], total: 0 });
+    assert_eq!(store.script_version(org.id, s.id, v1.id).await.unwrap(), None);
+    assert_eq!(store.restore_version(org.id, s.id, v1.id, t5, &attempt).await.unwrap(), None);
+    assert_eq!(version_list(&store, org.id, neighbour.id).await.len(), 1);
+    assert_eq!(version_list(&store, other_org.id, foreign.id).await.len(), 1);
+}
+
+// ---------------------------------------------------------------------------
+// Tasks
+// ---------------------------------------------------------------------------
+
+/// A queued task of `org`, asked by `user`, with nested JSON input.
+fn task(org: &Organization, user: Option<&User>, kind: TaskKind, created_at: DateTime<Utc>) -> Task {
+    let input =
+        json!({"url": "https://example.org/", "prompt": "the \"prices\" ünïcødé", "n": [1, 2.5, null, {"x": true}]});
+    Task::queued(org.id, user.map(|u| u.id), kind, input, created_at)
+}
+
+/// An AI operation's history row: of no scrap, finished.
+fn ai_row(org: &Organization, created_at: DateTime<Utc>) -> HistoryRow {
+    HistoryRow {
+        id: ObjectId::new(),
+        scrap_id: None,
+        organization_id: org.id,
+        status_detail: Some(StatusDetail::Success),
+        data: r#"[{"script":"the prices"}]"#.into(),
+        length: 1,
+        time_ms: Some(2_500),
+        digest: None,
+        triggered_by: TriggeredBy::Api,
+        run_type: RunType::AiGenerate,
+        proxy_tier: "tier0".into(),
+        costs: Some(json!({"ai": 0.03, "total": 0.03, "priced": true})),
+        meter: Some(json!({"units": 4})),
+        fix_version_id: None,
+        fixed_at: None,
+        error_snapshot: None,
+        retries: 0,
+        error: None,
+        created_at,
+        finished_at: Some(created_at + Duration::milliseconds(2_500)),
+    }
+}
+
+fn task_end<'a>(state: TaskState, activities: &'a [Activity]) -> TaskEnd<'a> {
+    TaskEnd {
+        state,
+        result: Some(json!({"ok": state == TaskState::Succeeded})),
+        error: (state == TaskState::Failed).then(|| "the model gave up".to_string()),
+        row: None,
+        units: 0,
+        activities,
+        fix: None,
+    }
+}
+
+async fn balance(store: &Arc<dyn Store>, org: ObjectId) -> i64 {
+    store.organization(org).await.unwrap().unwrap().balance
+}
+
+async fn tasks_round_trip_scoped_by_organization(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "tasks@example.com").await;
+    let (other_org, _) = account(&store, "other-tasks@example.com").await;
+    let t0 = now();
+    let queued = task(&org, Some(&user), TaskKind::AiWizard, t0);
+    store.insert_task(&queued).await.unwrap();
+    assert_eq!(store.task(org.id, queued.id).await.unwrap(), Some(queued.clone()));
+
+    // Every field set.
+    let full = Task {
+        state: TaskState::Failed,
+        result: Some(json!({"script": "a", "columns": ["x", "y"], "score": 0.5})),
+        error: Some("could not repair".into()),
+        scrap_id: Some(ObjectId::new()),
+        history_id: Some(ObjectId::new()),
+        attempts: 3,
+        lease_until: Some(t0 + Duration::milliseconds(90_123)),
+        finished_at: Some(t0 + Duration::milliseconds(95_456)),
+        ..task(&org, None, TaskKind::AiFix, t0 + Duration::milliseconds(1))
+    };
+    store.insert_task(&full).await.unwrap();
+    assert_eq!(store.task(org.id, full.id).await.unwrap(), Some(full.clone()));
+    let generate = Task { state: TaskState::Succeeded, ..task(&org, Some(&user), TaskKind::AiGenerate, t0) };
+    store.insert_task(&generate).await.unwrap();
+    assert_eq!(store.task(org.id, generate.id).await.unwrap(), Some(generate));
+
+    assert_eq!(store.task(other_org.id, queued.id).await.unwrap(), None, "another organization's task");
+    assert_eq!(store.task(other_org.id, full.id).await.unwrap(), None);
+    assert_eq!(store.task(org.id, ObjectId::new()).await.unwrap(), None);
+}
+
+async fn task_claims_under_a_lease(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "claims@example.com").await;
+    let (other_org, other_user) = account(&store, "other-claims@example.com").await;
+    let t0 = now();
+    let at = |s: i64| t0 + Duration::seconds(s);
+    // Made in another order, so that neither id order is creation order.
+    let b = task(&other_org, Some(&other_user), TaskKind::AiGenerate, at(1));
+    let c = task(&org, None, TaskKind::AiFix, at(2));
+    let a = task(&org, Some(&user), TaskKind::AiWizard, at(0));
+    assert!(b.id < c.id && c.id < a.id);
+    let done =
+        Task { state: TaskState::Succeeded, finished_at: Some(at(0)), ..task(&org, None, TaskKind::AiWizard, t0) };
+    // Inserted out of order: the claim order is the creation order.
+    for t in [&c, &done, &b, &a] {
+        store.insert_task(t).await.unwrap();
+    }
+
+    let first_lease = at(70);
+    let claimed = store.claim_tasks(at(10), first_lease, 2, 2, "lost").await.unwrap();
+    assert_eq!(ids(&claimed, |t| t.id), [a.id, b.id], "the oldest queued tasks, across organizations");
+    let running = |t: &Task, attempts: i64, lease: DateTime<Utc>| Task {
+        state: TaskState::Running,
+        attempts,
+        lease_until: Some(lease),
+        ..t.clone()
+    };
+    assert_eq!(claimed, [running(&a, 1, first_lease), running(&b, 1, first_lease)]);
+    assert_eq!(store.task(org.id, a.id).await.unwrap(), Some(running(&a, 1, first_lease)), "stored as returned");
+    assert_eq!(store.task(other_org.id, b.id).await.unwrap(), Some(running(&b, 1, first_lease)));
+
+    let c_lease = at(100);
+    let claimed = store.claim_tasks(at(11), c_lease, 2, 10, "lost").await.unwrap();
+    assert_eq!(claimed, [running(&c, 1, c_lease)], "the held ones are not taken again");
+    assert!(store.claim_tasks(at(12), at(200), 2, 10, "lost").await.unwrap().is_empty(), "all held");
+    assert!(
+        store.claim_tasks(at(70), at(200), 2, 10, "lost").await.unwrap().is_empty(),
+        "a lease ends after its instant"
+    );
+
+    // Leases of a and b ended: claimed again, a second attempt.
+    let second_lease = at(131);
+    let claimed = store.claim_tasks(at(71), second_lease, 2, 10, "lost").await.unwrap();
+    assert_eq!(claimed, [running(&a, 2, second_lease), running(&b, 2, second_lease)]);
+    assert_eq!(store.task(org.id, c.id).await.unwrap(), Some(running(&c, 1, c_lease)), "c is still held");
+
+    // Out of attempts once their lease ends again: failed, not returned;
+    // c (one attempt) is taken again.
+    let third_lease = at(200);
+    let claimed = store.claim_tasks(at(132), third_lease, 2, 10, "the task runner was lost").await.unwrap();
+    assert_eq!(claimed, [running(&c, 2, third_lease)]);
+    let lost = |t: &Task| Task {
+        state: TaskState::Failed,
+        error: Some("the task runner was lost".into()),
+        attempts: 2,
+        lease_until: None,
+        finished_at: Some(at(132)),
+        ..t.clone()
+    };
+    assert_eq!(store.task(org.id, a.id).await.unwrap(), Some(lost(&a)));
+    assert_eq!(store.task(other_org.id, b.id).await.unwrap(), Some(lost(&b)));
+    assert!(store.claim_tasks(at(500), at(600), 5, 10, "lost").await.unwrap().iter().all(|t| t.id == c.id));
+    assert_eq!(store.task(org.id, done.id).await.unwrap(), Some(done), "a finished task is never claimed");
+
+    // A limit of one takes only the oldest.
+    let e = task(&org, None, TaskKind::AiWizard, at(301));
+    let d = task(&org, None, TaskKind::AiWizard, at(300));
+    store.insert_task(&e).await.unwrap();
+    store.insert_task(&d).await.unwrap();
+    assert_eq!(ids(&store.claim_tasks(at(302), at(400), 2, 1, "lost").await.unwrap(), |t| t.id), [d.id]);
+    assert_eq!(ids(&store.claim_tasks(at(302), at(400), 2, 1, "lost").await.unwrap(), |t| t.id), [e.id]);
+}
+
+async fn concurrent_task_runners_claim_each_task_once(store: Arc<dyn Store>) {
+    let (org, _) = account(&store, "many-tasks@example.com").await;
+    let all: Vec<Task> =
+        (0..40).map(|i| task(&org, None, TaskKind::AiWizard, now() + Duration::milliseconds(i))).collect();
+    for t in &all {
+        store.insert_task(t).await.unwrap();
+    }
+    let mut runners = Vec::new();
+    for _ in 0..4 {
+        let store = store.clone();
+        runners.push(tokio::spawn(async move {
+            let mut mine = Vec::new();
+            loop {
+                let batch = store.claim_tasks(now(), now() + Duration::minutes(5), 3, 3, "lost").await.unwrap();
+                if batch.is_empty() {
+                    return mine;
+                }
+                assert!(batch.iter().all(|t| t.attempts == 1 && t.state == TaskState::Running));
+                mine.extend(batch.into_iter().map(|t| t.id));
+            }
+        }));
+    }
+    let mut claimed = Vec::new();
+    for r in runners {
+        claimed.extend(r.await.unwrap());
+    }
+    assert_eq!(claimed.len(), 40, "each task claimed once");
+    assert_eq!(set(claimed), set(all.iter().map(|t| t.id)));
+}
+
+async fn finish_task_once_per_claim(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "finish@example.com").await;
+    let t0 = now();
+    let log_scrap = ObjectId::new();
+    let wizard = task(&org, Some(&user), TaskKind::AiWizard, t0);
+    store.insert_task(&wizard).await.unwrap();
+    let never_claimed = task(&org, Some(&user), TaskKind::AiWizard, t0 + Duration::seconds(1));
+
+    let claim = store.claim_tasks(t0, t0 + Duration::minutes(5), 3, 1, "lost").await.unwrap().remove(0);
+    assert_eq!(claim.id, wizard.id);
+    store.insert_task(&never_claimed).await.unwrap();
+    let logs = [activity(org.id, log_scrap, "ai.wizard", t0)];
+
+    // A claim of another attempt is not this one.
+    let stale = Task { attempts: 0, ..claim.clone() };
+    assert_eq!(store.finish_task(&stale, &task_end(TaskState::Succeeded, &logs)).await.unwrap(), TaskFinish::ClaimLost);
+    let unclaimed = store.finish_task(&never_claimed, &task_end(TaskState::Succeeded, &logs)).await.unwrap();
+    assert_eq!(unclaimed, TaskFinish::ClaimLost, "a queued task is nobody's to finish");
+    assert_eq!(store.task(org.id, never_claimed.id).await.unwrap(), Some(never_claimed.clone()));
+    assert_eq!(store.task(org.id, wizard.id).await.unwrap(), Some(claim.clone()));
+    assert_eq!(store.list_activities(org.id, log_scrap, 0, 10).await.unwrap().total, 0);
+
+    let before = now();
+    let end = TaskEnd { result: Some(json!({"fields": ["title", "price"]})), ..task_end(TaskState::Succeeded, &logs) };
+    assert_eq!(store.finish_task(&claim, &end).await.unwrap(), TaskFinish::Done { version: None });
+    let stored = store.task(org.id, wizard.id).await.unwrap().unwrap();
+    let finished_at = stored.finished_at.expect("finished_at");
+    assert!(finished_at >= before && finished_at <= now() + Duration::milliseconds(1), "{finished_at}");
+    assert_eq!(
+        stored,
+        Task {
+            state: TaskState::Succeeded,
+            result: Some(json!({"fields": ["title", "price"]})),
+            lease_until: None,
+            finished_at: Some(finished_at),
+            ..claim.clone()
+        }
+    );
+    assert_eq!(store.list_activities(org.id, log_scrap, 0, 10).await.unwrap().items, logs);
+
+    // Finished once: a second end is refused and writes nothing.
+    let again = [activity(org.id, log_scrap, "ai.wizard.again", t0)];
+    let failed = task_end(TaskState::Failed, &again);
+    assert_eq!(store.finish_task(&claim, &failed).await.unwrap(), TaskFinish::ClaimLost);
+    assert_eq!(store.task(org.id, wizard.id).await.unwrap(), Some(stored));
+    assert_eq!(store.list_activities(org.id, log_scrap, 0, 10).await.unwrap().total, 1);
+
+    // A claim whose lease ended and that another runner took is lost.
+    let generate = task(&org, Some(&user), TaskKind::AiGenerate, t0 + Duration::seconds(2));
+    store.insert_task(&generate).await.unwrap();
+    let at = now();
+    let mut claims = store.claim_tasks(at, at + Duration::seconds(1), 3, 10, "lost").await.unwrap();
+    let first = claims.remove(claims.iter().position(|t| t.id == generate.id).unwrap());
+    let second = store
+        .claim_tasks(at + Duration::seconds(2), at + Duration::minutes(5), 3, 10, "lost")
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|t| t.id == generate.id)
+        .expect("claimed again");
+    assert_eq!(second.attempts, 2);
+    let row = ai_row(&org, t0);
+    let balance_before = balance(&store, org.id).await;
+    let lost_end = TaskEnd { row: Some(&row), units: 5, ..task_end(TaskState::Succeeded, &again) };
+    assert_eq!(store.finish_task(&first, &lost_end).await.unwrap(), TaskFinish::ClaimLost);
+    assert_eq!(store.history_row(org.id, row.id).await.unwrap(), None, "a lost claim writes no row");
+    assert_eq!(balance(&store, org.id).await, balance_before, "nor charges");
+    assert_eq!(store.list_activities(org.id, log_scrap, 0, 10).await.unwrap().total, 1, "nor logs");
+    assert_eq!(store.task(org.id, generate.id).await.unwrap(), Some(second.clone()));
+    // The current claim ends it, failed.
+    assert_eq!(
+        store.finish_task(&second, &task_end(TaskState::Failed, &[])).await.unwrap(),
+        TaskFinish::Done { version: None }
+    );
+    let ended = store.task(org.id, generate.id).await.unwrap().unwrap();
+    assert_eq!(
+        (ended.state, ended.error.as_deref(), ended.lease_until),
+        (TaskState::Failed, Some("the model gave up"), None)
+    );
+    assert!(ended.finished_at.is_some());
+}
+
+async fn finished_tasks_write_ai_rows_of_no_scrap(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ai-rows@example.com").await;
+    let (other_org, _) = account(&store, "other-ai-rows@example.com").await;
+    let t0 = now();
+    let s = scrap(&user, "Scrap", t0);
+    insert_scrap(&store, &s).await;
+    let run = HistoryRow { status_detail: Some(StatusDetail::Success), ..history(&s, t0) };
+    store.insert_history(&run).await.unwrap();
+
+    let generate = task(&org, Some(&user), TaskKind::AiGenerate, t0);
+    store.insert_task(&generate).await.unwrap();
+    let claim = store.claim_tasks(t0, t0 + Duration::minutes(5), 3, 10, "lost").await.unwrap().remove(0);
+    let row = ai_row(&org, t0 + Duration::seconds(1));
+    let log_scrap = ObjectId::new();
+    let logs = [
+        Activity { history_id: Some(row.id), ..activity(org.id, log_scrap, "ai.generated", t0 + Duration::seconds(2)) },
+        activity(org.id, log_scrap, "ai.charged", t0 + Duration::seconds(1)),
+    ];
+    let before = balance(&store, org.id).await;
+    let end = TaskEnd {
+        result: Some(json!({"script": "the prices", "historyId": row.id.to_string()})),
+        row: Some(&row),
+        units: 7,
+        ..task_end(TaskState::Succeeded, &logs)
+    };
+    assert_eq!(store.finish_task(&claim, &end).await.unwrap(), TaskFinish::Done { version: None });
+
+    let stored = store.task(org.id, generate.id).await.unwrap().unwrap();
+    assert_eq!((stored.state, stored.history_id), (TaskState::Succeeded, Some(row.id)), "the task names its row");
+    assert_eq!(balance(&store, org.id).await, before - 7);
+    assert_eq!(balance(&store, other_org.id).await, 500);
+    assert_eq!(store.list_activities(org.id, log_scrap, 0, 10).await.unwrap().items, logs);
+
+    // The row is the organization's, readable and listed, but no scrap's.
+    assert_eq!(store.history_row(org.id, row.id).await.unwrap(), Some(row.clone()));
+    assert_eq!(store.history_row(other_org.id, row.id).await.unwrap(), None);
+    let page = store.list_history(org.id, &history_filter(0, 10)).await.unwrap();
+    assert_eq!(page, Page { items: vec![row.clone(), run.clone()], total: 2 });
+    let of_s = HistoryFilter { scrap: Some(s.id), ..history_filter(0, 10) };
+    assert_eq!(store.list_history(org.id, &of_s).await.unwrap(), Page { items: vec![run.clone()], total: 1 });
+    let allowed = HistoryFilter { only_scraps: Some(vec![s.id]), ..history_filter(0, 10) };
+    assert_eq!(store.list_history(org.id, &allowed).await.unwrap(), Page { items: vec![run.clone()], total: 1 });
+    assert_eq!(store.list_history(other_org.id, &history_filter(0, 10)).await.unwrap().total, 0);
+    assert_eq!(store.scrap(org.id, s.id).await.unwrap().unwrap().history, [run.id]);
+    assert_eq!(store.run_neighbours(org.id, &row).await.unwrap(), RunNeighbours::default());
+    // Summaries are of scrap runs: an AI row's id is left out.
+    assert_eq!(store.run_summaries(org.id, &[row.id, run.id]).await.unwrap(), [summary(&run)]);
+    assert_eq!(store.run_neighbours(org.id, &run).await.unwrap(), RunNeighbours::default(), "no neighbour of no scrap");
+
+    // A wizard row too, on a failed end; no units, no activity.
+    let wizard = task(&org, Some(&user), TaskKind::AiWizard, t0);
+    store.insert_task(&wizard).await.unwrap();
+    let claim = store.claim_tasks(now(), now() + Duration::minutes(5), 3, 10, "lost").await.unwrap().remove(0);
+    let wizard_row = HistoryRow {
+        run_type: RunType::AiWizard,
+        status_detail: Some(StatusDetail::Error),
+        data: "[]".into(),
+        length: 0,
+        error: Some("the page did not load".into()),
+        ..ai_row(&org, t0 + Duration::seconds(3))
+    };
+    let end = TaskEnd { row: Some(&wizard_row), ..task_end(TaskState::Failed, &[]) };
+    assert_eq!(store.finish_task(&claim, &end).await.unwrap(), TaskFinish::Done { version: None });
+    assert_eq!(store.history_row(org.id, wizard_row.id).await.unwrap(), Some(wizard_row.clone()));
+    assert_eq!(balance(&store, org.id).await, before - 7);
+    let page = store.list_history(org.id, &history_filter(0, 10)).await.unwrap();
+    assert_eq!(ids(&page.items, |h| h.id), [wizard_row.id, row.id, run.id]);
+}
+
+async fn count_tasks_by_organization_kind_and_time(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "count@example.com").await;
+    let (other_org, other_user) = account(&store, "other-count@example.com").await;
+    let t0 = now();
+    for (o, u, kind, at) in [
+        (&org, &user, TaskKind::AiWizard, t0 - Duration::days(2)),
+        (&org, &user, TaskKind::AiWizard, t0 - Duration::hours(1)),
+        (&org, &user, TaskKind::AiWizard, t0),
+        (&org, &user, TaskKind::AiGenerate, t0 - Duration::minutes(1)),
+        (&other_org, &other_user, TaskKind::AiWizard, t0),
+    ] {
+        store.insert_task(&task(o, Some(u), kind, at)).await.unwrap();
+    }
+    let day_ago = t0 - Duration::days(1);
+    assert_eq!(store.count_tasks(org.id, TaskKind::AiWizard, day_ago).await.unwrap(), 2);
+    assert_eq!(store.count_tasks(org.id, TaskKind::AiWizard, t0 - Duration::days(3)).await.unwrap(), 3);
+    assert_eq!(store.count_tasks(org.id, TaskKind::AiWizard, t0 - Duration::minutes(30)).await.unwrap(), 1);
+    assert_eq!(store.count_tasks(org.id, TaskKind::AiWizard, t0 + Duration::seconds(1)).await.unwrap(), 0);
+    assert_eq!(store.count_tasks(org.id, TaskKind::AiGenerate, day_ago).await.unwrap(), 1);
+    assert_eq!(store.count_tasks(org.id, TaskKind::AiFix, day_ago).await.unwrap(), 0);
+    assert_eq!(store.count_tasks(other_org.id, TaskKind::AiWizard, day_ago).await.unwrap(), 1);
+    assert_eq!(store.count_tasks(ObjectId::new(), TaskKind::AiWizard, day_ago).await.unwrap(), 0);
+
+    // Claimed and finished tasks still count (a daily limit counts requests).
+    let claimed = store.claim_tasks(t0, t0 + Duration::minutes(5), 3, 10, "lost").await.unwrap();
+    assert_eq!(claimed.len(), 5);
+    for t in claimed.iter().filter(|t| t.organization_id == org.id) {
+        store.finish_task(t, &task_end(TaskState::Succeeded, &[])).await.unwrap();
+    }
+    assert_eq!(store.count_tasks(org.id, TaskKind::AiWizard, day_ago).await.unwrap(), 2);
+    assert_eq!(store.count_tasks(org.id, TaskKind::AiGenerate, day_ago).await.unwrap(), 1);
+}
+
+// ---------------------------------------------------------------------------
+// AI Fix
+// ---------------------------------------------------------------------------
+
+async fn ai_fix_makes_the_repaired_script_current(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "fix@example.com").await;
+    let t0 = now();
+    let s = scrap(&user, "Broken", t0);
+    insert_scrap(&store, &s).await;
+    // The owner's edit is version 2; the run of version 2 fails.
+    let edited = Scrap { request: "the prices, by .price".into(), updated_at: t0 + Duration::seconds(1), ..s.clone() };
+    let edit_log = activity(org.id, s.id, "scrap.updated", t0 + Duration::seconds(1));
+    assert!(store.update_scrap(org.id, &edited, &edit_log).await.unwrap());
+    let hook = webhook(&org, "https://a.example/hook", t0);
+    store.insert_webhook(&hook).await.unwrap();
+    let pending = history(&s, t0 + Duration::seconds(2));
+    let log = activity(org.id, s.id, "run.triggered", t0 + Duration::seconds(2));
+    store.enqueue_run(&pending, &["main".to_string()], None, &log).await.unwrap();
+    let run_claim = store.claim_run("main", "w-1", now() + Duration::minutes(5)).await.unwrap().unwrap();
+    let failed = HistoryRow {
+        status_detail: Some(StatusDetail::Error),
+        time_ms: Some(1_200),
+        costs: Some(json!({"proxy": 0.01, "total": 0.01, "priced": true})),
+        meter: Some(json!({"units": 1})),
+        error_snapshot: Some(json!({"html": "<p>x</p>", "selector": ".price", "screenshot": null})),
+        error: Some("selector .price matched nothing".into()),
+        finished_at: Some(t0 + Duration::seconds(3)),
+        ..pending.clone()
+    };
+    let finished = activity(org.id, s.id, "run.finished", t0 + Duration::seconds(3));
+    assert!(store.finish_run(&run_claim, &failed, 1, &finished, &[], &[]).await.unwrap());
+    assert_eq!(store.history_row(org.id, failed.id).await.unwrap(), Some(failed.clone()));
+
+    let fix = Task { scrap_id: Some(s.id), history_id: Some(failed.id), ..task(&org, None, TaskKind::AiFix, t0) };
+    store.insert_task(&fix).await.unwrap();
+    let claim = store.claim_tasks(now(), now() + Duration::minutes(5), 3, 10, "lost").await.unwrap().remove(0);
+    assert_eq!(claim.id, fix.id);
+
+    let fixed_at = t0 + Duration::seconds(10);
+    let version = ScriptVersion {
+        id: ObjectId::new(),
+        organization_id: org.id,
+        scrap_id: s.id,
+        number: 0,
+        request: "the prices, by .amount".into(),
+        source: VersionSource::AiFix,
+        history_id: Some(failed.id),
+        restored_from: None,
+        created_at: fixed_at,
+    };
+    let amended = HistoryRow {
+        status_detail: Some(StatusDetail::Success),
+        data: r#"[{"price":1.5},{"price":2}]"#.into(),
+        length: 2,
+        digest: Some("two prices".into()),
+        costs: Some(json!({"proxy": 0.01, "fixAi": 0.05, "total": 0.06, "priced": true})),
+        meter: Some(json!({"units": 6})),
+        error_snapshot: None,
+        error: None,
+        fixed_at: Some(fixed_at),
+        ..failed.clone()
+    };
+    let d = Delivery { event: WebhookEvent::ScrapSuccess, ..delivery(&hook, &failed) };
+    let logs = [activity(org.id, s.id, "scrap.fixed", fixed_at)];
+    let applied = |replaced| AppliedFix {
+        scrap_id: s.id,
+        replaced,
+        version: &version,
+        row: &amended,
+        deliveries: std::slice::from_ref(&d),
+    };
+    let end = |replaced| TaskEnd {
+        state: TaskState::Succeeded,
+        result: Some(json!({"fixed": true})),
+        error: None,
+        row: None,
+        units: 5,
+        activities: &logs,
+        fix: Some(applied(replaced)),
+    };
+    let before = balance(&store, org.id).await;
+
+    // The script changed since the run failed: nothing is written, and the
+    // task is still the runner's to end.
+    assert_eq!(store.finish_task(&claim, &end("the list of items")).await.unwrap(), TaskFinish::ScriptChanged);
+    assert_eq!(store.task(org.id, fix.id).await.unwrap(), Some(claim.clone()));
+    assert_eq!(store.scrap(org.id, s.id).await.unwrap().unwrap().request, "the prices, by .price");
+    assert_eq!(store.history_row(org.id, failed.id).await.unwrap(), Some(failed.clone()));
+    assert_eq!(store.script_versions(org.id, s.id, 0, 10).await.unwrap().total, 2);
+    assert_eq!(store.script_version(org.id, s.id, version.id).await.unwrap(), None);
+    assert_eq!(balance(&store, org.id).await, before);
+    assert_eq!(store.list_activities(org.id, s.id, 0, 10).await.unwrap().items[0], finished);
+    let later = now() + Duration::seconds(1);
+    assert!(store.claim_deliveries(later, later + Duration::minutes(1), 10).await.unwrap().is_empty(), "none queued");
+
+    // The failed script is still current: applied.
+    let done = store.finish_task(&claim, &end("the prices, by .price")).await.unwrap();
+    let stored = ScriptVersion { number: 3, ..version.clone() };
+    assert_eq!(done, TaskFinish::Done { version: Some(stored.clone()) });
+    assert_eq!(store.scrap(org.id, s.id).await.unwrap().unwrap().request, "the prices, by .amount");
+    assert_eq!(
+        store.script_versions(org.id, s.id, 0, 1).await.unwrap(),
+        Page { items: vec![stored.clone()], total: 3 }
+    );
+    assert_eq!(store.script_version(org.id, s.id, version.id).await.unwrap(), Some(stored.clone()));
+    let row = store.history_row(org.id, failed.id).await.unwrap().unwrap();
+    assert_eq!(row, HistoryRow { fix_version_id: Some(version.id.to_string()), ..amended.clone() });
+    let ended = store.task(org.id, fix.id).await.unwrap().unwrap();
+    assert_eq!(
+        (ended.state, ended.result, ended.history_id),
+        (TaskState::Succeeded, Some(json!({"fixed": true})), Some(failed.id))
+    );
+    assert_eq!(balance(&store, org.id).await, before - 5);
+    assert_eq!(store.list_activities(org.id, s.id, 0, 10).await.unwrap().items[0], logs[0]);
+    assert_eq!(store.last_success(org.id, s.id).await.unwrap(), Some(row.clone()));
+    let later = now() + Duration::seconds(1);
+    let queued = store.claim_deliveries(later, later + Duration::minutes(1), 10).await.unwrap();
+    assert_eq!(queued.len(), 1);
+    assert_eq!(queued[0].0, d);
+    assert_eq!(queued[0].1.as_ref().map(|h| h.id), Some(hook.id));
+
+    // A second end of the same claim writes nothing more.
+    assert_eq!(store.finish_task(&claim, &end("the prices, by .amount")).await.unwrap(), TaskFinish::ClaimLost);
+    assert_eq!(store.script_versions(org.id, s.id, 0, 10).await.unwrap().total, 3);
+
+    // The owner saving the scrap as it now is adds no version.
+    let current = store.scrap(org.id, s.id).await.unwrap().unwrap();
+    let saved = Scrap { title: "Fixed".into(), ..current };
+    assert!(store.update_scrap(org.id, &saved, &activity(org.id, s.id, "scrap.updated", now())).await.unwrap());
+    assert_eq!(store.script_versions(org.id, s.id, 0, 10).await.unwrap().total, 3);
+
+    // A fix of a scrap deleted meanwhile is refused too.
+    let gone = scrap(&user, "Gone", t0);
+    insert_scrap(&store, &gone).await;
+    let gone_run = HistoryRow { status_detail: Some(StatusDetail::Error), ..history(&gone, t0) };
+    store.insert_history(&gone_run).await.unwrap();
+    let gone_fix =
+        Task { scrap_id: Some(gone.id), history_id: Some(gone_run.id), ..task(&org, None, TaskKind::AiFix, t0) };
+    store.insert_task(&gone_fix).await.unwrap();
+    let gone_claim = store.claim_tasks(now(), now() + Duration::minutes(5), 3, 10, "lost").await.unwrap().remove(0);
+    assert!(store.delete_scrap(org.id, gone.id, &activity(org.id, gone.id, "scrap.deleted", now())).await.unwrap());
+    let gone_version = ScriptVersion { id: ObjectId::new(), scrap_id: gone.id, ..version.clone() };
+    let gone_amended = HistoryRow { status_detail: Some(StatusDetail::Success), ..gone_run.clone() };
+    let gone_end = TaskEnd {
+        fix: Some(AppliedFix {
+            scrap_id: gone.id,
+            replaced: "the list of items",
+            version: &gone_version,
+            row: &gone_amended,
+            deliveries: &[],
+        }),
+        ..task_end(TaskState::Succeeded, &[])
+    };
+    assert_eq!(store.finish_task(&gone_claim, &gone_end).await.unwrap(), TaskFinish::ScriptChanged);
+    assert_eq!(store.script_versions(org.id, gone.id, 0, 10).await.unwrap().total, 0);
+    assert_eq!(store.task(org.id, gone_fix.id).await.unwrap().unwrap().state, TaskState::Running);
+}
+
+// ---------------------------------------------------------------------------
+// Migration 0007 on a database written before it
+// ---------------------------------------------------------------------------
+
+/// What a database held before migration 0007 (AI work): an organization
+/// with a scrap and runs of it, as the statements that wrote them.
+struct Before0007 {
+    org: Organization,
+    scrap: Scrap,
+    runs: Vec<HistoryRow>,
+}
+
+/// A SQL literal: a quoted string, or NULL.
+fn lit(value: Option<&str>) -> String {
+    value.map_or("NULL".into(), |v| format!("'{}'", v.replace('\'', "''")))
+}
+
+fn lit_ms(value: Option<DateTime<Utc>>) -> String {
+    value.map_or("NULL".into(), |t| t.timestamp_millis().to_string())
+}
+
+fn lit_json(value: Option<&serde_json::Value>) -> String {
+    lit(value.map(|v| v.to_string()).as_deref())
+}
+
+impl Before0007 {
+    fn new() -> Before0007 {
+        let (org, user) = {
+            let account = new_account("before-ai@example.com");
+            (account.organization, account.user)
+        };
+        let t0 = now() - Duration::days(30);
+        let scrap = Scrap {
+            description: "written by 0.x, it's old".into(),
+            containers: vec!["main".into()],
+            params: vec![ParamSet { key: "city".into(), value: json!("Paris") }],
+            updated_at: t0 + Duration::seconds(5),
+            ..scrap(&user, "Old scrap", t0)
+        };
+        let runs = vec![
+            HistoryRow { run_type: RunType::ScrapRun, ..full_history(&scrap, t0 + Duration::seconds(10)) },
+            HistoryRow { status_detail: Some(StatusDetail::Success), ..history(&scrap, t0 + Duration::seconds(20)) },
+        ];
+        let scrap = Scrap { history: runs.iter().rev().map(|r| r.id).collect(), ..scrap };
+        Before0007 { org, scrap, runs }
+    }
+
+    fn sql(&self) -> String {
+        let (o, s) = (&self.org, &self.scrap);
+        let mut sql = format!(
+            "INSERT INTO organizations (id, name, plan, balance, default_containers, created_at) \
+             VALUES ('{}', {}, '{}', {}, {}, {});\n",
+            o.id,
+            lit(Some(&o.name)),
+            o.plan.as_str(),
+            o.balance,
+            lit(Some(&serde_json::to_string(&o.default_containers).unwrap())),
+            o.created_at.timestamp_millis(),
+        );
+        sql += &format!(
+            "INSERT INTO scraps (id, organization_id, user_id, title, description, url, request, scrapper, \
+             containers, params, cron, cron_timezone, alert, auto_fix, proxy_tier, last_tier_change_at, email_notif, \
+             email_notif_recipient, email_notif_format, digest_enabled, digest_prompt, digest_recipient, banner, \
+             created_at, updated_at, search_text, history_ids, next_fire_at) VALUES ('{}', '{}', '{}', {}, {}, {}, \
+             {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, '{}', {}, {}, {}, {}, {}, {}, {}, {}, {});\n",
+            s.id,
+            s.organization_id,
+            s.user_id,
+            lit(Some(&s.title)),
+            lit(Some(&s.description)),
+            lit(Some(&s.url)),
+            lit(Some(&s.request)),
+            lit(Some(&s.scrapper)),
+            lit(Some(&serde_json::to_string(&s.containers).unwrap())),
+            lit(Some(&serde_json::to_string(&s.params).unwrap())),
+            lit(s.cron.as_deref()),
+            lit(Some(&s.cron_timezone)),
+            lit(s.alert.as_deref()),
+            s.auto_fix,
+            lit(s.proxy_tier.as_deref()),
+            lit_ms(s.last_tier_change_at),
+            s.email_notif,
+            lit(s.email_notif_recipient.as_deref()),
+            s.email_notif_format.as_str(),
+            s.digest_enabled,
+            lit(s.digest_prompt.as_deref()),
+            lit(s.digest_recipient.as_deref()),
+            lit(Some(&s.banner)),
+            s.created_at.timestamp_millis(),
+            s.updated_at.timestamp_millis(),
+            lit(Some(&format!("{}\n{}\n{}", s.title, s.description, s.url).to_lowercase())),
+            lit(Some(&s.history.iter().map(ObjectId::to_string).collect::<Vec<_>>().join(","))),
+            lit_ms(s.next_fire_at),
+        );
+        for h in &self.runs {
+            sql += &format!(
+                "INSERT INTO history (id, organization_id, scrap_id, status_detail, data, length, time_ms, digest, \
+                 triggered_by, run_type, proxy_tier, costs, meter, fix_version_id, fixed_at, error_snapshot, retries, \
+                 error, created_at, finished_at) VALUES ('{}', '{}', '{}', {}, {}, {}, {}, {}, '{}', '{}', {}, {}, {}, \
+                 {}, {}, {}, {}, {}, {}, {});\n",
+                h.id,
+                h.organization_id,
+                h.scrap_id.unwrap(),
+                lit(h.status_detail.map(|d| d.as_str())),
+                lit(Some(&h.data)),
+                h.length,
+                h.time_ms.map_or("NULL".into(), |t| t.to_string()),
+                lit(h.digest.as_deref()),
+                h.triggered_by.as_str(),
+                h.run_type.as_str(),
+                lit(Some(&h.proxy_tier)),
+                lit_json(h.costs.as_ref()),
+                lit_json(h.meter.as_ref()),
+                lit(h.fix_version_id.as_deref()),
+                lit_ms(h.fixed_at),
+                lit_json(h.error_snapshot.as_ref()),
+                h.retries,
+                lit(h.error.as_deref()),
+                h.created_at.timestamp_millis(),
+                lit_ms(h.finished_at),
+            );
+        }
+        sql
+    }
+
+    /// After migration 0007: everything reads as it was written, the
+    /// scrap's script is its version 1, and rows of no scrap can be written.
+    async fn check(&self, store: &Arc<dyn Store>) {
+        let (org, s) = (self.org.id, &self.scrap);
+        assert_eq!(store.organization(org).await.unwrap().as_ref(), Some(&self.org));
+        assert_eq!(store.scrap(org, s.id).await.unwrap().as_ref(), Some(s));
+        for row in &self.runs {
+            assert_eq!(store.history_row(org, row.id).await.unwrap().as_ref(), Some(row));
+        }
+        let page =
+            store.list_history(org, &HistoryFilter { scrap: Some(s.id), ..history_filter(0, 10) }).await.unwrap();
+        assert_eq!(ids(&page.items, |h| h.id), s.history);
+        let v1 = ScriptVersion {
+            id: s.id,
+            organization_id: org,
+            scrap_id: s.id,
+            number: 1,
+            request: s.request.clone(),
+            source: VersionSource::User,
+            history_id: None,
+            restored_from: None,
+            created_at: s.updated_at,
+        };
+        assert_eq!(store.script_versions(org, s.id, 0, 10).await.unwrap(), Page { items: vec![v1], total: 1 });
+
+        // The scrap's next script is version 2; an AI row of no scrap is written.
+        let at = now();
+        let edited = Scrap { request: "a new script".into(), updated_at: at, ..s.clone() };
+        assert!(store.update_scrap(org, &edited, &activity(org, s.id, "scrap.updated", at)).await.unwrap());
+        let numbers: Vec<i64> =
+            store.script_versions(org, s.id, 0, 10).await.unwrap().items.iter().map(|v| v.number).collect();
+        assert_eq!(numbers, [2, 1]);
+        let row = ai_row(&self.org, at);
+        store.insert_history(&row).await.unwrap();
+        assert_eq!(store.history_row(org, row.id).await.unwrap(), Some(row));
+        assert_eq!(store.list_history(org, &history_filter(0, 10)).await.unwrap().total, 3);
+    }
+}
+
+mod migration_0007 {
+    use std::str::FromStr;
+
+    use sqlx::AssertSqlSafe;
+    use svc_storage::testing::TestDb;
+
+    use super::Before0007;
+
+    #[tokio::test]
+    async fn sqlite() {
+        let db = TestDb::sqlite();
+        let before = Before0007::new();
+        let options = sqlx::sqlite::SqliteConnectOptions::from_str(&db.url).unwrap().create_if_missing(true);
+        let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+        sqlx::migrate!("./migrations/sqlite").run_to(6, &pool).await.unwrap();
+        sqlx::raw_sql(AssertSqlSafe(before.sql())).execute(&pool).await.unwrap();
+        pool.close().await;
+
+        let store = db.open().await;
+        before.check(&store).await;
+        store.close().await;
+
+        // The rebuilt table has its indexes again.
+        let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+        let indexes: Vec<(String,)> = sqlx::query_as(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'history' ORDER BY name",
+        )
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        let indexes: Vec<&str> = indexes.iter().map(|(n,)| n.as_str()).collect();
+        assert!(indexes.contains(&"history_by_org") && indexes.contains(&"history_by_scrap"), "{indexes:?}");
+        pool.close().await;
+    }
+
+    #[tokio::test]
+    async fn postgres() {
+        let Some(db) = TestDb::postgres().await else {
+            println!("skipped migration_0007::postgres: SVC_TEST_POSTGRES_URL is not set");
+            return;
+        };
+        let before = Before0007::new();
+        let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
+        sqlx::migrate!("./migrations/postgres").run_to(6, &pool).await.unwrap();
+        sqlx::raw_sql(AssertSqlSafe(before.sql())).execute(&pool).await.unwrap();
+        pool.close().await;
+
+        let store = db.open().await;
+        before.check(&store).await;
+        store.close().await;
+    }
+}
+
 macro_rules! storage_tests {
     ($($name:ident),+ $(,)?) => {
         mod sqlite {
@@ -1707,4 +2593,12 @@ storage_tests!(
     finished_runs_queue_their_emails,
     run_streak_counts_failures_since_the_last_success,
     announcement_recipients_and_unsubscribe,
+    script_versions_follow_every_script_change,
+    tasks_round_trip_scoped_by_organization,
+    task_claims_under_a_lease,
+    concurrent_task_runners_claim_each_task_once,
+    finish_task_once_per_claim,
+    finished_tasks_write_ai_rows_of_no_scrap,
+    count_tasks_by_organization_kind_and_time,
+    ai_fix_makes_the_repaired_script_current,
 );

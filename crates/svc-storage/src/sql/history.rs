@@ -79,7 +79,8 @@ where
             columns::RUN_SUMMARY,
             " FROM history WHERE organization_id = "
         ));
-        qb.push_bind(org.to_string()).push(" AND id IN ");
+        // Scrap runs only: an AI operation row has no scrap for its summary.
+        qb.push_bind(org.to_string()).push(" AND scrap_id IS NOT NULL AND id IN ");
         Self::push_id_list(&mut qb, ids);
         let rows: Vec<RunSummaryRecord> = qb.build_query_as().fetch_all(&self.pool).await?;
         rows.into_iter().map(RunSummary::try_from).collect()
