@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use const_format::concatcp;
 use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, QueryBuilder, Type};
 use svc_domain::ObjectId;
+use svc_domain::script_version::ScriptVersion;
 use svc_domain::task::{Task, TaskKind, TaskState};
 
 use super::{Dialect, RowsAffected, SqlStore, columns};
@@ -152,7 +153,10 @@ where
             if swapped.rows_affected() != 1 {
                 return Ok(TaskFinish::ScriptChanged);
             }
-            let stored = Self::append_version(&mut tx, fix.version).await?;
+            // The version belongs to the task's organization and the fixed scrap, whatever it says.
+            let version =
+                ScriptVersion { organization_id: task.organization_id, scrap_id: fix.scrap_id, ..fix.version.clone() };
+            let stored = Self::append_version(&mut tx, &version).await?;
             let h = fix.row;
             sqlx::query(
                 "UPDATE history SET status_detail = $3, data = $4, length = $5, costs = $6, meter = $7, \
