@@ -154,9 +154,9 @@ where
                 return Ok(TaskFinish::ScriptChanged);
             }
             // The version belongs to the task's organization and the fixed scrap, whatever it says.
-            let version =
+            let owned =
                 ScriptVersion { organization_id: task.organization_id, scrap_id: fix.scrap_id, ..fix.version.clone() };
-            let stored = Self::append_version(&mut tx, &version).await?;
+            let stored = Self::append_version(&mut tx, &owned).await?;
             let h = fix.row;
             sqlx::query(
                 "UPDATE history SET status_detail = $3, data = $4, length = $5, costs = $6, meter = $7, \
