@@ -174,6 +174,10 @@ impl App {
         if let Some(mailer) = self.mailer().filter(|_| self.config.mailer) {
             background.push(tokio::spawn(mailer.run(stopped(stop_rx.clone()))));
         }
+        // AI tasks need this process's browser and a model.
+        if self.services.task_runner.ready() {
+            background.push(tokio::spawn(self.services.task_runner.clone().run(stopped(stop_rx.clone()))));
+        }
         let router = svc_api::router(self.services.clone());
         tracing::info!(
             address = %listener.local_addr()?,
@@ -217,11 +221,19 @@ impl App {
         let (stop_tx, stop_rx) = watch::channel(false);
         let dispatcher =
             self.config.webhook_dispatcher.then(|| tokio::spawn(self.dispatcher().run(stopped(stop_rx.clone()))));
-        let mailer =
-            self.mailer().filter(|_| self.config.mailer).map(|mailer| tokio::spawn(mailer.run(stopped(stop_rx))));
+        let mailer = self
+            .mailer()
+            .filter(|_| self.config.mailer)
+            .map(|mailer| tokio::spawn(mailer.run(stopped(stop_rx.clone()))));
+        // AI Fix of the runs finished here, and the other AI tasks, when a model is set.
+        let tasks = self
+            .services
+            .task_runner
+            .ready()
+            .then(|| tokio::spawn(self.services.task_runner.clone().run(stopped(stop_rx))));
         self.worker(engine.clone(), container).run(shutdown).await;
         let _ = stop_tx.send(true);
-        for task in dispatcher.into_iter().chain(mailer) {
+        for task in dispatcher.into_iter().chain(mailer).chain(tasks) {
             let _ = task.await;
         }
         engine.close().await;
