@@ -7,6 +7,8 @@ mod common;
 
 mod accounts;
 mod ai_digest;
+mod ai_fix;
+mod ai_tasks;
 mod bad_input;
 mod email;
 mod history;

@@ -5,6 +5,7 @@
 pub mod fixture;
 pub mod openai;
 pub mod receiver;
+pub mod site;
 pub mod smtp;
 
 use std::sync::Arc;
