@@ -49,9 +49,7 @@ impl Worker {
 
     async fn execute(&self, claim: ClaimedRun) -> Result<()> {
         // `None`: the scrap was deleted meanwhile, and its queue entry with it.
-        if let Some((job, row)) = self.services.runs.job(&claim).await? {
-            let report = self.engine.run(job).await;
-            let detail = self.services.runs.finish(&claim, row, report).await?;
+        if let Some(detail) = self.services.runs.execute(&claim, &*self.engine).await? {
             tracing::debug!(history = %claim.history_id, outcome = detail.as_str(), "run finished");
         }
         Ok(())

@@ -72,6 +72,13 @@ pub struct Config {
     pub free_grant: i64,
     pub growth_weekly: i64,
     pub pro_weekly: i64,
+    /// `SVC_PROXY_TIER1`..`4`: each tier's upstream proxy URLs (with their
+    /// credentials, hence secret), rotated; empty when the tier is not configured.
+    pub proxy_tiers: [Vec<Secret>; 4],
+    /// `SVC_PROXY_TIER1_PRICE`..: USD per GB through the tier (`None`: not priced).
+    pub proxy_tier_prices: [Option<f64>; 4],
+    /// `SVC_PROXY_TIER1_MULTIPLIER`..: compute units of a run on the tier = base × this.
+    pub proxy_tier_multipliers: [i64; 4],
     pub key_cache_ttl: Duration,
     /// Whether `svc server` runs a worker for the `default` container.
     pub embedded_worker: bool,
@@ -312,7 +319,28 @@ impl Raw {
 }
 
 /// Settings whose values are never echoed in an error.
-const SECRET_SETTINGS: [&str; 2] = ["JWT_SECRET", "SMTP_URL"];
+const SECRET_SETTINGS: [&str; 6] =
+    ["JWT_SECRET", "SMTP_URL", "PROXY_TIER1", "PROXY_TIER2", "PROXY_TIER3", "PROXY_TIER4"];
+const PROXY_TIER_NAMES: [&str; 4] = ["PROXY_TIER1", "PROXY_TIER2", "PROXY_TIER3", "PROXY_TIER4"];
+const PROXY_PRICE_NAMES: [&str; 4] =
+    ["PROXY_TIER1_PRICE", "PROXY_TIER2_PRICE", "PROXY_TIER3_PRICE", "PROXY_TIER4_PRICE"];
+const PROXY_MULTIPLIER_NAMES: [&str; 4] =
+    ["PROXY_TIER1_MULTIPLIER", "PROXY_TIER2_MULTIPLIER", "PROXY_TIER3_MULTIPLIER", "PROXY_TIER4_MULTIPLIER"];
+
+/// A tier's upstream proxies: comma-separated `http://[user:pass@]host:port` URLs.
+fn proxy_urls(s: &str) -> Result<Vec<Secret>, String> {
+    let mut urls = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match url::Url::parse(part) {
+            Ok(u) if u.scheme() == "http" && u.host_str().is_some() && u.port().is_some() && u.path() == "/" => {
+                urls.push(Secret::new(part))
+            }
+            // The value holds credentials: the reason must not quote it.
+            _ => return Err("expected comma-separated http://user:pass@host:port URLs".into()),
+        }
+    }
+    Ok(urls)
+}
 
 fn positive_int<T: std::str::FromStr + PartialOrd + Default>(s: &str) -> Result<T, String> {
     match s.trim().parse::<T>() {
@@ -351,6 +379,18 @@ impl Config {
     /// `SVC_PUBLIC_URL`, else `http://<SVC_LISTEN>`.
     pub fn public_url(&self) -> String {
         self.public_url.clone().unwrap_or_else(|| format!("http://{}", self.listen))
+    }
+
+    /// The proxy tiers as the service layer knows them: which exist, their
+    /// prices and multipliers (`tier0`: always, free, ×1).
+    pub fn tier_settings(&self) -> svc_service::proxy_tiers::TierSettings {
+        let mut settings = svc_service::proxy_tiers::TierSettings::default();
+        for i in 0..4 {
+            settings.configured[i + 1] = !self.proxy_tiers[i].is_empty();
+            settings.price_per_gb[i + 1] = self.proxy_tier_prices[i];
+            settings.multiplier[i + 1] = self.proxy_tier_multipliers[i];
+        }
+        settings
     }
 
     /// The model provider, or `None` when AI features are off (`SVC_AI_BASE_URL` unset).
@@ -480,6 +520,17 @@ impl Config {
                 _ => Err("expected USD per million tokens, such as 0.15".into()),
             }
         };
+        let mut proxy_tiers: [Vec<Secret>; 4] = Default::default();
+        let mut proxy_tier_prices = [None; 4];
+        let mut proxy_tier_multipliers = [2, 3, 4, 5];
+        for i in 0..4 {
+            proxy_tiers[i] = raw.get(PROXY_TIER_NAMES[i], Vec::new(), proxy_urls)?;
+            proxy_tier_prices[i] = raw.get(PROXY_PRICE_NAMES[i], None, |s| match s.trim().parse::<f64>() {
+                Ok(p) if p.is_finite() && p >= 0.0 => Ok(Some(p)),
+                _ => Err("expected USD per GB, such as 3.5".into()),
+            })?;
+            proxy_tier_multipliers[i] = raw.get(PROXY_MULTIPLIER_NAMES[i], proxy_tier_multipliers[i], positive_int)?;
+        }
         let chromium = raw.get("CHROMIUM", None, |s| Ok(Some(s.trim().to_string()).filter(|s| !s.is_empty())))?;
         let retry_default = vec![Duration::from_secs(60), Duration::from_secs(300)];
         let webhook_retry_delays = raw.get("WEBHOOK_RETRY_DELAYS", retry_default, |s| {
@@ -511,6 +562,9 @@ impl Config {
             run_timeout: raw.get("RUN_TIMEOUT", Duration::from_secs(60), positive_duration)?,
             worker_concurrency: raw.get("WORKER_CONCURRENCY", 4, positive_int::<usize>)?,
             free_grant: raw.get("FREE_GRANT", 1_000, non_negative)?,
+            proxy_tiers,
+            proxy_tier_prices,
+            proxy_tier_multipliers,
             growth_weekly: raw.get("GROWTH_WEEKLY", 10_000, non_negative)?,
             pro_weekly: raw.get("PRO_WEEKLY", 100_000, non_negative)?,
             key_cache_ttl: raw.get("KEY_CACHE_TTL", Duration::from_secs(5), parse_duration)?,

@@ -51,18 +51,20 @@ pub(crate) async fn run_script(
         timeout: cx.run_timeout,
         loads,
         capture_page,
+        tier: 0,
     };
     Ok(cx.engine.run(job).await)
 }
 
 /// Runs `script` as a run of `scrap` would (its URL and parameter sets,
-/// `param` picked), in a fresh context: AI Fix's shadow run.
+/// `param` picked, on proxy `tier`), in a fresh context: AI Fix's shadow run.
 pub(crate) async fn run_script_with(
     cx: &TaskContext<'_>,
     task: ObjectId,
     scrap: &Scrap,
     script: &str,
     param: Option<ParamSet>,
+    tier: u8,
 ) -> std::result::Result<EngineReport, String> {
     let loads = check_request(script).map_err(|e| e.to_string())?;
     let job = RunJob {
@@ -75,6 +77,7 @@ pub(crate) async fn run_script_with(
         timeout: cx.run_timeout,
         loads,
         capture_page: false,
+        tier,
     };
     Ok(cx.engine.run(job).await)
 }

@@ -171,6 +171,8 @@ pub(crate) async fn repair(cx: &TaskContext<'_>, task: &Task) -> Result<TaskOutc
         snapshot: task.input["snapshot"].as_str().unwrap_or_default(),
     };
     let param = input_param(task);
+    // The tier the failed run ended on: the repair is tried where the page loaded.
+    let tier = crate::proxy_tiers::parse_tier(&row.proxy_tier).unwrap_or(0);
     let mut spend = spend;
     let mut tried: Vec<Attempt> = Vec::new();
     for _ in 0..MAX_FIX_ATTEMPTS {
@@ -184,7 +186,7 @@ pub(crate) async fn repair(cx: &TaskContext<'_>, task: &Task) -> Result<TaskOutc
             tried.push(Attempt { script: shown, problem: "the answer held no script".into() });
             continue;
         };
-        let report = match run_script_with(cx, task.id, &scrap, &script, param.clone()).await {
+        let report = match run_script_with(cx, task.id, &scrap, &script, param.clone(), tier).await {
             Ok(report) => report,
             Err(problem) => {
                 tried.push(Attempt { script, problem });

@@ -25,6 +25,9 @@ pub struct RunJob {
     /// Hand back the page's HTML after the script, whatever the outcome
     /// (AI Fix and the AI tasks read it).
     pub capture_page: bool,
+    /// The proxy tier to run on: 0 goes direct (svc's egress proxy only),
+    /// 1 to 4 through that tier's upstream proxies.
+    pub tier: u8,
 }
 
 #[async_trait]

@@ -28,7 +28,8 @@ pub enum Diagnosis {
 }
 
 /// Statuses by which a site refuses the browser.
-const BLOCKING_STATUSES: &[i64] = &[401, 403, 407, 429];
+/// 503 is what Cloudflare and others answer with a challenge page.
+const BLOCKING_STATUSES: &[i64] = &[401, 403, 407, 429, 503];
 /// The runner's error for a main document with an error status (svc-runner).
 const STATUS_ERROR_PREFIX: &str = "the page answered HTTP ";
 /// Beginnings of the runner's errors for a page that could not be opened.
@@ -479,7 +480,7 @@ mod tests {
         assert_eq!(diagnose(Some(502), None, None), Diagnosis::Unreachable("the page answered HTTP 502".into()));
         assert_eq!(
             diagnose(None, None, Some("the page answered HTTP 503")),
-            Diagnosis::Unreachable("the page answered HTTP 503".into())
+            Diagnosis::Blocked("the page answered HTTP 503".into())
         );
         // The runner never runs the script on an error status.
         assert_eq!(diagnose(Some(404), None, None), Diagnosis::Unreachable("the page answered HTTP 404".into()));

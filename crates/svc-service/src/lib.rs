@@ -39,6 +39,7 @@ pub mod page_snapshot;
 pub mod paging;
 pub mod password;
 pub mod principal;
+pub mod proxy_tiers;
 pub mod rate_limits;
 pub mod redact;
 pub mod run_outcome;

@@ -11,9 +11,9 @@ use svc_domain::history::{DIRECT_TIER, HistoryRow, MAX_RUN_WAIT_SECS, StatusDeta
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{ParamSet, Scrap};
 use svc_domain::webhook::Delivery;
-use svc_storage::QueueState;
 use svc_storage::Store;
 pub use svc_storage::{ClaimedRun, ExpiredLeases};
+use svc_storage::{QueueState, TierNote};
 use tokio::sync::{Notify, broadcast};
 
 use crate::ai_model::{AiModel, AiPricing};
@@ -21,9 +21,11 @@ use crate::attachments::{AttachedModel, Attachments};
 use crate::digest;
 use crate::email_compose;
 use crate::engine::{Engine, RunJob};
+use crate::fix_policy::{self, Diagnosis};
 use crate::history::HistoryView;
+use crate::proxy_tiers::{self, TierAttempt, TierMode, TierSettings};
 use crate::rate_limits::{RateLimits, TRIGGER_PER_KEY, load_quota};
-use crate::run_outcome::{EngineReport, ScriptResult, classify, costs, meter, short_error, units};
+use crate::run_outcome::{EngineReport, ScriptResult, classify, short_error, units};
 use crate::scrap_input::{check_params, check_request, check_url};
 use crate::scraps::{activity, authorize_scrap};
 use crate::webhook_payload::stored_payload;
@@ -109,6 +111,8 @@ pub struct RunService {
     limits: Arc<RateLimits>,
     /// AI Fix repairs per organization per UTC day.
     fix_daily: i64,
+    /// The proxy tiers this server has, their prices and multipliers.
+    tiers: TierSettings,
 }
 
 /// A run of a script that is not saved (the web app's "Test run").
@@ -174,8 +178,18 @@ impl RunService {
         email: EmailSettings,
         attached: Arc<Attachments>,
         fix_daily: i64,
+        tiers: TierSettings,
     ) -> Self {
-        RunService { store, email, attached, signals: Arc::new(RunSignals::default()), run_timeout, limits, fix_daily }
+        RunService {
+            store,
+            email,
+            attached,
+            signals: Arc::new(RunSignals::default()),
+            run_timeout,
+            limits,
+            fix_daily,
+            tiers,
+        }
     }
 
     /// Gives test runs this process's browser; a second engine is ignored.
@@ -216,6 +230,7 @@ impl RunService {
             timeout: self.run_timeout,
             loads,
             capture_page: false,
+            tier: 0,
         };
         let report = engine.run(job).await;
         let charged = units(report.bytes);
@@ -375,16 +390,80 @@ impl RunService {
             timeout: self.run_timeout,
             loads,
             capture_page: scrap.auto_fix && self.ai_enabled(),
+            tier: 0,
         };
         Ok(Some((job, row)))
     }
 
-    /// Records the end of a claimed run: outcome, duration, metering, balance.
-    pub async fn finish(
+    /// Records the end of a claimed run that went direct (`tier0`):
+    /// outcome, duration, metering, balance.
+    pub async fn finish(&self, claim: &ClaimedRun, row: HistoryRow, report: EngineReport) -> Result<StatusDetail> {
+        let attempts = [TierAttempt { tier: 0, bytes: report.bytes }];
+        self.finish_attempts(claim, row, report, &attempts, None).await
+    }
+
+    /// Runs a claimed run on `engine` on the tiers its scrap's `proxyTier`
+    /// calls for (escalating within the run when auto and blocked), then
+    /// records it. `None` when the scrap or row is gone.
+    pub async fn execute(&self, claim: &ClaimedRun, engine: &dyn Engine) -> Result<Option<StatusDetail>> {
+        let Some((mut job, row)) = self.job(claim).await? else { return Ok(None) };
+        let Some(scrap) = self.store.scrap(claim.organization_id, claim.scrap_id).await? else { return Ok(None) };
+        let fixed = scrap.proxy_tier.as_deref().and_then(proxy_tiers::parse_tier);
+        let host = proxy_tiers::memory_key(&scrap.url);
+        let remembered = match (fixed, &host) {
+            (None, Some(host)) => self
+                .store
+                .tier_memory(claim.organization_id, host)
+                .await?
+                .map(|m| proxy_tiers::Remembered { tier: m.tier, runs: m.runs }),
+            _ => None,
+        };
+        let mode = proxy_tiers::mode(fixed, remembered, &self.tiers);
+        let mut tier = mode.start();
+        if !self.tiers.is_configured(tier) {
+            let message = format!("proxy tier {} is not configured on this server", proxy_tiers::tier_name(tier));
+            let report = EngineReport {
+                result: ScriptResult::Failed { message },
+                duration_ms: 0,
+                bytes: 0,
+                snapshot: None,
+                status: None,
+                html: None,
+            };
+            let note = TierNote { tier, remember: None, at: Utc::now() };
+            return self.finish_attempts(claim, row, report, &[], Some(&note)).await.map(Some);
+        }
+        let auto = matches!(mode, TierMode::Auto { .. });
+        // Telling a blocked page needs the page.
+        job.capture_page |= auto;
+        let mut attempts = Vec::new();
+        let report = loop {
+            job.tier = tier;
+            let report = engine.run(job.clone()).await;
+            attempts.push(TierAttempt { tier, bytes: report.bytes });
+            if auto
+                && looks_blocked(&report)
+                && let Some(up) = self.tiers.next_up(tier)
+            {
+                tracing::debug!(history = %claim.history_id, from = tier, to = up, "blocked; escalating");
+                tier = up;
+                continue;
+            }
+            break report;
+        };
+        let remember = if auto && !looks_blocked(&report) { host } else { None };
+        let note = TierNote { tier, remember, at: Utc::now() };
+        self.finish_attempts(claim, row, report, &attempts, Some(&note)).await.map(Some)
+    }
+
+    /// Records the end of a claimed run whose page loads were `attempts`.
+    async fn finish_attempts(
         &self,
         claim: &ClaimedRun,
         mut row: HistoryRow,
         mut report: EngineReport,
+        attempts: &[TierAttempt],
+        tier: Option<&TierNote>,
     ) -> Result<StatusDetail> {
         // What AI Fix reads of the page (captured for autoFix scraps only).
         let (page_status, page_html) = (report.status, report.html.take());
@@ -404,8 +483,9 @@ impl RunService {
         }
         row.status_detail = Some(detail);
         row.time_ms = Some(report.duration_ms);
-        row.costs = Some(costs(report.bytes));
-        row.meter = Some(meter(report.bytes));
+        row.costs = Some(proxy_tiers::costs(attempts, &self.tiers));
+        row.meter = Some(proxy_tiers::meter(attempts, &self.tiers));
+        row.proxy_tier = proxy_tiers::tier_name(tier.map_or(0, |t| t.tier));
         row.error_snapshot = if detail == StatusDetail::Error { report.snapshot } else { None };
         row.retries = claim.attempts - 1;
         row.finished_at = Some(Utc::now());
@@ -424,7 +504,8 @@ impl RunService {
             Some(scrap) => self.emails_for(scrap, &row, detail).await?,
             None => vec![],
         };
-        let recorded = self.record_finished(claim, &row, units(report.bytes) + ai_units, &log, &emails).await?;
+        let charged = proxy_tiers::run_units(attempts, &self.tiers) + ai_units;
+        let recorded = self.record_finished(claim, &row, charged, &log, &emails, tier).await?;
         if recorded && let Some(scrap) = &scrap {
             let queued = crate::ai_fix::after_run(
                 &*self.store,
@@ -528,9 +609,10 @@ impl RunService {
         units: i64,
         log: &Activity,
         emails: &[Email],
+        tier: Option<&TierNote>,
     ) -> Result<bool> {
         let deliveries = self.deliveries_for(row).await?;
-        if self.store.finish_run(claim, row, units, log, &deliveries, emails).await? {
+        if self.store.finish_run(claim, row, units, log, &deliveries, emails, tier).await? {
             let _ = self.signals.finished.send(row.id);
             if !deliveries.is_empty() {
                 self.signals.deliveries.notify_one();
@@ -612,7 +694,7 @@ impl RunService {
                 Some(scrap) if self.email.enabled => self.emails_for(&scrap, &row, StatusDetail::Error).await?,
                 _ => vec![],
             };
-            self.record_finished(claim, &row, 0, &log, &emails).await?;
+            self.record_finished(claim, &row, 0, &log, &emails, None).await?;
         }
         if !expired.requeued.is_empty() {
             self.signals.queued.notify_waiters();
@@ -626,6 +708,18 @@ impl RunService {
             .unwrap_or(chrono::Duration::minutes(2));
         Ok(self.store.claim_run(container, worker_id, Utc::now() + lease).await?)
     }
+}
+
+/// Whether a run's page kept the browser out (`fix_policy::diagnose`): only
+/// a run without items can be.
+fn looks_blocked(report: &EngineReport) -> bool {
+    let error = match &report.result {
+        ScriptResult::Data { length, .. } if *length > 0 => return false,
+        ScriptResult::Data { .. } => None,
+        ScriptResult::Failed { message } => Some(message.as_str()),
+    };
+    let html = report.html.as_deref().or_else(|| report.snapshot.as_ref().and_then(|s| s["html"].as_str()));
+    matches!(fix_policy::diagnose(report.status, html, error), Diagnosis::Blocked(_))
 }
 
 /// One delivery per active webhook that wants the event of a finished run.

@@ -17,6 +17,7 @@ use svc_storage::{ScrapFilter, Store};
 use tokio::sync::Notify;
 
 use crate::paging::{PageRequest, Paged};
+use crate::proxy_tiers::{TierSettings, parse_tier};
 use crate::schedule::{next_fire, next_fire_of};
 use crate::scrap_input::{ScrapChanges, changed_fields, check_schedule, validate};
 use crate::{Principal, Result, ServiceError, Session};
@@ -47,6 +48,8 @@ pub struct ScrapService {
     cron_min_interval: Duration,
     /// Wakes the scheduler when a schedule may have moved.
     schedule_changed: Arc<Notify>,
+    /// Which proxy tiers this server has: a scrap may only be fixed to one of them.
+    tiers: TierSettings,
 }
 
 pub(crate) fn activity(org: ObjectId, scrap: ObjectId, kind: &str, actor: String, message: String) -> Activity {
@@ -94,8 +97,30 @@ pub(crate) async fn scrap_ids_in_org(store: &dyn Store, org: ObjectId, raw: Vec<
 }
 
 impl ScrapService {
-    pub(crate) fn new(store: Arc<dyn Store>, cron_min_interval: Duration, schedule_changed: Arc<Notify>) -> Self {
-        ScrapService { store, cron_min_interval, schedule_changed }
+    pub(crate) fn new(
+        store: Arc<dyn Store>,
+        cron_min_interval: Duration,
+        schedule_changed: Arc<Notify>,
+        tiers: TierSettings,
+    ) -> Self {
+        ScrapService { store, cron_min_interval, schedule_changed, tiers }
+    }
+
+    /// Which proxy tiers this server has (`tier0` always).
+    pub fn tiers(&self) -> &TierSettings {
+        &self.tiers
+    }
+
+    /// A fixed `proxyTier` must be one the operator configured.
+    fn check_tier(&self, scrap: &Scrap) -> Result<()> {
+        let Some(name) = &scrap.proxy_tier else { return Ok(()) };
+        match parse_tier(name) {
+            Some(tier) if self.tiers.is_configured(tier) => Ok(()),
+            _ => Err(ServiceError::validation(
+                "proxyTier",
+                format!("{name} is not configured on this server (SVC_PROXY_TIER{})", &name[4..]),
+            )),
+        }
     }
 
     pub async fn create(&self, session: &Session, changes: ScrapChanges) -> Result<Scrap> {
@@ -110,8 +135,12 @@ impl ScrapService {
         let now = Utc::now();
         let mut scrap =
             Scrap { containers: org.default_containers.clone(), ..Scrap::new(org.id, session.user(), "", "", "", now) };
+        let tier_set = changes.proxy_tier.is_some();
         changes.apply_to(&mut scrap)?;
         validate(&scrap, self.cron_min_interval)?;
+        if tier_set {
+            self.check_tier(&scrap)?;
+        }
         scrap.next_fire_at = next_fire_of(scrap.cron.as_deref(), &scrap.cron_timezone, now);
         let log =
             activity(org.id, scrap.id, "scrap.created", format!("user:{}", session.user()), "Scrap created".into());
@@ -125,8 +154,12 @@ impl ScrapService {
     pub async fn update(&self, session: &Session, id: ObjectId, changes: ScrapChanges) -> Result<Scrap> {
         let before = self.store.scrap(session.org(), id).await?.ok_or(ServiceError::NotFound("scrap"))?;
         let mut scrap = before.clone();
+        let tier_set = changes.proxy_tier.is_some();
         changes.apply_to(&mut scrap)?;
         validate(&scrap, self.cron_min_interval)?;
+        if tier_set {
+            self.check_tier(&scrap)?;
+        }
         let changed = changed_fields(&before, &scrap);
         if changed.is_empty() {
             return Ok(before);

@@ -47,6 +47,8 @@ pub struct ServiceConfig {
     pub email_enabled: bool,
     /// AI Fix repairs per organization per UTC day (`SVC_AI_FIX_DAILY`).
     pub ai_fix_daily: i64,
+    /// The proxy tiers configured (`SVC_PROXY_TIER1`..`4`), their prices and multipliers.
+    pub tiers: crate::proxy_tiers::TierSettings,
 }
 
 impl fmt::Debug for ServiceConfig {
@@ -63,6 +65,7 @@ impl fmt::Debug for ServiceConfig {
             .field("public_url", &self.public_url)
             .field("email_enabled", &self.email_enabled)
             .field("ai_fix_daily", &self.ai_fix_daily)
+            .field("tiers", &self.tiers)
             .finish()
     }
 }
@@ -105,6 +108,7 @@ impl Services {
             email,
             attached.clone(),
             config.ai_fix_daily,
+            config.tiers.clone(),
         );
         let ai = AiService::new(store.clone(), attached.clone(), runs.signals.clone(), rate_limits.clone());
         let task_runner = Arc::new(TaskRunner::new(store.clone(), attached, runs.signals.clone(), config.run_timeout));
@@ -122,7 +126,7 @@ impl Services {
             ),
             accounts: AccountService::new(store.clone(), jwt, config.free_grant),
             admin: AdminService::new(store.clone()),
-            scraps: ScrapService::new(store.clone(), config.cron_min_interval, schedule_changed),
+            scraps: ScrapService::new(store.clone(), config.cron_min_interval, schedule_changed, config.tiers.clone()),
             keys: KeyService::new(store.clone(), key_cache),
             history: HistoryService::new(store.clone()),
             webhooks: WebhookService::new(

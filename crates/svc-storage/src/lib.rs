@@ -27,7 +27,7 @@ pub use traits::{
     AccountStore, ActivityStore, AppliedFix, ClaimedRun, DueScrap, EmailOutcome, EmailStore, ExpiredLeases, FiredTick,
     HistoryFilter, HistoryStore, KeyStore, NewAccount, Page, PlannedTick, QueueState, RateStore, Recipient,
     RunNeighbours, RunStore, RunStreak, ScheduleStore, ScrapFilter, ScrapStore, Store, TaskEnd, TaskFinish, TaskStore,
-    TickAction, TickOutcome, TickPlan, TickPlanner, VersionStore, WebhookStore,
+    TickAction, TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -262,7 +262,8 @@ pub trait RunStore: Send + Sync {
     /// balance, writes `activity` and queues `deliveries` (the run's webhook
     /// events, due at once) and `emails` (result and alert emails, due at
     /// once), in one transaction; false (and nothing written) when the
-    /// claim was lost.
+    /// claim was lost. `tier` records the proxy tier the run used.
+    #[allow(clippy::too_many_arguments)]
     async fn finish_run(
         &self,
         claim: &ClaimedRun,
@@ -271,7 +272,10 @@ pub trait RunStore: Send + Sync {
         activity: &Activity,
         deliveries: &[Delivery],
         emails: &[Email],
+        tier: Option<&TierNote>,
     ) -> Result<bool>;
+    /// The tier that last worked for `host` in `org`, with its run count.
+    async fn tier_memory(&self, org: ObjectId, host: &str) -> Result<Option<TierMemory>>;
     /// Runs whose lease ended before `now`: queued again while they have
     /// been tried fewer than `max_attempts` times; the others are returned
     /// as `lost` claims for the caller to finish (with `finish_run`).
@@ -283,6 +287,25 @@ pub trait RunStore: Send + Sync {
     async fn last_success(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<HistoryRow>>;
     /// Appends to a scrap's activity log.
     async fn log_activity(&self, activity: &Activity) -> Result<()>;
+}
+
+/// The proxy tier a finished run used, as `finish_run` records it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TierNote {
+    /// 0 for `tier0` (direct): the scrap's `lastTierChangeAt` is stamped
+    /// with `at` for any other.
+    pub tier: u8,
+    /// Remember `tier` for this host (an auto-tier run that was not blocked).
+    pub remember: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+/// What `tier_memory` holds for a host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TierMemory {
+    pub tier: u8,
+    /// Runs in a row that ended on `tier`.
+    pub runs: i64,
 }
 
 /// A scrap whose schedule is due, as the scheduler sees it.

@@ -1057,11 +1057,11 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     done.finished_at = Some(now());
     let before = store.organization(s.organization_id).await.unwrap().unwrap().balance;
     let log = activity(s.organization_id, s.id, "run.finished", now());
-    assert!(store.finish_run(claim, &done, 3, &log, &[], &[]).await.unwrap());
-    assert!(!store.finish_run(claim, &done, 3, &log, &[], &[]).await.unwrap(), "a claim finishes once");
+    assert!(store.finish_run(claim, &done, 3, &log, &[], &[], None).await.unwrap());
+    assert!(!store.finish_run(claim, &done, 3, &log, &[], &[], None).await.unwrap(), "a claim finishes once");
     let mut stranger = claims[1].clone();
     stranger.worker_id = "someone-else".into();
-    assert!(!store.finish_run(&stranger, &done, 3, &log, &[], &[]).await.unwrap());
+    assert!(!store.finish_run(&stranger, &done, 3, &log, &[], &[], None).await.unwrap());
     assert_eq!(store.organization(s.organization_id).await.unwrap().unwrap().balance, before - 3);
     let stored = store.history_row(s.organization_id, claim.history_id).await.unwrap().unwrap();
     assert_eq!(stored.status_detail, Some(StatusDetail::Success));
@@ -1085,7 +1085,10 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     failed.error = Some("lost".into());
     failed.retries = 1;
     let log = activity(s.organization_id, s.id, "run.finished", now());
-    assert!(store.finish_run(&again, &failed, 0, &log, &[], &[]).await.unwrap(), "the reaper finishes the lost claim");
+    assert!(
+        store.finish_run(&again, &failed, 0, &log, &[], &[], None).await.unwrap(),
+        "the reaper finishes the lost claim"
+    );
     let stored = store.history_row(s.organization_id, again.history_id).await.unwrap().unwrap();
     assert_eq!(
         (stored.status_detail, stored.error.as_deref(), stored.retries),
@@ -1163,7 +1166,7 @@ async fn queue_state_follows_a_run(store: Arc<dyn Store>) {
     done.status_detail = Some(StatusDetail::Success);
     done.finished_at = Some(now());
     let finished = activity(s.organization_id, s.id, "run.finished", now());
-    assert!(store.finish_run(&claim, &done, 1, &finished, &[], &[]).await.unwrap());
+    assert!(store.finish_run(&claim, &done, 1, &finished, &[], &[], None).await.unwrap());
     assert_eq!(store.queue_state(org.id, row.id).await.unwrap(), None, "finished runs have left the queue");
 }
 
@@ -1282,13 +1285,13 @@ async fn finished_runs_queue_their_emails(store: Arc<dyn Store>) {
     done.finished_at = Some(now());
     let mail = Email { history_id: Some(row.id), ..email(org.id, Some(s.id), "owner@example.com", now()) };
     let log = activity(org.id, s.id, "run.finished", now());
-    assert!(store.finish_run(&claim, &done, 1, &log, &[], std::slice::from_ref(&mail)).await.unwrap());
+    assert!(store.finish_run(&claim, &done, 1, &log, &[], std::slice::from_ref(&mail), None).await.unwrap());
     let queued = store.claim_emails(now() + Duration::seconds(1), now() + Duration::minutes(1), 10).await.unwrap();
     assert_eq!(queued.len(), 1);
     assert_eq!(queued[0].email.history_id, Some(row.id));
     // A lost claim writes neither the run nor its emails.
     let other = Email { history_id: Some(row.id), ..email(org.id, Some(s.id), "owner@example.com", now()) };
-    assert!(!store.finish_run(&claim, &done, 1, &log, &[], &[other]).await.unwrap());
+    assert!(!store.finish_run(&claim, &done, 1, &log, &[], &[other], None).await.unwrap());
     assert_eq!(store.scrap_emails(org.id, s.id, 10).await.unwrap().len(), 1);
 }
 
@@ -1369,7 +1372,7 @@ async fn schedule_ticks_fire_once(store: Arc<dyn Store>) {
     // The same (scrap, instant) never fires twice, whatever the run queue says.
     let mut done = row.clone();
     done.status_detail = Some(StatusDetail::Success);
-    store.finish_run(&claim, &done, 1, &activity(org.id, s.id, "run.finished", now()), &[], &[]).await.unwrap();
+    store.finish_run(&claim, &done, 1, &activity(org.id, s.id, "run.finished", now()), &[], &[], None).await.unwrap();
     let fired = store.fire_due(t0 + Duration::seconds(92), 100, &keep).await.unwrap();
     assert_eq!(fired[0].outcome, TickOutcome::AlreadyFired);
     let kinds: Vec<String> =
@@ -1555,7 +1558,7 @@ async fn webhook_outbox_claims_records_and_skips(store: Arc<dyn Store>) {
     done.finished_at = Some(now());
     let d = delivery(&hook, &row);
     let log = activity(org.id, s.id, "run.finished", now());
-    assert!(store.finish_run(&claim, &done, 1, &log, std::slice::from_ref(&d), &[]).await.unwrap());
+    assert!(store.finish_run(&claim, &done, 1, &log, std::slice::from_ref(&d), &[], None).await.unwrap());
 
     let t = now() + Duration::seconds(1);
     let lease = t + Duration::seconds(40);
@@ -2181,7 +2184,7 @@ async fn ai_fix_makes_the_repaired_script_current(store: Arc<dyn Store>) {
         ..pending.clone()
     };
     let finished = activity(org.id, s.id, "run.finished", t0 + Duration::seconds(3));
-    assert!(store.finish_run(&run_claim, &failed, 1, &finished, &[], &[]).await.unwrap());
+    assert!(store.finish_run(&run_claim, &failed, 1, &finished, &[], &[], None).await.unwrap());
     assert_eq!(store.history_row(org.id, failed.id).await.unwrap(), Some(failed.clone()));
 
     let fix = Task { scrap_id: Some(s.id), history_id: Some(failed.id), ..task(&org, None, TaskKind::AiFix, t0) };

@@ -42,6 +42,7 @@ fn job_for(url: &str, script: &str) -> svc_service::engine::RunJob {
         timeout: Duration::from_secs(20),
         loads: Default::default(),
         capture_page: false,
+        tier: 0,
     }
 }
 
@@ -66,7 +67,7 @@ async fn a_triggered_run_extracts_and_is_recorded() {
     let alice = app.signup("alice@example.com").await;
     let url = format!("{}/items/50", site.base);
     let sid = app
-        .scrap_with(&alice, json!({"title": "Items", "url": url, "proxyTier": "tier2", "request": "returnData([...document.querySelectorAll('li.item')].map(li => li.textContent))"}))
+        .scrap_with(&alice, json!({"title": "Items", "url": url, "request": "returnData([...document.querySelectorAll('li.item')].map(li => li.textContent))"}))
         .await;
     let (_, key) = app
         .create_key(
@@ -93,7 +94,7 @@ async fn a_triggered_run_extracts_and_is_recorded() {
     assert!(row["time"].as_i64().unwrap() > 0);
     assert_eq!(row["triggeredBy"], "api");
     assert_eq!(row["type"], "scrap_run");
-    assert_eq!(row["proxyTier"], "tier0", "the tier that ran: proxy tiers are not active yet, every run is direct");
+    assert_eq!(row["proxyTier"], "tier0", "the tier that ran: auto starts direct");
     assert_eq!(row["retries"], 0);
     assert_eq!(row["error"], Value::Null);
     assert!(row.get("costs").is_none(), "owners do not see costs");

@@ -75,7 +75,7 @@ async fn create_accepts_every_writable_field() {
         "title": "Jobs", "description": "d", "url": "http://jobs.example.org/list?q=1", "request": "returnData([])",
         "scrapper": "puppeteer", "containers": ["eu-1", "eu-2"], "params": [{"key": "fr", "value": {"lang": "fr"}}],
         "cron": "0 9 * * MON-FRI", "cronTimezone": "Europe/Paris", "alert": "ops@example.com", "autoFix": true,
-        "proxyTier": "tier2", "emailNotif": true, "emailNotifRecipient": "me@example.com", "emailNotifFormat": "csv",
+        "proxyTier": "tier0", "emailNotif": true, "emailNotifRecipient": "me@example.com", "emailNotifFormat": "csv",
         "digestEnabled": true, "digestPrompt": "summarise", "digestRecipient": "boss@example.com", "banner": "/uploads/b.png"
     });
     let (status, scrap) = app.post("/api/scraps", &alice.token, body.clone()).await;
@@ -106,6 +106,8 @@ async fn invalid_scraps_are_refused_naming_the_field() {
         (json!({"cron": "*/5 * * * * *"}), "cron"),
         (json!({"cronTimezone": "Mars/Olympus"}), "cronTimezone"),
         (json!({"proxyTier": "tier9"}), "proxyTier"),
+        // A tier the operator did not configure (no SVC_PROXY_TIER2 here).
+        (json!({"proxyTier": "tier2"}), "proxyTier"),
         (json!({"emailNotifFormat": "xml"}), "emailNotifFormat"),
         (json!({"alert": "not-an-email"}), "alert"),
         (json!({"containers": []}), "containers"),

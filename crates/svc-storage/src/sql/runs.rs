@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
-use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, Type};
+use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, Transaction, Type};
 use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::email::Email;
@@ -14,7 +14,7 @@ use svc_domain::webhook::Delivery;
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
 use crate::records::{ClaimRecord, HistoryRecord, escape_like, id, millis, opt_millis, to_json};
-use crate::traits::{ClaimedRun, ExpiredLeases, QueueState, RunStore};
+use crate::traits::{ClaimedRun, ExpiredLeases, QueueState, RunStore, TierMemory, TierNote};
 
 /// Takes the oldest queued run whose containers include the one whose
 /// `LIKE` pattern is `$3`, for worker `$1` until `$2`; [`Dialect::LOCK_DUE`]
@@ -80,6 +80,7 @@ where
         activity: &Activity,
         deliveries: &[Delivery],
         emails: &[Email],
+        tier: Option<&TierNote>,
     ) -> Result<bool> {
         let mut tx = self.begin_write().await?;
         let held = sqlx::query("DELETE FROM run_queue WHERE history_id = $1 AND worker_id = $2 AND attempts = $3")
@@ -118,6 +119,9 @@ where
             .execute(&mut *tx)
             .await?;
         Self::insert_activity(&mut tx, activity).await?;
+        if let Some(note) = tier {
+            Self::record_tier(&mut tx, claim, note).await?;
+        }
         let due = h.finished_at.unwrap_or_else(Utc::now);
         Self::insert_delivery_rows(&mut tx, deliveries, due).await?;
         Self::insert_email_rows(&mut tx, emails, due).await?;
@@ -188,6 +192,60 @@ where
         let mut tx = self.begin_write().await?;
         Self::insert_activity(&mut tx, activity).await?;
         tx.commit().await?;
+        Ok(())
+    }
+
+    async fn tier_memory(&self, org: ObjectId, host: &str) -> Result<Option<TierMemory>> {
+        let row: Option<(i64, i64)> =
+            sqlx::query_as("SELECT tier, runs FROM tier_memory WHERE organization_id = $1 AND host = $2")
+                .bind(org.to_string())
+                .bind(host)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.map(|(tier, runs)| TierMemory { tier: tier.clamp(0, 4) as u8, runs }))
+    }
+}
+
+impl<DB: Dialect> SqlStore<DB>
+where
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + ColumnIndex<DB::Row>,
+    for<'q> Option<&'q str>: Encode<'q, DB>,
+    for<'q> String: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    for<'q> Option<String>: Encode<'q, DB>,
+    for<'q> i64: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    for<'q> Option<i64>: Encode<'q, DB>,
+    for<'q> bool: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    str: Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    /// The tier a finished run used: the scrap's `lastTierChangeAt` for any
+    /// tier but `tier0`, and the host's remembered tier (one more run in a
+    /// row on the same tier, or the new tier with one run).
+    async fn record_tier(tx: &mut Transaction<'static, DB>, claim: &ClaimedRun, note: &TierNote) -> Result<()> {
+        let org = claim.organization_id.to_string();
+        if note.tier != 0 {
+            sqlx::query("UPDATE scraps SET last_tier_change_at = $3 WHERE organization_id = $1 AND id = $2")
+                .bind(&org)
+                .bind(claim.scrap_id.to_string())
+                .bind(millis(note.at))
+                .execute(&mut **tx)
+                .await?;
+        }
+        if let Some(host) = &note.remember {
+            sqlx::query(
+                "INSERT INTO tier_memory (organization_id, host, tier, runs, updated_at) VALUES ($1, $2, $3, 1, $4) \
+                 ON CONFLICT (organization_id, host) DO UPDATE SET \
+                 runs = CASE WHEN tier_memory.tier = $3 THEN tier_memory.runs + 1 ELSE 1 END, \
+                 tier = $3, updated_at = $4",
+            )
+            .bind(&org)
+            .bind(host.as_str())
+            .bind(i64::from(note.tier))
+            .bind(millis(note.at))
+            .execute(&mut **tx)
+            .await?;
+        }
         Ok(())
     }
 }
