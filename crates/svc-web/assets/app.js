@@ -279,7 +279,7 @@ if (plainAddress && window.history.replaceState) {
 (() => {
   const panel = document.querySelector("[data-ai-panel]");
   if (!panel || !window.fetch) return;
-  const WAIT_S = 5;
+  const WAIT_S = 2;
   const GIVE_UP_MS = 5 * 60 * 1000;
   const PREVIEW_COLUMNS = 8;
   const CELL_CHARS = 120;
@@ -325,6 +325,7 @@ if (plainAddress && window.history.replaceState) {
   const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
   function clearFieldErrors() {
+    status.replaceChildren();
     for (const id of ["aiDescription", "aiFields"]) {
       const error = document.getElementById(id + "-error");
       const control = document.getElementById(id);
@@ -455,7 +456,7 @@ if (plainAddress && window.history.replaceState) {
       const label = el("label");
       label.htmlFor = box.id;
       label.append(el("code", null, f.name));
-      if (f.description) label.append(" ", el("span", null, f.description));
+      if (f.description) label.append(" — ", el("span", null, f.description));
       if (f.example !== null && f.example !== undefined && f.example !== "") {
         const shown = typeof f.example === "string" ? f.example : JSON.stringify(f.example);
         label.append(" ", el("span", "muted example", "e.g. “" + shown.slice(0, 80) + "”"));
@@ -494,7 +495,7 @@ if (plainAddress && window.history.replaceState) {
       }
       showProposals(found);
       status.replaceChildren(line([chip("success", "Suggested"),
-        el("span", null, found.length + " field" + (found.length === 1 ? "" : "s") + " proposed below.")]));
+        el("span", null, found.length + " field" + (found.length === 1 ? "" : "s") + " proposed above.")]));
     } catch {
       status.replaceChildren(alertBox("Offline", "svc could not be reached. Try again"));
     } finally {
@@ -510,13 +511,26 @@ if (plainAddress && window.history.replaceState) {
     return el("td", null, text);
   };
 
-  function previewTable(items, total) {
+  // Where the script names `key` (as `key:` or `"key":`): the preview's items
+  // come with their keys sorted, so the columns follow the script instead.
+  const placeIn = (source, key) => {
+    const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const at = source.search(new RegExp("(^|[^\\w$])[\"']?" + escaped + "[\"']?\\s*:"));
+    return at < 0 ? Infinity : at;
+  };
+
+  function previewTable(items, total, source) {
     const objects = items.every((i) => i && typeof i === "object" && !Array.isArray(i));
     const columns = [];
     if (objects) {
       for (const item of items) {
         for (const key of Object.keys(item)) if (!columns.includes(key)) columns.push(key);
       }
+      const places = new Map(columns.map((c) => [c, placeIn(source, c)]));
+      columns.sort((a, b) => {
+        const [x, y] = [places.get(a), places.get(b)];
+        return x === y ? 0 : x < y ? -1 : 1;
+      });
     }
     const shown = columns.slice(0, PREVIEW_COLUMNS);
     const wrap = el("div", "table-wrap ai-preview");
@@ -574,7 +588,7 @@ if (plainAddress && window.history.replaceState) {
     const failed = Array.isArray(r.failedAttempts) ? r.failedAttempts : [];
     result.replaceChildren();
     if (task.status !== "succeeded" || typeof r.script !== "string") {
-      status.replaceChildren(alertBox("No working script", task.error || "the generation failed"));
+      status.replaceChildren(alertBox("Generation failed", task.error || "no working script"));
       if (failed.length) result.append(attemptsList(failed, true));
       return;
     }
@@ -591,7 +605,7 @@ if (plainAddress && window.history.replaceState) {
         ". It is in the Script box below: save to keep it."), undo]));
     const preview = Array.isArray(r.preview) ? r.preview : [];
     if (preview.length) {
-      result.append(el("h3", null, "What it returned"), ...previewTable(preview, length));
+      result.append(el("h3", null, "What it returned"), ...previewTable(preview, length, r.script));
     }
     if (failed.length) result.append(attemptsList(failed, false));
   }

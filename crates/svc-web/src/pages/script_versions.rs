@@ -193,11 +193,9 @@ async fn build(
         None => format!("/scraps/{sid}/versions?page={p}"),
     })
     .labelled("Pages of the versions");
-    let notice = query
-        .restored
-        .as_deref()
-        .and_then(|n| n.parse::<i64>().ok())
-        .map(|n| format!("Version {n} is the scrap's script again. The restore is a new version, shown below."));
+    let notice = query.restored.as_deref().and_then(|n| n.parse::<i64>().ok()).map(|n| {
+        format!("Version {n} is the scrap's script again. Restoring made a new version; the older ones are all kept.")
+    });
     Ok(VersionsPage {
         chrome: user.chrome(format!("Versions of {}", scrap.title), "scraps"),
         scrap_id: sid,

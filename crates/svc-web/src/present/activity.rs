@@ -8,7 +8,7 @@ use super::run_status::Chip;
 /// and by restoring a version; `None` for the others (their message says it all).
 pub fn tag(kind: &str) -> Option<Chip> {
     Some(match kind {
-        "fix.started" => Chip { class: "running", label: "AI Fix" },
+        "fix.started" => Chip { class: "pending", label: "AI Fix" },
         "fix.skipped" => Chip { class: "skipped", label: "AI Fix skipped" },
         "fix.failed" => Chip { class: "error", label: "AI Fix failed" },
         "script.fixed" => Chip { class: "success", label: "Script fixed" },
