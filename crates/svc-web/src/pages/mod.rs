@@ -10,6 +10,7 @@ mod scrap_editor;
 mod scrap_list;
 mod scrap_page;
 mod scrap_picker;
+mod script_versions;
 mod settings;
 mod unsubscribe;
 mod webhooks;
@@ -38,6 +39,8 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/scraps/{id}", get(scrap_page::page))
         .route("/scraps/{id}/run", post(scrap_page::run))
         .route("/scraps/{id}/delete", post(scrap_page::delete))
+        .route("/scraps/{id}/versions", get(script_versions::page))
+        .route("/scraps/{id}/versions/{version}/restore", post(script_versions::restore))
         .route("/scraps/{id}/history/{history_id}", get(run_page::page))
         .route("/scraps/{id}/history/{history_id}/progress", get(run_progress::progress))
         .route("/scraps/{id}/history/{history_id}/data.json", get(run_page::json))

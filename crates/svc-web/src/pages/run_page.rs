@@ -72,6 +72,15 @@ struct Snapshot {
     html: Option<String>,
 }
 
+/// AI Fix amended the run: when, and the version it made.
+struct Repaired {
+    when: Moment,
+    /// The version's number, when it is still there.
+    number: Option<i64>,
+    /// The versions page with that version selected.
+    href: String,
+}
+
 struct AdminView {
     costs: Option<String>,
     meter: Option<String>,
@@ -110,6 +119,7 @@ struct RunPage {
     /// Why there is no comparison.
     no_comparison: &'static str,
     admin: Option<AdminView>,
+    repaired: Option<Repaired>,
 }
 
 /// The scrap and its run `history_id`; a run of another scrap is not found.
@@ -249,6 +259,25 @@ pub(crate) async fn page(
             None => (None, "The data of one of the runs is not valid JSON."),
         },
     };
+    let repaired = match row.fixed_at {
+        None => None,
+        Some(at) => {
+            let version = row.fix_version_id.as_deref().and_then(svc_domain::ObjectId::parse);
+            let number = match version {
+                None => None,
+                Some(v) => match services.scraps.version(&principal, scrap.id, v).await {
+                    Ok(found) => Some(found.number),
+                    Err(ServiceError::NotFound(_)) => None,
+                    Err(e) => return Err(e.into()),
+                },
+            };
+            let href = match version {
+                Some(v) => format!("/scraps/{}/versions?v={v}#selected", scrap.id),
+                None => format!("/scraps/{}/versions", scrap.id),
+            };
+            Some(Repaired { when: moment(at, now), number, href })
+        }
+    };
     let base = run_href(scrap.id, row.id);
     let page = RunPage {
         chrome: user.chrome(format!("Run of {}", scrap.title), "scraps"),
@@ -278,6 +307,7 @@ pub(crate) async fn page(
         comparison,
         no_comparison,
         admin,
+        repaired,
     };
     render(&page)
 }

@@ -76,6 +76,14 @@ pub(crate) struct ScrapForm {
     digest_prompt: String,
     #[serde(default, rename = "digestRecipient")]
     digest_recipient: String,
+    #[serde(default, rename = "autoFix")]
+    auto_fix: Option<String>,
+    /// The AI panel's description and field names: not stored, only kept
+    /// across a test run or a refused save.
+    #[serde(default, rename = "aiDescription")]
+    ai_description: String,
+    #[serde(default, rename = "aiFields")]
+    ai_fields: String,
 }
 
 /// One parameter row of the form.
@@ -119,6 +127,9 @@ impl ScrapForm {
             digest_enabled: scrap.digest_enabled.then(|| "on".to_string()),
             digest_prompt: scrap.digest_prompt.clone().unwrap_or_default(),
             digest_recipient: scrap.digest_recipient.clone().unwrap_or_default(),
+            auto_fix: scrap.auto_fix.then(|| "on".to_string()),
+            ai_description: String::new(),
+            ai_fields: String::new(),
         }
     }
 
@@ -162,7 +173,8 @@ impl ScrapForm {
         rows
     }
 
-    /// The fields this editor writes (the not-yet-active ones are left as stored).
+    /// The fields this editor writes (the not-yet-active ones, proxy tier
+    /// and banner, are left as stored).
     fn changes(&self) -> Result<ScrapChanges, ServiceError> {
         let containers =
             self.containers.split(',').map(str::trim).filter(|c| !c.is_empty()).map(str::to_string).collect();
@@ -183,6 +195,7 @@ impl ScrapForm {
             digest_enabled: Some(self.digest_enabled.is_some()),
             digest_prompt: Some(Some(self.digest_prompt.clone()).filter(|p| !p.trim().is_empty())),
             digest_recipient: Some(Some(self.digest_recipient.clone())),
+            auto_fix: Some(self.auto_fix.is_some()),
             ..ScrapChanges::default()
         })
     }
@@ -223,7 +236,6 @@ impl EditorPage {
 /// never written by this editor (README, "Scrap fields that are not yet active").
 #[derive(Default)]
 struct Inactive {
-    auto_fix: bool,
     proxy_tier: String,
     banner: String,
 }
@@ -231,11 +243,7 @@ struct Inactive {
 impl Inactive {
     fn of(scrap: Option<&Scrap>) -> Inactive {
         let Some(s) = scrap else { return Inactive::default() };
-        Inactive {
-            auto_fix: s.auto_fix,
-            proxy_tier: s.proxy_tier.clone().unwrap_or_default(),
-            banner: s.banner.clone(),
-        }
+        Inactive { proxy_tier: s.proxy_tier.clone().unwrap_or_default(), banner: s.banner.clone() }
     }
 }
 
@@ -300,7 +308,7 @@ fn editor(
         proxy_tiers: &PROXY_TIERS,
         test,
         email_enabled: services.announcements.email_enabled(),
-        ai_enabled: services.runs.ai_enabled(),
+        ai_enabled: services.ai.enabled(),
     }
 }
 
@@ -437,6 +445,15 @@ mod tests {
         assert_eq!(typed_value("paris"), Value::from("paris"));
         assert_eq!(shown_value(&Value::from("paris")), "paris");
         assert_eq!(shown_value(&serde_json::json!([1, 2])), "[1,2]");
+    }
+
+    #[test]
+    fn auto_fix_round_trips_through_the_form() {
+        let ticked: ScrapForm = serde_html_form::from_str("title=t&autoFix=on&aiDescription=prices").unwrap();
+        assert_eq!(ticked.changes().unwrap().auto_fix, Some(true));
+        assert_eq!(ticked.ai_description, "prices", "the AI panel's text is kept across a re-render");
+        let unticked: ScrapForm = serde_html_form::from_str("title=t").unwrap();
+        assert_eq!(unticked.changes().unwrap().auto_fix, Some(false), "an unticked box turns it off");
     }
 
     #[test]

@@ -24,7 +24,7 @@ use crate::pages::{object_id, render};
 use crate::present::data_table::DataTable;
 use crate::present::run_status::{self, Chip};
 use crate::present::when::{Moment, duration_ms, moment, moment_in};
-use crate::present::{actor, schedule_words};
+use crate::present::{activity, schedule_words};
 use crate::signed_in::{SignedForm, SignedIn};
 
 /// How many items of the latest data the scrap page shows.
@@ -54,6 +54,8 @@ pub(crate) struct RunRow {
     pub duration: Option<String>,
     pub trigger: &'static str,
     pub when: Moment,
+    /// AI Fix amended the run.
+    pub repaired: bool,
 }
 
 impl RunRow {
@@ -66,6 +68,7 @@ impl RunRow {
             duration: row.time_ms.map(duration_ms),
             trigger: run_status::trigger(row.triggered_by),
             when: moment(row.created_at, now),
+            repaired: row.fixed_at.is_some(),
         }
     }
 }
@@ -77,9 +80,13 @@ pub(crate) fn run_href(scrap: ObjectId, run: ObjectId) -> String {
 /// An entry of the activity log.
 struct LogRow {
     when: Moment,
+    /// The tag of AI Fix's and the versions' entries.
+    tag: Option<Chip>,
     message: String,
     actor: String,
     run_href: Option<String>,
+    /// The entry made a new version of the script.
+    versions_href: Option<String>,
 }
 
 /// The latest successful run and its data.
@@ -175,9 +182,11 @@ pub(crate) async fn page(
         .iter()
         .map(|a| LogRow {
             when: moment(a.created_at, now),
+            tag: activity::tag(&a.kind),
             message: a.message.clone(),
-            actor: actor::words(&a.actor, &me),
+            actor: activity::by(&a.kind, &a.actor, &me),
             run_href: a.history_id.map(|h| run_href(id, h)),
+            versions_href: activity::made_a_version(&a.kind).then(|| format!("/scraps/{id}/versions")),
         })
         .collect();
     let emails = emails

@@ -1,6 +1,7 @@
 //! How values are shown to people: schedules in words, times, run states.
 //! Pure functions, so each is tested without a browser.
 
+pub mod activity;
 pub mod actor;
 pub mod data_table;
 pub mod delivery_state;
@@ -8,5 +9,7 @@ pub mod plans;
 pub mod run_status;
 pub mod schedule_words;
 pub mod scopes;
+pub mod script_diff;
 pub mod test_run;
+pub mod versions;
 pub mod when;

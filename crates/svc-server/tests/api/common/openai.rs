@@ -65,10 +65,19 @@ pub struct OpenAiStandIn {
     /// `http://127.0.0.1:PORT/v1`, for `SVC_AI_BASE_URL`.
     pub base_url: String,
     script: Arc<Mutex<Script>>,
+    /// While true, requests wait before they are answered.
+    held: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
-async fn completions(State(script): State<Arc<Mutex<Script>>>, headers: HeaderMap, body: String) -> Response {
-    let mut s = script.lock().unwrap();
+#[derive(Clone)]
+struct Shared {
+    script: Arc<Mutex<Script>>,
+    held: Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+async fn completions(State(shared): State<Shared>, headers: HeaderMap, body: String) -> Response {
+    let _ = shared.held.subscribe().wait_for(|held| !held).await;
+    let mut s = shared.script.lock().unwrap();
     let authorization = headers.get("authorization").and_then(|v| v.to_str().ok()).map(str::to_string);
     s.asked.push(Asked { authorization, body: serde_json::from_str(&body).unwrap_or(Value::Null) });
     let answer = s.answers.pop_front().unwrap_or_else(|| Answer::raw(500, "{\"error\": \"no scripted answer\"}"));
@@ -80,9 +89,21 @@ impl OpenAiStandIn {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
         let script = Arc::new(Mutex::new(Script::default()));
-        let app = Router::new().route("/v1/chat/completions", post(completions)).with_state(script.clone());
+        let held = Arc::new(tokio::sync::watch::channel(false).0);
+        let shared = Shared { script: script.clone(), held: held.clone() };
+        let app = Router::new().route("/v1/chat/completions", post(completions)).with_state(shared);
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        OpenAiStandIn { base_url, script }
+        OpenAiStandIn { base_url, script, held }
+    }
+
+    /// Holds the next requests until [`OpenAiStandIn::release`] (a test
+    /// then sees the feature at work).
+    pub fn hold(&self) {
+        self.held.send_replace(true);
+    }
+
+    pub fn release(&self) {
+        self.held.send_replace(false);
     }
 
     /// Queues the next answers.

@@ -4,6 +4,7 @@
 
 pub mod browser;
 
+mod ai_editor;
 mod developers;
 mod history_page;
 mod journey;
@@ -13,6 +14,7 @@ mod scrap_list;
 pub mod scrap_page;
 mod sessions;
 mod settings;
+mod versions;
 
 use crate::common::TestApp;
 use browser::Tab;
