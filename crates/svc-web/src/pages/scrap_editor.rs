@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use svc_domain::ObjectId;
 use svc_domain::scrap::{PROXY_TIERS, ParamSet, SCRAPPERS, Scrap};
+use svc_service::proxy_tiers::parse_tier;
 use svc_service::runs::TestRun;
 use svc_service::scrap_input::ScrapChanges;
 use svc_service::{ServiceError, Services};
@@ -78,6 +79,9 @@ pub(crate) struct ScrapForm {
     digest_recipient: String,
     #[serde(default, rename = "autoFix")]
     auto_fix: Option<String>,
+    /// `tier0`..`tier4`, or empty for automatic.
+    #[serde(default, rename = "proxyTier")]
+    proxy_tier: String,
     /// The AI panel's description and field names: not stored, only kept
     /// across a test run or a refused save.
     #[serde(default, rename = "aiDescription")]
@@ -128,6 +132,7 @@ impl ScrapForm {
             digest_prompt: scrap.digest_prompt.clone().unwrap_or_default(),
             digest_recipient: scrap.digest_recipient.clone().unwrap_or_default(),
             auto_fix: scrap.auto_fix.then(|| "on".to_string()),
+            proxy_tier: scrap.proxy_tier.clone().unwrap_or_default(),
             ai_description: String::new(),
             ai_fields: String::new(),
         }
@@ -196,6 +201,7 @@ impl ScrapForm {
             digest_prompt: Some(Some(self.digest_prompt.clone()).filter(|p| !p.trim().is_empty())),
             digest_recipient: Some(Some(self.digest_recipient.clone())),
             auto_fix: Some(self.auto_fix.is_some()),
+            proxy_tier: Some(Some(self.proxy_tier.trim().to_string()).filter(|t| !t.is_empty())),
             ..ScrapChanges::default()
         })
     }
@@ -214,7 +220,8 @@ struct EditorPage {
     errors: FieldErrors,
     time_zones: &'static [&'static str],
     scrappers: &'static [&'static str],
-    proxy_tiers: &'static [&'static str],
+    /// Every tier, with whether this server has it.
+    proxy_tiers: Vec<TierOption>,
     preview: SchedulePreview,
     test: Option<TestRunView>,
     /// Whether this server can send email (`SVC_SMTP_URL`).
@@ -236,15 +243,31 @@ impl EditorPage {
 /// never written by this editor (README, "Scrap fields that are not yet active").
 #[derive(Default)]
 struct Inactive {
-    proxy_tier: String,
     banner: String,
 }
 
 impl Inactive {
     fn of(scrap: Option<&Scrap>) -> Inactive {
         let Some(s) = scrap else { return Inactive::default() };
-        Inactive { proxy_tier: s.proxy_tier.clone().unwrap_or_default(), banner: s.banner.clone() }
+        Inactive { banner: s.banner.clone() }
     }
+}
+
+/// A proxy tier in the picker.
+pub(crate) struct TierOption {
+    pub name: &'static str,
+    /// The operator configured it (`tier0` always).
+    pub configured: bool,
+}
+
+fn tier_options(services: &Services) -> Vec<TierOption> {
+    PROXY_TIERS
+        .iter()
+        .map(|name| TierOption {
+            name,
+            configured: parse_tier(name).is_some_and(|t| services.scraps.tiers().is_configured(t)),
+        })
+        .collect()
 }
 
 /// Every IANA time zone, for the picker.
@@ -305,7 +328,7 @@ fn editor(
         errors,
         time_zones: time_zones(),
         scrappers: &SCRAPPERS,
-        proxy_tiers: &PROXY_TIERS,
+        proxy_tiers: tier_options(services),
         test,
         email_enabled: services.announcements.email_enabled(),
         ai_enabled: services.ai.enabled(),
