@@ -51,6 +51,7 @@ pub(crate) async fn run_script(
         timeout: cx.run_timeout,
         loads,
         capture_page,
+        tier: 0,
     };
     Ok(cx.engine.run(job).await)
 }
@@ -75,6 +76,7 @@ pub(crate) async fn run_script_with(
         timeout: cx.run_timeout,
         loads,
         capture_page: false,
+        tier: 0,
     };
     Ok(cx.engine.run(job).await)
 }

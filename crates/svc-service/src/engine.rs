@@ -25,6 +25,11 @@ pub struct RunJob {
     /// Hand back the page's HTML after the script, whatever the outcome
     /// (AI Fix and the AI tasks read it).
     pub capture_page: bool,
+    /// The proxy tier the run leaves through: 0 is direct (svc's own egress
+    /// proxy dials the target), 1 to 4 go on through that tier's upstream
+    /// proxies (`SVC_PROXY_TIER1`..`4`). A tier that is not configured
+    /// fails the run; the engine never picks or escalates a tier itself.
+    pub tier: u8,
 }
 
 #[async_trait]

@@ -216,6 +216,7 @@ impl RunService {
             timeout: self.run_timeout,
             loads,
             capture_page: false,
+            tier: 0,
         };
         let report = engine.run(job).await;
         let charged = units(report.bytes);
@@ -375,6 +376,7 @@ impl RunService {
             timeout: self.run_timeout,
             loads,
             capture_page: scrap.auto_fix && self.ai_enabled(),
+            tier: 0,
         };
         Ok(Some((job, row)))
     }

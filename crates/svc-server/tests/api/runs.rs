@@ -42,6 +42,7 @@ fn job_for(url: &str, script: &str) -> svc_service::engine::RunJob {
         timeout: Duration::from_secs(20),
         loads: Default::default(),
         capture_page: false,
+        tier: 0,
     }
 }
 
