@@ -107,6 +107,7 @@ impl App {
             runs_per_browser: 200,
             spare_pages: self.config.worker_concurrency.min(4),
             resolver: Default::default(),
+            tiers: Default::default(),
         }))
     }
 
