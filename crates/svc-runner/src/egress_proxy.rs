@@ -212,8 +212,9 @@ impl Policy {
         if request.method() == Method::CONNECT { self.tunnel(request).await } else { self.forward(request).await }
     }
 
-    /// `CONNECT host:port`: dial the vetted address, answer 200, then copy
-    /// bytes both ways (TLS and WebSocket frames pass through untouched).
+    /// `CONNECT host:port`: dial the vetted address (or open the tunnel
+    /// through an upstream proxy), answer 200, then copy bytes both ways
+    /// (TLS and WebSocket frames pass through untouched).
     async fn tunnel(&self, request: Request<Incoming>) -> Response<Body> {
         let Some(authority) = request.uri().authority().cloned() else {
             return answer(StatusCode::BAD_REQUEST, "CONNECT needs host:port".into());
@@ -280,7 +281,8 @@ impl Policy {
     }
 
     /// An absolute-form `http://` request: sent on to the vetted address in
-    /// origin form, its answer streamed back.
+    /// origin form (or to an upstream proxy as it came, with the upstream's
+    /// credentials), its answer streamed back.
     async fn forward(&self, mut request: Request<Incoming>) -> Response<Body> {
         let uri = request.uri().clone();
         let (Some("http"), Some(host)) = (uri.scheme_str(), uri.host()) else {
