@@ -15,6 +15,7 @@ use tokio::sync::{Mutex, OnceCell};
 use tokio::task::JoinHandle;
 
 use crate::egress_proxy::EgressProxy;
+use crate::upstream::{TIERS, UpstreamProxy};
 
 /// Every flag Chromium is started with. chromiumoxide's own defaults are
 /// switched off and restated here so that there is exactly one
@@ -92,6 +93,10 @@ pub struct BrowserPool {
     /// What the proxy allows, and the proxy once the first browser starts.
     egress: (bool, Resolver),
     proxy: OnceCell<EgressProxy>,
+    /// The upstream proxies of tiers 1 to 4 (empty: not configured), and
+    /// each configured tier's egress proxy once a run has used the tier.
+    tiers: [Vec<UpstreamProxy>; TIERS as usize],
+    tier_proxies: [OnceCell<EgressProxy>; TIERS as usize],
 }
 
 /// The browser to use: the configured one, else the first of the usual names on PATH.
@@ -174,19 +179,52 @@ async fn close_when_free(held: Arc<WarmBrowser>) {
 }
 
 impl BrowserPool {
-    pub fn new(executable: Option<PathBuf>, max_runs: u64, allow_private: bool, resolver: Resolver) -> Self {
+    pub fn new(
+        executable: Option<PathBuf>,
+        max_runs: u64,
+        allow_private: bool,
+        resolver: Resolver,
+        tiers: [Vec<UpstreamProxy>; TIERS as usize],
+    ) -> Self {
         BrowserPool {
             executable,
             max_runs,
             current: Mutex::new(None),
             egress: (allow_private, resolver),
             proxy: OnceCell::new(),
+            tiers,
+            tier_proxies: std::array::from_fn(|_| OnceCell::new()),
         }
     }
 
     /// The egress proxy, once a browser has started.
     pub fn egress(&self) -> Option<&EgressProxy> {
         self.proxy.get()
+    }
+
+    /// The egress proxy runs on `tier` leave through, if it has started:
+    /// for tier 0 the browser-wide one, for 1 to 4 the tier's own.
+    pub fn egress_of(&self, tier: u8) -> Option<&EgressProxy> {
+        match tier {
+            0 => self.egress(),
+            _ => self.tier_proxies.get(usize::from(tier) - 1)?.get(),
+        }
+    }
+
+    /// The egress proxy of proxy tier `tier` (1 to 4), chained to the
+    /// tier's upstream proxies, started on first use. Fails for a tier
+    /// without upstream proxies.
+    pub async fn tier_egress(&self, tier: u8) -> Result<&EgressProxy, String> {
+        let index = usize::from(tier).checked_sub(1).filter(|i| self.tiers.get(*i).is_some_and(|u| !u.is_empty()));
+        let Some(index) = index else {
+            return Err(format!("proxy tier {tier} is not configured"));
+        };
+        let (allow_private, resolver) = self.egress.clone();
+        let upstreams = self.tiers[index].clone();
+        self.tier_proxies[index]
+            .get_or_try_init(|| EgressProxy::start(allow_private, resolver, upstreams))
+            .await
+            .map_err(|e| format!("cannot start the egress proxy of proxy tier {tier}: {e}"))
     }
 
     /// The warm browser, launching or replacing it as needed.
@@ -211,7 +249,7 @@ impl BrowserPool {
         let (allow_private, resolver) = self.egress.clone();
         let proxy = self
             .proxy
-            .get_or_try_init(|| EgressProxy::start(allow_private, resolver))
+            .get_or_try_init(|| EgressProxy::start(allow_private, resolver, Vec::new()))
             .await
             .map_err(|e| format!("cannot start the egress proxy: {e}"))?;
         let warm = Arc::new(launch(executable, proxy.addr()).await?);

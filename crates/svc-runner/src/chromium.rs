@@ -51,6 +51,7 @@ use crate::browser::{BrowserPool, WarmBrowser};
 use crate::egress_proxy::{ANSWER_HEADER, EgressProxy, EgressStats};
 use crate::net_guard;
 use crate::script;
+use crate::upstream::{TIERS, UpstreamProxy};
 
 const SNAPSHOT_HTML_MAX: usize = 512 * 1024;
 const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -71,6 +72,12 @@ pub struct EngineConfig {
     pub spare_pages: usize,
     /// How the egress proxy resolves host names (the system's resolver but in tests).
     pub resolver: Resolver,
+    /// The upstream proxies of proxy tiers 1 to 4 (`tiers[0]` is tier 1),
+    /// rotated per connection; an empty list leaves its tier unconfigured.
+    /// A job on tier N runs in a context whose proxy is tier N's own egress
+    /// proxy, which vets the target as for tier 0 and then goes on through
+    /// these. `Debug` shows no password.
+    pub tiers: [Vec<UpstreamProxy>; TIERS as usize],
 }
 
 pub struct ChromiumEngine {
@@ -195,6 +202,7 @@ impl ChromiumEngine {
                     config.runs_per_browser,
                     config.allow_private_networks,
                     config.resolver,
+                    config.tiers,
                 ),
                 allow_private: config.allow_private_networks,
                 spare_target: config.spare_pages,
@@ -216,6 +224,12 @@ impl ChromiumEngine {
         self.inner.pool.egress().map(EgressProxy::stats)
     }
 
+    /// What went through the egress proxy of proxy tier `tier` (0: the same
+    /// as [`Self::egress_stats`]), once a run has used the tier.
+    pub fn tier_egress_stats(&self, tier: u8) -> Option<&EgressStats> {
+        self.inner.pool.egress_of(tier).map(EgressProxy::stats)
+    }
+
     /// Disposes the spare pages and closes the browser.
     pub async fn close(&self) {
         self.inner.closed.store(true, Ordering::SeqCst);
@@ -235,9 +249,20 @@ impl ChromiumEngine {
 }
 
 impl Inner {
-    async fn prepare(&self) -> Result<FreshPage, String> {
+    /// A new context with a guarded blank page. With `proxy` (a proxy
+    /// tier's egress proxy), the context's every connection goes there
+    /// instead of the browser-wide egress proxy.
+    async fn prepare(&self, proxy: Option<std::net::SocketAddr>) -> Result<FreshPage, String> {
         let warm = self.pool.get().await?;
-        let context = match warm.browser.create_browser_context(CreateBrowserContextParams::default()).await {
+        let params = match proxy {
+            // Loopback too: Chromium's implicit bypass rules would send it around the proxy.
+            Some(proxy) => CreateBrowserContextParams::builder()
+                .proxy_server(format!("http://{proxy}"))
+                .proxy_bypass_list("<-loopback>")
+                .build(),
+            None => CreateBrowserContextParams::default(),
+        };
+        let context = match warm.browser.create_browser_context(params).await {
             Ok(context) => context,
             Err(e) => {
                 self.pool.discard(&warm).await;
@@ -284,7 +309,7 @@ impl Inner {
                 Some(stale) => self.dispose(stale).await,
                 None => {
                     self.refill();
-                    return self.prepare().await;
+                    return self.prepare(None).await;
                 }
             }
         }
@@ -298,7 +323,7 @@ impl Inner {
         self.preparing.fetch_add(1, Ordering::SeqCst);
         let me = self.clone();
         tokio::spawn(async move {
-            let prepared = me.prepare().await;
+            let prepared = me.prepare(None).await;
             match prepared {
                 Ok(fresh) if me.closed.load(Ordering::SeqCst) => me.dispose(fresh).await,
                 Ok(fresh) => me.spares.lock().expect("spares lock").push(fresh),
@@ -415,6 +440,16 @@ fn egress_failure(egress: Option<&EgressProxy>, url: &str, since: Instant) -> Op
     egress?.failure_since(url.host_str()?, url.port_or_known_default()?, since)
 }
 
+/// "navigation failed", and on which proxy tier when not direct.
+fn navigation_failed(tier: u8, why: impl std::fmt::Display) -> String {
+    match tier {
+        0 => format!("navigation failed: {why}"),
+        _ => format!("navigation failed on proxy tier {tier}: {why}"),
+    }
+}
+
+/// Runs `job` on a prepared page; `egress` is the egress proxy of the
+/// job's tier (the one whose failures explain a failed navigation).
 async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProxy>) -> Outcome {
     let FreshPage { page, refused_document, watch, .. } = fresh;
     let started = Instant::now();
@@ -423,9 +458,9 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
             return failed(format!("navigation refused: {why}"));
         }
         if let Some(why) = egress_failure(egress, &job.url, started) {
-            return failed(format!("navigation failed: {why}"));
+            return failed(navigation_failed(job.tier, why));
         }
-        return failed(format!("navigation failed: {e}"));
+        return failed(navigation_failed(job.tier, e));
     }
     if let Some(why) = refused_document.lock().await.take() {
         return failed(format!("navigation refused: {why}"));
@@ -435,9 +470,9 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
     let status = match watch.document_status() {
         Some((status, true)) if status >= 400 => {
             let why = egress_failure(egress, &job.url, started);
-            return failed(format!(
-                "navigation failed: {}",
-                why.unwrap_or_else(|| "the target could not be reached".into())
+            return failed(navigation_failed(
+                job.tier,
+                why.unwrap_or_else(|| "the target could not be reached".into()),
             ));
         }
         Some((status, _)) => status,
@@ -553,10 +588,23 @@ impl Engine for ChromiumEngine {
             status: outcome.status,
             html,
         };
+        // A tier's egress proxy (started on its first run); tier 0 uses the browser's own.
+        let tier_proxy = match job.tier {
+            0 => None,
+            tier => match self.inner.pool.tier_egress(tier).await {
+                Ok(proxy) => Some(proxy.addr()),
+                Err(e) => return report(failed(e), started.elapsed(), 0, None, None),
+            },
+        };
         if let Err(refusal) = net_guard::check(&job.url, self.inner.allow_private).await {
             return report(failed(format!("target refused: {refusal}")), started.elapsed(), 0, None, None);
         }
-        let mut fresh = match tokio::time::timeout(job.timeout, self.inner.take()).await {
+        // A tier's run gets a context of its own (spares are for tier 0).
+        let fresh = match tier_proxy {
+            None => self.inner.take().boxed(),
+            Some(proxy) => self.inner.prepare(Some(proxy)).boxed(),
+        };
+        let mut fresh = match tokio::time::timeout(job.timeout, fresh).await {
             Ok(Ok(fresh)) => fresh,
             Ok(Err(e)) => return report(failed(e), started.elapsed(), 0, None, None),
             Err(_) => {
@@ -567,7 +615,8 @@ impl Engine for ChromiumEngine {
         fresh.warm.count_run();
         *fresh.loads.lock().expect("loads lock") = job.loads;
         let remaining = job.timeout.saturating_sub(started.elapsed());
-        let outcome = match tokio::time::timeout(remaining, execute(&mut fresh, &job, self.inner.pool.egress())).await {
+        let egress = self.inner.pool.egress_of(job.tier);
+        let outcome = match tokio::time::timeout(remaining, execute(&mut fresh, &job, egress)).await {
             Ok(outcome) => outcome,
             Err(_) => failed(format!("timed out after {} s", job.timeout.as_secs())),
         };

@@ -72,9 +72,9 @@ pub struct Config {
     pub free_grant: i64,
     pub growth_weekly: i64,
     pub pro_weekly: i64,
-    /// `SVC_PROXY_TIER1`..`4`: each tier's upstream proxy URLs (with their
-    /// credentials, hence secret), rotated; empty when the tier is not configured.
-    pub proxy_tiers: [Vec<Secret>; 4],
+    /// `SVC_PROXY_TIER1`..`4`: each tier's upstream proxies (their `Debug`
+    /// hides the credentials), rotated; empty when the tier is not configured.
+    pub proxy_tiers: [Vec<svc_runner::upstream::UpstreamProxy>; 4],
     /// `SVC_PROXY_TIER1_PRICE`..: USD per GB through the tier (`None`: not priced).
     pub proxy_tier_prices: [Option<f64>; 4],
     /// `SVC_PROXY_TIER1_MULTIPLIER`..: compute units of a run on the tier = base × this.
@@ -327,19 +327,13 @@ const PROXY_PRICE_NAMES: [&str; 4] =
 const PROXY_MULTIPLIER_NAMES: [&str; 4] =
     ["PROXY_TIER1_MULTIPLIER", "PROXY_TIER2_MULTIPLIER", "PROXY_TIER3_MULTIPLIER", "PROXY_TIER4_MULTIPLIER"];
 
-/// A tier's upstream proxies: comma-separated `http://[user:pass@]host:port` URLs.
-fn proxy_urls(s: &str) -> Result<Vec<Secret>, String> {
-    let mut urls = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        match url::Url::parse(part) {
-            Ok(u) if u.scheme() == "http" && u.host_str().is_some() && u.port().is_some() && u.path() == "/" => {
-                urls.push(Secret::new(part))
-            }
-            // The value holds credentials: the reason must not quote it.
-            _ => return Err("expected comma-separated http://user:pass@host:port URLs".into()),
-        }
+/// A tier's upstream proxies: comma-separated `http://[user:pass@]host:port`
+/// URLs (the reason never quotes the value: it holds credentials).
+fn proxy_urls(s: &str) -> Result<Vec<svc_runner::upstream::UpstreamProxy>, String> {
+    if s.trim().is_empty() {
+        return Ok(Vec::new());
     }
-    Ok(urls)
+    svc_runner::upstream::UpstreamProxy::parse_list(s).map_err(|e| e.to_string())
 }
 
 fn positive_int<T: std::str::FromStr + PartialOrd + Default>(s: &str) -> Result<T, String> {
@@ -520,7 +514,7 @@ impl Config {
                 _ => Err("expected USD per million tokens, such as 0.15".into()),
             }
         };
-        let mut proxy_tiers: [Vec<Secret>; 4] = Default::default();
+        let mut proxy_tiers: [Vec<svc_runner::upstream::UpstreamProxy>; 4] = Default::default();
         let mut proxy_tier_prices = [None; 4];
         let mut proxy_tier_multipliers = [2, 3, 4, 5];
         for i in 0..4 {

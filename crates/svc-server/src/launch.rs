@@ -108,6 +108,7 @@ impl App {
             runs_per_browser: 200,
             spare_pages: self.config.worker_concurrency.min(4),
             resolver: Default::default(),
+            tiers: self.config.proxy_tiers.clone(),
         }))
     }
 

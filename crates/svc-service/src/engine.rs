@@ -25,8 +25,10 @@ pub struct RunJob {
     /// Hand back the page's HTML after the script, whatever the outcome
     /// (AI Fix and the AI tasks read it).
     pub capture_page: bool,
-    /// The proxy tier to run on: 0 goes direct (svc's egress proxy only),
-    /// 1 to 4 through that tier's upstream proxies.
+    /// The proxy tier the run leaves through: 0 is direct (svc's own egress
+    /// proxy dials the target), 1 to 4 go on through that tier's upstream
+    /// proxies (`SVC_PROXY_TIER1`..`4`). A tier that is not configured
+    /// fails the run; the engine never picks or escalates a tier itself.
     pub tier: u8,
 }
 

@@ -27,6 +27,7 @@ fn engine_on_private_networks(runs_per_browser: u64, spare_pages: usize) -> svc_
         runs_per_browser,
         spare_pages,
         resolver: Default::default(),
+        tiers: Default::default(),
     })
 }
 
