@@ -4,6 +4,9 @@
 
 pub mod fixture;
 pub mod openai;
+/// The upstream proxy and tier-gated site stand-ins, shared with svc-runner's tests.
+#[path = "../../../../svc-runner/tests/runner/stand_ins.rs"]
+pub mod proxies;
 pub mod receiver;
 pub mod site;
 pub mod smtp;
