@@ -66,6 +66,7 @@ impl App {
                 public_url: config.public_url(),
                 email_enabled: smtp.is_some(),
                 ai_fix_daily: config.ai_fix_daily,
+                weekly_units: svc_service::WeeklyUnits { growth: config.growth_weekly, pro: config.pro_weekly },
             },
         ));
         if let Some(ai) = config.ai() {

@@ -41,6 +41,7 @@ pub mod password;
 pub mod principal;
 pub mod rate_limits;
 pub mod redact;
+pub mod renewal;
 pub mod run_outcome;
 pub mod runs;
 pub mod schedule;
@@ -59,5 +60,6 @@ pub mod webhooks;
 pub use error::ServiceError;
 pub use principal::{Principal, Session};
 pub use services::{Health, ServiceConfig, Services};
+pub use svc_domain::plan::WeeklyUnits;
 
 pub type Result<T, E = ServiceError> = std::result::Result<T, E>;

@@ -2,6 +2,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use svc_domain::plan::WeeklyUnits;
 use svc_storage::Store;
 
 use crate::accounts::AccountService;
@@ -47,6 +48,9 @@ pub struct ServiceConfig {
     pub email_enabled: bool,
     /// AI Fix repairs per organization per UTC day (`SVC_AI_FIX_DAILY`).
     pub ai_fix_daily: i64,
+    /// The balances Growth and Pro are topped up to every week
+    /// (`SVC_GROWTH_WEEKLY`, `SVC_PRO_WEEKLY`).
+    pub weekly_units: WeeklyUnits,
 }
 
 impl fmt::Debug for ServiceConfig {
@@ -63,6 +67,7 @@ impl fmt::Debug for ServiceConfig {
             .field("public_url", &self.public_url)
             .field("email_enabled", &self.email_enabled)
             .field("ai_fix_daily", &self.ai_fix_daily)
+            .field("weekly_units", &self.weekly_units)
             .finish()
     }
 }
@@ -89,6 +94,7 @@ pub struct Services {
     /// Proxies whose `X-Forwarded-For` names the client.
     pub trusted_proxies: Vec<ipnet::IpNet>,
     public_url: String,
+    weekly_units: WeeklyUnits,
 }
 
 impl Services {
@@ -109,8 +115,13 @@ impl Services {
         let ai = AiService::new(store.clone(), attached.clone(), runs.signals.clone(), rate_limits.clone());
         let task_runner = Arc::new(TaskRunner::new(store.clone(), attached, runs.signals.clone(), config.run_timeout));
         let schedule_changed = Arc::new(tokio::sync::Notify::new());
-        let scheduler =
-            Scheduler::new(store.clone(), runs.signals.clone(), schedule_changed.clone(), config.cron_catchup_grace);
+        let scheduler = Scheduler::new(
+            store.clone(),
+            runs.signals.clone(),
+            schedule_changed.clone(),
+            config.cron_catchup_grace,
+            config.weekly_units,
+        );
         Services {
             auth: AuthService::new(store.clone(), jwt.clone(), key_cache.clone()),
             announcements: AnnouncementService::new(
@@ -137,6 +148,7 @@ impl Services {
             rate_limits,
             trusted_proxies: config.trusted_proxies.clone(),
             public_url: config.public_url,
+            weekly_units: config.weekly_units,
             store,
         }
     }
@@ -144,6 +156,11 @@ impl Services {
     /// The service's public base URL, without a trailing slash.
     pub fn public_url(&self) -> &str {
         &self.public_url
+    }
+
+    /// The balances Growth and Pro are topped up to every week.
+    pub fn weekly_units(&self) -> WeeklyUnits {
+        self.weekly_units
     }
 
     /// What a health check reports: the service answers, on this database engine.

@@ -51,6 +51,7 @@ impl TestServices {
             public_url: "http://127.0.0.1:8080".into(),
             email_enabled,
             ai_fix_daily: crate::ai_fix::DEFAULT_FIX_DAILY,
+            weekly_units: crate::WeeklyUnits::default(),
         };
         TestServices { services: Services::new(store.clone(), config), store, _db: db }
     }
