@@ -195,6 +195,10 @@ where
             });
         }
 
+        if taken.is_empty() {
+            return Ok(vec![]);
+        }
+
         // The unique (organization, week) decides which scheduler renews.
         let renewed_at = millis(Utc::now());
         let mut record = QueryBuilder::<DB>::new(
