@@ -70,6 +70,8 @@ pub struct Config {
     pub run_timeout: Duration,
     pub worker_concurrency: usize,
     pub free_grant: i64,
+    /// `SVC_GROWTH_WEEKLY`, `SVC_PRO_WEEKLY`: the balances Growth and Pro are
+    /// topped up to every Monday 00:00 UTC (the scheduler's weekly renewal).
     pub growth_weekly: i64,
     pub pro_weekly: i64,
     /// `SVC_PROXY_TIER1`..`4`: each tier's upstream proxies (their `Debug`

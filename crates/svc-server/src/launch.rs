@@ -67,6 +67,7 @@ impl App {
                 email_enabled: smtp.is_some(),
                 ai_fix_daily: config.ai_fix_daily,
                 tiers: config.tier_settings(),
+                weekly_units: svc_service::WeeklyUnits { growth: config.growth_weekly, pro: config.pro_weekly },
             },
         ));
         if let Some(ai) = config.ai() {

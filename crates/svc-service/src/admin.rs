@@ -22,6 +22,10 @@ impl AdminService {
         Ok(self.store.user_by_email(&email).await?.ok_or(ServiceError::NotFound("user"))?.0)
     }
 
+    /// Takes effect for the next weekly renewal: the week of the change
+    /// counts as renewed (the store records it with the plan), so moving to
+    /// Growth or Pro tops nothing up at once, and the plan held at the next
+    /// Monday's renewal decides the amount.
     pub async fn set_plan(&self, email: &str, plan: Plan) -> Result<()> {
         let user = self.user(email).await?;
         self.store.set_plan(user.organization_id, plan).await?;

@@ -42,6 +42,7 @@ pub mod principal;
 pub mod proxy_tiers;
 pub mod rate_limits;
 pub mod redact;
+pub mod renewal;
 pub mod run_outcome;
 pub mod runs;
 pub mod schedule;
@@ -60,5 +61,6 @@ pub mod webhooks;
 pub use error::ServiceError;
 pub use principal::{Principal, Session};
 pub use services::{Health, ServiceConfig, Services};
+pub use svc_domain::plan::WeeklyUnits;
 
 pub type Result<T, E = ServiceError> = std::result::Result<T, E>;

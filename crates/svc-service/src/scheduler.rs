@@ -14,6 +14,13 @@
 //! - after downtime, only the latest missed tick is run, and only if it is
 //!   at most `grace` old; older ones are recorded as missed;
 //! - a tick with no compute balance left is skipped, with an activity entry.
+//!
+//! The same loop renews plans ([`Scheduler::renew`]): the first pass in a
+//! week (Monday 00:00 UTC, `renewal.rs`) tops Growth and Pro balances up to
+//! their weekly amount, once per organization and week across processes
+//! (the store records (organization, week) under a unique key in the
+//! transaction that changes the balance). Every other pass costs one
+//! indexed read.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -26,11 +33,16 @@ use rand::Rng;
 use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::history::{DIRECT_TIER, HistoryRow, TriggeredBy};
+use svc_domain::plan::WeeklyUnits;
 use svc_domain::scrap::{ParamSet, Scrap};
-use svc_storage::{DueScrap, FiredTick, PlannedTick, Store, TickAction, TickOutcome, TickPlan, TickPlanner};
+use svc_storage::{
+    DueScrap, FiredTick, PlanRenewal, PlannedTick, RenewalOutcome, Store, TickAction, TickOutcome, TickPlan,
+    TickPlanner,
+};
 use tokio::sync::Notify;
 
 use crate::Result;
+use crate::renewal;
 use crate::runs::RunSignals;
 use crate::schedule;
 use crate::scraps::activity;
@@ -56,12 +68,19 @@ pub struct Scheduler {
     signals: Arc<RunSignals>,
     changed: Arc<Notify>,
     grace: chrono::Duration,
+    weekly: WeeklyUnits,
 }
 
 impl Scheduler {
-    pub(crate) fn new(store: Arc<dyn Store>, signals: Arc<RunSignals>, changed: Arc<Notify>, grace: Duration) -> Self {
+    pub(crate) fn new(
+        store: Arc<dyn Store>,
+        signals: Arc<RunSignals>,
+        changed: Arc<Notify>,
+        grace: Duration,
+        weekly: WeeklyUnits,
+    ) -> Self {
         let grace = chrono::Duration::from_std(grace).unwrap_or(chrono::Duration::MAX);
-        Scheduler { store, signals, changed, grace }
+        Scheduler { store, signals, changed, grace, weekly }
     }
 
     /// Fires every tick due at or before `now`.
@@ -83,19 +102,50 @@ impl Scheduler {
         Ok(report)
     }
 
-    /// Fires ticks as they come due until `shutdown` resolves.
+    /// Renews the plans due in the week of `now`: each Growth or Pro
+    /// organization not yet renewed (nor moved to its plan) since that
+    /// week's Monday 00:00 UTC gets `balance = max(balance, weekly amount)`.
+    /// Returns what was done, `AlreadyRenewed` included (another scheduler
+    /// was first); cheap when nothing is due.
+    pub async fn renew(&self, now: DateTime<Utc>) -> Result<Vec<PlanRenewal>> {
+        let week = renewal::week_start(now);
+        let mut done = Vec::new();
+        loop {
+            let batch = self.store.renew_plans(week, &self.weekly, BATCH).await?;
+            let full = batch.len() as i64 == BATCH;
+            done.extend(batch);
+            if !full {
+                break;
+            }
+        }
+        let renewed = done.iter().filter(|r| r.outcome == RenewalOutcome::Renewed).count();
+        if renewed > 0 {
+            tracing::info!(renewed, week = %week.format("%Y-%m-%d"), "weekly plan renewal: organizations topped up");
+        }
+        Ok(done)
+    }
+
+    /// Fires ticks as they come due, and renews plans each week, until
+    /// `shutdown` resolves.
     pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) {
         let mut shutdown = std::pin::pin!(shutdown);
         let mut pruned_at = Utc::now() - PRUNE_EVERY;
         loop {
             let now = Utc::now();
-            let next_due = match self.tick(now).await {
+            let mut next_due = match self.tick(now).await {
                 Ok(report) => report.next_due,
                 Err(e) => {
                     tracing::error!(error = %e, "scheduler tick failed");
                     Some(now + chrono::Duration::seconds(1))
                 }
             };
+            match self.renew(now).await {
+                Ok(_) => {
+                    let next_week = renewal::next_renewal(now);
+                    next_due = Some(next_due.map_or(next_week, |at| at.min(next_week)));
+                }
+                Err(e) => tracing::error!(error = %e, "weekly plan renewal failed"),
+            }
             if now - pruned_at >= PRUNE_EVERY {
                 pruned_at = now;
                 if let Err(e) = self.store.prune_ticks(now - TICK_RETENTION).await {

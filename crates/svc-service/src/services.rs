@@ -2,6 +2,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use svc_domain::plan::WeeklyUnits;
 use svc_storage::Store;
 
 use crate::accounts::AccountService;
@@ -49,6 +50,9 @@ pub struct ServiceConfig {
     pub ai_fix_daily: i64,
     /// The proxy tiers configured (`SVC_PROXY_TIER1`..`4`), their prices and multipliers.
     pub tiers: crate::proxy_tiers::TierSettings,
+    /// The balances Growth and Pro are topped up to every week
+    /// (`SVC_GROWTH_WEEKLY`, `SVC_PRO_WEEKLY`).
+    pub weekly_units: WeeklyUnits,
 }
 
 impl fmt::Debug for ServiceConfig {
@@ -66,6 +70,7 @@ impl fmt::Debug for ServiceConfig {
             .field("email_enabled", &self.email_enabled)
             .field("ai_fix_daily", &self.ai_fix_daily)
             .field("tiers", &self.tiers)
+            .field("weekly_units", &self.weekly_units)
             .finish()
     }
 }
@@ -92,6 +97,7 @@ pub struct Services {
     /// Proxies whose `X-Forwarded-For` names the client.
     pub trusted_proxies: Vec<ipnet::IpNet>,
     public_url: String,
+    weekly_units: WeeklyUnits,
 }
 
 impl Services {
@@ -113,8 +119,13 @@ impl Services {
         let ai = AiService::new(store.clone(), attached.clone(), runs.signals.clone(), rate_limits.clone());
         let task_runner = Arc::new(TaskRunner::new(store.clone(), attached, runs.signals.clone(), config.run_timeout));
         let schedule_changed = Arc::new(tokio::sync::Notify::new());
-        let scheduler =
-            Scheduler::new(store.clone(), runs.signals.clone(), schedule_changed.clone(), config.cron_catchup_grace);
+        let scheduler = Scheduler::new(
+            store.clone(),
+            runs.signals.clone(),
+            schedule_changed.clone(),
+            config.cron_catchup_grace,
+            config.weekly_units,
+        );
         Services {
             auth: AuthService::new(store.clone(), jwt.clone(), key_cache.clone()),
             announcements: AnnouncementService::new(
@@ -141,6 +152,7 @@ impl Services {
             rate_limits,
             trusted_proxies: config.trusted_proxies.clone(),
             public_url: config.public_url,
+            weekly_units: config.weekly_units,
             store,
         }
     }
@@ -148,6 +160,11 @@ impl Services {
     /// The service's public base URL, without a trailing slash.
     pub fn public_url(&self) -> &str {
         &self.public_url
+    }
+
+    /// The balances Growth and Pro are topped up to every week.
+    pub fn weekly_units(&self) -> WeeklyUnits {
+        self.weekly_units
     }
 
     /// What a health check reports: the service answers, on this database engine.

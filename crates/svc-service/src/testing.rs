@@ -52,6 +52,7 @@ impl TestServices {
             email_enabled,
             ai_fix_daily: crate::ai_fix::DEFAULT_FIX_DAILY,
             tiers: Default::default(),
+            weekly_units: crate::WeeklyUnits::default(),
         };
         TestServices { services: Services::new(store.clone(), config), store, _db: db }
     }

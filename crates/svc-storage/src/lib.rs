@@ -25,9 +25,10 @@ pub use sql::{Dialect, RowsAffected, SqlStore};
 pub use sqlite::SqliteStore;
 pub use traits::{
     AccountStore, ActivityStore, AppliedFix, ClaimedRun, DueScrap, EmailOutcome, EmailStore, ExpiredLeases, FiredTick,
-    HistoryFilter, HistoryStore, KeyStore, NewAccount, Page, PlannedTick, QueueState, RateStore, Recipient,
-    RunNeighbours, RunStore, RunStreak, ScheduleStore, ScrapFilter, ScrapStore, Store, TaskEnd, TaskFinish, TaskStore,
-    TickAction, TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
+    HistoryFilter, HistoryStore, KeyStore, NewAccount, Page, PlanRenewal, PlannedTick, QueueState, RateStore,
+    Recipient, RenewalOutcome, RunNeighbours, RunStore, RunStreak, ScheduleStore, ScrapFilter, ScrapStore, Store,
+    TaskEnd, TaskFinish, TaskStore, TickAction, TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore,
+    WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -6,7 +6,7 @@ use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
 use svc_domain::email::{Email, EmailRecord};
 use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
-use svc_domain::plan::Plan;
+use svc_domain::plan::{Plan, WeeklyUnits};
 use svc_domain::scrap::{ParamSet, Scrap};
 use svc_domain::script_version::ScriptVersion;
 use svc_domain::task::{Task, TaskKind, TaskState};
@@ -66,12 +66,49 @@ pub trait AccountStore: Send + Sync {
     /// when another user has the email.
     async fn set_email(&self, org: ObjectId, user: ObjectId, email: &str) -> Result<bool>;
     async fn organization(&self, org: ObjectId) -> Result<Option<Organization>>;
+    /// Sets the plan. The change counts as renewed for the week it is made
+    /// in (the organization's `plan_renewed_at` moves to now), so a change
+    /// to a renewed plan tops nothing up before the next week's renewal.
     async fn set_plan(&self, org: ObjectId, plan: Plan) -> Result<bool>;
+    /// The weekly renewal of the week starting at `week_start`: takes up to
+    /// `limit` organizations whose plan has a weekly amount in `units` and
+    /// that were neither renewed nor had their plan set since `week_start`
+    /// (rows another scheduler is handling are skipped, not waited for),
+    /// and for each, in one transaction: records the renewal as a unique
+    /// (organization, week) and sets the balance to `max(balance, weekly
+    /// amount of its plan)`. A week already recorded is not renewed again
+    /// (`AlreadyRenewed`). When no organization is due, this is one indexed
+    /// read and no transaction. Cross-organization by design (the scheduler).
+    async fn renew_plans(&self, week_start: DateTime<Utc>, units: &WeeklyUnits, limit: i64)
+    -> Result<Vec<PlanRenewal>>;
     async fn set_admin(&self, org: ObjectId, user: ObjectId, is_admin: bool) -> Result<bool>;
     /// Adds (or with a negative figure removes) units; returns the new balance.
     async fn add_balance(&self, org: ObjectId, units: i64) -> Result<Option<i64>>;
     /// Returns the stored value of `key`, storing `value` first if there is none.
     async fn setting_or_init(&self, key: &str, value: &str) -> Result<String>;
+}
+
+/// What `AccountStore::renew_plans` did with one due organization.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanRenewal {
+    pub organization_id: ObjectId,
+    /// The plan at renewal time, which decided the amount.
+    pub plan: Plan,
+    pub week_start: DateTime<Utc>,
+    /// The plan's weekly amount.
+    pub units: i64,
+    pub balance_before: i64,
+    /// `max(balance_before, units)` when renewed; `balance_before` otherwise.
+    pub balance_after: i64,
+    pub outcome: RenewalOutcome,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenewalOutcome {
+    /// Topped up (or left as it was, when already above the weekly amount).
+    Renewed,
+    /// Another scheduler recorded this (organization, week) first: nothing changed.
+    AlreadyRenewed,
 }
 
 #[async_trait]

@@ -16,7 +16,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use chrono::{DateTime, Duration, SubsecRound, Utc};
+use chrono::{DateTime, Datelike, Duration, SubsecRound, Utc};
 use serde_json::json;
 use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
@@ -24,15 +24,16 @@ use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
 use svc_domain::email::{Attachment, Email, EmailKind, EmailState};
 use svc_domain::history::{HistoryRow, RunSummary, RunType, StatusDetail, TriggeredBy};
-use svc_domain::plan::Plan;
+use svc_domain::plan::{Plan, WeeklyUnits};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{EmailFormat, HISTORY_IDS_CAP, ParamSet, Scrap};
 use svc_domain::script_version::{ScriptVersion, VersionSource};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
 use svc_storage::{
-    AppliedFix, DueScrap, EmailOutcome, HistoryFilter, NewAccount, Page, PlannedTick, QueueState, RunNeighbours,
-    RunStreak, ScrapFilter, Store, StoreError, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan, TickPlanner,
+    AppliedFix, DueScrap, EmailOutcome, HistoryFilter, NewAccount, Page, PlanRenewal, PlannedTick, QueueState,
+    RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store, StoreError, TaskEnd, TaskFinish, TickAction,
+    TickOutcome, TickPlan, TickPlanner,
 };
 
 // ---------------------------------------------------------------------------
@@ -1461,6 +1462,174 @@ async fn concurrent_schedulers_fire_each_tick_once(store: Arc<dyn Store>) {
 }
 
 // ---------------------------------------------------------------------------
+// Weekly plan renewal
+// ---------------------------------------------------------------------------
+
+const WEEKLY: WeeklyUnits = WeeklyUnits { growth: 10_000, pro: 100_000 };
+
+/// The Monday 00:00 UTC that starts the week of `t` (the service's rule,
+/// restated: the store takes any instant as a week's start).
+fn week_of(t: DateTime<Utc>) -> DateTime<Utc> {
+    let day = t.date_naive() - chrono::Days::new(t.weekday().num_days_from_monday().into());
+    day.and_hms_opt(0, 0, 0).unwrap().and_utc()
+}
+
+async fn account_on(store: &Arc<dyn Store>, email: &str, plan: Plan, balance: i64) -> Organization {
+    let (org, _) = account(store, email).await;
+    store.set_plan(org.id, plan).await.unwrap();
+    store.add_balance(org.id, balance - org.balance).await.unwrap();
+    store.organization(org.id).await.unwrap().unwrap()
+}
+
+fn renewed(batch: &[PlanRenewal]) -> BTreeSet<ObjectId> {
+    set(batch.iter().filter(|r| r.outcome == RenewalOutcome::Renewed).map(|r| r.organization_id))
+}
+
+async fn renewal_tops_up_growth_and_pro_once_a_week(store: Arc<dyn Store>) {
+    let free = account_on(&store, "free@example.com", Plan::Free, 500).await;
+    let low = account_on(&store, "low@example.com", Plan::Growth, 500).await;
+    let rich = account_on(&store, "rich@example.com", Plan::Growth, 25_000).await;
+    let pro = account_on(&store, "pro@example.com", Plan::Pro, -30).await;
+    let next_week = week_of(now()) + Duration::days(7);
+
+    let batch = store.renew_plans(next_week, &WEEKLY, 100).await.unwrap();
+    assert_eq!(renewed(&batch), set([low.id, rich.id, pro.id]), "Growth and Pro only: {batch:?}");
+    let of = |org: ObjectId| batch.iter().find(|r| r.organization_id == org).unwrap().clone();
+    assert_eq!(
+        of(low.id),
+        PlanRenewal {
+            organization_id: low.id,
+            plan: Plan::Growth,
+            week_start: next_week,
+            units: 10_000,
+            balance_before: 500,
+            balance_after: 10_000,
+            outcome: RenewalOutcome::Renewed,
+        }
+    );
+    assert_eq!((of(rich.id).balance_before, of(rich.id).balance_after), (25_000, 25_000), "never reduced");
+    assert_eq!((of(pro.id).units, of(pro.id).balance_after), (100_000, 100_000), "a negative balance too");
+    let balance_of = |org: ObjectId| {
+        let store = store.clone();
+        async move { store.organization(org).await.unwrap().unwrap().balance }
+    };
+    assert_eq!(balance_of(free.id).await, 500, "Free keeps its one-shot grant");
+    assert_eq!(balance_of(low.id).await, 10_000);
+    assert_eq!(balance_of(rich.id).await, 25_000);
+    assert_eq!(balance_of(pro.id).await, 100_000);
+
+    // Spent during the week: a second call in the same week changes nothing,
+    // nor does one later in it.
+    store.add_balance(low.id, -4_000).await.unwrap();
+    assert!(store.renew_plans(next_week, &WEEKLY, 100).await.unwrap().is_empty());
+    assert!(store.renew_plans(next_week, &WEEKLY, 100).await.unwrap().is_empty());
+    assert_eq!(balance_of(low.id).await, 6_000);
+
+    // The week after renews again, with the amounts of that call, by the
+    // plan at renewal time.
+    store.set_plan(rich.id, Plan::Free).await.unwrap();
+    let week_after = next_week + Duration::days(7);
+    let batch = store.renew_plans(week_after, &WeeklyUnits { growth: 12_000, pro: 100_000 }, 100).await.unwrap();
+    assert_eq!(renewed(&batch), set([low.id, pro.id]));
+    assert_eq!(balance_of(low.id).await, 12_000);
+    assert_eq!(balance_of(rich.id).await, 25_000);
+
+    // A week that was skipped (svc down) is not caught up: the current one renews once.
+    store.add_balance(pro.id, -99_000).await.unwrap();
+    let later = week_after + Duration::days(21);
+    assert_eq!(renewed(&store.renew_plans(later, &WEEKLY, 100).await.unwrap()), set([low.id, pro.id]));
+    assert!(store.renew_plans(later, &WEEKLY, 100).await.unwrap().is_empty());
+    assert_eq!(balance_of(pro.id).await, 100_000);
+
+    // Batches: a limit takes that many, the next call the rest.
+    let week_4 = later + Duration::days(7);
+    let first = store.renew_plans(week_4, &WEEKLY, 1).await.unwrap();
+    let second = store.renew_plans(week_4, &WEEKLY, 1).await.unwrap();
+    assert_eq!((first.len(), second.len()), (1, 1));
+    assert!(store.renew_plans(week_4, &WEEKLY, 1).await.unwrap().is_empty());
+    assert_eq!(renewed(&first).union(&renewed(&second)).count(), 2);
+}
+
+async fn a_plan_change_counts_as_renewed_for_its_week(store: Arc<dyn Store>) {
+    let this_week = week_of(now());
+    let next_week = this_week + Duration::days(7);
+    // Upgraded during the week: no top-up before the next renewal.
+    let (upgraded, _) = account(&store, "upgraded@example.com").await;
+    assert!(store.set_plan(upgraded.id, Plan::Growth).await.unwrap());
+    // Upgraded after this week's renewal ran: the same.
+    let (moved, _) = account(&store, "moved@example.com").await;
+    // On Growth since last week, renewed this week, then moved to Pro: Pro's
+    // amount comes next week.
+    let mut created_last_week = new_account("old@example.com");
+    created_last_week.organization.created_at = this_week - Duration::days(3);
+    created_last_week.organization.plan = Plan::Growth;
+    store.create_account(&created_last_week).await.unwrap();
+    let old = created_last_week.organization.id;
+    // Created on Growth this week: renewed from next week on.
+    let mut created_now = new_account("new@example.com");
+    created_now.organization.plan = Plan::Growth;
+    store.create_account(&created_now).await.unwrap();
+
+    let batch = store.renew_plans(this_week, &WEEKLY, 100).await.unwrap();
+    assert_eq!(renewed(&batch), set([old]), "only the organization whose plan predates the week: {batch:?}");
+    store.set_plan(moved.id, Plan::Growth).await.unwrap();
+    store.set_plan(old, Plan::Pro).await.unwrap();
+    assert!(store.renew_plans(this_week, &WEEKLY, 100).await.unwrap().is_empty());
+    assert_eq!(store.organization(upgraded.id).await.unwrap().unwrap().balance, 500);
+    assert_eq!(store.organization(old).await.unwrap().unwrap().balance, 10_000, "Pro's amount waits for next week");
+
+    let batch = store.renew_plans(next_week, &WEEKLY, 100).await.unwrap();
+    assert_eq!(renewed(&batch), set([upgraded.id, moved.id, old, created_now.organization.id]));
+    assert_eq!(store.organization(upgraded.id).await.unwrap().unwrap().balance, 10_000);
+    assert_eq!(store.organization(old).await.unwrap().unwrap().balance, 100_000);
+}
+
+async fn concurrent_renewals_renew_each_organization_once(store: Arc<dyn Store>) {
+    let mut paid = BTreeSet::new();
+    for i in 0..30 {
+        let plan = if i % 3 == 0 { Plan::Pro } else { Plan::Growth };
+        paid.insert(account_on(&store, &format!("o{i}@example.com"), plan, i).await.id);
+    }
+    let free = account_on(&store, "free@example.com", Plan::Free, 7).await;
+    let week = week_of(now()) + Duration::days(7);
+    let mut tasks = Vec::new();
+    for _ in 0..4 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut done = Vec::new();
+            for _ in 0..3 {
+                done.extend(store.renew_plans(week, &WEEKLY, 4).await.unwrap());
+            }
+            done
+        }));
+    }
+    let mut once = BTreeSet::new();
+    for t in tasks {
+        for r in t.await.unwrap() {
+            if r.outcome == RenewalOutcome::Renewed {
+                assert!(once.insert(r.organization_id), "{} renewed twice", r.organization_id);
+            }
+        }
+    }
+    // Drain: whatever the racing batches did not reach renews now, once.
+    loop {
+        let batch = store.renew_plans(week, &WEEKLY, 4).await.unwrap();
+        if batch.is_empty() {
+            break;
+        }
+        for r in renewed(&batch) {
+            assert!(once.insert(r), "{r} renewed twice");
+        }
+    }
+    assert_eq!(once, paid, "each paid organization renewed exactly once");
+    for org in &paid {
+        let o = store.organization(*org).await.unwrap().unwrap();
+        assert_eq!(o.balance, WEEKLY.of(o.plan).unwrap());
+    }
+    assert_eq!(store.organization(free.id).await.unwrap().unwrap().balance, 7);
+}
+
+// ---------------------------------------------------------------------------
 // Webhooks
 // ---------------------------------------------------------------------------
 
@@ -2588,6 +2757,9 @@ storage_tests!(
     schedule_ticks_fire_once,
     update_moves_next_fire_only_when_the_schedule_changes,
     concurrent_schedulers_fire_each_tick_once,
+    renewal_tops_up_growth_and_pro_once_a_week,
+    a_plan_change_counts_as_renewed_for_its_week,
+    concurrent_renewals_renew_each_organization_once,
     webhooks_round_trip_scoped_by_organization,
     webhook_outbox_claims_records_and_skips,
     concurrent_dispatchers_claim_each_delivery_once,

@@ -17,6 +17,7 @@ mod mail_transport;
 mod mcp;
 mod public_url;
 mod rate_limits;
+mod renewals;
 mod run_faults;
 mod runs;
 mod schedules;

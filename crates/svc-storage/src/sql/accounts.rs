@@ -1,17 +1,35 @@
-//! Organizations, their users, and instance settings.
+//! Organizations, their users, the weekly plan renewal, and instance settings.
+
+use std::collections::HashSet;
 
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use const_format::concatcp;
-use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
+use sqlx::{ColumnIndex, Decode, Encode, Executor, QueryBuilder, Type};
 use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
-use svc_domain::plan::Plan;
+use svc_domain::plan::{Plan, WeeklyUnits};
 
 use super::shared::conflict_on_unique;
 use super::{Dialect, RowsAffected, SqlStore, columns};
-use crate::Result;
-use crate::records::{OrganizationRecord, UserRecord, UserWithHashRecord, millis, to_json};
-use crate::traits::{AccountStore, NewAccount};
+use crate::records::{OrganizationRecord, UserRecord, UserWithHashRecord, id, millis, to_json};
+use crate::traits::{AccountStore, NewAccount, PlanRenewal, RenewalOutcome};
+use crate::{Result, StoreError};
+
+/// Appends the condition "of a renewed plan, not renewed since `week`" (the
+/// index `organizations_by_renewal` serves it).
+fn push_due<DB: Dialect>(qb: &mut QueryBuilder<DB>, week: i64, units: &WeeklyUnits)
+where
+    for<'q> String: Encode<'q, DB> + Type<DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+{
+    qb.push(" FROM organizations WHERE plan IN (");
+    let mut plans = qb.separated(", ");
+    for plan in units.renewed_plans() {
+        plans.push_bind(plan.as_str().to_string());
+    }
+    qb.push(") AND plan_renewed_at < ").push_bind(week);
+}
 
 #[async_trait]
 impl<DB: Dialect> AccountStore for SqlStore<DB>
@@ -31,10 +49,11 @@ where
         let org = &account.organization;
         let user = &account.user;
         let mut tx = self.begin_write().await?;
+        // The plan is set at creation: it is renewed from the next week on.
         sqlx::query(concatcp!(
             "INSERT INTO organizations (",
             columns::ORGANIZATION,
-            ") VALUES ($1, $2, $3, $4, $5, $6)"
+            ", plan_renewed_at) VALUES ($1, $2, $3, $4, $5, $6, $6)"
         ))
         .bind(org.id.to_string())
         .bind(&org.name)
@@ -123,12 +142,108 @@ where
     }
 
     async fn set_plan(&self, org: ObjectId, plan: Plan) -> Result<bool> {
-        let done = sqlx::query("UPDATE organizations SET plan = $2 WHERE id = $1")
-            .bind(org.to_string())
-            .bind(plan.as_str())
-            .execute(&self.pool)
-            .await?;
+        let done = sqlx::query(
+            "UPDATE organizations SET plan = $2, plan_renewed_at = CASE WHEN plan_renewed_at < $3 THEN $3 \
+             ELSE plan_renewed_at END WHERE id = $1",
+        )
+        .bind(org.to_string())
+        .bind(plan.as_str())
+        .bind(millis(Utc::now()))
+        .execute(&self.pool)
+        .await?;
         Ok(done.rows_affected() == 1)
+    }
+
+    async fn renew_plans(
+        &self,
+        week_start: DateTime<Utc>,
+        units: &WeeklyUnits,
+        limit: i64,
+    ) -> Result<Vec<PlanRenewal>> {
+        let week = millis(week_start);
+        if units.renewed_plans().next().is_none() {
+            return Ok(vec![]);
+        }
+        // Nothing due (every pass but the first of a week): one indexed read.
+        let mut probe = QueryBuilder::<DB>::new("SELECT id");
+        push_due(&mut probe, week, units);
+        probe.push(" LIMIT 1");
+        if probe.build_query_scalar::<String>().fetch_optional(&self.pool).await?.is_none() {
+            return Ok(vec![]);
+        }
+
+        let mut tx = self.begin_write().await?;
+        let mut due = QueryBuilder::<DB>::new("SELECT id, plan, balance");
+        push_due(&mut due, week, units);
+        due.push(" LIMIT ").push_bind(limit).push(DB::LOCK_DUE);
+        let rows: Vec<(String, String, i64)> = due.build_query_as().fetch_all(&mut *tx).await?;
+        if rows.is_empty() {
+            return Ok(vec![]);
+        }
+        let mut taken = Vec::with_capacity(rows.len());
+        for (org, plan, balance) in rows {
+            let plan: Plan = plan.parse().map_err(StoreError::Corrupt)?;
+            let Some(amount) = units.of(plan) else { continue };
+            taken.push(PlanRenewal {
+                organization_id: id(&org)?,
+                plan,
+                week_start,
+                units: amount,
+                balance_before: balance,
+                balance_after: balance.max(amount),
+                outcome: RenewalOutcome::Renewed,
+            });
+        }
+
+        if taken.is_empty() {
+            return Ok(vec![]);
+        }
+
+        // The unique (organization, week) decides which scheduler renews.
+        let renewed_at = millis(Utc::now());
+        let mut record = QueryBuilder::<DB>::new(
+            "INSERT INTO plan_renewals (organization_id, week_start, plan, units, balance_before, balance_after, \
+             renewed_at) ",
+        );
+        record.push_values(&taken, |mut b, r| {
+            b.push_bind(r.organization_id.to_string())
+                .push_bind(week)
+                .push_bind(r.plan.as_str())
+                .push_bind(r.units)
+                .push_bind(r.balance_before)
+                .push_bind(r.balance_after)
+                .push_bind(renewed_at);
+        });
+        record.push(" ON CONFLICT DO NOTHING RETURNING organization_id");
+        let recorded: HashSet<String> =
+            record.build_query_scalar::<String>().fetch_all(&mut *tx).await?.into_iter().collect();
+        for r in &mut taken {
+            if !recorded.contains(&r.organization_id.to_string()) {
+                r.outcome = RenewalOutcome::AlreadyRenewed;
+                r.balance_after = r.balance_before;
+            }
+        }
+
+        // The rows are locked (or, on SQLite, the database is): the balance
+        // read above is the balance. Every taken organization stops being
+        // due this week, renewed here or not.
+        let mut update = QueryBuilder::<DB>::new("WITH v (id, balance) AS (");
+        update.push_values(&taken, |mut b, r| {
+            let balance = (r.outcome == RenewalOutcome::Renewed).then_some(r.balance_after);
+            b.push_bind(r.organization_id.to_string()).push_bind(balance);
+        });
+        update
+            .push(
+                ") UPDATE organizations SET balance = COALESCE(v.balance, organizations.balance), plan_renewed_at = \
+                 CASE WHEN organizations.plan_renewed_at < ",
+            )
+            .push_bind(week)
+            .push(" THEN ")
+            .push_bind(week)
+            .push(" ELSE organizations.plan_renewed_at END FROM v WHERE organizations.id = v.id");
+        update.build().execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(taken)
     }
 
     async fn set_admin(&self, org: ObjectId, user: ObjectId, is_admin: bool) -> Result<bool> {

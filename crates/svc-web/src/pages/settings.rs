@@ -8,8 +8,9 @@ use askama::Template;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
+use chrono::{DateTime, Utc};
 use serde::Deserialize;
-use svc_service::Services;
+use svc_service::{Services, WeeklyUnits, renewal};
 
 use super::{render, render_status};
 use crate::chrome::Chrome;
@@ -25,8 +26,11 @@ struct SettingsPage {
     organization: String,
     plan: &'static str,
     balance: String,
-    /// The plan's weekly top-up once renewal is active (`None` on Free).
-    weekly: Option<String>,
+    /// The plan's weekly top-up and the next renewal (`None` on Free).
+    renewal: Option<Renewal>,
+    /// The weekly amounts of Growth and Pro (for Free's wording).
+    growth_weekly: String,
+    pro_weekly: String,
     default_containers: Vec<String>,
     email: String,
     flash: Option<&'static str>,
@@ -34,6 +38,15 @@ struct SettingsPage {
     new_email: String,
     email_errors: FieldErrors,
     password_errors: FieldErrors,
+}
+
+/// "topped up to N units every Monday at 00:00 UTC; next: <date>".
+struct Renewal {
+    units: String,
+    /// RFC 3339, for `<time datetime>`.
+    next_iso: String,
+    /// "Monday 2026-01-19".
+    next_day: String,
 }
 
 #[derive(Deserialize)]
@@ -58,14 +71,26 @@ pub(crate) struct PasswordForm {
     password: String,
 }
 
-fn settings_page(user: &SignedIn, flash: Option<&'static str>) -> SettingsPage {
+fn settings_page(
+    user: &SignedIn,
+    weekly: WeeklyUnits,
+    now: DateTime<Utc>,
+    flash: Option<&'static str>,
+) -> SettingsPage {
     let org = &user.organization;
+    let next = renewal::next_renewal(now);
     SettingsPage {
         chrome: user.chrome("Settings", "settings"),
         organization: org.name.clone(),
         plan: plans::name(org.plan),
         balance: plans::grouped(org.balance),
-        weekly: plans::weekly_units(org.plan).map(plans::grouped),
+        renewal: weekly.of(org.plan).map(|units| Renewal {
+            units: plans::grouped(units),
+            next_iso: next.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            next_day: next.format("%A %Y-%m-%d").to_string(),
+        }),
+        growth_weekly: plans::grouped(weekly.growth),
+        pro_weekly: plans::grouped(weekly.pro),
         default_containers: org.default_containers.clone(),
         email: user.user.email.clone(),
         flash,
@@ -75,13 +100,17 @@ fn settings_page(user: &SignedIn, flash: Option<&'static str>) -> SettingsPage {
     }
 }
 
-pub(crate) async fn page(user: SignedIn, Query(params): Query<Params>) -> Result<Response, PageError> {
+pub(crate) async fn page(
+    State(services): State<Arc<Services>>,
+    user: SignedIn,
+    Query(params): Query<Params>,
+) -> Result<Response, PageError> {
     let flash = match params.saved.as_deref() {
         Some("email") => Some("Your email was changed: log in with the new one from now on."),
         Some("password") => Some("Your password was changed."),
         _ => None,
     };
-    render(&settings_page(&user, flash))
+    render(&settings_page(&user, services.weekly_units(), Utc::now(), flash))
 }
 
 /// The status of a form shown again with its errors: 409 for a taken email, else 422.
@@ -100,7 +129,11 @@ pub(crate) async fn change_email(
         Ok(()) => Ok(Redirect::to("/settings?saved=email").into_response()),
         Err(e) => {
             let Some(errors) = FieldErrors::from_service(&e, "email") else { return Err(e.into()) };
-            let page = SettingsPage { new_email: form.email, email_errors: errors, ..settings_page(&user, None) };
+            let page = SettingsPage {
+                new_email: form.email,
+                email_errors: errors,
+                ..settings_page(&user, services.weekly_units(), Utc::now(), None)
+            };
             render_status(status_of(&e), &page)
         }
     }
@@ -114,7 +147,13 @@ pub(crate) async fn change_password(
         Ok(()) => Ok(Redirect::to("/settings?saved=password").into_response()),
         Err(e) => {
             let Some(errors) = FieldErrors::from_service(&e, "password") else { return Err(e.into()) };
-            render_status(status_of(&e), &SettingsPage { password_errors: errors, ..settings_page(&user, None) })
+            render_status(
+                status_of(&e),
+                &SettingsPage {
+                    password_errors: errors,
+                    ..settings_page(&user, services.weekly_units(), Utc::now(), None)
+                },
+            )
         }
     }
 }

@@ -10,16 +10,6 @@ pub fn name(plan: Plan) -> &'static str {
     }
 }
 
-/// The balance a plan is to be topped up to every week (contract §2); Free
-/// has a one-shot signup grant instead. Weekly renewal is not active yet.
-pub fn weekly_units(plan: Plan) -> Option<i64> {
-    match plan {
-        Plan::Free => None,
-        Plan::Growth => Some(10_000),
-        Plan::Pro => Some(100_000),
-    }
-}
-
 /// A whole number with thousands separators: `12,345`.
 pub fn grouped(n: i64) -> String {
     let digits = n.unsigned_abs().to_string();
@@ -41,11 +31,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plans_have_names_and_renewals() {
+    fn plans_have_names() {
+        assert_eq!(name(Plan::Free), "Free");
         assert_eq!(name(Plan::Growth), "Growth");
-        assert_eq!(weekly_units(Plan::Free), None);
-        assert_eq!(weekly_units(Plan::Growth), Some(10_000));
-        assert_eq!(weekly_units(Plan::Pro), Some(100_000));
+        assert_eq!(name(Plan::Pro), "Pro");
     }
 
     #[test]

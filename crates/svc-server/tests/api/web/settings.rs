@@ -1,5 +1,5 @@
-//! Settings (the organization's plan and balance, weekly renewal said to be
-//! not yet active, email and password changes) and the admin page (403 for
+//! Settings (the organization's plan and balance, the weekly renewal with
+//! its next date, email and password changes) and the admin page (403 for
 //! everyone but platform admins; announcements shown disabled).
 
 use reqwest::StatusCode;
@@ -12,8 +12,8 @@ use super::developers::log_in;
 use super::{csrf_token_of, session_cookie};
 use crate::common::TestApp;
 
-/// README's words for the weekly renewal (configuration table).
-const NOT_YET_ACTIVE: &str = "Growth and Pro balances are not renewed yet; svc admin add-balance tops up by hand.";
+/// What a Free organization is told about renewal.
+const FREE_GRANT: &str = "Not renewed: the Free plan has a one-shot signup grant.";
 
 async fn logs_in(app: &TestApp, email: &str, password: &str) -> bool {
     app.services.accounts.login(Login { email: email.into(), password: password.into() }).await.is_ok()
@@ -31,21 +31,22 @@ async fn settings_show_the_plan_and_balance_and_change_the_email_and_password() 
     tab.click_and_load("Settings").await;
     assert_eq!(tab.path().await, "/settings");
     let text = tab.text().await;
-    for shown in ["Plan\nFree", "1,000 units", "Default containers\ndefault", NOT_YET_ACTIVE, "dana@example.com"] {
+    for shown in ["Plan\nFree", "1,000 units", "Default containers\ndefault", FREE_GRANT, "dana@example.com"] {
         assert!(text.contains(shown), "{shown:?} in {text}");
     }
     tab.screenshots("settings-free").await;
 
-    // On Growth with a top-up: the weekly amount, still said to be not yet active.
+    // On Growth with a top-up: the weekly amount and the next renewal.
     app.store.set_plan(dana.org(), Plan::Growth).await.unwrap();
     app.services.admin.add_balance("dana@example.com", 9_000).await.unwrap();
     tab.open("/settings").await;
     let text = tab.text().await;
-    for shown in
-        ["Plan\nGrowth", "10,000 units", "Not yet active: ", NOT_YET_ACTIVE, "topped up to 10,000 units every week"]
-    {
+    let next = svc_service::renewal::next_renewal(chrono::Utc::now()).format("%A %Y-%m-%d").to_string();
+    let renewal = format!("Your balance is topped up to 10,000 units every Monday at 00:00 UTC; next: {next}.");
+    for shown in ["Plan\nGrowth", "10,000 units", renewal.as_str()] {
         assert!(text.contains(shown), "{shown:?} in {text}");
     }
+    assert!(!text.contains(FREE_GRANT), "{text}");
     tab.screenshots("settings-growth").await;
     tab.color_scheme(true).await;
     tab.screenshots("settings-growth-dark").await;
