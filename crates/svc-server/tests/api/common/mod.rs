@@ -6,6 +6,7 @@ pub mod fixture;
 pub mod openai;
 /// The upstream proxy and tier-gated site stand-ins, shared with svc-runner's tests.
 #[path = "../../../../svc-runner/tests/runner/stand_ins.rs"]
+#[allow(dead_code)]
 pub mod proxies;
 pub mod receiver;
 pub mod site;
