@@ -32,6 +32,15 @@ pub const PREVIEW_ITEMS: usize = 20;
 /// engine hands back the page.
 const PROBE: &str = "returnData([]);";
 
+/// The script of a model's answer, or the failed attempt that an answer
+/// without one is (its start shown back to the model).
+pub(crate) fn candidate_script(content: &str) -> std::result::Result<String, Attempt> {
+    script_from(content).ok_or_else(|| Attempt {
+        script: content.chars().take(2_000).collect(),
+        problem: "the answer held no script".into(),
+    })
+}
+
 /// Runs `script` on `url` in a fresh context, as a run would.
 pub(crate) async fn run_script(
     cx: &TaskContext<'_>,
@@ -206,10 +215,12 @@ pub(crate) async fn generate(cx: &TaskContext<'_>, task: &Task) -> Result<TaskOu
             let chat = ai_prompts::generate(url, description, &fields, &outline, &tried);
             let answer = cx.model.model.complete(&chat).await.map_err(|e| e.to_string())?;
             spend.model_call(&answer);
-            let Some(script) = script_from(&answer.content) else {
-                let shown: String = answer.content.chars().take(2_000).collect();
-                tried.push(Attempt { script: shown, problem: "the answer held no script".into() });
-                continue;
+            let script = match candidate_script(&answer.content) {
+                Ok(script) => script,
+                Err(attempt) => {
+                    tried.push(attempt);
+                    continue;
+                }
             };
             let report = match run_script(cx, task.id, url, &script, false).await {
                 Ok(report) => report,

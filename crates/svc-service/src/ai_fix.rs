@@ -14,12 +14,11 @@ use svc_domain::script_version::{ScriptVersion, VersionSource};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_storage::{HistoryFilter, Store};
 
-use crate::ai_authoring::run_script_with;
+use crate::ai_authoring::{candidate_script, run_script_with};
 use crate::ai_prompts::{self, Attempt, FixContext, SNAPSHOT_BUDGET_TOKENS};
 use crate::ai_spend::Spend;
 use crate::attachments::Attachments;
 use crate::fix_policy::{Diagnosis, diagnose, judge_candidate};
-use crate::model_answer::script_from;
 use crate::page_snapshot::snapshot;
 use crate::run_outcome::ScriptResult;
 use crate::runs::run_deliveries;
@@ -181,10 +180,12 @@ pub(crate) async fn repair(cx: &TaskContext<'_>, task: &Task) -> Result<TaskOutc
             Err(e) => return Ok(failed(task, scrap_id, row_id, spend, e.to_string(), &tried)),
         };
         spend.model_call(&answer);
-        let Some(script) = script_from(&answer.content) else {
-            let shown: String = answer.content.chars().take(2_000).collect();
-            tried.push(Attempt { script: shown, problem: "the answer held no script".into() });
-            continue;
+        let script = match candidate_script(&answer.content) {
+            Ok(script) => script,
+            Err(attempt) => {
+                tried.push(attempt);
+                continue;
+            }
         };
         let report = match run_script_with(cx, task.id, &scrap, &script, param.clone(), tier).await {
             Ok(report) => report,
