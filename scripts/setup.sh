@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what svc needs at run time on Debian 12 (as root, or with sudo):
-# Debian's Chromium for the run engine. Safe to run again. Further Debian
-# packages may be named as arguments (the tests add the headless shell).
+# Debian's Chromium headless shell for the run engine (svc's default browser)
+# and Chromium (the fallback, and the tests' second browser). Safe to run
+# again. Further Debian packages may be named as arguments.
 set -euo pipefail
 
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+[[ -x /usr/lib/chromium/chromium-headless-shell ]] || need+=(chromium-headless-shell)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 for package in "$@"; do
     dpkg -s "$package" >/dev/null 2>&1 || need+=("$package")
