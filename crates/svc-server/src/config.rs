@@ -61,6 +61,8 @@ pub struct Config {
     pub ai_timeout: Duration,
     /// `SVC_AI_FIX_DAILY`: AI Fix repairs per organization per UTC day (0 turns AI Fix off).
     pub ai_fix_daily: i64,
+    /// `SVC_SIGNUP`: `open` (anyone may sign up) or `closed`.
+    pub signup_open: bool,
     pub chromium: Option<String>,
     pub allow_private_networks: bool,
     pub webhook_retry_delays: Vec<Duration>,
@@ -549,6 +551,11 @@ impl Config {
             ai_price_output: raw.get("AI_PRICE_OUTPUT", 0.0, price)?,
             ai_timeout: raw.get("AI_TIMEOUT", Duration::from_secs(60), positive_duration)?,
             ai_fix_daily: raw.get("AI_FIX_DAILY", svc_service::ai_fix::DEFAULT_FIX_DAILY, non_negative)?,
+            signup_open: raw.get("SIGNUP", true, |s| match s.trim() {
+                "open" => Ok(true),
+                "closed" => Ok(false),
+                _ => Err("expected open or closed".into()),
+            })?,
             chromium,
             allow_private_networks: raw.get("ALLOW_PRIVATE_NETWORKS", false, parse_bool)?,
             webhook_retry_delays,

@@ -1,6 +1,7 @@
 //! Signup, login and the current account.
 
 use std::fmt;
+use std::net::IpAddr;
 use std::sync::{Arc, OnceLock};
 
 use chrono::{DateTime, Utc};
@@ -8,8 +9,10 @@ use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
 use svc_domain::plan::Plan;
 use svc_storage::{NewAccount, Store, StoreError};
+use tokio::sync::Semaphore;
 
 use crate::jwt::JwtKeys;
+use crate::rate_limits::{LOGIN_PER_EMAIL, LOGIN_PER_IP, RateLimits, SIGNUP_PER_IP};
 use crate::{Result, ServiceError, Session, password};
 
 const MIN_PASSWORD: usize = 8;
@@ -58,7 +61,17 @@ pub struct AccountService {
     store: Arc<dyn Store>,
     jwt: Arc<JwtKeys>,
     free_grant: i64,
+    limits: Arc<RateLimits>,
+    /// `SVC_SIGNUP`: whether anyone may create an account.
+    signup_open: bool,
+    /// Bounds the argon2 work in flight (each hash takes ~19 MiB and a core
+    /// for tens of milliseconds): a flood of logins queues here instead of
+    /// exhausting memory.
+    hashing: Semaphore,
 }
+
+/// Password hashes computed at once; more wait their turn.
+pub const HASHING_AT_ONCE: usize = 2;
 
 /// A light email check: one `@`, something on both sides, no spaces.
 pub(crate) fn is_email(s: &str) -> bool {
@@ -111,8 +124,25 @@ fn decoy_hash() -> &'static str {
 }
 
 impl AccountService {
-    pub(crate) fn new(store: Arc<dyn Store>, jwt: Arc<JwtKeys>, free_grant: i64) -> Self {
-        AccountService { store, jwt, free_grant }
+    pub(crate) fn new(
+        store: Arc<dyn Store>,
+        jwt: Arc<JwtKeys>,
+        free_grant: i64,
+        limits: Arc<RateLimits>,
+        signup_open: bool,
+    ) -> Self {
+        AccountService { store, jwt, free_grant, limits, signup_open, hashing: Semaphore::new(HASHING_AT_ONCE) }
+    }
+
+    /// Whether this server takes sign-ups (`SVC_SIGNUP`).
+    pub fn signup_open(&self) -> bool {
+        self.signup_open
+    }
+
+    /// Runs password hashing or verification, [`HASHING_AT_ONCE`] at a time.
+    async fn hash_work<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+        let _turn = self.hashing.acquire().await.map_err(|e| ServiceError::Internal(e.to_string()))?;
+        blocking(f).await
     }
 
     fn issue(&self, user: ObjectId, org: ObjectId) -> IssuedToken {
@@ -120,7 +150,12 @@ impl AccountService {
         IssuedToken { token, expires_at }
     }
 
-    pub async fn signup(&self, input: Signup) -> Result<SignedUp> {
+    /// Creates an account, for a client at `from` (limited per IP).
+    pub async fn signup(&self, input: Signup, from: IpAddr) -> Result<SignedUp> {
+        if !self.signup_open {
+            return Err(ServiceError::Forbidden("sign-up is closed on this server".into()));
+        }
+        self.limits.take(&format!("signup:ip:{from}"), SIGNUP_PER_IP).await?;
         let email = normalized_email(&input.email)?;
         check_new_password(&input.password)?;
         let name = match input.name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty()) {
@@ -148,19 +183,24 @@ impl AccountService {
             created_at: now,
         };
         let plain = input.password;
-        let password_hash = blocking(move || password::hash(&plain)).await?;
+        let password_hash = self.hash_work(move || password::hash(&plain)).await?;
         let account = NewAccount { organization, user, password_hash };
         self.store.create_account(&account).await.map_err(email_taken)?;
         let token = self.issue(account.user.id, account.organization.id);
         Ok(SignedUp { token, user: account.user, organization: account.organization })
     }
 
-    pub async fn login(&self, input: Login) -> Result<IssuedToken> {
+    /// Checks credentials, for a client at `from`: limited per IP and per
+    /// email before any hashing, so a flood costs no argon2 work.
+    pub async fn login(&self, input: Login, from: IpAddr) -> Result<IssuedToken> {
         let email = input.email.trim().to_lowercase();
+        self.limits.take(&format!("login:ip:{from}"), LOGIN_PER_IP).await?;
+        self.limits.take(&format!("login:email:{email}"), LOGIN_PER_EMAIL).await?;
         let found = self.store.user_by_email(&email).await?;
         let stored = found.as_ref().map(|(_, h)| h.clone()).unwrap_or_else(|| decoy_hash().to_string());
         let plain = input.password;
-        let ok = plain.chars().count() <= MAX_PASSWORD && blocking(move || password::verify(&plain, &stored)).await?;
+        let ok =
+            plain.chars().count() <= MAX_PASSWORD && self.hash_work(move || password::verify(&plain, &stored)).await?;
         match found {
             Some((user, _)) if ok => Ok(self.issue(user.id, user.organization_id)),
             _ => Err(ServiceError::Unauthorized("invalid email or password".into())),
@@ -172,7 +212,8 @@ impl AccountService {
         let stored =
             self.store.password_hash(session.org(), session.user()).await?.ok_or(ServiceError::NotFound("user"))?;
         let plain = current.to_string();
-        let ok = plain.chars().count() <= MAX_PASSWORD && blocking(move || password::verify(&plain, &stored)).await?;
+        let ok =
+            plain.chars().count() <= MAX_PASSWORD && self.hash_work(move || password::verify(&plain, &stored)).await?;
         if !ok {
             return Err(ServiceError::validation("currentPassword", "is not the account's password"));
         }
@@ -185,7 +226,7 @@ impl AccountService {
         check_new_password(new)?;
         self.verify_current_password(session, current).await?;
         let plain = new.to_string();
-        let hash = blocking(move || password::hash(&plain)).await?;
+        let hash = self.hash_work(move || password::hash(&plain)).await?;
         if !self.store.set_password_hash(session.org(), session.user(), &hash).await? {
             return Err(ServiceError::NotFound("user"));
         }
@@ -212,6 +253,8 @@ impl AccountService {
 
 #[cfg(test)]
 mod tests {
+    /// The client of these calls.
+    const LOCAL: std::net::IpAddr = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
     use super::*;
     use crate::testing::TestServices;
 
@@ -240,16 +283,16 @@ mod tests {
         assert_eq!(field_of(accounts.change_password(&ada.session, &long, "new-password-1").await), "currentPassword");
         assert_eq!(field_of(accounts.change_password(&ada.session, "password-123", "short").await), "password");
         assert_eq!(field_of(accounts.change_password(&ada.session, "password-123", &long).await), "password");
-        assert!(accounts.login(login("ada@example.com", "password-123")).await.is_ok(), "nothing changed yet");
+        assert!(accounts.login(login("ada@example.com", "password-123"), LOCAL).await.is_ok(), "nothing changed yet");
 
         accounts.change_password(&ada.session, "password-123", "new-password-1").await.unwrap();
-        assert!(accounts.login(login("ada@example.com", "new-password-1")).await.is_ok());
+        assert!(accounts.login(login("ada@example.com", "new-password-1"), LOCAL).await.is_ok());
         assert!(matches!(
-            accounts.login(login("ada@example.com", "password-123")).await,
+            accounts.login(login("ada@example.com", "password-123"), LOCAL).await,
             Err(ServiceError::Unauthorized(_))
         ));
         assert_eq!(t.services.auth.session(&ada.token).await.unwrap(), ada.session, "issued sessions stay valid");
-        assert!(accounts.login(login("bob@example.com", "password-123")).await.is_ok(), "bob's is untouched");
+        assert!(accounts.login(login("bob@example.com", "password-123"), LOCAL).await.is_ok(), "bob's is untouched");
         assert_eq!(
             field_of(accounts.change_password(&bob.session, "new-password-1", "another-one-2").await),
             "currentPassword"
@@ -280,8 +323,8 @@ mod tests {
             "ada@new.example.com",
             "stored as signup stores it"
         );
-        assert!(accounts.login(login("ada@new.example.com", "password-123")).await.is_ok());
-        assert!(accounts.login(login("ada@example.com", "password-123")).await.is_err());
+        assert!(accounts.login(login("ada@new.example.com", "password-123"), LOCAL).await.is_ok());
+        assert!(accounts.login(login("ada@example.com", "password-123"), LOCAL).await.is_err());
         assert_eq!(t.services.auth.session(&ada.token).await.unwrap(), ada.session, "issued sessions stay valid");
         // Its own email again is no conflict; the old one is free for a signup.
         accounts.change_email(&ada.session, "ada@new.example.com", "password-123").await.unwrap();
@@ -296,5 +339,34 @@ mod tests {
         assert!(!super::is_email("a@"));
         assert!(!super::is_email("a@b@c"));
         assert!(!super::is_email("abc"));
+    }
+
+    #[tokio::test]
+    async fn password_hashing_runs_two_at_a_time() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let t = crate::testing::TestServices::start().await;
+        let accounts = Arc::new(t.services);
+        let running = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let mut tasks = Vec::new();
+        for _ in 0..6 {
+            let (services, running, most) = (accounts.clone(), running.clone(), most.clone());
+            tasks.push(tokio::spawn(async move {
+                services
+                    .accounts
+                    .hash_work(move || {
+                        let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                        most.fetch_max(now, Ordering::SeqCst);
+                        std::thread::sleep(std::time::Duration::from_millis(30));
+                        running.fetch_sub(1, Ordering::SeqCst);
+                    })
+                    .await
+                    .unwrap()
+            }));
+        }
+        for task in tasks {
+            task.await.unwrap();
+        }
+        assert_eq!(most.load(Ordering::SeqCst), HASHING_AT_ONCE, "never more than two at once");
     }
 }

@@ -19,6 +19,12 @@ use crate::{Principal, Result, ServiceError};
 
 /// `POST /api/scraps/worker/:id`, per API key.
 pub const TRIGGER_PER_KEY: Rate = Rate::new(60, Duration::from_secs(15 * 60));
+/// Sign-ups (`POST /api/auth/signup`, the web app's form), per client IP.
+pub const SIGNUP_PER_IP: Rate = Rate::new(20, Duration::from_secs(3600));
+/// Log-ins, per client IP, whatever the email.
+pub const LOGIN_PER_IP: Rate = Rate::new(60, Duration::from_secs(15 * 60));
+/// Log-ins, per email, from anywhere (a password guessed from many addresses).
+pub const LOGIN_PER_EMAIL: Rate = Rate::new(20, Duration::from_secs(15 * 60));
 /// `POST /api/mcp`, per client IP, before authentication.
 pub const MCP_PER_IP: Rate = Rate::new(60, Duration::from_secs(60));
 /// `POST /api/mcp`, per user (all of a user's keys and sessions).

@@ -48,6 +48,8 @@ pub struct ServiceConfig {
     pub email_enabled: bool,
     /// AI Fix repairs per organization per UTC day (`SVC_AI_FIX_DAILY`).
     pub ai_fix_daily: i64,
+    /// `SVC_SIGNUP=open` (default) or `closed`.
+    pub signup_open: bool,
     /// The proxy tiers configured (`SVC_PROXY_TIER1`..`4`), their prices and multipliers.
     pub tiers: crate::proxy_tiers::TierSettings,
     /// The balances Growth and Pro are topped up to every week
@@ -69,6 +71,7 @@ impl fmt::Debug for ServiceConfig {
             .field("public_url", &self.public_url)
             .field("email_enabled", &self.email_enabled)
             .field("ai_fix_daily", &self.ai_fix_daily)
+            .field("signup_open", &self.signup_open)
             .field("tiers", &self.tiers)
             .field("weekly_units", &self.weekly_units)
             .finish()
@@ -135,7 +138,13 @@ impl Services {
                 config.public_url.clone(),
                 runs.signals.emails.clone(),
             ),
-            accounts: AccountService::new(store.clone(), jwt, config.free_grant),
+            accounts: AccountService::new(
+                store.clone(),
+                jwt,
+                config.free_grant,
+                rate_limits.clone(),
+                config.signup_open,
+            ),
             admin: AdminService::new(store.clone()),
             scraps: ScrapService::new(store.clone(), config.cron_min_interval, schedule_changed, config.tiers.clone()),
             keys: KeyService::new(store.clone(), key_cache),

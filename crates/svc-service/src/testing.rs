@@ -51,6 +51,7 @@ impl TestServices {
             public_url: "http://127.0.0.1:8080".into(),
             email_enabled,
             ai_fix_daily: crate::ai_fix::DEFAULT_FIX_DAILY,
+            signup_open: true,
             tiers: Default::default(),
             weekly_units: crate::WeeklyUnits::default(),
         };
@@ -59,7 +60,8 @@ impl TestServices {
 
     pub async fn signup(&self, email: &str) -> TestUser {
         let signup = Signup { email: email.into(), password: "password-123".into(), name: None };
-        let token = self.services.accounts.signup(signup).await.expect("signup").token.token;
+        let local = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+        let token = self.services.accounts.signup(signup, local).await.expect("signup").token.token;
         let session = self.services.auth.session(&token).await.expect("session");
         TestUser { session, token }
     }

@@ -14,6 +14,7 @@ pub mod browser_session;
 
 mod assets;
 mod chrome;
+mod client_ip;
 mod form_errors;
 mod page_error;
 mod pages;

@@ -4,11 +4,10 @@
 //! caller. Refusals by a limit are JSON-RPC errors -32005 `rate_limited` in
 //! an HTTP 200, with `Retry-After`.
 
-use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::body::{Body, to_bytes};
-use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::extract::{FromRequestParts, Request, State};
 use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -44,8 +43,7 @@ async fn body_bytes(body: Body) -> Vec<u8> {
 
 pub(crate) async fn gate(State(services): State<Arc<Services>>, request: Request, next: Next) -> Response {
     let (mut parts, body) = request.into_parts();
-    let peer: Option<IpAddr> = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
-    let ip = client_ip(peer, &parts.headers, &services.trusted_proxies);
+    let ip = client_ip(&parts, &services.trusted_proxies);
     match services.rate_limits.take_mcp_ip(ip) {
         Ok(()) => {}
         Err(ServiceError::RateLimited(r)) => return rate_limited(&body_bytes(body).await, &r),

@@ -55,7 +55,7 @@ async fn run(args: Args) -> Result<()> {
     let app = App::build(Config::load(None, settings)?).await?;
     let services = app.services().clone();
     let signup = Signup { email: "bench@example.com".into(), password: "password-123".into(), name: None };
-    let created = services.accounts.signup(signup).await?;
+    let created = services.accounts.signup(signup, std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST)).await?;
     let token = created.token.token.clone();
     let session = services.auth.session(&token).await?;
 

@@ -338,11 +338,14 @@ async fn session_tokens_survive_a_restart_on_the_same_database() {
         let created = app
             .services()
             .accounts
-            .signup(svc_service::accounts::Signup {
-                email: "restart@example.com".into(),
-                password: "password-123".into(),
-                name: None,
-            })
+            .signup(
+                svc_service::accounts::Signup {
+                    email: "restart@example.com".into(),
+                    password: "password-123".into(),
+                    name: None,
+                },
+                std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+            )
             .await
             .unwrap();
         app.store().close().await;

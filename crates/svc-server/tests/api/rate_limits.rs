@@ -80,3 +80,74 @@ async fn load_is_gated_by_the_organization_quota() {
     assert_error(status, &body, StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED");
     assert_eq!(app.get(&format!("/api/scraps/load/{bob_scrap}"), &bob_key).await.0, StatusCode::ACCEPTED);
 }
+
+/// Posts a log-in as the client at `ip` (believed: the tests' loopback is a trusted proxy).
+async fn login_from(app: &TestApp, ip: &str, email: &str, password: &str) -> (StatusCode, reqwest::header::HeaderMap) {
+    let response = app
+        .request(Method::POST, "/api/auth/login", None)
+        .header("x-forwarded-for", ip)
+        .json(&json!({"email": email, "password": password}))
+        .send()
+        .await
+        .unwrap();
+    (response.status(), response.headers().clone())
+}
+
+#[tokio::test]
+async fn log_ins_are_limited_per_client_ip_and_per_email() {
+    let app = TestApp::start_with(&[NO_WORKER, ("SVC_TRUSTED_PROXIES", "127.0.0.1")]).await;
+    app.signup("alice@example.com").await;
+    // One address guessing many accounts: 60 attempts, then 429 whatever the email.
+    for i in 0..60 {
+        let (status, _) = login_from(&app, "203.0.113.5", &format!("guess{i}@example.com"), "wrong-password").await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "attempt {i}");
+    }
+    let (status, headers) = login_from(&app, "203.0.113.5", "alice@example.com", "password-123").await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "even the right password: the address is limited");
+    assert!(headers["retry-after"].to_str().unwrap().parse::<u64>().unwrap() >= 1);
+    // Another address is not limited by that.
+    let (status, _) = login_from(&app, "203.0.113.6", "alice@example.com", "password-123").await;
+    assert_eq!(status, StatusCode::OK);
+    // One account guessed from many addresses: 20 attempts per email, then 429.
+    for i in 0..19 {
+        let (status, _) = login_from(&app, &format!("198.51.100.{i}"), "alice@example.com", "wrong-password").await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "attempt {i}");
+    }
+    let (status, _) = login_from(&app, "198.51.100.200", "alice@example.com", "password-123").await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "the email is limited");
+    // Someone else's email is not.
+    app.signup("bob@example.com").await;
+    let (status, _) = login_from(&app, "198.51.100.201", "bob@example.com", "password-123").await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn sign_ups_are_limited_per_client_ip_and_can_be_closed() {
+    let app = TestApp::start_with(&[NO_WORKER, ("SVC_TRUSTED_PROXIES", "127.0.0.1")]).await;
+    let signup = |ip: &'static str, n: usize| {
+        app.request(Method::POST, "/api/auth/signup", None)
+            .header("x-forwarded-for", ip)
+            .json(&json!({"email": format!("user{n}@example.com"), "password": "password-123"}))
+    };
+    for n in 0..20 {
+        let (status, body) = app.send(signup("203.0.113.7", n)).await;
+        assert_eq!(status, StatusCode::CREATED, "sign-up {n}: {body}");
+    }
+    let (status, body) = app.send(signup("203.0.113.7", 20)).await;
+    assert_error(status, &body, StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED");
+    let (status, _) = app.send(signup("203.0.113.8", 21)).await;
+    assert_eq!(status, StatusCode::CREATED, "another address may");
+
+    let closed = TestApp::start_with(&[NO_WORKER, ("SVC_SIGNUP", "closed")]).await;
+    let (status, body) = closed
+        .send(
+            closed
+                .request(Method::POST, "/api/auth/signup", None)
+                .json(&json!({"email": "x@example.com", "password": "password-123"})),
+        )
+        .await;
+    assert_error(status, &body, StatusCode::FORBIDDEN, "FORBIDDEN");
+    assert!(body["description"].as_str().unwrap().contains("closed"), "{body}");
+    let bad = svc_server::Config::load(None, [("SVC_SIGNUP".to_string(), "sometimes".to_string())]);
+    assert!(bad.unwrap_err().to_string().contains("SVC_SIGNUP"));
+}

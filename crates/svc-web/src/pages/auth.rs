@@ -15,6 +15,7 @@ use svc_service::accounts::{Login, Signup};
 
 use crate::browser_session::{self, FORM_COOKIE};
 use crate::chrome::Chrome;
+use crate::client_ip::ClientIp;
 use crate::form_errors::FieldErrors;
 use crate::page_error::PageError;
 use crate::signed_in::{AnonymousForm, SignedForm};
@@ -152,10 +153,11 @@ fn refused(
 pub(crate) async fn login(
     State(services): State<Arc<Services>>,
     headers: HeaderMap,
+    ClientIp(from): ClientIp,
     AnonymousForm(form): AnonymousForm<AuthForm>,
 ) -> Result<Response, PageError> {
     let login = Login { email: form.email.clone(), password: form.password.clone() };
-    match services.accounts.login(login).await {
+    match services.accounts.login(login, from).await {
         Ok(issued) => {
             let next = browser_session::local_path(form.next.as_deref());
             Ok(signed_in(&services, &issued.token, issued.expires_at, &next))
@@ -179,21 +181,23 @@ pub(crate) async fn login(
 pub(crate) async fn signup(
     State(services): State<Arc<Services>>,
     headers: HeaderMap,
+    ClientIp(from): ClientIp,
     AnonymousForm(form): AnonymousForm<AuthForm>,
 ) -> Result<Response, PageError> {
     let name = Some(form.name.trim().to_string()).filter(|n| !n.is_empty());
     let signup = Signup { email: form.email.clone(), password: form.password.clone(), name };
-    match services.accounts.signup(signup).await {
+    match services.accounts.signup(signup, from).await {
         Ok(created) => {
             let next = browser_session::local_path(form.next.as_deref());
             Ok(signed_in(&services, &created.token.token, created.token.expires_at, &next))
         }
         Err(e) => {
             let Some(errors) = FieldErrors::from_service(&e, "email") else { return Err(e.into()) };
-            let status = if matches!(e, svc_service::ServiceError::Conflict { .. }) {
-                StatusCode::CONFLICT
-            } else {
-                StatusCode::UNPROCESSABLE_ENTITY
+            let status = match e {
+                svc_service::ServiceError::Conflict { .. } => StatusCode::CONFLICT,
+                svc_service::ServiceError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
+                svc_service::ServiceError::Forbidden(_) => StatusCode::FORBIDDEN,
+                _ => StatusCode::UNPROCESSABLE_ENTITY,
             };
             refused(&services, &headers, true, form, status, errors)
         }

@@ -16,7 +16,14 @@ use crate::common::TestApp;
 const FREE_GRANT: &str = "Not renewed: the Free plan has a one-shot signup grant.";
 
 async fn logs_in(app: &TestApp, email: &str, password: &str) -> bool {
-    app.services.accounts.login(Login { email: email.into(), password: password.into() }).await.is_ok()
+    app.services
+        .accounts
+        .login(
+            Login { email: email.into(), password: password.into() },
+            std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+        )
+        .await
+        .is_ok()
 }
 
 #[tokio::test]
