@@ -52,6 +52,7 @@ pub mod scrap_input;
 pub mod scraps;
 pub mod script_directives;
 pub mod services;
+pub mod sliding_log;
 pub mod task_runner;
 #[cfg(test)]
 pub(crate) mod testing;

@@ -15,9 +15,11 @@ use svc_domain::plan::Plan;
 use svc_storage::Store;
 
 use crate::gcra::{Decision, Rate};
+use crate::sliding_log;
 use crate::{Principal, Result, ServiceError};
 
-/// `POST /api/scraps/worker/:id`, per API key.
+/// `POST /api/scraps/worker/:id`, per API key: at most 60 in any 15-minute
+/// span (interface.md), a sliding log.
 pub const TRIGGER_PER_KEY: Rate = Rate::new(60, Duration::from_secs(15 * 60));
 /// Sign-ups (`POST /api/auth/signup`, the web app's form), per client IP.
 pub const SIGNUP_PER_IP: Rate = Rate::new(20, Duration::from_secs(3600));
@@ -81,6 +83,24 @@ impl RateLimits {
                 return Err(refused(rate, decision));
             }
             if self.store.swap_rate_tat(bucket, stored, decision.tat_ms).await? {
+                return Ok(());
+            }
+        }
+        Err(ServiceError::Internal(format!("rate bucket {bucket} is too contended")))
+    }
+
+    /// Takes one request from a shared sliding-log bucket: at most
+    /// `rate.limit` in any span of `rate.window` (`sliding_log`).
+    pub async fn take_in_any_window(&self, bucket: &str, rate: Rate) -> Result<()> {
+        for _ in 0..16 {
+            let stored = self.store.rate_log(bucket).await?;
+            let stamps: Vec<i64> = stored.as_deref().and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default();
+            let (decision, next) = sliding_log::decide(&rate, &stamps, Utc::now().timestamp_millis());
+            if !decision.allowed {
+                return Err(refused(rate, decision));
+            }
+            let next = serde_json::to_string(&next).expect("numbers serialize");
+            if self.store.swap_rate_log(bucket, stored.as_deref(), &next).await? {
                 return Ok(());
             }
         }

@@ -265,7 +265,7 @@ impl RunService {
         }
         match (via, principal) {
             (Trigger::Worker, Principal::Key { grant, .. }) => {
-                self.limits.take(&format!("trigger:key:{}", grant.key_id), TRIGGER_PER_KEY).await?;
+                self.limits.take_in_any_window(&format!("trigger:key:{}", grant.key_id), TRIGGER_PER_KEY).await?;
             }
             (Trigger::Worker, Principal::Session(_)) => {}
             (Trigger::Load, _) => self.limits.take(&format!("load:org:{}", org.id), load_quota(org.plan)).await?,

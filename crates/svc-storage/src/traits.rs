@@ -515,6 +515,11 @@ pub trait RateStore: Send + Sync {
     /// Stores `tat` if the bucket still holds `expected` (`None`: absent);
     /// false when another request changed it first.
     async fn swap_rate_tat(&self, bucket: &str, expected: Option<i64>, tat: i64) -> Result<bool>;
+    /// A sliding-log bucket's request times (JSON text), `None` for a bucket never used.
+    async fn rate_log(&self, bucket: &str) -> Result<Option<String>>;
+    /// Stores `stamps` if the bucket still holds `expected` (`None`: absent);
+    /// false when another request changed it first.
+    async fn swap_rate_log(&self, bucket: &str, expected: Option<&str>, stamps: &str) -> Result<bool>;
 }
 
 /// How a claimed task ends, and what is written with it in one transaction.

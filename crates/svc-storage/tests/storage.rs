@@ -2734,6 +2734,16 @@ macro_rules! storage_tests {
     };
 }
 
+async fn rate_logs_swap_only_from_what_was_read(store: Arc<dyn Store>) {
+    assert_eq!(store.rate_log("trigger:key:a").await.unwrap(), None);
+    assert!(store.swap_rate_log("trigger:key:a", None, "[1]").await.unwrap());
+    assert!(!store.swap_rate_log("trigger:key:a", None, "[2]").await.unwrap(), "someone created it first");
+    assert!(!store.swap_rate_log("trigger:key:a", Some("[0]"), "[2]").await.unwrap(), "a stale read loses");
+    assert!(store.swap_rate_log("trigger:key:a", Some("[1]"), "[1,2]").await.unwrap());
+    assert_eq!(store.rate_log("trigger:key:a").await.unwrap().as_deref(), Some("[1,2]"));
+    assert_eq!(store.rate_log("trigger:key:b").await.unwrap(), None, "buckets are separate");
+}
+
 storage_tests!(
     accounts_round_trip,
     organization_updates,
@@ -2776,4 +2786,5 @@ storage_tests!(
     finished_tasks_write_ai_rows_of_no_scrap,
     count_tasks_by_organization_kind_and_time,
     ai_fix_makes_the_repaired_script_current,
+    rate_logs_swap_only_from_what_was_read,
 );

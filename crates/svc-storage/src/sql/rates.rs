@@ -1,4 +1,5 @@
-//! Rate-limit buckets: each holds its theoretical arrival time (`tat`).
+//! Rate-limit buckets: GCRA buckets hold their theoretical arrival time
+//! (`tat`); sliding-log buckets the times of their latest requests.
 
 use async_trait::async_trait;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
@@ -43,6 +44,35 @@ where
                     .bind(bucket)
                     .bind(old)
                     .bind(tat)
+                    .execute(&self.pool)
+                    .await?
+            }
+        };
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn rate_log(&self, bucket: &str) -> Result<Option<String>> {
+        let row: Option<(String,)> = sqlx::query_as("SELECT stamps FROM rate_logs WHERE bucket = $1")
+            .bind(bucket)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|(s,)| s))
+    }
+
+    async fn swap_rate_log(&self, bucket: &str, expected: Option<&str>, stamps: &str) -> Result<bool> {
+        let done = match expected {
+            None => {
+                sqlx::query("INSERT INTO rate_logs (bucket, stamps) VALUES ($1, $2) ON CONFLICT DO NOTHING")
+                    .bind(bucket)
+                    .bind(stamps)
+                    .execute(&self.pool)
+                    .await?
+            }
+            Some(old) => {
+                sqlx::query("UPDATE rate_logs SET stamps = $3 WHERE bucket = $1 AND stamps = $2")
+                    .bind(bucket)
+                    .bind(old)
+                    .bind(stamps)
                     .execute(&self.pool)
                     .await?
             }
