@@ -785,4 +785,73 @@ mod tests {
         assert!(parse_duration("5 parsecs").is_err());
         assert!(parse_duration("").is_err());
     }
+
+    /// Every setting, given any text, is read or refused with a message,
+    /// never a panic; a refused secret is never echoed.
+    mod any_value {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        const NAMES: [&str; 38] = [
+            "AI_BASE_URL",
+            "AI_FIX_DAILY",
+            "AI_MODEL",
+            "AI_PRICE_INPUT",
+            "AI_PRICE_OUTPUT",
+            "AI_TIMEOUT",
+            "ALLOW_PRIVATE_NETWORKS",
+            "CHROMIUM",
+            "CRON_CATCHUP_GRACE",
+            "CRON_MIN_INTERVAL",
+            "DATABASE_URL",
+            "EMBEDDED_WORKER",
+            "FREE_GRANT",
+            "GROWTH_WEEKLY",
+            "JWT_SECRET",
+            "KEY_CACHE_TTL",
+            "LISTEN",
+            "MAILER",
+            "MAIL_FROM",
+            "MAIL_RATE",
+            "MAIL_TIMEOUT",
+            "PRO_WEEKLY",
+            "PUBLIC_URL",
+            "RUN_TIMEOUT",
+            "SCHEDULER",
+            "SIGNUP",
+            "TRUSTED_PROXIES",
+            "WEBHOOK_DISPATCHER",
+            "WEBHOOK_RETRY_DELAYS",
+            "WEBHOOK_SWEEP_INTERVAL",
+            "WEBHOOK_TIMEOUT",
+            "WORKER_CONCURRENCY",
+            "PROXY_TIER1",
+            "PROXY_TIER2_PRICE",
+            "PROXY_TIER3_MULTIPLIER",
+            "SMTP_URL",
+            "AI_API_KEY",
+            "PROXY_TIER4",
+        ];
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+            #[test]
+            fn any_value_is_read_or_refused(name in 0..NAMES.len(), value in "\\PC{0,40}|[0-9a-z:/@.,%-]{0,30}") {
+                let var = format!("SVC_{}", NAMES[name]);
+                match Config::load(None, env(&[(var.as_str(), value.as_str())])) {
+                    Ok(_) => {}
+                    Err(e) => {
+                        let message = e.to_string();
+                        prop_assert!(message.contains(&var), "{message}");
+                        let secret = SECRET_SETTINGS.contains(&NAMES[name]);
+                        if secret && value.trim().len() > 3 {
+                            prop_assert!(!message.contains(value.trim()), "a secret echoed: {message}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

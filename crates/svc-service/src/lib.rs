@@ -40,6 +40,8 @@ pub mod page_snapshot;
 pub mod paging;
 pub mod password;
 pub mod principal;
+#[cfg(test)]
+mod properties;
 pub mod proxy_tiers;
 pub mod rate_limits;
 pub mod redact;

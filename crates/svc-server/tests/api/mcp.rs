@@ -427,3 +427,48 @@ async fn the_official_python_sdk_client_connects_lists_and_calls() {
     }
     assert_eq!(report["row"], rest, "svc_get_history_row is the REST row");
 }
+
+/// Whatever bytes reach the JSON-RPC entry (broken JSON, wrong shapes,
+/// huge ids, unknown methods and tools), the answer is a JSON-RPC or HTTP
+/// error, never a 500, and the server keeps answering.
+#[tokio::test]
+async fn any_body_gets_an_answer_and_never_a_500() {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::TestRunner;
+
+    let app = TestApp::start_with(&[("SVC_EMBEDDED_WORKER", "false")]).await;
+    let alice = app.signup("alice@example.com").await;
+    let (_, key) = app.create_key(&alice, json!({"name": "fuzz"})).await;
+    let shapes = proptest::prop_oneof![
+        "\\PC{0,200}".prop_map(|s| s.into_bytes()),
+        proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300),
+        ("[a-z/_]{0,20}", "\\PC{0,30}", proptest::prelude::any::<i64>()).prop_map(|(method, arg, id)| {
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"name": arg, "arguments": {"scrapId": arg}}})
+                .to_string()
+                .into_bytes()
+        }),
+        ("\\PC{0,30}", "\\PC{0,30}").prop_map(|(tool, arg)| {
+            json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": tool, "arguments": {"scrapId": arg, "page": arg}}})
+                .to_string()
+                .into_bytes()
+        }),
+    ];
+    let mut runner = TestRunner::deterministic();
+    for _ in 0..96 {
+        let body = shapes.new_tree(&mut runner).unwrap().current();
+        let response = app
+            .http
+            .post(format!("{}/api/mcp", app.base))
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .bearer_auth(&key)
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        assert!(!status.is_server_error(), "{status} for {:?}", String::from_utf8_lossy(&body));
+    }
+    let (status, _) = app.get("/api/auth/me", &alice.token).await;
+    assert_eq!(status, StatusCode::OK, "the server still answers");
+}
