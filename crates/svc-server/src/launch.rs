@@ -44,7 +44,9 @@ impl App {
             Some(settings) => Some(Arc::new(SmtpMailer::from_config(&settings)?)),
             None => None,
         };
-        let store = svc_storage::connect(config.database_url.expose()).await?;
+        // Placeholder until the master key is configured (SVC_SECRET_KEY): see the secrets work.
+        let sealer = svc_storage::Sealer::new(svc_storage::MasterKey::generate());
+        let store = svc_storage::connect(config.database_url.expose(), sealer).await?;
         let jwt_secret = match &config.jwt_secret {
             Some(secret) => secret.expose().as_bytes().to_vec(),
             None => {

@@ -9,6 +9,7 @@ mod email_records;
 mod error;
 mod postgres;
 mod records;
+pub mod sealing;
 mod sql;
 mod sqlite;
 mod task_records;
@@ -21,6 +22,7 @@ pub mod testing;
 pub use connect::connect;
 pub use error::StoreError;
 pub use postgres::PostgresStore;
+pub use sealing::{MasterKey, Sealer};
 pub use sql::{Dialect, RowsAffected, SqlStore};
 pub use sqlite::SqliteStore;
 pub use traits::{

@@ -247,7 +247,8 @@ async fn bench_peer(args: &Args) -> Result<Measured> {
     let peer = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         runtime.block_on(async move {
-            let store = svc_storage::connect(&url).await?;
+            let store =
+                svc_storage::connect(&url, svc_storage::Sealer::new(svc_storage::MasterKey::generate())).await?;
             polling_peer(store, org, tick, stopped).await
         })
     });

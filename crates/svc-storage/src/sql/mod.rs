@@ -61,12 +61,14 @@ pub trait RowsAffected {
 /// `PostgresStore`.
 pub struct SqlStore<DB: Dialect> {
     pool: Pool<DB>,
+    /// Seals the secrets this store writes and opens those it reads.
+    sealer: crate::Sealer,
 }
 
 impl<DB: Dialect> SqlStore<DB> {
     /// A store over a pool whose database is migrated.
-    pub(crate) fn new(pool: Pool<DB>) -> Self {
-        SqlStore { pool }
+    pub(crate) fn new(pool: Pool<DB>, sealer: crate::Sealer) -> Self {
+        SqlStore { pool, sealer }
     }
 
     async fn begin_write(&self) -> crate::Result<Transaction<'static, DB>> {
