@@ -100,6 +100,20 @@ impl Sealer {
         self.current.id()
     }
 
+    /// The sealer of a rotation to `new`: seals with `new`, opens with it
+    /// and with every key this sealer opens with.
+    pub fn rotating_to(&self, new: MasterKey) -> Sealer {
+        let mut previous = vec![self.current.clone()];
+        previous.extend(self.previous.iter().cloned());
+        Sealer { current: new, previous }
+    }
+
+    /// Whether `stored` is sealed with this sealer's current key (else it is
+    /// plaintext or sealed with another key, and a re-sealing pass rewrites it).
+    pub fn is_current(&self, stored: &str) -> bool {
+        Sealer::key_id_of(stored) == Some(self.current.id())
+    }
+
     /// Whether `stored` is a sealed value (else it is plaintext from before sealing).
     pub fn is_sealed(stored: &str) -> bool {
         stored.starts_with(PREFIX)
@@ -171,6 +185,10 @@ mod tests {
         // A rotation reads both.
         let rotating = Sealer::new(MasterKey::generate()).with_previous(sealer.current.clone());
         assert_eq!(rotating.open(&sealed).unwrap(), "whsec_abc");
+        let rotated = sealer.rotating_to(MasterKey::generate());
+        assert_eq!(rotated.open(&sealed).unwrap(), "whsec_abc");
+        assert!(sealer.is_current(&sealed) && !rotated.is_current(&sealed));
+        assert!(rotated.is_current(&rotated.seal("x")) && !rotated.is_current("plain"));
     }
 
     #[test]

@@ -51,6 +51,11 @@ impl TestDb {
         crate::connect(&self.url, crate::Sealer::new(self.key.clone())).await.expect("open test store")
     }
 
+    /// The store, sealing with `sealer` (another key, or a rotation's new one).
+    pub async fn open_with(&self, sealer: crate::Sealer) -> Arc<dyn Store> {
+        crate::connect(&self.url, sealer).await.expect("open test store")
+    }
+
     /// The master key the test database's secrets are sealed with.
     pub fn key(&self) -> &crate::MasterKey {
         &self.key

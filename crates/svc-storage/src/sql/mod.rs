@@ -25,6 +25,8 @@ mod rates;
 mod runs;
 mod schedule;
 mod scraps;
+pub mod sealed_columns;
+mod secrets;
 mod shared;
 mod tasks;
 mod versions;
