@@ -45,35 +45,48 @@ where
     str: Type<DB>,
     usize: ColumnIndex<DB::Row>,
 {
-    /// Applies `step` to every stored value of every place; returns how
-    /// many it rewrote. Each write is guarded by the value read, so a value
-    /// changed meanwhile is not overwritten.
-    async fn reseal_in(tx: &mut Transaction<'static, DB>, step: &mut Step<'_>) -> Result<u64> {
+    /// Applies `step` to every stored value of every place, except those
+    /// sealed with the key `skip` names (so that a start-up pass over a
+    /// database with nothing to do reads no rows); returns how many values it
+    /// rewrote. Each write is guarded by the value read, so a value changed
+    /// meanwhile (by another process's pass) is not overwritten.
+    async fn reseal_in(tx: &mut Transaction<'static, DB>, skip: Option<&str>, step: &mut Step<'_>) -> Result<u64> {
+        // Key ids are hex: nothing in the pattern is a LIKE wildcard.
+        let pattern = skip.map(|key_id| format!("svcenc:1:{key_id}:%"));
+        let unless = |column: &str, n: u8| match &pattern {
+            Some(_) => format!(" AND {column} NOT LIKE ${n}"),
+            None => String::new(),
+        };
         let mut rewritten = 0;
         for place in places() {
             let Place { table, id, column, only } = place;
-            let rows: Vec<(String, String)> = match only {
+            let mut rows: Vec<(String, String)> = Vec::new();
+            match only {
                 None => {
-                    sqlx::query_as(AssertSqlSafe(format!(
-                        "SELECT {id}, {column} FROM {table} WHERE {column} IS NOT NULL ORDER BY {id}"
-                    )))
-                    .fetch_all(&mut **tx)
-                    .await?
+                    let sql = format!(
+                        "SELECT {id}, {column} FROM {table} WHERE {column} IS NOT NULL{} ORDER BY {id}",
+                        unless(column, 1)
+                    );
+                    let mut query = sqlx::query_as(AssertSqlSafe(sql));
+                    if let Some(p) = &pattern {
+                        query = query.bind(p);
+                    }
+                    rows = query.fetch_all(&mut **tx).await?;
                 }
                 Some(ids) => {
-                    let mut rows = Vec::new();
                     for wanted in ids {
-                        let row: Option<(String, String)> = sqlx::query_as(AssertSqlSafe(format!(
-                            "SELECT {id}, {column} FROM {table} WHERE {id} = $1 AND {column} IS NOT NULL"
-                        )))
-                        .bind(*wanted)
-                        .fetch_optional(&mut **tx)
-                        .await?;
-                        rows.extend(row);
+                        let sql = format!(
+                            "SELECT {id}, {column} FROM {table} WHERE {id} = $1 AND {column} IS NOT NULL{}",
+                            unless(column, 2)
+                        );
+                        let mut query = sqlx::query_as(AssertSqlSafe(sql)).bind(*wanted);
+                        if let Some(p) = &pattern {
+                            query = query.bind(p);
+                        }
+                        rows.extend(query.fetch_optional(&mut **tx).await?);
                     }
-                    rows
                 }
-            };
+            }
             for (row_id, stored) in rows {
                 let Some(new) = step(place, &row_id, &stored)? else { continue };
                 let done = sqlx::query(AssertSqlSafe(format!(
@@ -200,7 +213,7 @@ where
                 }
             }
         };
-        let rewritten = Self::reseal_in(&mut tx, &mut step).await?;
+        let rewritten = Self::reseal_in(&mut tx, Some(sealer.key_id()), &mut step).await?;
         Self::scrub_end(&mut tx).await?;
         tx.commit().await?;
         if rewritten > 0 {
@@ -219,7 +232,7 @@ where
             })?;
             Ok(Some(rotating.seal(&plain)))
         };
-        let mut resealed = Self::reseal_in(&mut tx, &mut step).await?;
+        let mut resealed = Self::reseal_in(&mut tx, None, &mut step).await?;
         // A database without a key check (never started with sealing) gets one.
         let added = sqlx::query("INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING")
             .bind(KEY_CHECK_SETTING)
