@@ -66,6 +66,7 @@ pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
                 (Some(mail), _) => eprintln!("svc: email via {} from {}", mail.smtp.redacted(), mail.from),
                 (None, reason) => eprintln!("svc: email off: {}", reason.unwrap_or("not configured")),
             }
+            eprintln!("svc: secrets sealed with master key {} ({})", app.secret_key_id(), app.secret_key_source());
         }
         Err(e) => eprintln!("svc: listening (address unknown: {e})"),
     }
@@ -95,6 +96,7 @@ pub(crate) async fn work(file: Option<&Path>, container: &str) -> ExitCode {
         Err(code) => return code,
     };
     eprintln!("svc: worker for container `{container}` (database: {})", app.backend());
+    eprintln!("svc: secrets sealed with master key {} ({})", app.secret_key_id(), app.secret_key_source());
     app.work(container, shutdown_signal()).await;
     ExitCode::SUCCESS
 }

@@ -1,5 +1,6 @@
 //! The start-up steps every command shares, each failing with its exit code
-//! (2: bad configuration, 1: the database cannot be opened).
+//! (2: bad configuration, a master key that does not fit the database
+//! included; 1: the database cannot be opened).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -16,6 +17,6 @@ pub(crate) fn config(file: Option<&Path>) -> Result<Config, ExitCode> {
 pub(crate) async fn app(config: Config) -> Result<App, ExitCode> {
     App::build(config).await.map_err(|e| {
         eprintln!("svc: {e}");
-        ExitCode::FAILURE
+        if e.is_configuration() { ExitCode::from(2) } else { ExitCode::FAILURE }
     })
 }

@@ -46,8 +46,18 @@ pub struct Config {
     /// `SVC_PUBLIC_URL` when set; else [`Config::public_url`] derives it
     /// from the address the server listens on.
     pub public_url: Option<String>,
-    /// Generated once and kept in the database when unset.
+    /// Generated once and kept in the database (sealed) when unset.
     pub jwt_secret: Option<Secret>,
+    /// `SVC_SECRET_KEY`: the master key that seals the secrets svc stores
+    /// (base64 of 32 bytes, checked here). Wins over the key file.
+    pub secret_key: Option<Secret>,
+    /// `SVC_SECRET_KEY_FILE`: where the master key is kept when
+    /// `SVC_SECRET_KEY` is unset; default `secret.key` beside a SQLite
+    /// database, `svc-data/secret.key` for PostgreSQL (see `secret_key`).
+    pub secret_key_file: Option<std::path::PathBuf>,
+    /// `SVC_SECRET_KEY_PREVIOUS`: a key that secrets may still be sealed
+    /// with (read only; the start-up pass re-seals them with the current key).
+    pub secret_key_previous: Option<Secret>,
     /// `SVC_AI_BASE_URL`: an OpenAI-compatible Chat Completions server
     /// (`…/v1`); unset, AI features are off.
     pub ai_base_url: Option<String>,
@@ -323,8 +333,27 @@ impl Raw {
 }
 
 /// Settings whose values are never echoed in an error.
-const SECRET_SETTINGS: [&str; 6] =
-    ["JWT_SECRET", "SMTP_URL", "PROXY_TIER1", "PROXY_TIER2", "PROXY_TIER3", "PROXY_TIER4"];
+const SECRET_SETTINGS: [&str; 8] = [
+    "JWT_SECRET",
+    "SECRET_KEY",
+    "SECRET_KEY_PREVIOUS",
+    "SMTP_URL",
+    "PROXY_TIER1",
+    "PROXY_TIER2",
+    "PROXY_TIER3",
+    "PROXY_TIER4",
+];
+
+/// A master key: base64 of 32 bytes (the reason never quotes the value);
+/// empty is unset.
+fn master_key(s: &str) -> Result<Option<Secret>, String> {
+    if s.trim().is_empty() {
+        return Ok(None);
+    }
+    svc_storage::MasterKey::from_base64(s)
+        .map(|_| Some(Secret::new(s.trim())))
+        .map_err(|e| format!("{e}; generate one with `head -c 32 /dev/urandom | base64`"))
+}
 const PROXY_TIER_NAMES: [&str; 4] = ["PROXY_TIER1", "PROXY_TIER2", "PROXY_TIER3", "PROXY_TIER4"];
 const PROXY_PRICE_NAMES: [&str; 4] =
     ["PROXY_TIER1_PRICE", "PROXY_TIER2_PRICE", "PROXY_TIER3_PRICE", "PROXY_TIER4_PRICE"];
@@ -502,6 +531,11 @@ impl Config {
         let jwt_secret = raw.get("JWT_SECRET", None, |s| {
             if s.len() < 32 { Err("must be at least 32 bytes".into()) } else { Ok(Some(Secret::new(s))) }
         })?;
+        let secret_key = raw.get("SECRET_KEY", None, master_key)?;
+        let secret_key_file = raw.get("SECRET_KEY_FILE", None, |s| {
+            Ok(Some(s.trim()).filter(|s| !s.is_empty()).map(std::path::PathBuf::from))
+        })?;
+        let secret_key_previous = raw.get("SECRET_KEY_PREVIOUS", None, master_key)?;
         let ai_base_url = raw.get("AI_BASE_URL", None, |s| {
             let s = s.trim().trim_end_matches('/');
             if s.is_empty() {
@@ -540,6 +574,9 @@ impl Config {
             listen,
             public_url,
             jwt_secret,
+            secret_key,
+            secret_key_file,
+            secret_key_previous,
             ai_base_url,
             ai_api_key: raw
                 .get("AI_API_KEY", None, |s| Ok(Some(Secret::new(s.trim())).filter(|k| !k.expose().is_empty())))?,
@@ -660,6 +697,49 @@ mod tests {
         .unwrap();
         let shown = format!("{c:?}");
         assert!(!shown.contains("a-very-long-secret") && !shown.contains("db-password"), "{shown}");
+    }
+
+    #[test]
+    fn the_master_key_is_checked_and_never_echoed() {
+        let key = svc_storage::MasterKey::generate().to_base64();
+        let c = Config::load(
+            None,
+            env(&[("SVC_SECRET_KEY", &format!(" {key}\n")), ("SVC_SECRET_KEY_FILE", "/etc/svc/secret.key")]),
+        )
+        .unwrap();
+        assert_eq!(c.secret_key.as_ref().map(Secret::expose), Some(key.as_str()), "trimmed");
+        assert_eq!(c.secret_key_file.as_deref(), Some(Path::new("/etc/svc/secret.key")));
+        assert!(!format!("{c:?}").contains(&key), "redacted in Debug");
+        let unset = Config::load(None, env(&[("SVC_SECRET_KEY", ""), ("SVC_SECRET_KEY_FILE", " ")])).unwrap();
+        assert!(unset.secret_key.is_none() && unset.secret_key_file.is_none(), "empty is unset");
+
+        let short = base64_of(&[7u8; 16]);
+        for (name, bad, why) in [
+            ("SVC_SECRET_KEY", "not-base64-but-secret!", "not base64"),
+            ("SVC_SECRET_KEY", short.as_str(), "16 bytes"),
+            ("SVC_SECRET_KEY_PREVIOUS", "hunter2-hunter2-hunter2", "not base64"),
+        ] {
+            let err = Config::load(None, env(&[(name, bad)])).unwrap_err().to_string();
+            assert!(err.contains(name) && err.contains(why), "{err}");
+            assert!(!err.contains(bad), "the value is not echoed: {err}");
+        }
+    }
+
+    fn base64_of(bytes: &[u8]) -> String {
+        // A tiny encoder, so the test needs no base64 dependency.
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = String::new();
+        for chunk in bytes.chunks(3) {
+            let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+            for i in 0..4 {
+                if i <= chunk.len() {
+                    out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
     }
 
     #[test]

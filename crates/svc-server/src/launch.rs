@@ -12,7 +12,9 @@ use svc_service::mailer::Mailer;
 
 use crate::Config;
 use crate::mail_client::{MailSetupError, SmtpMailer};
+use crate::secret_key::{self, KeyRotation, KeySource, KeyedStore, SecretKeyError};
 use crate::webhook_client::HttpWebhookClient;
+use svc_storage::MasterKey;
 
 /// Webhook attempts in flight at once in one process.
 const WEBHOOKS_IN_FLIGHT: usize = 1024;
@@ -25,6 +27,18 @@ pub enum LaunchError {
     Serve(#[from] std::io::Error),
     #[error("{0}")]
     Mail(#[from] MailSetupError),
+    /// The master key does not fit the database (or cannot be read): a
+    /// configuration error, like a bad setting.
+    #[error("{0}")]
+    SecretKey(#[from] SecretKeyError),
+}
+
+impl LaunchError {
+    /// Whether the operator's configuration is at fault (exit code 2), rather
+    /// than the database or the network.
+    pub fn is_configuration(&self) -> bool {
+        matches!(self, LaunchError::SecretKey(_))
+    }
 }
 
 /// A built application: the store is open and migrated, the services ready.
@@ -36,6 +50,9 @@ pub struct App {
     services: Arc<Services>,
     /// The SMTP client when email is on (`SVC_SMTP_URL`).
     smtp: Option<Arc<SmtpMailer>>,
+    /// Where the master key came from, and its id.
+    key_source: KeySource,
+    key_id: String,
 }
 
 impl App {
@@ -44,12 +61,27 @@ impl App {
             Some(settings) => Some(Arc::new(SmtpMailer::from_config(&settings)?)),
             None => None,
         };
-        let store = svc_storage::connect(config.database_url.expose()).await?;
+        // The master key, checked against the database's key check (or
+        // generated at the very first start): see `secret_key`.
+        let KeyedStore { store, source: key_source, key_id } = secret_key::open_store(&config).await?;
+        // Secrets stored before sealing (or sealed with SVC_SECRET_KEY_PREVIOUS).
+        let sealed = store.seal_plaintext_secrets().await?;
+        if sealed.sealed + sealed.resealed > 0 {
+            tracing::info!(
+                sealed = sealed.sealed,
+                resealed = sealed.resealed,
+                key_id = %key_id,
+                "sealed the secrets stored in plaintext or with a previous master key"
+            );
+        }
+        for unreadable in &sealed.unreadable {
+            tracing::warn!("a stored secret does not open with this server's master key: {unreadable}");
+        }
         let jwt_secret = match &config.jwt_secret {
             Some(secret) => secret.expose().as_bytes().to_vec(),
             None => {
                 let fresh = hex::encode(rand::random::<[u8; 32]>());
-                store.setting_or_init("jwt_secret", &fresh).await?.into_bytes()
+                store.secret_setting_or_init("jwt_secret", &fresh).await?.into_bytes()
             }
         };
         let services = Arc::new(Services::new(
@@ -75,7 +107,27 @@ impl App {
             let model = Arc::new(crate::ai_client::OpenAiCompatible::from_settings(&ai));
             services.runs.attach_ai(model, ai.pricing);
         }
-        Ok(App { config, store, services, smtp })
+        Ok(App { config, store, services, smtp, key_source, key_id })
+    }
+
+    /// Where this process's master key came from (`SVC_SECRET_KEY`, a key file).
+    pub fn secret_key_source(&self) -> &KeySource {
+        &self.key_source
+    }
+
+    /// The id of the master key the secrets are sealed with (not secret).
+    pub fn secret_key_id(&self) -> &str {
+        &self.key_id
+    }
+
+    /// `svc admin rotate-secret-key`: a new master key, every sealed value
+    /// re-sealed with it in one transaction, and the key file replaced
+    /// (crash-safe order in `secret_key::rotate`). `announce` gets the new
+    /// key before the database changes; with `SVC_SECRET_KEY`, the operator
+    /// must then replace the variable before the next start. This app keeps
+    /// its old key: close it afterwards.
+    pub async fn rotate_secret_key(&self, announce: impl FnOnce(&MasterKey)) -> Result<KeyRotation, LaunchError> {
+        secret_key::rotate(&self.store, &self.key_source, announce).await
     }
 
     pub fn services(&self) -> &Arc<Services> {

@@ -13,4 +13,7 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("cannot prepare database location: {0}")]
     Io(#[from] std::io::Error),
+    /// A sealed secret could not be opened (another master key, or altered).
+    #[error("{0}")]
+    Sealing(String),
 }

@@ -7,8 +7,10 @@
 mod connect;
 mod email_records;
 mod error;
+pub mod key_check;
 mod postgres;
 mod records;
+pub mod sealing;
 mod sql;
 mod sqlite;
 mod task_records;
@@ -21,14 +23,16 @@ pub mod testing;
 pub use connect::connect;
 pub use error::StoreError;
 pub use postgres::PostgresStore;
+pub use sealing::{MasterKey, Sealer};
+pub use sql::sealed_columns::{SEALED_COLUMNS, SEALED_SETTINGS, SealedColumn};
 pub use sql::{Dialect, RowsAffected, SqlStore};
 pub use sqlite::SqliteStore;
 pub use traits::{
     AccountStore, ActivityStore, AppliedFix, ClaimedRun, DueScrap, EmailOutcome, EmailStore, ExpiredLeases, FiredTick,
     HistoryFilter, HistoryStore, KeyStore, NewAccount, Page, PlanRenewal, PlannedTick, QueueState, RateStore,
-    Recipient, RenewalOutcome, RunNeighbours, RunStore, RunStreak, ScheduleStore, ScrapFilter, ScrapStore, Store,
-    TaskEnd, TaskFinish, TaskStore, TickAction, TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore,
-    WebhookStore,
+    Recipient, RenewalOutcome, RotationReport, RunNeighbours, RunStore, RunStreak, ScheduleStore, ScrapFilter,
+    ScrapStore, SealReport, SecretStore, Store, TaskEnd, TaskFinish, TaskStore, TickAction, TickOutcome, TickPlan,
+    TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -14,7 +14,7 @@ pub type SqliteStore = SqlStore<Sqlite>;
 
 impl SqliteStore {
     /// Opens (creating file and folder if needed) and migrates `sqlite://path`.
-    pub async fn open(url: &str) -> crate::Result<Self> {
+    pub async fn open(url: &str, sealer: crate::Sealer) -> crate::Result<Self> {
         let path = url.strip_prefix("sqlite://").unwrap_or(url);
         let path = path.split('?').next().unwrap_or(path);
         if let Some(parent) = Path::new(path).parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -35,7 +35,7 @@ impl SqliteStore {
             .connect_with(options)
             .await?;
         sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
-        Ok(SqlStore::new(pool))
+        Ok(SqlStore::new(pool, sealer))
     }
 }
 

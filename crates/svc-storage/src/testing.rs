@@ -15,13 +15,15 @@ pub struct TestDb {
     _dir: Option<tempfile::TempDir>,
     /// The server's url and this database's name, for PostgreSQL.
     postgres: Option<(String, String)>,
+    /// A master key of its own.
+    key: crate::MasterKey,
 }
 
 impl TestDb {
     pub fn sqlite() -> TestDb {
         let dir = tempfile::tempdir().expect("temporary folder");
         let url = format!("sqlite://{}", dir.path().join("svc.db").display());
-        TestDb { url, _dir: Some(dir), postgres: None }
+        TestDb { url, _dir: Some(dir), postgres: None, key: crate::MasterKey::generate() }
     }
 
     /// `None` when `SVC_TEST_POSTGRES_URL` is not set.
@@ -36,11 +38,27 @@ impl TestDb {
             .await
             .expect("create test database");
         let (base, _) = admin_url.rsplit_once('/').expect("SVC_TEST_POSTGRES_URL ends in /<database>");
-        Some(TestDb { url: format!("{base}/{name}"), _dir: None, postgres: Some((admin_url, name)) })
+        Some(TestDb {
+            url: format!("{base}/{name}"),
+            _dir: None,
+            postgres: Some((admin_url, name)),
+            key: crate::MasterKey::generate(),
+        })
     }
 
+    /// The store, sealing with the test database's own master key.
     pub async fn open(&self) -> Arc<dyn Store> {
-        crate::connect(&self.url).await.expect("open test store")
+        crate::connect(&self.url, crate::Sealer::new(self.key.clone())).await.expect("open test store")
+    }
+
+    /// The store, sealing with `sealer` (another key, or a rotation's new one).
+    pub async fn open_with(&self, sealer: crate::Sealer) -> Arc<dyn Store> {
+        crate::connect(&self.url, sealer).await.expect("open test store")
+    }
+
+    /// The master key the test database's secrets are sealed with.
+    pub fn key(&self) -> &crate::MasterKey {
+        &self.key
     }
 }
 

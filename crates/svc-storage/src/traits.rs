@@ -614,6 +614,63 @@ pub trait VersionStore: Send + Sync {
     ) -> Result<Option<ScriptVersion>>;
 }
 
+/// Secrets at rest: the key check, sealed settings, the start-up pass over
+/// plaintext from before sealing, and the master key rotation. The sealed
+/// columns are listed once, in `sql/sealed_columns.rs`.
+#[async_trait]
+pub trait SecretStore: Send + Sync {
+    /// The key check as stored (`None` before the first start with sealing):
+    /// a fixed text sealed with the key the database's secrets are sealed
+    /// with. Not secret; see `key_check`.
+    async fn key_check(&self) -> Result<Option<String>>;
+    /// Stores the key check sealed with this store's key unless one is
+    /// stored, then makes sure the stored one opens with this store's keys;
+    /// else fails with `StoreError::Sealing` naming both key ids (another
+    /// process with another key wrote it first).
+    async fn init_key_check(&self) -> Result<()>;
+    /// Like `AccountStore::setting_or_init` for a secret: `value` is stored
+    /// sealed (the plaintext never reaches the database); returns the stored
+    /// value opened. A plaintext value from before sealing is returned as it is.
+    async fn secret_setting_or_init(&self, key: &str, value: &str) -> Result<String>;
+    /// In one transaction, seals every value of the sealed columns and
+    /// settings that is still plaintext (stored before sealing existed), and
+    /// re-seals with the current key those sealed with a previous key this
+    /// store opens (`SVC_SECRET_KEY_PREVIOUS`). Idempotent: a second call
+    /// changes nothing. A value that does not open is left as it is and
+    /// reported. On SQLite the space the old values held is zeroed and the
+    /// write-ahead log truncated, so they do not linger in the files.
+    async fn seal_plaintext_secrets(&self) -> Result<SealReport>;
+    /// In one transaction, re-seals every sealed value (the sealed columns,
+    /// the JWT secret and the key check) with `new_key`, opening with this
+    /// store's keys; plaintext left from before sealing is sealed too. Fails,
+    /// changing nothing, if any value does not open. This store keeps sealing
+    /// with its old key afterwards: open a new one with `new_key`.
+    async fn rotate_master_key(&self, new_key: &crate::MasterKey) -> Result<RotationReport>;
+}
+
+/// What `SecretStore::seal_plaintext_secrets` did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SealReport {
+    /// Plaintext values now sealed.
+    pub sealed: u64,
+    /// Values sealed with a previous key, now sealed with the current one.
+    pub resealed: u64,
+    /// Values that do not open with this store's keys (left as they are):
+    /// `table.column of id: reason`.
+    pub unreadable: Vec<String>,
+}
+
+/// What `SecretStore::rotate_master_key` did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RotationReport {
+    /// The key id values were sealed with (the store's current key).
+    pub from_key: String,
+    /// The new key's id.
+    pub to_key: String,
+    /// Values re-sealed, the key check included.
+    pub resealed: u64,
+}
+
 /// Everything svc stores.
 #[async_trait]
 pub trait Store:
@@ -629,6 +686,7 @@ pub trait Store:
     + EmailStore
     + TaskStore
     + VersionStore
+    + SecretStore
 {
     /// `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;

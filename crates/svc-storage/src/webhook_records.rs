@@ -2,8 +2,8 @@
 
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
 
-use crate::StoreError;
 use crate::records::{id, json, opt_time, parse_ids, time};
+use crate::{Sealer, StoreError};
 
 fn event(s: &str) -> Result<WebhookEvent, StoreError> {
     WebhookEvent::parse(s).ok_or_else(|| StoreError::Corrupt(format!("webhook event `{s}`")))
@@ -22,9 +22,11 @@ pub(crate) struct WebhookRecord {
     updated_at: i64,
 }
 
-impl TryFrom<WebhookRecord> for Webhook {
-    type Error = StoreError;
-    fn try_from(r: WebhookRecord) -> Result<Self, StoreError> {
+impl WebhookRecord {
+    /// The webhook, its secret opened with `sealer` (a plaintext secret from
+    /// before sealing is taken as it is; the start-up pass seals it).
+    pub(crate) fn open(self, sealer: &Sealer) -> Result<Webhook, StoreError> {
+        let r = self;
         let events: Vec<String> = json(&r.events)?;
         Ok(Webhook {
             id: id(&r.id)?,
@@ -33,7 +35,7 @@ impl TryFrom<WebhookRecord> for Webhook {
             events: events.iter().map(|e| event(e)).collect::<Result<_, _>>()?,
             scrap_ids: parse_ids(&r.scrap_ids)?,
             active: r.active,
-            secret: r.secret,
+            secret: sealer.open_or_plain(&r.secret)?,
             created_at: time(r.created_at)?,
             updated_at: time(r.updated_at)?,
         })

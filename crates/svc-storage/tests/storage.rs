@@ -30,11 +30,14 @@ use svc_domain::scrap::{EmailFormat, HISTORY_IDS_CAP, ParamSet, Scrap};
 use svc_domain::script_version::{ScriptVersion, VersionSource};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
+use svc_storage::key_check::key_check_opens;
+use svc_storage::testing::TestDb;
 use svc_storage::{
     AppliedFix, DueScrap, EmailOutcome, HistoryFilter, NewAccount, Page, PlanRenewal, PlannedTick, QueueState,
     RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store, StoreError, TaskEnd, TaskFinish, TickAction,
     TickOutcome, TickPlan, TickPlanner,
 };
+use svc_storage::{MasterKey, Sealer};
 
 // ---------------------------------------------------------------------------
 // Fixtures
@@ -2697,6 +2700,281 @@ mod migration_0007 {
         store.close().await;
     }
 }
+
+// ---------------------------------------------------------------------------
+// Secrets at rest (tests that reach the database's raw values: `db_tests!`)
+// ---------------------------------------------------------------------------
+
+mod raw {
+    //! Plain SQL on a test database, beside the store: what a dump would show,
+    //! and rows written the way older versions wrote them.
+    use svc_storage::testing::TestDb;
+
+    pub async fn pairs(db: &TestDb, sql: &str) -> Vec<(String, String)> {
+        let sql = sqlx::AssertSqlSafe(sql.to_string());
+        if db.url.starts_with("sqlite") {
+            let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+            let rows = sqlx::query_as(sql).fetch_all(&pool).await.unwrap();
+            pool.close().await;
+            rows
+        } else {
+            let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
+            let rows = sqlx::query_as(sql).fetch_all(&pool).await.unwrap();
+            pool.close().await;
+            rows
+        }
+    }
+
+    pub async fn exec(db: &TestDb, sql: &str, binds: &[&str]) {
+        let sql = sqlx::AssertSqlSafe(sql.to_string());
+        if db.url.starts_with("sqlite") {
+            let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+            let mut q = sqlx::query(sql);
+            for b in binds {
+                q = q.bind(b.to_string());
+            }
+            q.execute(&pool).await.unwrap();
+            pool.close().await;
+        } else {
+            let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
+            let mut q = sqlx::query(sql);
+            for b in binds {
+                q = q.bind(b.to_string());
+            }
+            q.execute(&pool).await.unwrap();
+            pool.close().await;
+        }
+    }
+
+    /// A webhook row as versions before sealing wrote it (or with any `secret`).
+    pub async fn insert_webhook(db: &TestDb, org: &str, id: &str, secret: &str) {
+        exec(
+            db,
+            "INSERT INTO webhooks (id, organization_id, url, events, scrap_ids, active, secret, created_at, updated_at) \
+             VALUES ($1, $2, 'https://old.example/hook', '[\"scrap.success\"]', '[]', TRUE, $3, 0, 0)",
+            &[id, org, secret],
+        )
+        .await;
+    }
+
+    /// Every sealed value where the sealed columns list puts them.
+    pub async fn sealed_values(db: &TestDb) -> Vec<(String, String)> {
+        let mut all = Vec::new();
+        for c in svc_storage::SEALED_COLUMNS {
+            let sql = format!("SELECT {}, {} FROM {} WHERE {} IS NOT NULL", c.id, c.column, c.table, c.column);
+            all.extend(pairs(db, &sql).await);
+        }
+        for key in svc_storage::SEALED_SETTINGS {
+            all.extend(pairs(db, &format!("SELECT key, value FROM settings WHERE key = '{key}'")).await);
+        }
+        all
+    }
+}
+
+async fn webhook_secrets_are_sealed_in_the_database(db: &TestDb) {
+    let store = db.open().await;
+    let (org, _) = account(&store, "sealed@example.com").await;
+    let hook = Webhook {
+        secret: "whsec_cGxhaW50ZXh0LXdlYmhvb2stc2VjcmV0".into(),
+        ..webhook(&org, "https://a.example/h", now())
+    };
+    store.insert_webhook(&hook).await.unwrap();
+    assert_eq!(store.webhook(org.id, hook.id).await.unwrap(), Some(hook.clone()), "read back as plaintext");
+    assert_eq!(store.list_webhooks(org.id, 0, 10).await.unwrap().items, vec![hook.clone()]);
+    assert_eq!(store.active_webhooks(org.id).await.unwrap(), vec![hook.clone()]);
+    let stored = raw::pairs(db, "SELECT id, secret FROM webhooks").await;
+    assert_eq!(stored.len(), 1);
+    let sealed = &stored[0].1;
+    assert!(Sealer::is_sealed(sealed) && !sealed.contains("cGxhaW50ZXh0"), "{sealed}");
+    assert_eq!(Sealer::key_id_of(sealed), Some(db.key().id()));
+    // An update (which leaves the secret) keeps it sealed and readable.
+    let off = Webhook { active: false, ..hook.clone() };
+    assert!(store.update_webhook(org.id, &off).await.unwrap());
+    assert_eq!(store.webhook(org.id, hook.id).await.unwrap(), Some(off));
+    assert_eq!(&raw::pairs(db, "SELECT id, secret FROM webhooks").await[0].1, sealed);
+    store.close().await;
+
+    // Another key cannot read it.
+    let other = db.open_with(Sealer::new(MasterKey::generate())).await;
+    let err = other.webhook(org.id, hook.id).await.unwrap_err();
+    assert!(matches!(err, StoreError::Sealing(_)), "{err}");
+    assert!(err.to_string().contains(db.key().id()), "{err}");
+    other.close().await;
+}
+
+async fn the_key_check_is_written_once_and_tells_keys_apart(db: &TestDb) {
+    let store = db.open().await;
+    assert_eq!(store.key_check().await.unwrap(), None, "a new database has none");
+    store.init_key_check().await.unwrap();
+    let check = store.key_check().await.unwrap().expect("written");
+    assert!(key_check_opens(&Sealer::new(db.key().clone()), &check));
+    store.init_key_check().await.unwrap();
+    assert_eq!(store.key_check().await.unwrap(), Some(check.clone()), "written once");
+    store.close().await;
+
+    let other = db.open_with(Sealer::new(MasterKey::generate())).await;
+    let err = other.init_key_check().await.unwrap_err().to_string();
+    assert!(err.contains(db.key().id()), "names the database's key: {err}");
+    assert_eq!(other.key_check().await.unwrap(), Some(check), "the stored check is left alone");
+    other.close().await;
+}
+
+async fn secret_settings_are_sealed_and_written_once(db: &TestDb) {
+    let store = db.open().await;
+    assert_eq!(store.secret_setting_or_init("jwt_secret", "jwt-plaintext-one").await.unwrap(), "jwt-plaintext-one");
+    assert_eq!(store.secret_setting_or_init("jwt_secret", "jwt-plaintext-two").await.unwrap(), "jwt-plaintext-one");
+    let stored = raw::pairs(db, "SELECT key, value FROM settings WHERE key = 'jwt_secret'").await;
+    assert!(Sealer::is_sealed(&stored[0].1) && !stored[0].1.contains("jwt-plaintext"), "{stored:?}");
+    store.close().await;
+}
+
+async fn plaintext_from_before_sealing_is_sealed_once(db: &TestDb) {
+    let store = db.open().await;
+    let (org, _) = account(&store, "old@example.com").await;
+    let (a, b) = (ObjectId::new().to_string(), ObjectId::new().to_string());
+    raw::insert_webhook(db, &org.id.to_string(), &a, "whsec_b2xkLXBsYWludGV4dC1h").await;
+    raw::insert_webhook(db, &org.id.to_string(), &b, "whsec_b2xkLXBsYWludGV4dC1i").await;
+    raw::exec(db, "INSERT INTO settings (key, value) VALUES ('jwt_secret', 'old-plaintext-jwt-secret')", &[]).await;
+    raw::exec(db, "INSERT INTO settings (key, value) VALUES ('unrelated', 'left-as-it-is')", &[]).await;
+    // Readable before the pass (taken as plaintext).
+    let a_id = ObjectId::parse(&a).unwrap();
+    assert_eq!(store.webhook(org.id, a_id).await.unwrap().unwrap().secret, "whsec_b2xkLXBsYWludGV4dC1h");
+
+    let report = store.seal_plaintext_secrets().await.unwrap();
+    assert_eq!((report.sealed, report.resealed, report.unreadable.len()), (3, 0, 0), "{report:?}");
+    for (id, value) in raw::sealed_values(db).await {
+        assert!(Sealer::is_sealed(&value) && !value.contains("plaintext"), "{id}: {value}");
+        assert_eq!(Sealer::key_id_of(&value), Some(db.key().id()));
+    }
+    assert_eq!(raw::pairs(db, "SELECT key, value FROM settings WHERE key = 'unrelated'").await[0].1, "left-as-it-is");
+    assert_eq!(store.webhook(org.id, a_id).await.unwrap().unwrap().secret, "whsec_b2xkLXBsYWludGV4dC1h");
+    assert_eq!(store.secret_setting_or_init("jwt_secret", "new").await.unwrap(), "old-plaintext-jwt-secret");
+
+    let before = raw::sealed_values(db).await;
+    let again = store.seal_plaintext_secrets().await.unwrap();
+    assert_eq!(again, Default::default(), "idempotent");
+    assert_eq!(raw::sealed_values(db).await, before, "nothing rewritten");
+    store.close().await;
+}
+
+async fn values_of_a_previous_key_are_resealed_and_foreign_ones_reported(db: &TestDb) {
+    let store = db.open().await;
+    let (org, _) = account(&store, "prev@example.com").await;
+    let hook = webhook(&org, "https://a.example/h", now());
+    store.insert_webhook(&hook).await.unwrap();
+    let foreign = ObjectId::new().to_string();
+    let sealed_elsewhere = Sealer::new(MasterKey::generate()).seal("whsec_Zm9yZWlnbg==");
+    raw::insert_webhook(db, &org.id.to_string(), &foreign, &sealed_elsewhere).await;
+    store.close().await;
+
+    let new_key = MasterKey::generate();
+    let switched = db.open_with(Sealer::new(new_key.clone()).with_previous(db.key().clone())).await;
+    let report = switched.seal_plaintext_secrets().await.unwrap();
+    assert_eq!((report.sealed, report.resealed), (0, 1), "{report:?}");
+    assert_eq!(report.unreadable.len(), 1, "{report:?}");
+    assert!(report.unreadable[0].contains(&format!("webhooks.secret of {foreign}")), "{report:?}");
+    let stored = raw::pairs(db, &format!("SELECT id, secret FROM webhooks WHERE id = '{}'", hook.id)).await;
+    assert_eq!(Sealer::key_id_of(&stored[0].1), Some(new_key.id()));
+    switched.close().await;
+    let only_new = db.open_with(Sealer::new(new_key)).await;
+    assert_eq!(only_new.webhook(org.id, hook.id).await.unwrap(), Some(hook));
+    only_new.close().await;
+}
+
+async fn rotation_reseals_every_value_in_one_transaction(db: &TestDb) {
+    let store = db.open().await;
+    let (org, _) = account(&store, "rotate@example.com").await;
+    store.init_key_check().await.unwrap();
+    let jwt = store.secret_setting_or_init("jwt_secret", "the-jwt-secret-of-this-db").await.unwrap();
+    let hooks = [webhook(&org, "https://a.example/1", now()), webhook(&org, "https://a.example/2", now())];
+    for h in &hooks {
+        store.insert_webhook(h).await.unwrap();
+    }
+    let old_plain = ObjectId::new();
+    raw::insert_webhook(db, &org.id.to_string(), &old_plain.to_string(), "whsec_c3RpbGwtcGxhaW4=").await;
+
+    let new_key = MasterKey::generate();
+    let report = store.rotate_master_key(&new_key).await.unwrap();
+    assert_eq!(report.from_key, db.key().id());
+    assert_eq!(report.to_key, new_key.id());
+    assert_eq!(report.resealed, 5, "three webhooks, the JWT secret and the key check: {report:?}");
+    for (id, value) in raw::sealed_values(db).await {
+        assert_eq!(Sealer::key_id_of(&value), Some(new_key.id()), "{id}");
+    }
+    store.close().await;
+
+    let rotated = db.open_with(Sealer::new(new_key.clone())).await;
+    assert!(key_check_opens(&Sealer::new(new_key.clone()), &rotated.key_check().await.unwrap().unwrap()));
+    rotated.init_key_check().await.unwrap();
+    for h in &hooks {
+        assert_eq!(rotated.webhook(org.id, h.id).await.unwrap().as_ref(), Some(h));
+    }
+    assert_eq!(rotated.webhook(org.id, old_plain).await.unwrap().unwrap().secret, "whsec_c3RpbGwtcGxhaW4=");
+    assert_eq!(rotated.secret_setting_or_init("jwt_secret", "x").await.unwrap(), jwt, "the JWT secret is unchanged");
+    rotated.close().await;
+    let old = db.open().await;
+    assert!(old.webhook(org.id, hooks[0].id).await.is_err(), "the old key no longer opens them");
+    assert!(old.init_key_check().await.is_err());
+    old.close().await;
+
+    // A value that does not open stops the rotation, which changes nothing.
+    let rotated = db.open_with(Sealer::new(new_key.clone())).await;
+    let foreign = ObjectId::new().to_string();
+    raw::insert_webhook(db, &org.id.to_string(), &foreign, &Sealer::new(MasterKey::generate()).seal("whsec_eA=="))
+        .await;
+    let before = raw::sealed_values(db).await;
+    let err = rotated.rotate_master_key(&MasterKey::generate()).await.unwrap_err().to_string();
+    assert!(err.contains(&format!("webhooks.secret of {foreign}")), "{err}");
+    assert_eq!(raw::sealed_values(db).await, before, "rolled back");
+    rotated.close().await;
+}
+
+async fn rotation_of_a_database_without_a_key_check_adds_one(db: &TestDb) {
+    let store = db.open().await;
+    let new_key = MasterKey::generate();
+    let report = store.rotate_master_key(&new_key).await.unwrap();
+    assert_eq!(report.resealed, 1, "{report:?}");
+    let check = store.key_check().await.unwrap().unwrap();
+    assert!(key_check_opens(&Sealer::new(new_key), &check));
+    store.close().await;
+}
+
+macro_rules! db_tests {
+    ($($name:ident),+ $(,)?) => {
+        mod sqlite_db {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let db = svc_storage::testing::TestDb::sqlite();
+                    super::$name(&db).await;
+                }
+            )+
+        }
+
+        mod postgres_db {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let Some(db) = svc_storage::testing::TestDb::postgres().await else {
+                        println!("skipped postgres_db::{}: SVC_TEST_POSTGRES_URL is not set", stringify!($name));
+                        return;
+                    };
+                    super::$name(&db).await;
+                }
+            )+
+        }
+    };
+}
+
+db_tests!(
+    webhook_secrets_are_sealed_in_the_database,
+    the_key_check_is_written_once_and_tells_keys_apart,
+    secret_settings_are_sealed_and_written_once,
+    plaintext_from_before_sealing_is_sealed_once,
+    values_of_a_previous_key_are_resealed_and_foreign_ones_reported,
+    rotation_reseals_every_value_in_one_transaction,
+    rotation_of_a_database_without_a_key_check_adds_one,
+);
 
 macro_rules! storage_tests {
     ($($name:ident),+ $(,)?) => {

@@ -135,7 +135,10 @@ fn main() -> Result<()> {
             "postgres" => TestDb::postgres().await.context("set SVC_TEST_POSTGRES_URL")?,
             other => bail!("unknown backend {other}"),
         };
-        let config = Config::load(None, [("SVC_DATABASE_URL".to_string(), db.url.clone())])?;
+        let config = Config::load(
+            None,
+            [("SVC_DATABASE_URL".to_string(), db.url.clone()), ("SVC_SECRET_KEY".to_string(), db.key().to_base64())],
+        )?;
         let app = App::build(config).await?;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let base = format!("http://{}", listener.local_addr()?);

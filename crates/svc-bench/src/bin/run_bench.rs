@@ -297,6 +297,7 @@ async fn bench_svc(
     let db = TestDb::sqlite();
     let env = [
         ("SVC_DATABASE_URL", db.url.clone()),
+        ("SVC_SECRET_KEY", db.key().to_base64()),
         ("SVC_ALLOW_PRIVATE_NETWORKS", "true".into()),
         ("SVC_WORKER_CONCURRENCY", args.concurrency.to_string()),
         ("SVC_CHROMIUM", chromium.to_string()),

@@ -171,8 +171,13 @@ async fn bench_svc(args: &Args) -> Result<Measured> {
     }
     let config = Config::load(
         None,
-        [("SVC_DATABASE_URL", db.url.as_str()), ("SVC_EMBEDDED_WORKER", "false"), ("SVC_SCHEDULER", "true")]
-            .map(|(k, v)| (k.to_string(), v.to_string())),
+        [
+            ("SVC_DATABASE_URL", db.url.as_str()),
+            ("SVC_SECRET_KEY", db.key().to_base64().as_str()),
+            ("SVC_EMBEDDED_WORKER", "false"),
+            ("SVC_SCHEDULER", "true"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string())),
     )?;
     let app = App::build(config).await?;
     let listener = TcpListener::bind("127.0.0.1:0").await?;
@@ -247,7 +252,8 @@ async fn bench_peer(args: &Args) -> Result<Measured> {
     let peer = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         runtime.block_on(async move {
-            let store = svc_storage::connect(&url).await?;
+            let store =
+                svc_storage::connect(&url, svc_storage::Sealer::new(svc_storage::MasterKey::generate())).await?;
             polling_peer(store, org, tick, stopped).await
         })
     });

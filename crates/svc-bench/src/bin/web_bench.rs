@@ -48,6 +48,7 @@ async fn run(args: Args) -> Result<()> {
     };
     let settings = [
         ("SVC_DATABASE_URL".to_string(), db.url.clone()),
+        ("SVC_SECRET_KEY".into(), db.key().to_base64()),
         ("SVC_EMBEDDED_WORKER".into(), "false".into()),
         ("SVC_SCHEDULER".into(), "false".into()),
         ("SVC_WEBHOOK_DISPATCHER".into(), "false".into()),

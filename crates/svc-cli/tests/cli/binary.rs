@@ -8,6 +8,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use svc_server::secret_key::MasterKey;
 
 const SVC: &str = env!("CARGO_BIN_EXE_svc");
 const STARTUP: Duration = Duration::from_secs(30);
@@ -311,6 +312,124 @@ async fn admin_commands_change_plan_admin_role_and_balance() {
     assert_eq!(me["user"]["isAdmin"], true, "{me}");
     assert_eq!(me["user"]["email"], email, "{me}");
     assert_eq!(server.terminate().code(), Some(0));
+}
+
+/// `svc admin rotate-secret-key` with the default key file (beside the
+/// SQLite database): the file holds a new key afterwards, nothing is printed
+/// on stdout, and a session from before the rotation is still valid.
+#[tokio::test]
+async fn rotating_the_key_file_keeps_sessions_valid() {
+    let dir = tempfile::tempdir().unwrap();
+    let database_url = sqlite_url(dir.path());
+    let key_file = dir.path().join("secret.key");
+    let start = || {
+        let mut command = svc(dir.path());
+        command.env("SVC_LISTEN", "127.0.0.1:0").env("SVC_DATABASE_URL", &database_url);
+        Server::start(command)
+    };
+    let mut server = start();
+    let old_key = std::fs::read_to_string(&key_file).expect("generated at the first start");
+    let old_id = MasterKey::from_base64(&old_key).unwrap().id().to_string();
+    let deadline = Instant::now() + STARTUP;
+    let sealed_line = loop {
+        let line = server.stderr.recv_timeout(deadline.saturating_duration_since(Instant::now())).expect("more stderr");
+        if line.starts_with("svc: secrets sealed") {
+            break line;
+        }
+    };
+    assert_eq!(sealed_line, format!("svc: secrets sealed with master key {old_id} (key file {})", key_file.display()));
+    let http = reqwest::Client::new();
+    let signup: Value = http
+        .post(format!("{}/api/auth/signup", server.base))
+        .json(&json!({"email": "rotate@example.com", "password": "password-123"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = signup["token"].as_str().unwrap().to_string();
+    assert_eq!(server.terminate().code(), Some(0));
+
+    let output = admin(dir.path(), &database_url, &["rotate-secret-key"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains(&format!("master key rotated from {old_id} to ")), "{stderr}");
+    assert!(text(&output.stdout).is_empty(), "no key is printed when a key file holds it");
+    let new_key = std::fs::read_to_string(&key_file).unwrap();
+    assert_ne!(new_key, old_key);
+    assert!(!dir.path().join("secret.key.new").exists());
+
+    let mut server = start();
+    let me = http.get(format!("{}/api/auth/me", server.base)).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(me.status(), reqwest::StatusCode::OK, "a session from before the rotation");
+    assert_eq!(server.terminate().code(), Some(0));
+}
+
+/// A master key that does not fit the database is a configuration error
+/// (exit code 2), for `svc server` and `svc admin` alike, and a missing key
+/// file is never replaced by a new key.
+#[test]
+fn a_master_key_that_does_not_fit_exits_with_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let database_url = sqlite_url(dir.path());
+    let key_file = dir.path().join("secret.key");
+    // The first command creates the database, its key file and key check.
+    let output = admin(dir.path(), &database_url, &["grant-admin", "--email", "nobody@example.com"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let key_id = MasterKey::from_base64(&std::fs::read_to_string(&key_file).unwrap()).unwrap().id().to_string();
+
+    let wrong = MasterKey::generate();
+    for args in [vec!["server"], vec!["admin", "grant-admin", "--email", "nobody@example.com"]] {
+        let mut command = svc(dir.path());
+        command
+            .env("SVC_LISTEN", "127.0.0.1:0")
+            .env("SVC_DATABASE_URL", &database_url)
+            .env("SVC_SECRET_KEY", wrong.to_base64())
+            .args(&args);
+        let output = run(command);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(&key_id) && stderr.contains(wrong.id()), "names both keys: {stderr}");
+        assert!(!stderr.contains(&wrong.to_base64()), "{stderr}");
+    }
+
+    std::fs::remove_file(&key_file).unwrap();
+    let output = admin(dir.path(), &database_url, &["grant-admin", "--email", "nobody@example.com"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is missing") && stderr.contains(&key_id), "{stderr}");
+    assert!(!key_file.exists(), "no new key for a sealed database");
+}
+
+/// With `SVC_SECRET_KEY`, the rotation prints the new key on stdout; the old
+/// key no longer opens the database, the new one does.
+#[test]
+fn rotating_an_environment_key_prints_the_new_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let database_url = sqlite_url(dir.path());
+    let old = MasterKey::generate();
+    let with_key = |key: &str, args: &[&str]| {
+        let mut command = svc(dir.path());
+        command.env("SVC_DATABASE_URL", &database_url).env("SVC_SECRET_KEY", key).arg("admin").args(args);
+        run(command)
+    };
+    let probe = ["grant-admin", "--email", "nobody@example.com"];
+    assert_eq!(with_key(&old.to_base64(), &probe).status.code(), Some(1), "the database exists, the key fits");
+
+    let output = with_key(&old.to_base64(), &["rotate-secret-key"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let stdout = text(&output.stdout);
+    let new = stdout.trim().strip_prefix("SVC_SECRET_KEY=").unwrap_or_else(|| panic!("the new key: {stdout}"));
+    let new = MasterKey::from_base64(new).unwrap();
+    assert!(stderr.contains(&format!("from {} to {}", old.id(), new.id())), "{stderr}");
+    assert!(stderr.contains("set SVC_SECRET_KEY"), "{stderr}");
+    assert!(!dir.path().join("secret.key").exists(), "no key file with SVC_SECRET_KEY");
+
+    let refused = with_key(&old.to_base64(), &probe);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
+    assert_eq!(with_key(&new.to_base64(), &probe).status.code(), Some(1), "the new key fits");
 }
 
 /// A one-page target site on a plain TCP listener (answers every request the same).

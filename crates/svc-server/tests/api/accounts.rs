@@ -327,13 +327,17 @@ async fn signup_bounds_the_name() {
     assert_eq!(body["user"]["name"], "long");
 }
 
+fn database_and_key(db: &svc_storage::testing::TestDb) -> Vec<(String, String)> {
+    vec![("SVC_DATABASE_URL".to_string(), db.url.clone()), ("SVC_SECRET_KEY".to_string(), db.key().to_base64())]
+}
+
 #[tokio::test]
 async fn session_tokens_survive_a_restart_on_the_same_database() {
     // SVC_JWT_SECRET unset: the secret generated at first start is kept in the
     // database, so tokens issued before a restart still verify after it.
     let db = common::fresh_db().await;
     let token = {
-        let config = svc_server::Config::load(None, vec![("SVC_DATABASE_URL".to_string(), db.url.clone())]).unwrap();
+        let config = svc_server::Config::load(None, database_and_key(&db)).unwrap();
         let app = svc_server::App::build(config).await.unwrap();
         let created = app
             .services()
@@ -351,7 +355,7 @@ async fn session_tokens_survive_a_restart_on_the_same_database() {
         app.store().close().await;
         created.token.token
     };
-    let config = svc_server::Config::load(None, vec![("SVC_DATABASE_URL".to_string(), db.url.clone())]).unwrap();
+    let config = svc_server::Config::load(None, database_and_key(&db)).unwrap();
     let app = svc_server::App::build(config).await.unwrap();
     let session = app.services().auth.session(&token).await.expect("token issued before the restart");
     assert!(!session.is_platform_admin());

@@ -42,7 +42,11 @@ async fn launch_serves_on_its_listener_until_shutdown() {
     let db = common::fresh_db().await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    let settings = [("SVC_DATABASE_URL".to_string(), db.url.clone()), ("SVC_EMBEDDED_WORKER".into(), "false".into())];
+    let settings = [
+        ("SVC_DATABASE_URL".to_string(), db.url.clone()),
+        ("SVC_SECRET_KEY".into(), db.key().to_base64()),
+        ("SVC_EMBEDDED_WORKER".into(), "false".into()),
+    ];
     let config = svc_server::Config::load(None, settings).unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(svc_server::launch(config, listener, async move {

@@ -25,6 +25,8 @@ mod rates;
 mod runs;
 mod schedule;
 mod scraps;
+pub mod sealed_columns;
+mod secrets;
 mod shared;
 mod tasks;
 mod versions;
@@ -61,12 +63,14 @@ pub trait RowsAffected {
 /// `PostgresStore`.
 pub struct SqlStore<DB: Dialect> {
     pool: Pool<DB>,
+    /// Seals the secrets this store writes and opens those it reads.
+    sealer: crate::Sealer,
 }
 
 impl<DB: Dialect> SqlStore<DB> {
     /// A store over a pool whose database is migrated.
-    pub(crate) fn new(pool: Pool<DB>) -> Self {
-        SqlStore { pool }
+    pub(crate) fn new(pool: Pool<DB>, sealer: crate::Sealer) -> Self {
+        SqlStore { pool, sealer }
     }
 
     async fn begin_write(&self) -> crate::Result<Transaction<'static, DB>> {

@@ -49,7 +49,7 @@ where
         .bind(events_json(&w.events))
         .bind(ids_json(&w.scrap_ids))
         .bind(w.active)
-        .bind(&w.secret)
+        .bind(self.sealer.seal(&w.secret))
         .bind(millis(w.created_at))
         .bind(millis(w.updated_at))
         .execute(&mut *tx)
@@ -109,7 +109,7 @@ where
         .bind(id.to_string())
         .fetch_optional(&self.pool)
         .await?;
-        row.map(Webhook::try_from).transpose()
+        row.map(|r| r.open(&self.sealer)).transpose()
     }
 
     async fn list_webhooks(&self, org: ObjectId, offset: i64, limit: i64) -> Result<Page<Webhook>> {
@@ -127,7 +127,7 @@ where
         .bind(offset)
         .fetch_all(&self.pool)
         .await?;
-        Ok(Page { items: rows.into_iter().map(Webhook::try_from).collect::<Result<_>>()?, total })
+        Ok(Page { items: rows.into_iter().map(|r| r.open(&self.sealer)).collect::<Result<_>>()?, total })
     }
 
     async fn active_webhooks(&self, org: ObjectId) -> Result<Vec<Webhook>> {
@@ -139,7 +139,7 @@ where
         .bind(org.to_string())
         .fetch_all(&self.pool)
         .await?;
-        rows.into_iter().map(Webhook::try_from).collect()
+        rows.into_iter().map(|r| r.open(&self.sealer)).collect()
     }
 
     async fn list_attempts(
@@ -235,7 +235,7 @@ where
             .fetch_all(&mut *tx)
             .await?
             .into_iter()
-            .map(Webhook::try_from)
+            .map(|r| r.open(&self.sealer))
             .collect::<Result<_>>()?;
         tx.commit().await?;
         Ok(deliveries

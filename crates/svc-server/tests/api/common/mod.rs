@@ -34,7 +34,12 @@ pub struct TestApp {
     /// runs, plans); what the tests check goes through HTTP or the services.
     pub store: Arc<dyn Store>,
     pub db_url: String,
+    /// The master key settings this app started with (`SVC_SECRET_KEY...`),
+    /// which `another_on_same_db` repeats.
+    pub secret_settings: Vec<(String, String)>,
     shutdown: Option<oneshot::Sender<()>>,
+    /// The serving task, which closes the store when it ends.
+    served: Option<tokio::task::JoinHandle<Result<(), svc_server::LaunchError>>>,
     _db: Option<TestDb>,
 }
 
@@ -65,35 +70,61 @@ impl TestApp {
         Self::start_with(&[]).await
     }
 
-    /// With extra `SVC_*` settings.
+    /// With extra `SVC_*` settings. The app seals with the test database's
+    /// own master key (`SVC_SECRET_KEY`) unless `settings` name a key or a
+    /// key file.
     pub async fn start_with(settings: &[(&str, &str)]) -> TestApp {
         let db = fresh_db().await;
+        Self::start_on_db(db, settings).await
+    }
+
+    /// An app on `db` (which it keeps alive), as `start_with`.
+    pub async fn start_on_db(db: TestDb, settings: &[(&str, &str)]) -> TestApp {
         let url = db.url.clone();
-        Self::start_on(&url, Some(db), settings).await
+        let key = vec![("SVC_SECRET_KEY".to_string(), db.key().to_base64())];
+        Self::start_on(&url, Some(db), settings, key).await
     }
 
-    /// Another app on this app's database (as a second `svc server` would be).
+    /// Another app on this app's database (as a second `svc server` would
+    /// be), with the same master key unless `settings` name one.
     pub async fn another_on_same_db(&self, settings: &[(&str, &str)]) -> TestApp {
-        Self::start_on(&self.db_url, None, settings).await
+        Self::start_on(&self.db_url, None, settings, self.secret_settings.clone()).await
     }
 
-    async fn start_on(db_url: &str, db: Option<TestDb>, settings: &[(&str, &str)]) -> TestApp {
+    /// The settings of an app on `db_url`: `settings`, after the master key
+    /// settings `default_key` unless `settings` name a key or a key file.
+    pub fn env(db_url: &str, settings: &[(&str, &str)], default_key: &[(String, String)]) -> Vec<(String, String)> {
         let mut env = vec![("SVC_DATABASE_URL".to_string(), db_url.to_string())];
         // The browser under test, when not the default one (scripts/test.sh
         // runs the run suites on Debian's headless shell too).
         if let Ok(chromium) = std::env::var("SVC_TEST_CHROMIUM") {
             env.push(("SVC_CHROMIUM".to_string(), chromium));
         }
+        if !settings.iter().any(|(k, _)| *k == "SVC_SECRET_KEY" || *k == "SVC_SECRET_KEY_FILE") {
+            env.extend(default_key.iter().cloned());
+        }
         env.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        env
+    }
+
+    async fn start_on(
+        db_url: &str,
+        db: Option<TestDb>,
+        settings: &[(&str, &str)],
+        default_key: Vec<(String, String)>,
+    ) -> TestApp {
+        let env = Self::env(db_url, settings, &default_key);
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let bound = listener.local_addr().unwrap();
+        let secret_settings: Vec<(String, String)> =
+            env.iter().filter(|(k, _)| k.starts_with("SVC_SECRET_KEY")).cloned().collect();
         let config = Config::load(None, env).expect("test config").listening_on(bound);
         let app = App::build(config).await.expect("build app");
         let services = app.services().clone();
         let store = app.store().clone();
         let base = format!("http://{bound}");
         let (tx, rx) = oneshot::channel::<()>();
-        tokio::spawn(app.serve(listener, async move {
+        let served = tokio::spawn(app.serve(listener, async move {
             let _ = rx.await;
         }));
         TestApp {
@@ -102,7 +133,9 @@ impl TestApp {
             services,
             store,
             db_url: db_url.to_string(),
+            secret_settings,
             shutdown: Some(tx),
+            served: Some(served),
             _db: db,
         }
     }
@@ -209,6 +242,18 @@ impl TestApp {
     pub fn stop(mut self) -> Option<TestDb> {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
+        }
+        self._db.take()
+    }
+
+    /// Stops this app and waits until it has stopped and closed its store
+    /// (its database files are then as a stopped server leaves them).
+    pub async fn shut_down(mut self) -> Option<TestDb> {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(served) = self.served.take() {
+            served.await.expect("the app stops").expect("the app served");
         }
         self._db.take()
     }
