@@ -28,9 +28,9 @@ pub use sqlite::SqliteStore;
 pub use traits::{
     AccountStore, ActivityStore, AppliedFix, ClaimedRun, DueScrap, EmailOutcome, EmailStore, ExpiredLeases, FiredTick,
     HistoryFilter, HistoryStore, KeyStore, NewAccount, Page, PlanRenewal, PlannedTick, QueueState, RateStore,
-    Recipient, RenewalOutcome, RunNeighbours, RunStore, RunStreak, ScheduleStore, ScrapFilter, ScrapStore, Store,
-    TaskEnd, TaskFinish, TaskStore, TickAction, TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore,
-    WebhookStore,
+    Recipient, RenewalOutcome, RunNeighbours, RunStore, RunStreak, ScheduleStore, ScrapFilter, ScrapStore,
+    SiteAccountStore, Store, TaskEnd, TaskFinish, TaskStore, TickAction, TickOutcome, TickPlan, TickPlanner,
+    TierMemory, TierNote, VersionStore, WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

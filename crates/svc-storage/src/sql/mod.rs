@@ -26,6 +26,7 @@ mod runs;
 mod schedule;
 mod scraps;
 mod shared;
+mod site_accounts;
 mod tasks;
 mod versions;
 mod webhooks;
