@@ -51,6 +51,7 @@ pub mod scrap_input;
 pub mod scraps;
 pub mod script_directives;
 pub mod services;
+pub mod site_accounts;
 pub mod task_runner;
 #[cfg(test)]
 pub(crate) mod testing;

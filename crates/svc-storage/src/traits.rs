@@ -635,7 +635,9 @@ pub trait SiteAccountStore: Send + Sync {
     async fn delete_site_account(&self, org: ObjectId, scrap: ObjectId, activity: &Activity) -> Result<bool>;
     async fn site_account(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<StoredAccount>>;
     async fn site_session(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<SavedSession>>;
-    /// Saves (replacing) the scrap's session; false when `org` has no such scrap.
+    /// Saves (replacing) the scrap's session; false (nothing written) when
+    /// `org` has no such scrap or the scrap has no login (a session is only
+    /// kept beside the login it was made with).
     async fn save_site_session(&self, org: ObjectId, scrap: ObjectId, session: &SavedSession) -> Result<bool>;
     /// Deletes the saved session, writing `activity`; false (nothing
     /// written) when there was none.

@@ -2745,6 +2745,12 @@ async fn site_accounts_sealed_and_scoped(store: Arc<dyn Store>, db: &TestDb) {
     let cookie = r#"{"v":1,"cookies":[{"name":"members_sid","value":"sid-5f1d2b7c9e"}]}"#;
     let run = ObjectId::new();
     let t1 = t0 + Duration::seconds(1);
+    let loginless = scrap(&user, "no login", t0);
+    insert_scrap(&store, &loginless).await;
+    assert!(
+        !store.save_site_session(org.id, loginless.id, &saved_session(cookie, t1, None)).await.unwrap(),
+        "a session is kept only beside a login"
+    );
     assert!(store.save_site_session(org.id, s.id, &saved_session(cookie, t1, Some(run))).await.unwrap());
     assert_eq!(store.site_session(org.id, s.id).await.unwrap(), Some(saved_session(cookie, t1, Some(run))));
     let sealed = raw_column(db, "site_sessions", "session_sealed").await;

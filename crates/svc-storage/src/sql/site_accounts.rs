@@ -124,11 +124,12 @@ where
 
     async fn save_site_session(&self, org: ObjectId, scrap: ObjectId, session: &SavedSession) -> Result<bool> {
         let sealed = self.sealer.seal(session.state.as_str());
+        // Only beside the scrap's login (which exists only for a scrap of `org`).
         let mut tx = self.begin_write().await?;
         let done = sqlx::query(
             "INSERT INTO site_sessions (organization_id, scrap_id, session_sealed, saved_at, history_id) \
              SELECT $1, $2, $3, $4, $5 WHERE EXISTS \
-             (SELECT 1 FROM scraps WHERE organization_id = $1 AND id = $2) \
+             (SELECT 1 FROM site_accounts WHERE organization_id = $1 AND scrap_id = $2) \
              ON CONFLICT (scrap_id) DO UPDATE SET session_sealed = excluded.session_sealed, \
              saved_at = excluded.saved_at, history_id = excluded.history_id",
         )
