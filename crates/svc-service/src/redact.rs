@@ -89,14 +89,15 @@ fn json_escaped(value: &str) -> String {
     quoted[1..quoted.len() - 1].to_string()
 }
 
-fn html_escaped(value: &str, attribute: bool) -> String {
-    let mut out = value.replace('&', "&amp;").replace('\u{a0}', "&nbsp;");
-    if attribute {
-        out = out.replace('"', "&quot;");
-    } else {
-        out = out.replace('<', "&lt;").replace('>', "&gt;");
-    }
-    out
+/// How a serializer of HTML (a page's `outerHTML`) writes `value`: in text
+/// (`&`, `<`, `>` escaped) or in an attribute (`&` and `"`, and in newer
+/// browsers `<` and `>` too).
+fn html_escaped(value: &str) -> [String; 3] {
+    let base = value.replace('&', "&amp;").replace('\u{a0}', "&nbsp;");
+    let text = base.replace('<', "&lt;").replace('>', "&gt;");
+    let attribute = base.replace('"', "&quot;");
+    let attribute_all = text.replace('"', "&quot;");
+    [text, attribute, attribute_all]
 }
 
 fn sorted(mut needles: Vec<String>) -> Vec<String> {
@@ -120,8 +121,7 @@ impl KnownSecrets {
         for value in &values {
             needles.push(value.clone());
             needles.push(json_escaped(value));
-            needles.push(html_escaped(value, false));
-            needles.push(html_escaped(value, true));
+            needles.extend(html_escaped(value));
             needles.push(url::form_urlencoded::byte_serialize(value.as_bytes()).collect());
             needles.push(value.replace(' ', "%20"));
         }
@@ -219,6 +219,11 @@ mod tests {
             secrets.text(r#"<input value="p@ss &quot;w<o>rd&quot; &amp; co">"#),
             r#"<input value="***">"#,
             "HTML attribute"
+        );
+        assert_eq!(
+            secrets.text(r#"<input value="p@ss &quot;w&lt;o&gt;rd&quot; &amp; co">"#),
+            r#"<input value="***">"#,
+            "HTML attribute, as newer browsers escape it"
         );
         assert_eq!(secrets.text("password=p%40ss+%22w%3Co%3Erd%22+%26+co&x=1"), "password=***&x=1", "form-encoded");
         assert_eq!(secrets.text("nothing here"), "nothing here");
