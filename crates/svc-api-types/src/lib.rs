@@ -14,6 +14,7 @@ mod key;
 mod list;
 mod run;
 mod scrap;
+mod site_account;
 mod webhook;
 
 pub use account::{LoginBody, LoginView, MeView, OrganizationView, SignupBody, SignupView, UserView};
@@ -27,6 +28,7 @@ pub use key::{CreatedKeyView, KeyView, NewKeyBody};
 pub use list::ListView;
 pub use run::TriggerAccepted;
 pub use scrap::{ScrapBody, ScrapView};
+pub use site_account::{SiteAccountBody, SiteAccountView};
 pub use webhook::{AttemptView, CreatedWebhookView, RedeliveryView, WebhookBody, WebhookView};
 
 use chrono::{DateTime, SecondsFormat, Utc};

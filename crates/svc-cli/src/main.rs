@@ -76,7 +76,11 @@ enum Command {
 
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"))
+        // chromiumoxide logs every DevTools message at trace level (and
+        // unparsed ones at debug): they carry the scripts with `SVC.account`
+        // and the runs' cookies. Never below info, whatever RUST_LOG says.
+        .add_directive("chromiumoxide::conn=info".parse().expect("a valid directive"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
 }
 

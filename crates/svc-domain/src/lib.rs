@@ -12,6 +12,7 @@ pub mod plan;
 pub mod scope;
 pub mod scrap;
 pub mod script_version;
+pub mod site_account;
 pub mod task;
 pub mod webhook;
 

@@ -1,7 +1,8 @@
 //! The `puppeteer` engine: headless Chromium over the DevTools protocol.
 //!
 //! Per run: a fresh browser context (no cookies or storage shared with any
-//! other run) and one page in it; every request the page makes is paused
+//! other run; a job's saved session, its scrap's own, is put into it before
+//! the navigation, `session.rs`) and one page in it; every request the page makes is paused
 //! and checked (scheme, address, resource type) before it may continue; the
 //! user's script runs in an isolated world; the context is disposed at the
 //! end whatever happened.
@@ -32,6 +33,10 @@ use chromiumoxide::cdp::browser_protocol::network::{
 };
 use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, CreateIsolatedWorldParams, FrameId,
+    RemoveScriptToEvaluateOnNewDocumentParams, ScriptIdentifier,
+};
+use chromiumoxide::cdp::browser_protocol::storage::{
+    GetCookiesParams as StorageGetCookies, SetCookiesParams as StorageSetCookies,
 };
 use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, CreateTargetParams};
 use chromiumoxide::cdp::js_protocol::runtime::{
@@ -41,6 +46,7 @@ use chromiumoxide::listeners::EventStream;
 use chromiumoxide::page::ScreenshotParams;
 use futures::{FutureExt, StreamExt};
 use serde_json::{Value, json};
+use svc_domain::site_account::SessionState;
 use svc_service::engine::{Engine, RunJob};
 use svc_service::host_vetting::Resolver;
 use svc_service::run_outcome::{EngineReport, ScriptResult};
@@ -51,6 +57,7 @@ use crate::browser::{BrowserPool, WarmBrowser};
 use crate::egress_proxy::{ANSWER_HEADER, EgressProxy, EgressStats};
 use crate::net_guard;
 use crate::script;
+use crate::session;
 use crate::upstream::{TIERS, UpstreamProxy};
 
 const SNAPSHOT_HTML_MAX: usize = 512 * 1024;
@@ -187,10 +194,13 @@ struct Outcome {
     selector: Option<String>,
     /// The main document's HTTP status, once known.
     status: Option<i64>,
+    /// The page's `localStorage` when the script returned items (jobs with a
+    /// site login): `{origin, items}`.
+    storage: Option<Value>,
 }
 
 fn failed(message: impl Into<String>) -> Outcome {
-    Outcome { result: ScriptResult::Failed { message: message.into() }, selector: None, status: None }
+    Outcome { result: ScriptResult::Failed { message: message.into() }, selector: None, status: None, storage: None }
 }
 
 impl ChromiumEngine {
@@ -451,9 +461,18 @@ fn navigation_failed(tier: u8, why: impl std::fmt::Display) -> String {
 /// Runs `job` on a prepared page; `egress` is the egress proxy of the
 /// job's tier (the one whose failures explain a failed navigation).
 async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProxy>) -> Outcome {
+    let restored = match &job.session {
+        Some(state) => restore_session(fresh, job, state).await,
+        None => None,
+    };
     let FreshPage { page, refused_document, watch, .. } = fresh;
     let started = Instant::now();
-    if let Err(e) = page.goto(job.url.as_str()).await {
+    let navigated = page.goto(job.url.as_str()).await;
+    // Restored once: a document loaded later in the run keeps what the run wrote.
+    if let Some(script) = restored {
+        let _ = page.execute(RemoveScriptToEvaluateOnNewDocumentParams::new(script)).await;
+    }
+    if let Err(e) = navigated {
         if let Some(why) = refused_document.lock().await.take() {
             return failed(format!("navigation refused: {why}"));
         }
@@ -532,7 +551,8 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
             return failed("returnData: the result is larger than 10 MiB of JSON".into());
         }
         let length = value["length"].as_i64().unwrap_or(0);
-        Outcome { result: ScriptResult::Data { json, length }, selector: None, status: known }
+        let storage = Some(value["storage"].clone()).filter(Value::is_object);
+        Outcome { result: ScriptResult::Data { json, length }, selector: None, status: known, storage }
     } else {
         Outcome {
             result: ScriptResult::Failed {
@@ -540,6 +560,61 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
             },
             selector: value["selector"].as_str().map(str::to_string),
             status: known,
+            storage: None,
+        }
+    }
+}
+
+/// Puts a job's saved session into its fresh context before the navigation:
+/// the cookies into the context's cookie jar, the target origin's
+/// `localStorage` through a script run at the start of its documents
+/// (returned, to be removed once the navigation is done). A session that
+/// cannot be restored is skipped: the run starts logged out.
+async fn restore_session(fresh: &FreshPage, job: &RunJob, state: &SessionState) -> Option<ScriptIdentifier> {
+    let Some(restore) = session::parse(state, &job.url) else {
+        tracing::warn!(history = %job.history_id, "the saved session is not readable; the run starts without it");
+        return None;
+    };
+    if !restore.cookies.is_empty() {
+        let set =
+            StorageSetCookies::builder().cookies(restore.cookies).browser_context_id(fresh.context.clone()).build();
+        let restored = match set {
+            Ok(params) => fresh.warm.browser.execute(params).await.map(|_| ()).map_err(|e| e.to_string()),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = restored {
+            tracing::warn!(history = %job.history_id, "could not restore the saved cookies: {e}");
+        }
+    }
+    let origin = session::origin_of(&job.url)?;
+    if restore.local_storage.is_empty() {
+        return None;
+    }
+    let source = session::storage_script(&origin, &restore.local_storage);
+    let params = AddScriptToEvaluateOnNewDocumentParams::builder().source(source).build().ok()?;
+    match fresh.page.execute(params).await {
+        Ok(added) => Some(added.result.identifier),
+        Err(e) => {
+            tracing::warn!(history = %job.history_id, "could not restore the saved localStorage: {e}");
+            None
+        }
+    }
+}
+
+/// The session a run leaves in its context: every cookie of the context and
+/// the `localStorage` the script saw (`storage`), within `SNAPSHOT_TIMEOUT`.
+async fn capture_session(fresh: &FreshPage, job: &RunJob, storage: Option<&Value>) -> Option<SessionState> {
+    let params = StorageGetCookies::builder().browser_context_id(fresh.context.clone()).build();
+    let cookies = tokio::time::timeout(SNAPSHOT_TIMEOUT, fresh.warm.browser.execute(params)).await;
+    match cookies {
+        Ok(Ok(cookies)) => session::compose(&cookies.result.cookies, storage, &job.url),
+        Ok(Err(e)) => {
+            tracing::warn!(history = %job.history_id, "could not read the run's cookies: {e}");
+            None
+        }
+        Err(_) => {
+            tracing::warn!(history = %job.history_id, "timed out reading the run's cookies");
+            None
         }
     }
 }
@@ -587,6 +662,7 @@ impl Engine for ChromiumEngine {
             snapshot,
             status: outcome.status,
             html,
+            session: None,
         };
         // A tier's egress proxy (started on its first run); tier 0 uses the browser's own.
         let tier_proxy = match job.tier {
@@ -632,6 +708,13 @@ impl Engine for ChromiumEngine {
             (_, true) => tokio::time::timeout(SNAPSHOT_TIMEOUT, page_html(&fresh.page)).await.ok().flatten(),
         };
         let bytes = fresh.bytes.total();
+        // A run with a site login that returned items leaves its session.
+        let session = match &outcome.result {
+            ScriptResult::Data { length, .. } if *length > 0 && job.account.is_some() => {
+                capture_session(&fresh, &job, outcome.storage.as_ref()).await
+            }
+            _ => None,
+        };
         // The context goes away after the result is handed back: disposing
         // it (the renderer's shut-down) is not on the caller's path, and
         // neither is preparing the spare that replaces the one taken.
@@ -643,6 +726,6 @@ impl Engine for ChromiumEngine {
             inner.refill();
             inner.disposing.fetch_sub(1, Ordering::SeqCst);
         });
-        report(outcome, duration, bytes, snap, html)
+        EngineReport { session, ..report(outcome, duration, bytes, snap, html) }
     }
 }

@@ -13,6 +13,7 @@ pub mod chromium;
 pub mod egress_proxy;
 pub mod net_guard;
 pub mod script;
+pub mod session;
 pub mod upstream;
 pub mod worker;
 

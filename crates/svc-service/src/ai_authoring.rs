@@ -19,6 +19,7 @@ use crate::model_answer::script_from;
 use crate::page_snapshot::snapshot;
 use crate::run_outcome::{EngineReport, ScriptResult, short_error};
 use crate::scrap_input::check_request;
+use crate::site_accounts::RunLogin;
 use crate::task_runner::{TaskContext, TaskOutcome};
 use crate::{Result, ServiceError};
 
@@ -61,12 +62,17 @@ pub(crate) async fn run_script(
         loads,
         capture_page,
         tier: 0,
+        // The wizard and generation load the page logged out.
+        account: None,
+        session: None,
     };
     Ok(cx.engine.run(job).await)
 }
 
 /// Runs `script` as a run of `scrap` would (its URL and parameter sets,
-/// `param` picked, on proxy `tier`), in a fresh context: AI Fix's shadow run.
+/// `param` picked, on proxy `tier`, with its site login and saved session),
+/// in a fresh context: AI Fix's shadow run. The session it ends with is
+/// not kept.
 pub(crate) async fn run_script_with(
     cx: &TaskContext<'_>,
     task: ObjectId,
@@ -74,6 +80,7 @@ pub(crate) async fn run_script_with(
     script: &str,
     param: Option<ParamSet>,
     tier: u8,
+    login: &RunLogin,
 ) -> std::result::Result<EngineReport, String> {
     let loads = check_request(script).map_err(|e| e.to_string())?;
     let job = RunJob {
@@ -87,6 +94,8 @@ pub(crate) async fn run_script_with(
         loads,
         capture_page: false,
         tier,
+        account: login.account.clone(),
+        session: login.session.clone(),
     };
     Ok(cx.engine.run(job).await)
 }

@@ -20,9 +20,11 @@ use crate::ai_spend::Spend;
 use crate::attachments::Attachments;
 use crate::fix_policy::{Diagnosis, diagnose, judge_candidate};
 use crate::page_snapshot::snapshot;
+use crate::redact::KnownSecrets;
 use crate::run_outcome::ScriptResult;
 use crate::runs::run_deliveries;
 use crate::scraps::activity;
+use crate::site_accounts::run_login;
 use crate::task_runner::{FixWrite, TaskContext, TaskOutcome};
 use crate::{Result, ServiceError};
 
@@ -170,6 +172,13 @@ pub(crate) async fn repair(cx: &TaskContext<'_>, task: &Task) -> Result<TaskOutc
         snapshot: task.input["snapshot"].as_str().unwrap_or_default(),
     };
     let param = input_param(task);
+    // Shadow runs log in as the scrap's runs do; the login never reaches the
+    // model: what it reads of their outcome is masked.
+    let login = match run_login(cx.store, org, scrap_id).await? {
+        Ok(login) => login,
+        Err(why) => return Ok(failed(task, scrap_id, row_id, spend, why, &[])),
+    };
+    let secrets = KnownSecrets::of(login.account.as_ref());
     // The tier the failed run ended on: the repair is tried where the page loaded.
     let tier = crate::proxy_tiers::parse_tier(&row.proxy_tier).unwrap_or(0);
     let mut spend = spend;
@@ -187,7 +196,7 @@ pub(crate) async fn repair(cx: &TaskContext<'_>, task: &Task) -> Result<TaskOutc
                 continue;
             }
         };
-        let report = match run_script_with(cx, task.id, &scrap, &script, param.clone(), tier).await {
+        let report = match run_script_with(cx, task.id, &scrap, &script, param.clone(), tier, &login).await {
             Ok(report) => report,
             Err(problem) => {
                 tried.push(Attempt { script, problem });
@@ -196,13 +205,14 @@ pub(crate) async fn repair(cx: &TaskContext<'_>, task: &Task) -> Result<TaskOutc
         };
         spend.page_load(&report);
         let problem = match report.result {
-            ScriptResult::Failed { message } => message,
+            ScriptResult::Failed { message } => secrets.text(&message),
             ScriptResult::Data { json, length } => match judge_candidate(&json, length, &good_lengths, last_good) {
                 Ok(()) => {
                     let attempts = tried.len() + 1;
+                    let json = secrets.data(&json);
                     return promote(cx, task, &scrap, row, script, json, length, spend, attempts, &tried).await;
                 }
-                Err(rejection) => rejection.to_string(),
+                Err(rejection) => secrets.text(&rejection.to_string()),
             },
         };
         tried.push(Attempt { script, problem });

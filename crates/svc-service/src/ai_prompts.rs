@@ -41,6 +41,9 @@ data embedded in a <script> element can be read with JSON.parse(element.textCont
 matching the CSS selector and returns it (it throws after timeoutMs, 10000 by default), and \
 `await SVC.sleep(ms)` pauses.
 - `SVC.url` is the page's URL; `SVC.param` is the run's parameter set, `{key, value}`, or null.
+- `SVC.account` is the scrap's login on the site, `{username, password}`, or null. Use it only to sign in \
+when the page shows a login form instead of the content (fill the form, post it with fetch, read the answer \
+with DOMParser); never put it in the returned data.
 - Call `returnData(array)` exactly once, with an array of plain objects (strings, numbers, booleans, null, \
 arrays and objects of these). The first call ends the run; a value that is not an array is an error, and so \
 is finishing without calling it. Give every item the same keys, with null for a value the page lacks.

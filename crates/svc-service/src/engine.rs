@@ -1,16 +1,19 @@
 //! The port through which runs reach a browser. `svc-runner` implements it
 //! with Chromium; the service layer only knows this trait.
 
+use std::fmt;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use svc_domain::scrap::ParamSet;
+use svc_domain::site_account::{SessionState, SiteAccount};
 
 use crate::run_outcome::EngineReport;
 use crate::script_directives::Loads;
 
-/// Everything a run needs to know.
-#[derive(Clone, Debug, PartialEq)]
+/// Everything a run needs to know. `Debug` shows neither the site login
+/// nor the session (nor the script, which is long).
+#[derive(Clone, PartialEq)]
 pub struct RunJob {
     pub history_id: String,
     pub url: String,
@@ -30,6 +33,33 @@ pub struct RunJob {
     /// proxies (`SVC_PROXY_TIER1`..`4`). A tier that is not configured
     /// fails the run; the engine never picks or escalates a tier itself.
     pub tier: u8,
+    /// The scrap's site login, handed to the script as `SVC.account`
+    /// (`null` without one).
+    pub account: Option<SiteAccount>,
+    /// The session the scrap's last successful run saved: restored into
+    /// the fresh context before navigation. A job with an `account` also
+    /// gets its context's session back in the report after a run that
+    /// returned items (`EngineReport::session`).
+    pub session: Option<SessionState>,
+}
+
+impl fmt::Debug for RunJob {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunJob")
+            .field("history_id", &self.history_id)
+            .field("url", &self.url)
+            .field("script", &format_args!("<{} bytes>", self.script.len()))
+            .field("param", &self.param)
+            .field("params", &self.params)
+            .field("triggered_by", &self.triggered_by)
+            .field("timeout", &self.timeout)
+            .field("loads", &self.loads)
+            .field("capture_page", &self.capture_page)
+            .field("tier", &self.tier)
+            .field("account", &self.account)
+            .field("session", &self.session)
+            .finish()
+    }
 }
 
 #[async_trait]
@@ -37,4 +67,32 @@ pub trait Engine: Send + Sync {
     /// Runs `job` to its end. Never fails as a call: every failure is a
     /// `ScriptResult::Failed` in the report.
     async fn run(&self, job: RunJob) -> EngineReport;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_redacts_the_login_and_the_session() {
+        let job = RunJob {
+            history_id: "h".into(),
+            url: "https://example.com/".into(),
+            script: "returnData([SVC.account.password])".into(),
+            param: None,
+            params: vec![],
+            triggered_by: "user",
+            timeout: Duration::from_secs(5),
+            loads: Loads::default(),
+            capture_page: false,
+            tier: 0,
+            account: Some(SiteAccount { username: "alice".into(), password: "hunter2-secret".into() }),
+            session: Some(SessionState::new(r#"{"cookies":[{"value":"sid-123456"}]}"#)),
+        };
+        let shown = format!("{job:?}");
+        for secret in ["alice", "hunter2-secret", "sid-123456", "SVC.account"] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        assert!(shown.contains("a***") && shown.contains("SessionState(<"), "{shown}");
+    }
 }

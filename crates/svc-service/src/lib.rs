@@ -54,6 +54,7 @@ pub mod scrap_input;
 pub mod scraps;
 pub mod script_directives;
 pub mod services;
+pub mod site_accounts;
 pub mod sliding_log;
 pub mod task_runner;
 #[cfg(test)]

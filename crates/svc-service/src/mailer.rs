@@ -222,7 +222,15 @@ mod tests {
         t.store.enqueue_run(&row, &scrap.containers, None, &log).await.unwrap();
         let claim = t.services.runs.claim("default", "w").await.unwrap().unwrap();
         let (_, pending) = t.services.runs.job(&claim).await.unwrap().unwrap();
-        let report = EngineReport { result, duration_ms: 10, bytes: 10, snapshot: None, status: None, html: None };
+        let report = EngineReport {
+            result,
+            duration_ms: 10,
+            bytes: 10,
+            snapshot: None,
+            status: None,
+            html: None,
+            session: None,
+        };
         t.services.runs.finish(&claim, pending, report).await.unwrap();
         t.store.history_row(scrap.organization_id, row.id).await.unwrap().unwrap()
     }

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 use svc_domain::history::StatusDetail;
+use svc_domain::site_account::SessionState;
 
 /// What the engine reports about one run.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,6 +20,10 @@ pub struct EngineReport {
     /// The page's HTML as the script left it, when the job asked for it
     /// (`RunJob::capture_page`; cut to 512 KiB).
     pub html: Option<String>,
+    /// The context's session (cookies, the target origin's localStorage)
+    /// after a run of a job with a site login that returned items; the
+    /// service saves it when the run's outcome is `success`.
+    pub session: Option<SessionState>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -10,6 +10,7 @@ use svc_domain::email::Email;
 use svc_domain::history::{DIRECT_TIER, HistoryRow, MAX_RUN_WAIT_SECS, StatusDetail, TriggeredBy};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{ParamSet, Scrap};
+use svc_domain::site_account::{SavedSession, SessionState};
 use svc_domain::webhook::Delivery;
 use svc_storage::Store;
 pub use svc_storage::{ClaimedRun, ExpiredLeases};
@@ -25,9 +26,11 @@ use crate::fix_policy::{self, Diagnosis};
 use crate::history::HistoryView;
 use crate::proxy_tiers::{self, TierAttempt, TierMode, TierSettings};
 use crate::rate_limits::{RateLimits, TRIGGER_PER_KEY, load_quota};
+use crate::redact::KnownSecrets;
 use crate::run_outcome::{EngineReport, ScriptResult, classify, short_error, units};
 use crate::scrap_input::{check_params, check_request, check_url};
 use crate::scraps::{activity, authorize_scrap};
+use crate::site_accounts::{RunLogin, run_login};
 use crate::webhook_payload::stored_payload;
 use crate::{Principal, Result, ServiceError, Session};
 
@@ -231,6 +234,9 @@ impl RunService {
             loads,
             capture_page: false,
             tier: 0,
+            // A draft has no scrap, hence no login: `SVC.account` is null.
+            account: None,
+            session: None,
         };
         let report = engine.run(job).await;
         let charged = units(report.bytes);
@@ -376,10 +382,21 @@ impl RunService {
     }
 
     /// What a worker needs to run a claimed run; `None` when the scrap is gone.
+    /// The job carries the scrap's site login and saved session.
     pub async fn job(&self, claim: &ClaimedRun) -> Result<Option<(RunJob, HistoryRow)>> {
+        Ok(self.prepare(claim).await?.map(|(job, row, _)| (job, row)))
+    }
+
+    /// The job and pending row of a claimed run, and why its login cannot
+    /// be used when it is stored but cannot be opened.
+    async fn prepare(&self, claim: &ClaimedRun) -> Result<Option<(RunJob, HistoryRow, Option<String>)>> {
         let Some(scrap) = self.store.scrap(claim.organization_id, claim.scrap_id).await? else { return Ok(None) };
         let Some(row) = self.store.history_row(claim.organization_id, claim.history_id).await? else { return Ok(None) };
         let loads = crate::script_directives::loads_for_run(&scrap.request);
+        let (login, login_error) = match run_login(&*self.store, claim.organization_id, claim.scrap_id).await? {
+            Ok(login) => (login, None),
+            Err(why) => (RunLogin::default(), Some(why)),
+        };
         let job = RunJob {
             history_id: claim.history_id.to_string(),
             url: scrap.url,
@@ -391,23 +408,44 @@ impl RunService {
             loads,
             capture_page: scrap.auto_fix && self.ai_enabled(),
             tier: 0,
+            account: login.account,
+            session: login.session,
         };
-        Ok(Some((job, row)))
+        Ok(Some((job, row, login_error)))
     }
 
     /// Records the end of a claimed run that went direct (`tier0`):
     /// outcome, duration, metering, balance.
+    /// The scrap's site login, as it is now, is masked in what is stored.
     pub async fn finish(&self, claim: &ClaimedRun, row: HistoryRow, report: EngineReport) -> Result<StatusDetail> {
         let attempts = [TierAttempt { tier: 0, bytes: report.bytes }];
-        self.finish_attempts(claim, row, report, &attempts, None).await
+        let secrets = match run_login(&*self.store, claim.organization_id, claim.scrap_id).await? {
+            Ok(login) => KnownSecrets::of(login.account.as_ref()),
+            Err(_) => KnownSecrets::default(),
+        };
+        self.finish_attempts(claim, row, report, &attempts, None, &secrets).await
     }
 
     /// Runs a claimed run on `engine` on the tiers its scrap's `proxyTier`
     /// calls for (escalating within the run when auto and blocked), then
     /// records it. `None` when the scrap or row is gone.
     pub async fn execute(&self, claim: &ClaimedRun, engine: &dyn Engine) -> Result<Option<StatusDetail>> {
-        let Some((mut job, row)) = self.job(claim).await? else { return Ok(None) };
+        let Some((mut job, row, login_error)) = self.prepare(claim).await? else { return Ok(None) };
         let Some(scrap) = self.store.scrap(claim.organization_id, claim.scrap_id).await? else { return Ok(None) };
+        if let Some(message) = login_error {
+            let report = EngineReport {
+                result: ScriptResult::Failed { message },
+                duration_ms: 0,
+                bytes: 0,
+                snapshot: None,
+                status: None,
+                html: None,
+                session: None,
+            };
+            return self.finish_attempts(claim, row, report, &[], None, &KnownSecrets::default()).await.map(Some);
+        }
+        // What the run hands back is masked with the login it ran with.
+        let secrets = KnownSecrets::of(job.account.as_ref());
         let fixed = scrap.proxy_tier.as_deref().and_then(proxy_tiers::parse_tier);
         let host = proxy_tiers::memory_key(&scrap.url);
         let remembered = match (fixed, &host) {
@@ -429,9 +467,10 @@ impl RunService {
                 snapshot: None,
                 status: None,
                 html: None,
+                session: None,
             };
             let note = TierNote { tier, remember: None, at: Utc::now() };
-            return self.finish_attempts(claim, row, report, &[], Some(&note)).await.map(Some);
+            return self.finish_attempts(claim, row, report, &[], Some(&note), &secrets).await.map(Some);
         }
         let auto = matches!(mode, TierMode::Auto { .. });
         // Telling a blocked page needs the page.
@@ -453,10 +492,14 @@ impl RunService {
         };
         let remember = if auto && !looks_blocked(&report) { host } else { None };
         let note = TierNote { tier, remember, at: Utc::now() };
-        self.finish_attempts(claim, row, report, &attempts, Some(&note)).await.map(Some)
+        self.finish_attempts(claim, row, report, &attempts, Some(&note), &secrets).await.map(Some)
     }
 
     /// Records the end of a claimed run whose page loads were `attempts`.
+    /// `secrets` (the run's site login) are masked in everything kept of
+    /// the run: its data, error and failure capture, and the page AI Fix
+    /// reads. A `success` that handed back its browser session saves it
+    /// for the scrap's next run, right after the run is recorded.
     async fn finish_attempts(
         &self,
         claim: &ClaimedRun,
@@ -464,21 +507,24 @@ impl RunService {
         mut report: EngineReport,
         attempts: &[TierAttempt],
         tier: Option<&TierNote>,
+        secrets: &KnownSecrets,
     ) -> Result<StatusDetail> {
         // What AI Fix reads of the page (captured for autoFix scraps only).
-        let (page_status, page_html) = (report.status, report.html.take());
+        let (page_status, page_html) = (report.status, report.html.take().map(|html| secrets.text(&html)));
+        let session = report.session.take();
         let previous = self.store.last_success(claim.organization_id, claim.scrap_id).await?;
         let detail = classify(&report.result, previous.as_ref().map(|r| r.length));
         match report.result {
             ScriptResult::Data { json, length } => {
-                row.data = json;
+                row.data = secrets.data(&json);
                 row.length = length;
                 row.error = None;
             }
             ScriptResult::Failed { message } => {
                 row.data = "[]".into();
                 row.length = 0;
-                row.error = Some(short_error(&message));
+                // Masked before the cut, which could leave a value's start.
+                row.error = Some(short_error(&secrets.text(&message)));
             }
         }
         row.status_detail = Some(detail);
@@ -486,7 +532,8 @@ impl RunService {
         row.costs = Some(proxy_tiers::costs(attempts, &self.tiers));
         row.meter = Some(proxy_tiers::meter(attempts, &self.tiers));
         row.proxy_tier = proxy_tiers::tier_name(tier.map_or(0, |t| t.tier));
-        row.error_snapshot = if detail == StatusDetail::Error { report.snapshot } else { None };
+        row.error_snapshot =
+            if detail == StatusDetail::Error { report.snapshot.map(|capture| secrets.snapshot(capture)) } else { None };
         row.retries = claim.attempts - 1;
         row.finished_at = Some(Utc::now());
         let summary = match &row.error {
@@ -506,6 +553,12 @@ impl RunService {
         };
         let charged = proxy_tiers::run_units(attempts, &self.tiers) + ai_units;
         let recorded = self.record_finished(claim, &row, charged, &log, &emails, tier).await?;
+        if recorded
+            && detail == StatusDetail::Success
+            && let Some(state) = session
+        {
+            self.save_session(claim, &row, state).await;
+        }
         if recorded && let Some(scrap) = &scrap {
             let queued = crate::ai_fix::after_run(
                 &*self.store,
@@ -523,6 +576,18 @@ impl RunService {
             }
         }
         Ok(detail)
+    }
+
+    /// Saves the browser session a successful run handed back, sealed, for
+    /// the scrap's next run (only while the scrap still has its login). A
+    /// failure is logged: the run is recorded, the next one logs in again.
+    async fn save_session(&self, claim: &ClaimedRun, row: &HistoryRow, state: SessionState) {
+        let saved = SavedSession { state, saved_at: Utc::now(), history_id: Some(row.id) };
+        match self.store.save_site_session(claim.organization_id, claim.scrap_id, &saved).await {
+            Ok(true) => {}
+            Ok(false) => tracing::debug!(history = %row.id, "session not saved: the scrap or its login is gone"),
+            Err(e) => tracing::warn!(history = %row.id, "could not save the run's browser session: {e}"),
+        }
     }
 
     /// Whether a model is attached (`SVC_AI_BASE_URL`).
@@ -750,6 +815,7 @@ mod tests {
     use std::sync::Mutex;
 
     use async_trait::async_trait;
+    use svc_domain::site_account::SiteAccount;
     use svc_storage::HistoryFilter;
 
     use super::*;
@@ -791,6 +857,7 @@ mod tests {
             snapshot: None,
             status: None,
             html: None,
+            session: None,
         };
         t.services.runs.finish(&claim, pending, report).await.unwrap();
         match t.services.runs.progress(&me, row.id).await.unwrap() {
@@ -849,6 +916,7 @@ mod tests {
             snapshot: Some(serde_json::json!({"html": "<p></p>", "selector": "#x", "screenshot": "iVBOR"})),
             status: None,
             html: None,
+            session: None,
         };
         let engine = Arc::new(Scripted { report: report.clone(), jobs: Mutex::default() });
         runs.attach_engine(engine.clone());
@@ -918,6 +986,7 @@ mod tests {
             snapshot: None,
             status: None,
             html: None,
+            session: None,
         };
         t.services.runs.attach_engine(Arc::new(Scripted { report, jobs: Mutex::default() }));
         let run = || draft("https://example.com/", "returnData([])");
@@ -929,5 +998,126 @@ mod tests {
         let balance = t.store.organization(ada.session.org()).await.unwrap().unwrap().balance;
         assert_eq!(balance, 1000 - TRIGGER_PER_KEY.limit as i64, "the refused one is not charged");
         assert!(t.services.runs.test_run(&bob.session, run()).await.is_ok(), "another user has their own bucket");
+    }
+
+    /// An engine that answers jobs with the given reports, in order, and keeps the jobs.
+    struct Sequence {
+        reports: Mutex<Vec<EngineReport>>,
+        jobs: Mutex<Vec<RunJob>>,
+    }
+
+    #[async_trait]
+    impl Engine for Sequence {
+        async fn run(&self, job: RunJob) -> EngineReport {
+            self.jobs.lock().unwrap().push(job);
+            self.reports.lock().unwrap().remove(0)
+        }
+    }
+
+    fn report(result: ScriptResult, snapshot: Option<serde_json::Value>, session: Option<&str>) -> EngineReport {
+        EngineReport {
+            result,
+            duration_ms: 5,
+            bytes: 10,
+            snapshot,
+            status: Some(200),
+            html: None,
+            session: session.map(SessionState::new),
+        }
+    }
+
+    #[tokio::test]
+    async fn runs_log_in_keep_their_session_and_store_no_secret() {
+        let t = TestServices::start().await;
+        let ada = t.signup("ada@example.com").await;
+        let scrap = t.scrap(&ada, "Members").await;
+        let (username, password) = ("ada.lovelace", "Hunter2-Secret");
+        t.services.site_accounts.set_account(&ada.session, scrap, username.into(), password.into()).await.unwrap();
+        let me = Principal::Session(ada.session.clone());
+        let leaky = format!(r#"[{{"user":"{username}","note":"pw {password}"}}]"#);
+        let capture = serde_json::json!({
+            "html": format!("<input value=\"{username}\"><input value=\"{password}\">"),
+            "selector": "#members",
+            "screenshot": "iVBOR",
+        });
+        let engine = Sequence {
+            reports: Mutex::new(vec![
+                report(ScriptResult::Data { json: leaky, length: 1 }, None, Some(r#"{"v":1,"cookies":[]}"#)),
+                report(ScriptResult::Data { json: "[1]".into(), length: 1 }, None, Some(r#"{"v":1,"n":2}"#)),
+                report(
+                    ScriptResult::Failed { message: format!("the script threw: no entry for {username}/{password}") },
+                    Some(capture),
+                    Some(r#"{"v":1,"n":3}"#),
+                ),
+                report(ScriptResult::Data { json: "[]".into(), length: 0 }, None, Some(r#"{"v":1,"n":4}"#)),
+            ]),
+            jobs: Mutex::default(),
+        };
+        let mut rows = Vec::new();
+        for _ in 0..4 {
+            let row = t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+            let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+            t.services.runs.execute(&claim, &engine).await.unwrap();
+            rows.push(t.store.history_row(ada.session.org(), row.id).await.unwrap().unwrap());
+        }
+        let jobs = engine.jobs.lock().unwrap().clone();
+        let login = SiteAccount { username: username.into(), password: password.into() };
+        assert!(jobs.iter().all(|j| j.account.as_ref() == Some(&login)), "every run gets the login");
+        assert_eq!(jobs[0].session, None, "no session before the first success");
+        assert_eq!(jobs[1].session, Some(SessionState::new(r#"{"v":1,"cookies":[]}"#)));
+        assert_eq!(jobs[2].session, Some(SessionState::new(r#"{"v":1,"n":2}"#)), "the newest success's");
+        assert_eq!(jobs[3].session, jobs[2].session, "an error keeps the session saved before it");
+
+        // Nothing stored holds the login.
+        assert_eq!(rows[0].data, r#"[{"user":"***","note":"pw ***"}]"#);
+        assert_eq!(rows[2].error.as_deref(), Some("the script threw: no entry for ***/***"));
+        let snapshot = rows[2].error_snapshot.clone().unwrap();
+        assert_eq!(snapshot["html"], r#"<input value="***"><input value="***">"#);
+        assert_eq!(snapshot["screenshot"], "iVBOR");
+        for row in &rows {
+            let all = format!("{} {:?} {:?}", row.data, row.error, row.error_snapshot);
+            assert!(!all.contains(password) && !all.contains(username), "{all}");
+        }
+        let saved = t.store.site_session(ada.session.org(), scrap).await.unwrap().unwrap();
+        assert_eq!(saved.state, SessionState::new(r#"{"v":1,"n":2}"#), "empty and error runs save nothing");
+        assert_eq!(saved.history_id, Some(rows[1].id));
+
+        // No login: `SVC.account` is null and nothing is restored.
+        t.services.site_accounts.delete_account(&ada.session, scrap).await.unwrap();
+        t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+        let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+        let (job, _) = t.services.runs.job(&claim).await.unwrap().unwrap();
+        assert_eq!((job.account, job.session), (None, None));
+        t.services
+            .runs
+            .finish(&claim, job_row(&t, &claim).await, report(ScriptResult::Failed { message: "x".into() }, None, None))
+            .await
+            .unwrap();
+
+        // A login sealed with another master key fails the run, saying so, without a browser.
+        let stranger = svc_storage::connect(t.db_url(), svc_storage::Sealer::new(svc_storage::MasterKey::generate()))
+            .await
+            .unwrap();
+        let log = activity(ada.session.org(), scrap, "account.set", "system".into(), "elsewhere".into());
+        assert!(stranger.set_site_account(ada.session.org(), scrap, &login, Utc::now(), false, &log).await.unwrap());
+        let row = t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+        let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+        let before = engine.jobs.lock().unwrap().len();
+        t.services.runs.execute(&claim, &engine).await.unwrap();
+        assert_eq!(engine.jobs.lock().unwrap().len(), before, "no browser work");
+        let row = t.store.history_row(ada.session.org(), row.id).await.unwrap().unwrap();
+        assert_eq!(row.status_detail, Some(StatusDetail::Error));
+        let error = row.error.unwrap();
+        assert!(
+            error.starts_with("the scrap's site login cannot be opened") && error.ends_with("set it again"),
+            "{error}"
+        );
+        let status = t.services.site_accounts.account_status(&me, scrap).await.unwrap();
+        assert!(status.has_account && status.username_hint.is_none(), "{status:?}");
+        stranger.close().await;
+    }
+
+    async fn job_row(t: &TestServices, claim: &ClaimedRun) -> HistoryRow {
+        t.store.history_row(claim.organization_id, claim.history_id).await.unwrap().unwrap()
     }
 }

@@ -19,6 +19,7 @@ use crate::rate_limits::RateLimits;
 use crate::runs::RunService;
 use crate::scheduler::Scheduler;
 use crate::scraps::ScrapService;
+use crate::site_accounts::SiteAccountService;
 use crate::task_runner::TaskRunner;
 use crate::webhooks::WebhookService;
 
@@ -87,6 +88,8 @@ pub struct Services {
     pub admin: AdminService,
     pub announcements: AnnouncementService,
     pub scraps: ScrapService,
+    /// Scraps' site logins and saved sessions (logged-in scraping).
+    pub site_accounts: SiteAccountService,
     pub keys: KeyService,
     pub history: HistoryService,
     pub runs: RunService,
@@ -147,6 +150,7 @@ impl Services {
             ),
             admin: AdminService::new(store.clone()),
             scraps: ScrapService::new(store.clone(), config.cron_min_interval, schedule_changed, config.tiers.clone()),
+            site_accounts: SiteAccountService::new(store.clone()),
             keys: KeyService::new(store.clone(), key_cache),
             history: HistoryService::new(store.clone()),
             webhooks: WebhookService::new(

@@ -58,6 +58,11 @@ impl TestServices {
         TestServices { services: Services::new(store.clone(), config), store, _db: db }
     }
 
+    /// The database's url (for raw SQL in tests).
+    pub fn db_url(&self) -> &str {
+        &self._db.url
+    }
+
     pub async fn signup(&self, email: &str) -> TestUser {
         let signup = Signup { email: email.into(), password: "password-123".into(), name: None };
         let local = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);

@@ -31,8 +31,8 @@ pub use traits::{
     AccountStore, ActivityStore, AppliedFix, ClaimedRun, DueScrap, EmailOutcome, EmailStore, ExpiredLeases, FiredTick,
     HistoryFilter, HistoryStore, KeyStore, NewAccount, Page, PlanRenewal, PlannedTick, QueueState, RateStore,
     Recipient, RenewalOutcome, RotationReport, RunNeighbours, RunStore, RunStreak, ScheduleStore, ScrapFilter,
-    ScrapStore, SealReport, SecretStore, Store, TaskEnd, TaskFinish, TaskStore, TickAction, TickOutcome, TickPlan,
-    TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
+    ScrapStore, SealReport, SecretStore, SiteAccountStore, Store, TaskEnd, TaskFinish, TaskStore, TickAction,
+    TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -9,6 +9,7 @@ use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
 use svc_domain::plan::{Plan, WeeklyUnits};
 use svc_domain::scrap::{ParamSet, Scrap};
 use svc_domain::script_version::ScriptVersion;
+use svc_domain::site_account::{SavedSession, SiteAccount, StoredAccount};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
 
@@ -118,7 +119,8 @@ pub trait ScrapStore: Send + Sync {
     /// `next_fire_at` is written only when `cron` or `cron_timezone` changed
     /// (or none was stored), so an edit never moves a pending tick.
     async fn update_scrap(&self, org: ObjectId, scrap: &Scrap, activity: &Activity) -> Result<bool>;
-    /// Deletes the scrap and its history rows, keeping its activity log.
+    /// Deletes the scrap, its history rows, queued runs, script versions,
+    /// site login and saved session, keeping its activity log.
     async fn delete_scrap(&self, org: ObjectId, id: ObjectId, activity: &Activity) -> Result<bool>;
     async fn scrap(&self, org: ObjectId, id: ObjectId) -> Result<Option<Scrap>>;
     /// Newest first.
@@ -671,6 +673,39 @@ pub struct RotationReport {
     pub resealed: u64,
 }
 
+/// Scraps' site logins and saved browser sessions (logged-in scraping),
+/// one of each per scrap. Every value is sealed at rest (`sealing.rs`):
+/// `site_accounts.username_sealed`, `site_accounts.password_sealed`,
+/// `site_sessions.session_sealed`. Reads fail with `StoreError::Sealing`
+/// when a value cannot be opened with the store's keys.
+#[async_trait]
+pub trait SiteAccountStore: Send + Sync {
+    /// Sets (or replaces) the login of scrap `scrap` of `org` and writes
+    /// `activity`, with `forget_session` also deleting its saved session,
+    /// in one transaction; false (nothing written) when `org` has no such scrap.
+    async fn set_site_account(
+        &self,
+        org: ObjectId,
+        scrap: ObjectId,
+        account: &SiteAccount,
+        at: DateTime<Utc>,
+        forget_session: bool,
+        activity: &Activity,
+    ) -> Result<bool>;
+    /// Deletes the login and the saved session, writing `activity`; false
+    /// (nothing written) when the scrap has no login.
+    async fn delete_site_account(&self, org: ObjectId, scrap: ObjectId, activity: &Activity) -> Result<bool>;
+    async fn site_account(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<StoredAccount>>;
+    async fn site_session(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<SavedSession>>;
+    /// Saves (replacing) the scrap's session; false (nothing written) when
+    /// `org` has no such scrap or the scrap has no login (a session is only
+    /// kept beside the login it was made with).
+    async fn save_site_session(&self, org: ObjectId, scrap: ObjectId, session: &SavedSession) -> Result<bool>;
+    /// Deletes the saved session, writing `activity`; false (nothing
+    /// written) when there was none.
+    async fn delete_site_session(&self, org: ObjectId, scrap: ObjectId, activity: &Activity) -> Result<bool>;
+}
+
 /// Everything svc stores.
 #[async_trait]
 pub trait Store:
@@ -687,6 +722,7 @@ pub trait Store:
     + TaskStore
     + VersionStore
     + SecretStore
+    + SiteAccountStore
 {
     /// `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;

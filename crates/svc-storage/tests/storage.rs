@@ -28,6 +28,7 @@ use svc_domain::plan::{Plan, WeeklyUnits};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{EmailFormat, HISTORY_IDS_CAP, ParamSet, Scrap};
 use svc_domain::script_version::{ScriptVersion, VersionSource};
+use svc_domain::site_account::{SavedSession, SessionState, SiteAccount};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
 use svc_storage::key_check::key_check_opens;
@@ -2648,6 +2649,198 @@ impl Before0007 {
     }
 }
 
+// ---------------------------------------------------------------------------
+// Site accounts and sessions (logged-in scraping)
+// ---------------------------------------------------------------------------
+
+/// Every value of `column` in `table`, read with raw SQL (what a dump of
+/// the database holds).
+async fn raw_column(db: &TestDb, table: &str, column: &str) -> Vec<String> {
+    let sql = format!("SELECT {column} FROM {table} ORDER BY scrap_id");
+    if db.url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+        let rows: Vec<(String,)> = sqlx::query_as(sqlx::AssertSqlSafe(sql)).fetch_all(&pool).await.unwrap();
+        pool.close().await;
+        rows.into_iter().map(|(v,)| v).collect()
+    } else {
+        let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
+        let rows: Vec<(String,)> = sqlx::query_as(sqlx::AssertSqlSafe(sql)).fetch_all(&pool).await.unwrap();
+        pool.close().await;
+        rows.into_iter().map(|(v,)| v).collect()
+    }
+}
+
+fn site_account(username: &str, password: &str) -> SiteAccount {
+    SiteAccount { username: username.into(), password: password.into() }
+}
+
+fn saved_session(state: &str, at: DateTime<Utc>, history_id: Option<ObjectId>) -> SavedSession {
+    SavedSession { state: SessionState::new(state), saved_at: at, history_id }
+}
+
+async fn site_accounts_sealed_and_scoped(store: Arc<dyn Store>, db: &TestDb) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, other_user) = account(&store, "eve@example.com").await;
+    let t0 = now();
+    let s = scrap(&user, "members", t0);
+    insert_scrap(&store, &s).await;
+    let theirs = scrap(&other_user, "theirs", t0);
+    insert_scrap(&store, &theirs).await;
+    let (username, password) = ("ada.lovelace@example.org", "Correct-Horse-Battery-Staple-7");
+
+    assert_eq!(store.site_account(org.id, s.id).await.unwrap(), None);
+    // A fresh activity entry per write (ids are unique).
+    let act = |org: ObjectId, kind: &str| activity(org, s.id, kind, t0);
+    assert!(
+        store
+            .set_site_account(org.id, s.id, &site_account(username, password), t0, false, &act(org.id, "account.set"))
+            .await
+            .unwrap()
+    );
+    let stored = store.site_account(org.id, s.id).await.unwrap().unwrap();
+    assert_eq!(stored.account, site_account(username, password));
+    assert_eq!(stored.updated_at, t0);
+
+    // Sealed at rest: what the database holds names the key and hides the values.
+    let sealed_usernames = raw_column(db, "site_accounts", "username_sealed").await;
+    let sealed_passwords = raw_column(db, "site_accounts", "password_sealed").await;
+    assert_eq!((sealed_usernames.len(), sealed_passwords.len()), (1, 1));
+    for sealed in sealed_usernames.iter().chain(&sealed_passwords) {
+        assert!(Sealer::is_sealed(sealed), "{sealed}");
+        assert_eq!(Sealer::key_id_of(sealed), Some(db.key().id()));
+        assert!(!sealed.contains(username) && !sealed.contains(password) && !sealed.contains("ada.lovelace"));
+    }
+
+    // Another organization's ids: nothing read, nothing written.
+    assert_eq!(store.site_account(other_org.id, s.id).await.unwrap(), None);
+    assert!(
+        !store
+            .set_site_account(
+                other_org.id,
+                s.id,
+                &site_account("eve", "x"),
+                t0,
+                true,
+                &act(other_org.id, "account.set")
+            )
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .set_site_account(org.id, theirs.id, &site_account("eve", "x"), t0, true, &act(org.id, "account.set"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .set_site_account(org.id, ObjectId::new(), &site_account("eve", "x"), t0, true, &act(org.id, "account.set"))
+            .await
+            .unwrap()
+    );
+    assert!(!store.delete_site_account(other_org.id, s.id, &act(other_org.id, "account.set")).await.unwrap());
+    assert_eq!(store.site_account(org.id, s.id).await.unwrap().unwrap().account, site_account(username, password));
+    assert_eq!(store.site_account(other_org.id, theirs.id).await.unwrap(), None);
+
+    // A session, sealed too; scoped the same way.
+    let cookie = r#"{"v":1,"cookies":[{"name":"members_sid","value":"sid-5f1d2b7c9e"}]}"#;
+    let run = ObjectId::new();
+    let t1 = t0 + Duration::seconds(1);
+    let loginless = scrap(&user, "no login", t0);
+    insert_scrap(&store, &loginless).await;
+    assert!(
+        !store.save_site_session(org.id, loginless.id, &saved_session(cookie, t1, None)).await.unwrap(),
+        "a session is kept only beside a login"
+    );
+    assert!(store.save_site_session(org.id, s.id, &saved_session(cookie, t1, Some(run))).await.unwrap());
+    assert_eq!(store.site_session(org.id, s.id).await.unwrap(), Some(saved_session(cookie, t1, Some(run))));
+    let sealed = raw_column(db, "site_sessions", "session_sealed").await;
+    assert_eq!(sealed.len(), 1);
+    assert!(Sealer::is_sealed(&sealed[0]) && !sealed[0].contains("sid-5f1d2b7c9e") && !sealed[0].contains("cookies"));
+    assert!(!store.save_site_session(other_org.id, s.id, &saved_session("{}", t1, None)).await.unwrap());
+    assert!(!store.save_site_session(org.id, ObjectId::new(), &saved_session("{}", t1, None)).await.unwrap());
+    assert_eq!(store.site_session(other_org.id, s.id).await.unwrap(), None);
+    assert!(!store.delete_site_session(other_org.id, s.id, &act(other_org.id, "account.set")).await.unwrap());
+    // Saving again replaces it.
+    let t2 = t0 + Duration::seconds(2);
+    assert!(store.save_site_session(org.id, s.id, &saved_session("{\"v\":1}", t2, None)).await.unwrap());
+    assert_eq!(store.site_session(org.id, s.id).await.unwrap(), Some(saved_session("{\"v\":1}", t2, None)));
+
+    // A new password keeps the session; `forget_session` drops it.
+    assert!(
+        store
+            .set_site_account(org.id, s.id, &site_account(username, "new-pass"), t2, false, &act(org.id, "account.set"))
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.site_account(org.id, s.id).await.unwrap().unwrap().account.password, "new-pass");
+    assert_eq!(raw_column(db, "site_accounts", "password_sealed").await.len(), 1, "replaced, not added");
+    assert!(store.site_session(org.id, s.id).await.unwrap().is_some());
+    assert!(
+        store
+            .set_site_account(org.id, s.id, &site_account("bob", "pw"), t2, true, &act(org.id, "account.set"))
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.site_session(org.id, s.id).await.unwrap(), None);
+
+    // Forgetting a session, then removing the login (which drops its session too).
+    assert!(store.save_site_session(org.id, s.id, &saved_session(cookie, t2, None)).await.unwrap());
+    assert!(store.delete_site_session(org.id, s.id, &act(org.id, "session.forgotten")).await.unwrap());
+    assert!(
+        !store.delete_site_session(org.id, s.id, &act(org.id, "session.forgotten")).await.unwrap(),
+        "nothing left to forget"
+    );
+    assert!(store.save_site_session(org.id, s.id, &saved_session(cookie, t2, None)).await.unwrap());
+    assert!(store.delete_site_account(org.id, s.id, &act(org.id, "account.removed")).await.unwrap());
+    assert_eq!(store.site_account(org.id, s.id).await.unwrap(), None);
+    assert_eq!(store.site_session(org.id, s.id).await.unwrap(), None);
+    assert!(!store.delete_site_account(org.id, s.id, &act(org.id, "account.removed")).await.unwrap());
+    let kinds: Vec<String> =
+        store.list_activities(org.id, s.id, 0, 20).await.unwrap().items.into_iter().map(|a| a.kind).collect();
+    assert_eq!(
+        kinds.iter().filter(|k| k.starts_with("account.") || k.starts_with("session.")).count(),
+        5,
+        "one entry per write that changed something: {kinds:?}"
+    );
+    assert_eq!(store.list_activities(other_org.id, s.id, 0, 20).await.unwrap().total, 0);
+
+    // Deleting the scrap deletes its login and session.
+    assert!(
+        store
+            .set_site_account(org.id, s.id, &site_account(username, password), t2, false, &act(org.id, "account.set"))
+            .await
+            .unwrap()
+    );
+    assert!(store.save_site_session(org.id, s.id, &saved_session(cookie, t2, None)).await.unwrap());
+    assert!(store.delete_scrap(org.id, s.id, &activity(org.id, s.id, "scrap.deleted", t2)).await.unwrap());
+    assert!(raw_column(db, "site_accounts", "scrap_id").await.is_empty());
+    assert!(raw_column(db, "site_sessions", "scrap_id").await.is_empty());
+    assert!(!store.save_site_session(org.id, s.id, &saved_session(cookie, t2, None)).await.unwrap(), "no orphan");
+
+    // A store with another master key cannot open them.
+    let kept = scrap(&user, "kept", t2);
+    insert_scrap(&store, &kept).await;
+    assert!(
+        store
+            .set_site_account(
+                org.id,
+                kept.id,
+                &site_account(username, password),
+                t2,
+                false,
+                &act(org.id, "account.set")
+            )
+            .await
+            .unwrap()
+    );
+    assert!(store.save_site_session(org.id, kept.id, &saved_session(cookie, t2, None)).await.unwrap());
+    let stranger = svc_storage::connect(&db.url, Sealer::new(MasterKey::generate())).await.unwrap();
+    assert!(matches!(stranger.site_account(org.id, kept.id).await, Err(StoreError::Sealing(_))));
+    assert!(matches!(stranger.site_session(org.id, kept.id).await, Err(StoreError::Sealing(_))));
+    stranger.close().await;
+}
+
 mod migration_0007 {
     use std::str::FromStr;
 
@@ -3021,6 +3214,41 @@ async fn rate_logs_swap_only_from_what_was_read(store: Arc<dyn Store>) {
     assert_eq!(store.rate_log("trigger:key:a").await.unwrap().as_deref(), Some("[1,2]"));
     assert_eq!(store.rate_log("trigger:key:b").await.unwrap(), None, "buckets are separate");
 }
+
+/// Tests that also read the database with raw SQL: `(store, &TestDb)`.
+macro_rules! raw_storage_tests {
+    ($($name:ident),+ $(,)?) => {
+        mod raw_sqlite {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let db = svc_storage::testing::TestDb::sqlite();
+                    let store = db.open().await;
+                    super::$name(store.clone(), &db).await;
+                    store.close().await;
+                }
+            )+
+        }
+
+        mod raw_postgres {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let Some(db) = svc_storage::testing::TestDb::postgres().await else {
+                        println!("skipped raw_postgres::{}: SVC_TEST_POSTGRES_URL is not set", stringify!($name));
+                        return;
+                    };
+                    let store = db.open().await;
+                    assert_eq!(store.backend(), "postgres");
+                    super::$name(store.clone(), &db).await;
+                    store.close().await;
+                }
+            )+
+        }
+    };
+}
+
+raw_storage_tests!(site_accounts_sealed_and_scoped);
 
 storage_tests!(
     accounts_round_trip,

@@ -6,6 +6,7 @@ mod home;
 mod keys;
 mod runs;
 mod scraps;
+mod site_accounts;
 mod webhooks;
 
 use std::sync::Arc;
@@ -23,6 +24,11 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/api/scraps", get(scraps::list).post(scraps::create))
         .route("/api/scraps/{id}", get(scraps::get).put(scraps::update).patch(scraps::update).delete(scraps::delete))
         .route("/api/scraps/{id}/activities", get(scraps::activities))
+        .route(
+            "/api/scraps/{id}/account",
+            get(site_accounts::get_account).put(site_accounts::put_account).delete(site_accounts::delete_account),
+        )
+        .route("/api/scraps/{id}/session", delete(site_accounts::delete_session))
         .route("/api/scraps/{id}/versions", get(scraps::versions))
         .route("/api/scraps/{id}/versions/{version}", get(scraps::version))
         .route("/api/scraps/{id}/versions/{version}/restore", post(scraps::restore_version))

@@ -206,6 +206,8 @@ fn job(url: &str, script: &str, tier: u8) -> RunJob {
         loads: Default::default(),
         capture_page: false,
         tier,
+        account: None,
+        session: None,
     }
 }
 

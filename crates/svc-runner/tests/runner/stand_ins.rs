@@ -137,7 +137,7 @@ impl CountingProxy {
 }
 
 /// Reads a request or answer head; hands back the head and what came after it.
-async fn read_head(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+pub async fn read_head(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     loop {

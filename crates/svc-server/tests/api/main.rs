@@ -24,6 +24,7 @@ mod runs;
 mod schedules;
 mod scraps;
 mod secrets;
+mod site_accounts;
 mod tenancy;
 mod test_runs;
 mod typed_client;

@@ -44,6 +44,8 @@ fn job_for(url: &str, script: &str) -> svc_service::engine::RunJob {
         loads: Default::default(),
         capture_page: false,
         tier: 0,
+        account: None,
+        session: None,
     }
 }
 
@@ -399,6 +401,7 @@ async fn a_run_whose_worker_died_is_retried_then_failed() {
         snapshot: None,
         status: None,
         html: None,
+        session: None,
     };
     let stale_row = store.history_row(alice.org(), claim.history_id).await.unwrap().unwrap();
     app.services.runs.finish(&claim, stale_row, report).await.unwrap();

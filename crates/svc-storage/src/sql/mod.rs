@@ -28,6 +28,7 @@ mod scraps;
 pub mod sealed_columns;
 mod secrets;
 mod shared;
+mod site_accounts;
 mod tasks;
 mod versions;
 mod webhooks;

@@ -91,6 +91,8 @@ where
             "DELETE FROM history WHERE organization_id = $1 AND scrap_id = $2",
             "DELETE FROM run_queue WHERE organization_id = $1 AND scrap_id = $2",
             "DELETE FROM script_versions WHERE organization_id = $1 AND scrap_id = $2",
+            "DELETE FROM site_accounts WHERE organization_id = $1 AND scrap_id = $2",
+            "DELETE FROM site_sessions WHERE organization_id = $1 AND scrap_id = $2",
         ] {
             sqlx::query(table).bind(org.to_string()).bind(scrap.to_string()).execute(&mut *tx).await?;
         }

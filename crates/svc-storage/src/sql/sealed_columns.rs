@@ -21,6 +21,10 @@ pub struct SealedColumn {
 pub const SEALED_COLUMNS: &[SealedColumn] = &[
     // Webhook signing secrets (`whsec_...`).
     SealedColumn { table: "webhooks", id: "id", column: "secret" },
+    // A scrap's login on its target site, and the session its last success left.
+    SealedColumn { table: "site_accounts", id: "scrap_id", column: "username_sealed" },
+    SealedColumn { table: "site_accounts", id: "scrap_id", column: "password_sealed" },
+    SealedColumn { table: "site_sessions", id: "scrap_id", column: "session_sealed" },
 ];
 
 /// The `settings` rows whose value is sealed: the generated JWT secret

@@ -3,6 +3,11 @@
 //! through `RunService::test_run`: no history row, no webhook, charged like
 //! a run). One POST route per editor; the button pressed (`intent`) says
 //! whether to save or to test, so a test run keeps everything typed.
+//!
+//! An existing scrap's editor also has the **Site login** card (its own
+//! forms, outside the editor's: `/scraps/:id/login`, `.../login/remove`,
+//! `/scraps/:id/session/forget`), written at once through
+//! `SiteAccountService`; it shows the login's hint only, never the password.
 
 use std::sync::Arc;
 
@@ -24,6 +29,7 @@ use crate::chrome::Chrome;
 use crate::form_errors::FieldErrors;
 use crate::page_error::PageError;
 use crate::pages::{object_id, render};
+use crate::present::site_login::{SiteLoginView, flash, site_login};
 use crate::present::test_run::TestRunView;
 use crate::present::when::moment_in;
 use crate::signed_in::{SignedForm, SignedIn};
@@ -228,6 +234,31 @@ struct EditorPage {
     email_enabled: bool,
     /// Whether this server has a model (`SVC_AI_BASE_URL`).
     ai_enabled: bool,
+    /// The Site login card (existing scraps only).
+    login: Option<LoginCard>,
+}
+
+/// The Site login card: what is saved, and its form as typed (never the
+/// password).
+pub(crate) struct LoginCard {
+    view: SiteLoginView,
+    /// The username typed when the form was refused.
+    username: String,
+    errors: FieldErrors,
+    flash: Option<&'static str>,
+}
+
+/// The card of scrap `id` for `user`.
+async fn login_card(
+    services: &Services,
+    user: &SignedIn,
+    id: ObjectId,
+    done: Option<&str>,
+    username: String,
+    errors: FieldErrors,
+) -> Result<LoginCard, PageError> {
+    let status = services.site_accounts.account_status(&user.principal(), id).await?;
+    Ok(LoginCard { view: site_login(&status, Utc::now()), username, errors, flash: flash(done) })
 }
 
 impl EditorPage {
@@ -305,6 +336,7 @@ fn preview(services: &Services, cron: &str, timezone: &str) -> SchedulePreview {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn editor(
     services: &Services,
     user: &SignedIn,
@@ -313,6 +345,7 @@ fn editor(
     form: ScrapForm,
     errors: FieldErrors,
     test: Option<TestRunView>,
+    login: Option<LoginCard>,
 ) -> EditorPage {
     let title = match &stored {
         Some(s) => format!("Edit {}", s.title),
@@ -332,6 +365,7 @@ fn editor(
         test,
         email_enabled: services.announcements.email_enabled(),
         ai_enabled: services.ai.enabled(),
+        login,
     }
 }
 
@@ -341,18 +375,90 @@ fn with_status(status: StatusCode, page: &EditorPage) -> Result<Response, PageEr
 
 pub(crate) async fn new_page(State(services): State<Arc<Services>>, user: SignedIn) -> Result<Response, PageError> {
     let form = ScrapForm::blank(&user.organization.default_containers);
-    render(&editor(&services, &user, None, None, form, FieldErrors::default(), None))
+    render(&editor(&services, &user, None, None, form, FieldErrors::default(), None, None))
+}
+
+#[derive(Deserialize)]
+pub(crate) struct EditQuery {
+    /// What the Site login card just did (`saved`, `removed`, `forgotten`).
+    login: Option<String>,
 }
 
 pub(crate) async fn edit_page(
     State(services): State<Arc<Services>>,
     user: SignedIn,
     Path(id): Path<String>,
+    Query(query): Query<EditQuery>,
 ) -> Result<Response, PageError> {
     let id = object_id(&id, "scrap")?;
     let scrap = services.scraps.get(&user.principal(), id).await?;
     let form = ScrapForm::from_scrap(&scrap);
-    render(&editor(&services, &user, Some(id), Some(scrap), form, FieldErrors::default(), None))
+    let login = login_card(&services, &user, id, query.login.as_deref(), String::new(), FieldErrors::default()).await?;
+    render(&editor(&services, &user, Some(id), Some(scrap), form, FieldErrors::default(), None, Some(login)))
+}
+
+/// The Site login form (apart from the editor's).
+#[derive(Deserialize)]
+pub(crate) struct LoginForm {
+    #[serde(default)]
+    username: String,
+    #[serde(default)]
+    password: String,
+}
+
+/// The editor of scrap `id` as stored, with its Site login card.
+async fn stored_editor(
+    services: &Services,
+    user: &SignedIn,
+    id: ObjectId,
+    card: LoginCard,
+) -> Result<EditorPage, PageError> {
+    let scrap = services.scraps.get(&user.principal(), id).await?;
+    let form = ScrapForm::from_scrap(&scrap);
+    Ok(editor(services, user, Some(id), Some(scrap), form, FieldErrors::default(), None, Some(card)))
+}
+
+/// `POST /scraps/:id/login`: sets (or replaces) the login; a refusal shows
+/// the editor again with the message next to its field and the username
+/// as typed (the password field is never filled back).
+pub(crate) async fn set_login(
+    State(services): State<Arc<Services>>,
+    Path(id): Path<String>,
+    SignedForm { user, form }: SignedForm<LoginForm>,
+) -> Result<Response, PageError> {
+    let id = object_id(&id, "scrap")?;
+    let LoginForm { username, password } = form;
+    match services.site_accounts.set_account(&user.session, id, username.clone(), password).await {
+        Ok(_) => Ok(Redirect::to(&format!("/scraps/{id}/edit?login=saved#site-login")).into_response()),
+        Err(e @ ServiceError::Validation { .. }) => {
+            let errors = FieldErrors::from_service(&e, "username").unwrap_or_default();
+            let card = login_card(&services, &user, id, None, username, errors).await?;
+            with_status(StatusCode::UNPROCESSABLE_ENTITY, &stored_editor(&services, &user, id, card).await?)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `POST /scraps/:id/login/remove`: removes the login and its session.
+pub(crate) async fn remove_login(
+    State(services): State<Arc<Services>>,
+    Path(id): Path<String>,
+    SignedForm { user, .. }: SignedForm<crate::pages::auth::Nothing>,
+) -> Result<Response, PageError> {
+    let id = object_id(&id, "scrap")?;
+    services.site_accounts.delete_account(&user.session, id).await?;
+    Ok(Redirect::to(&format!("/scraps/{id}/edit?login=removed#site-login")).into_response())
+}
+
+/// `POST /scraps/:id/session/forget`: the next run starts logged out.
+pub(crate) async fn forget_session(
+    State(services): State<Arc<Services>>,
+    Path(id): Path<String>,
+    SignedForm { user, .. }: SignedForm<crate::pages::auth::Nothing>,
+) -> Result<Response, PageError> {
+    let id = object_id(&id, "scrap")?;
+    services.site_accounts.forget_session(&user.session, id).await?;
+    Ok(Redirect::to(&format!("/scraps/{id}/edit?login=forgotten#site-login")).into_response())
 }
 
 /// Runs the typed script without saving it and shows the editor again.
@@ -373,14 +479,18 @@ async fn test_run(
         Ok(draft) => services.runs.test_run(&user.session, draft).await,
         Err(e) => Err(e),
     };
+    let login = match scrap_id {
+        Some(id) => Some(login_card(services, user, id, None, String::new(), FieldErrors::default()).await?),
+        None => None,
+    };
     match outcome {
         Ok(outcome) => {
             let view = TestRunView::from_outcome(outcome);
-            render(&editor(services, user, scrap_id, stored, form, FieldErrors::default(), Some(view)))
+            render(&editor(services, user, scrap_id, stored, form, FieldErrors::default(), Some(view), login))
         }
         Err(e) => {
             let Some(errors) = FieldErrors::from_service(&e, "title") else { return Err(e.into()) };
-            let page = editor(services, user, scrap_id, stored, form, errors, None);
+            let page = editor(services, user, scrap_id, stored, form, errors, None, login);
             with_status(StatusCode::UNPROCESSABLE_ENTITY, &page)
         }
     }
@@ -405,7 +515,7 @@ pub(crate) async fn create(
         Ok(scrap) => Ok(Redirect::to(&format!("/scraps/{}?saved=1", scrap.id)).into_response()),
         Err(e) => {
             let Some(errors) = FieldErrors::from_service(&e, "title") else { return Err(e.into()) };
-            refused(editor(&services, &user, None, None, form, errors, None))
+            refused(editor(&services, &user, None, None, form, errors, None, None))
         }
     }
 }
@@ -429,7 +539,8 @@ pub(crate) async fn update(
         Err(ServiceError::NotFound(what)) => Err(ServiceError::NotFound(what).into()),
         Err(e) => {
             let Some(errors) = FieldErrors::from_service(&e, "title") else { return Err(e.into()) };
-            refused(editor(&services, &user, Some(id), Some(stored), form, errors, None))
+            let login = login_card(&services, &user, id, None, String::new(), FieldErrors::default()).await?;
+            refused(editor(&services, &user, Some(id), Some(stored), form, errors, None, Some(login)))
         }
     }
 }

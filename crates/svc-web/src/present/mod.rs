@@ -10,6 +10,7 @@ pub mod run_status;
 pub mod schedule_words;
 pub mod scopes;
 pub mod script_diff;
+pub mod site_login;
 pub mod test_run;
 pub mod versions;
 pub mod when;

@@ -3,6 +3,7 @@
 //! `SVC_TEST_POSTGRES_URL`) runs the same tests on PostgreSQL.
 
 pub mod fixture;
+pub mod login_site;
 pub mod openai;
 /// The upstream proxy and tier-gated site stand-ins, shared with svc-runner's tests.
 #[path = "../../../../svc-runner/tests/runner/stand_ins.rs"]

@@ -14,6 +14,7 @@ mod scrap_list;
 pub mod scrap_page;
 mod sessions;
 mod settings;
+mod site_login;
 mod versions;
 
 use crate::common::TestApp;

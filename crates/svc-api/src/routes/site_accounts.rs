@@ -1,0 +1,82 @@
+//! `/api/scraps/:id/account` and `/api/scraps/:id/session`: a scrap's site
+//! login, write-only (answers show `a***`, never the password or the whole
+//! username), and its saved browser session. Writes take a web session
+//! (an API key gets 401); the read needs `svc:scraps:read`.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use svc_api_types::{SiteAccountBody, SiteAccountView, iso};
+use svc_service::site_accounts::AccountStatus;
+use svc_service::{ServiceError, Services};
+
+use crate::ApiError;
+use crate::extract::{ApiJson, Caller, WebSession, parse_id};
+
+fn view(status: AccountStatus) -> SiteAccountView {
+    SiteAccountView {
+        has_account: status.has_account,
+        username: status.username_hint,
+        has_session: status.has_session,
+        session_saved_at: status.session_saved_at.map(iso),
+    }
+}
+
+/// A body of the wrong shape is refused naming the field, without echoing
+/// what was sent in it (serde's message quotes the value).
+fn without_values(refusal: ApiError) -> ApiError {
+    match refusal {
+        ApiError::Service(ServiceError::Validation { field, .. }) if field == "username" || field == "password" => {
+            ApiError::Service(ServiceError::validation(field, "must be a string"))
+        }
+        other => other,
+    }
+}
+
+/// `PUT /api/scraps/:id/account` `{username, password}`: 200 with the status.
+pub(crate) async fn put_account(
+    State(services): State<Arc<Services>>,
+    WebSession(session): WebSession,
+    Path(id): Path<String>,
+    body: Result<ApiJson<SiteAccountBody>, ApiError>,
+) -> Result<Json<SiteAccountView>, ApiError> {
+    let id = parse_id("id", &id)?;
+    let ApiJson(body) = body.map_err(without_values)?;
+    let username = body.username.unwrap_or_default();
+    let password = body.password.unwrap_or_default();
+    Ok(Json(view(services.site_accounts.set_account(&session, id, username, password).await?)))
+}
+
+/// `DELETE /api/scraps/:id/account`: 204; the saved session goes with it.
+pub(crate) async fn delete_account(
+    State(services): State<Arc<Services>>,
+    WebSession(session): WebSession,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let id = parse_id("id", &id)?;
+    services.site_accounts.delete_account(&session, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /api/scraps/:id/account`: `{hasAccount, username, hasSession, sessionSavedAt}`.
+pub(crate) async fn get_account(
+    State(services): State<Arc<Services>>,
+    Caller(principal): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<SiteAccountView>, ApiError> {
+    let id = parse_id("id", &id)?;
+    Ok(Json(view(services.site_accounts.account_status(&principal, id).await?)))
+}
+
+/// `DELETE /api/scraps/:id/session`: 204; the next run starts logged out.
+pub(crate) async fn delete_session(
+    State(services): State<Arc<Services>>,
+    WebSession(session): WebSession,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let id = parse_id("id", &id)?;
+    services.site_accounts.forget_session(&session, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
