@@ -126,6 +126,10 @@ pub struct TestRun {
     pub params: Vec<ParamSet>,
     /// The key of one of `params`, handed to the script as `SVC.param`.
     pub param: Option<String>,
+    /// The saved scrap being edited, if any: the test run signs in with its
+    /// site login (`SVC.account`) and starts from its saved session, which it
+    /// does not update. `None`: `SVC.account` is null.
+    pub scrap: Option<ObjectId>,
 }
 
 /// What a test run did. Nothing of it is stored.
@@ -222,7 +226,23 @@ impl RunService {
         if org.balance <= 0 {
             return Err(ServiceError::InsufficientBalance);
         }
+        let login = match draft.scrap {
+            None => RunLogin::default(),
+            Some(scrap) => {
+                if self.store.existing_scrap_ids(org.id, &[scrap]).await?.is_empty() {
+                    return Err(ServiceError::NotFound("scrap"));
+                }
+                match run_login(&*self.store, org.id, scrap).await? {
+                    Ok(login) => login,
+                    Err(message) => {
+                        let result = ScriptResult::Failed { message };
+                        return Ok(TestRunOutcome { result, duration_ms: 0, snapshot: None, units: 0 });
+                    }
+                }
+            }
+        };
         self.limits.take(&format!("test-run:user:{}", session.user()), TRIGGER_PER_KEY).await?;
+        let secrets = KnownSecrets::of(login.account.as_ref());
         let job = RunJob {
             history_id: ObjectId::new().to_string(),
             url,
@@ -234,17 +254,21 @@ impl RunService {
             loads,
             capture_page: false,
             tier: 0,
-            // A draft has no scrap, hence no login: `SVC.account` is null.
-            account: None,
-            session: None,
+            account: login.account,
+            session: login.session,
         };
         let report = engine.run(job).await;
         let charged = units(report.bytes);
         self.store.add_balance(org.id, -charged).await?;
+        // Shown to its author only, masked all the same.
+        let result = match report.result {
+            ScriptResult::Data { json, length } => ScriptResult::Data { json: secrets.data(&json), length },
+            ScriptResult::Failed { message } => ScriptResult::Failed { message: secrets.text(&message) },
+        };
         Ok(TestRunOutcome {
-            result: report.result,
+            result,
             duration_ms: report.duration_ms,
-            snapshot: report.snapshot.map(|capture| test_run_capture(capture, session)),
+            snapshot: report.snapshot.map(|capture| test_run_capture(secrets.snapshot(capture), session)),
             units: charged,
         })
     }
@@ -867,7 +891,7 @@ mod tests {
     }
 
     fn draft(url: &str, script: &str) -> TestRun {
-        TestRun { url: url.into(), script: script.into(), params: vec![], param: None }
+        TestRun { url: url.into(), script: script.into(), params: vec![], param: None, scrap: None }
     }
 
     fn field_of(result: Result<TestRunOutcome>) -> String {
@@ -934,6 +958,7 @@ mod tests {
             script: script.into(),
             params: params.clone(),
             param: Some("de".into()),
+            scrap: None,
         };
         let outcome = runs.test_run(&ada.session, run).await.unwrap();
         assert_eq!(
@@ -953,6 +978,7 @@ mod tests {
         assert_eq!((job.url.as_str(), job.script.as_str()), ("https://example.com/items", script));
         assert_eq!((job.param.clone(), job.params.clone()), (Some(params[1].clone()), params));
         assert_eq!((job.triggered_by, job.timeout), ("user", runs.run_timeout()));
+        assert_eq!((&job.account, &job.session), (&None, &None), "a draft of no scrap runs logged out");
         assert!(job.loads.images && !job.loads.fonts);
         assert!(ObjectId::parse(&job.history_id).is_some());
 
@@ -1115,6 +1141,44 @@ mod tests {
         let status = t.services.site_accounts.account_status(&me, scrap).await.unwrap();
         assert!(status.has_account && status.username_hint.is_none(), "{status:?}");
         stranger.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_test_run_of_a_saved_scrap_signs_in_with_its_login_and_masks_it() {
+        let t = TestServices::start().await;
+        let ada = t.signup("ada@example.com").await;
+        let eve = t.signup("eve@example.com").await;
+        let scrap = t.scrap(&ada, "Members").await;
+        t.services.site_accounts.set_account(&ada.session, scrap, "ada.l".into(), "pw-secret".into()).await.unwrap();
+        let saved = SavedSession { state: SessionState::new("{}"), saved_at: Utc::now(), history_id: None };
+        t.store.save_site_session(ada.session.org(), scrap, &saved).await.unwrap();
+        let report = report(
+            ScriptResult::Failed { message: "the script threw: ada.l / pw-secret".into() },
+            Some(serde_json::json!({"html": "<b>pw-secret</b>", "selector": null, "screenshot": null})),
+            Some(r#"{"v":1,"new":true}"#),
+        );
+        let engine = Arc::new(Scripted { report, jobs: Mutex::default() });
+        t.services.runs.attach_engine(engine.clone());
+        let draft = TestRun { scrap: Some(scrap), ..draft("https://example.com/", "returnData([])") };
+        let outcome = t.services.runs.test_run(&ada.session, draft.clone()).await.unwrap();
+        assert_eq!(outcome.result, ScriptResult::Failed { message: "the script threw: *** / ***".into() });
+        let job = engine.jobs.lock().unwrap()[0].clone();
+        assert_eq!(job.account.map(|a| a.password).as_deref(), Some("pw-secret"));
+        assert_eq!(job.session, Some(SessionState::new("{}")));
+        assert_eq!(
+            t.store.site_session(ada.session.org(), scrap).await.unwrap().unwrap().state,
+            SessionState::new("{}"),
+            "a test run saves no session"
+        );
+        // Platform admins see the page markup: masked too.
+        t.store.set_admin(ada.session.org(), ada.session.user(), true).await.unwrap();
+        let admin = t.services.auth.session(&ada.token).await.unwrap();
+        let outcome = t.services.runs.test_run(&admin, draft.clone()).await.unwrap();
+        assert_eq!(outcome.snapshot.unwrap()["html"], "<b>***</b>");
+        // Another organization's scrap: not found, nothing run.
+        let refused = t.services.runs.test_run(&eve.session, draft).await;
+        assert!(matches!(refused, Err(ServiceError::NotFound(_))), "{refused:?}");
+        assert_eq!(engine.jobs.lock().unwrap().len(), 2);
     }
 
     async fn job_row(t: &TestServices, claim: &ClaimedRun) -> HistoryRow {

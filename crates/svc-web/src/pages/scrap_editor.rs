@@ -474,6 +474,8 @@ async fn test_run(
         script: form.request.clone(),
         params,
         param: Some(form.test_param.clone()).filter(|p| !p.is_empty()),
+        // A saved scrap's test run signs in with its site login.
+        scrap: scrap_id,
     });
     let outcome = match draft {
         Ok(draft) => services.runs.test_run(&user.session, draft).await,

@@ -9,14 +9,15 @@ use svc_domain::site_account::{SavedSession, SessionState};
 
 use super::browser::WebBrowser;
 use super::{csrf_token_of, session_cookie, sign_up_in};
-use crate::common::TestApp;
+use crate::common::{TestApp, fixture};
 
 const USERNAME: &str = "ada.lovelace@members.example";
 const PASSWORD: &str = "Tr0ub4dor&3-members-only";
 
 #[tokio::test]
 async fn set_a_login_see_it_masked_forget_the_session_and_remove_it() {
-    let app = TestApp::start().await;
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[("SVC_ALLOW_PRIVATE_NETWORKS", "true")]).await;
     let browser = WebBrowser::launch().await;
     let tab = browser.tab(&app.base).await;
     sign_up_in(&tab, "ada@example.com").await;
@@ -25,8 +26,8 @@ async fn set_a_login_see_it_masked_forget_the_session_and_remove_it() {
     assert!(tab.eval::<bool>("document.getElementById('site-login') === null").await);
     assert!(tab.text().await.contains("set once the scrap is saved"));
     tab.fill("Title", "Members' reports").await;
-    tab.fill("URL", "https://members.example/reports").await;
-    tab.fill("Script", "returnData([SVC.account ? 'in' : 'out'])").await;
+    tab.fill("URL", &format!("{}/items/2", site.base)).await;
+    tab.fill("Script", "returnData([{ who: SVC.account ? SVC.account.username : 'nobody' }])").await;
     tab.click_and_load("Save").await;
     let scrap_path = tab.path().await;
     let id = scrap_path.trim_start_matches("/scraps/").split('?').next().unwrap().to_string();
@@ -63,6 +64,12 @@ async fn set_a_login_see_it_masked_forget_the_session_and_remove_it() {
     assert!(!html.contains(PASSWORD) && !html.contains("ada.lovelace"), "the page holds neither");
     assert!(tab.has_button("Replace login").await && tab.has_button("Remove login").await);
     tab.screenshots("site-login-saved").await;
+
+    // A test run of the saved scrap signs in with its login, shown masked.
+    tab.click_and_load("Test run").await;
+    let result: String = tab.eval("document.getElementById('test-result').innerText").await;
+    assert!(result.contains("Success") && result.contains("***") && !result.contains("nobody"), "{result}");
+    assert!(!tab.html().await.contains("ada.lovelace"));
 
     // A run saved a session: the card says when, and offers to forget it.
     let saved = SavedSession {
