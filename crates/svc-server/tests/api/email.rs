@@ -277,8 +277,15 @@ async fn two_senders_on_one_database_send_each_email_once() {
     let other = app.another_on_same_db(&settings).await;
     let admin = app.signup("admin@example.com").await;
     app.services.admin.grant_admin("admin@example.com").await.unwrap();
-    for i in 0..24 {
-        app.signup(&format!("user{i}@example.com")).await;
+    // 24 more users, each signing up from an address of its own (sign-ups are limited per address).
+    for i in 0..24u8 {
+        let signup = svc_service::accounts::Signup {
+            email: format!("user{i}@example.com"),
+            password: "password-123".into(),
+            name: None,
+        };
+        let from = std::net::IpAddr::V4(std::net::Ipv4Addr::new(198, 51, 100, i));
+        app.services.accounts.signup(signup, from).await.unwrap();
     }
     let recipients = announce_to_all(&app, &admin).await;
     assert_eq!(recipients, 25);
