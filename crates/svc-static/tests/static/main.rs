@@ -3,4 +3,5 @@
 //! browser engine and the static engine (`compatibility`).
 
 mod dom_api;
+mod engine_runs;
 mod site;

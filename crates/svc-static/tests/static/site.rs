@@ -69,13 +69,18 @@ fn futures_stream() -> impl futures::Stream<Item = Result<bytes::Bytes, std::io:
     })
 }
 
-/// A page announcing a body over any cap.
+/// A page announcing a 1 GiB body (of which it sends 1 KiB, then stalls).
 async fn announced_huge() -> Response {
-    let body = vec![b'x'; 1024];
+    let stream = futures::stream::unfold(0u32, |n| async move {
+        if n > 0 {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+        }
+        (n < 2).then(|| (Ok::<_, std::io::Error>(bytes::Bytes::from(vec![b'x'; 1024])), n + 1))
+    });
     Response::builder()
         .header(header::CONTENT_TYPE, "text/html")
         .header(header::CONTENT_LENGTH, (1u64 << 30).to_string())
-        .body(Body::from(body))
+        .body(Body::from_stream(stream))
         .unwrap()
 }
 
