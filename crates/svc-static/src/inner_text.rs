@@ -3,7 +3,8 @@
 //! than from the page's CSS.
 //!
 //! - Not rendered: `head`, `script`, `style`, `template`, `noscript`,
-//!   `title`, form controls' insides (`select`, `textarea`, `input`),
+//!   `title`, form controls' insides (`textarea`, `input`; a `select`'s
+//!   options are lines, as in Chromium),
 //!   embedded content (`iframe`, `object`, `video`, `audio`, `canvas`, `svg`,
 //!   `img`), elements with a `hidden` attribute or an inline
 //!   `display: none`. The element asked about itself, when not rendered,
@@ -25,9 +26,9 @@ use scraper::Node;
 
 /// Elements whose insides are never rendered as text.
 const NOT_RENDERED: &[&str] = &[
-    "head", "script", "style", "template", "noscript", "title", "select", "textarea", "input", "iframe", "object",
-    "video", "audio", "canvas", "svg", "img", "embed", "datalist", "meta", "link", "base", "param", "source", "track",
-    "area", "map", "dialog",
+    "head", "script", "style", "template", "noscript", "title", "textarea", "input", "iframe", "object", "video",
+    "audio", "canvas", "svg", "img", "embed", "datalist", "meta", "link", "base", "param", "source", "track", "area",
+    "map", "dialog",
 ];
 
 /// Elements that are blocks in the user-agent stylesheet.
@@ -67,6 +68,8 @@ const BLOCKS: &[&str] = &[
     "menu",
     "nav",
     "ol",
+    "optgroup",
+    "option",
     "plaintext",
     "pre",
     "search",
@@ -129,6 +132,11 @@ pub fn inner_text(node: NodeRef<'_, Node>) -> String {
                 if skipping > 0 {
                     continue;
                 }
+                if n == node {
+                    // The element's own line breaks are not its text's; its whitespace rule is.
+                    pre += usize::from(tag(&n).is_some_and(|t| PREFORMATTED.contains(&t)));
+                    continue;
+                }
                 match n.value() {
                     Node::Text(t) if pre > 0 => items.push(Item::Kept(t.text.to_string())),
                     Node::Text(t) => items.push(Item::Text(t.text.to_string())),
@@ -153,7 +161,7 @@ pub fn inner_text(node: NodeRef<'_, Node>) -> String {
                     skipping -= 1;
                     continue;
                 }
-                if skipping > 0 {
+                if skipping > 0 || n == node {
                     continue;
                 }
                 let Some(name) = tag(&n) else { continue };

@@ -2,6 +2,7 @@
 //! against a local site (`engine_runs`), and the same scripts on the
 //! browser engine and the static engine (`compatibility`).
 
+mod compatibility;
 mod dom_api;
 mod engine_runs;
 mod site;
