@@ -9,7 +9,7 @@ use chrono::Utc;
 use serde_json::{Value, json};
 use svc_domain::ObjectId;
 use svc_domain::history::{DIRECT_TIER, HistoryRow, RunType, StatusDetail, TriggeredBy};
-use svc_domain::scrap::{ParamSet, Scrap};
+use svc_domain::scrap::{DEFAULT_SCRAPPER, ParamSet, Scrap};
 use svc_domain::task::{Task, TaskState};
 
 use crate::ai_prompts::{self, Attempt, SNAPSHOT_BUDGET_TOKENS};
@@ -61,6 +61,7 @@ pub(crate) async fn run_script(
         loads,
         capture_page,
         tier: 0,
+        scrapper: DEFAULT_SCRAPPER.to_string(),
     };
     Ok(cx.engine.run(job).await)
 }
@@ -87,6 +88,8 @@ pub(crate) async fn run_script_with(
         loads,
         capture_page: false,
         tier,
+        // A shadow run runs where the scrap's runs run.
+        scrapper: scrap.scrapper.clone(),
     };
     Ok(cx.engine.run(job).await)
 }

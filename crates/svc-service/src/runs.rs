@@ -9,7 +9,7 @@ use svc_domain::activity::Activity;
 use svc_domain::email::Email;
 use svc_domain::history::{DIRECT_TIER, HistoryRow, MAX_RUN_WAIT_SECS, StatusDetail, TriggeredBy};
 use svc_domain::scope::Scope;
-use svc_domain::scrap::{ParamSet, Scrap};
+use svc_domain::scrap::{DEFAULT_SCRAPPER, ParamSet, STATIC_SCRAPPER, Scrap};
 use svc_domain::webhook::Delivery;
 use svc_storage::Store;
 pub use svc_storage::{ClaimedRun, ExpiredLeases};
@@ -26,7 +26,7 @@ use crate::history::HistoryView;
 use crate::proxy_tiers::{self, TierAttempt, TierMode, TierSettings};
 use crate::rate_limits::{RateLimits, TRIGGER_PER_KEY, load_quota};
 use crate::run_outcome::{EngineReport, ScriptResult, classify, short_error, units};
-use crate::scrap_input::{check_params, check_request, check_url};
+use crate::scrap_input::{check_params, check_request, check_scrapper, check_url};
 use crate::scraps::{activity, authorize_scrap};
 use crate::webhook_payload::stored_payload;
 use crate::{Principal, Result, ServiceError, Session};
@@ -123,6 +123,8 @@ pub struct TestRun {
     pub params: Vec<ParamSet>,
     /// The key of one of `params`, handed to the script as `SVC.param`.
     pub param: Option<String>,
+    /// The engine (`scrapper`) to run it on; `puppeteer` when `None`.
+    pub scrapper: Option<String>,
 }
 
 /// What a test run did. Nothing of it is stored.
@@ -206,6 +208,8 @@ impl RunService {
         check_url(&url)?;
         let loads = check_request(&draft.script)?;
         check_params(&draft.params)?;
+        let scrapper = draft.scrapper.unwrap_or_else(|| DEFAULT_SCRAPPER.to_string());
+        check_scrapper(&scrapper)?;
         let param =
             match draft.param {
                 None => None,
@@ -231,6 +235,7 @@ impl RunService {
             loads,
             capture_page: false,
             tier: 0,
+            scrapper,
         };
         let report = engine.run(job).await;
         let charged = units(report.bytes);
@@ -391,6 +396,7 @@ impl RunService {
             loads,
             capture_page: scrap.auto_fix && self.ai_enabled(),
             tier: 0,
+            scrapper: scrap.scrapper,
         };
         Ok(Some((job, row)))
     }
@@ -408,7 +414,11 @@ impl RunService {
     pub async fn execute(&self, claim: &ClaimedRun, engine: &dyn Engine) -> Result<Option<StatusDetail>> {
         let Some((mut job, row)) = self.job(claim).await? else { return Ok(None) };
         let Some(scrap) = self.store.scrap(claim.organization_id, claim.scrap_id).await? else { return Ok(None) };
-        let fixed = scrap.proxy_tier.as_deref().and_then(proxy_tiers::parse_tier);
+        // The static engine has no proxy tiers (yet): its runs go direct.
+        let fixed = match job.scrapper.as_str() {
+            STATIC_SCRAPPER => Some(0),
+            _ => scrap.proxy_tier.as_deref().and_then(proxy_tiers::parse_tier),
+        };
         let host = proxy_tiers::memory_key(&scrap.url);
         let remembered = match (fixed, &host) {
             (None, Some(host)) => self
@@ -799,8 +809,46 @@ mod tests {
         }
     }
 
+    /// A run carries its scrap's engine; a static scrap's runs go direct
+    /// (no proxy tiers), and a proxy tier other than tier0 is refused for it.
+    #[tokio::test]
+    async fn a_run_names_its_scraps_engine_and_static_runs_go_direct() {
+        let t = TestServices::start().await;
+        let ada = t.signup("ada@example.com").await;
+        let me = Principal::Session(ada.session.clone());
+        let scrap = t.scrap(&ada, "Static").await;
+        let to = |scrapper: &str, tier: Option<&str>| crate::scrap_input::ScrapChanges {
+            scrapper: Some(scrapper.into()),
+            proxy_tier: Some(tier.map(str::to_string)),
+            ..Default::default()
+        };
+        let refused = t.services.scraps.update(&ada.session, scrap, to("static", Some("tier2"))).await;
+        assert!(matches!(refused, Err(ServiceError::Validation { ref field, .. }) if field == "proxyTier"), "{refused:?}");
+        t.services.scraps.update(&ada.session, scrap, to("static", Some("tier0"))).await.unwrap();
+
+        let report = EngineReport {
+            result: ScriptResult::Data { json: "[1]".into(), length: 1 },
+            duration_ms: 5,
+            bytes: 10,
+            snapshot: None,
+            status: Some(200),
+            html: None,
+        };
+        let engine = Scripted { report, jobs: Mutex::default() };
+        t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+        let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+        assert_eq!(t.services.runs.execute(&claim, &engine).await.unwrap(), Some(StatusDetail::Success));
+        t.services.scraps.update(&ada.session, scrap, to("puppeteer", None)).await.unwrap();
+        t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+        let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+        t.services.runs.execute(&claim, &engine).await.unwrap();
+        let jobs = engine.jobs.lock().unwrap().clone();
+        let seen: Vec<(&str, u8)> = jobs.iter().map(|j| (j.scrapper.as_str(), j.tier)).collect();
+        assert_eq!(seen, [("static", 0), ("puppeteer", 0)]);
+    }
+
     fn draft(url: &str, script: &str) -> TestRun {
-        TestRun { url: url.into(), script: script.into(), params: vec![], param: None }
+        TestRun { url: url.into(), script: script.into(), params: vec![], param: None, scrapper: None }
     }
 
     fn field_of(result: Result<TestRunOutcome>) -> String {
@@ -830,6 +878,8 @@ mod tests {
         assert_eq!(field_of(runs.test_run(&ada.session, unknown).await), "param");
         let twice = TestRun { params: [params.clone(), params].concat(), ..draft(ok, "returnData([])") };
         assert_eq!(field_of(runs.test_run(&ada.session, twice).await), "params");
+        let unknown_engine = TestRun { scrapper: Some("selenium".into()), ..draft(ok, "returnData([])") };
+        assert_eq!(field_of(runs.test_run(&ada.session, unknown_engine).await), "scrapper");
 
         match runs.test_run(&ada.session, draft(ok, "returnData([])")).await {
             Err(ServiceError::Internal(message)) => assert_eq!(message, "no browser in this process"),
@@ -866,6 +916,7 @@ mod tests {
             script: script.into(),
             params: params.clone(),
             param: Some("de".into()),
+            scrapper: Some("static".into()),
         };
         let outcome = runs.test_run(&ada.session, run).await.unwrap();
         assert_eq!(
@@ -886,6 +937,7 @@ mod tests {
         assert_eq!((job.param.clone(), job.params.clone()), (Some(params[1].clone()), params));
         assert_eq!((job.triggered_by, job.timeout), ("user", runs.run_timeout()));
         assert!(job.loads.images && !job.loads.fonts);
+        assert_eq!(job.scrapper, "static", "on the engine the editor names");
         assert!(ObjectId::parse(&job.history_id).is_some());
 
         let org = t.store.organization(ada.session.org()).await.unwrap().unwrap();

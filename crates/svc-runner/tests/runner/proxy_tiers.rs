@@ -206,6 +206,7 @@ fn job(url: &str, script: &str, tier: u8) -> RunJob {
         loads: Default::default(),
         capture_page: false,
         tier,
+        scrapper: "puppeteer".into(),
     }
 }
 

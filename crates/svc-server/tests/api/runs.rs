@@ -44,6 +44,7 @@ fn job_for(url: &str, script: &str) -> svc_service::engine::RunJob {
         loads: Default::default(),
         capture_page: false,
         tier: 0,
+        scrapper: "puppeteer".into(),
     }
 }
 

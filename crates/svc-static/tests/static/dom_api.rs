@@ -25,6 +25,7 @@ pub fn job(url: &str, script: &str) -> svc_service::engine::RunJob {
         loads: Default::default(),
         capture_page: false,
         tier: 0,
+        scrapper: "static".into(),
     }
 }
 

@@ -368,6 +368,7 @@ async fn test_run(
         script: form.request.clone(),
         params,
         param: Some(form.test_param.clone()).filter(|p| !p.is_empty()),
+        scrapper: Some(form.scrapper.clone()).filter(|s| !s.is_empty()),
     });
     let outcome = match draft {
         Ok(draft) => services.runs.test_run(&user.session, draft).await,
