@@ -5,8 +5,8 @@ use svc_domain::scrap::{DEFAULT_SCRAPPER, STATIC_SCRAPPER};
 use svc_runner::{ChromiumEngine, EngineConfig, Worker};
 use svc_service::dispatcher::{DispatchConfig, Dispatcher};
 use svc_service::engine::{Engine, EnginesByScrapper};
-use svc_static::{StaticConfig, StaticEngine};
 use svc_service::{ServiceConfig, Services};
+use svc_static::{StaticConfig, StaticEngine};
 use svc_storage::Store;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -127,11 +127,7 @@ impl App {
     /// What runs jobs: each goes to the engine its scrap's `scrapper` names,
     /// `browser` for `puppeteer` and a static engine for `static`.
     pub fn engines(&self, browser: Arc<ChromiumEngine>) -> Arc<dyn Engine> {
-        Arc::new(
-            EnginesByScrapper::new()
-                .with(DEFAULT_SCRAPPER, browser)
-                .with(STATIC_SCRAPPER, self.static_engine()),
-        )
+        Arc::new(EnginesByScrapper::new().with(DEFAULT_SCRAPPER, browser).with(STATIC_SCRAPPER, self.static_engine()))
     }
 
     /// The webhook dispatcher over this app's store, sending with the real HTTP client.

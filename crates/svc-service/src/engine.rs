@@ -72,9 +72,7 @@ impl Engine for EnginesByScrapper {
         match self.engines.get(&job.scrapper) {
             Some(engine) => engine.run(job).await,
             None => EngineReport {
-                result: ScriptResult::Failed {
-                    message: format!("this server has no `{}` engine", job.scrapper),
-                },
+                result: ScriptResult::Failed { message: format!("this server has no `{}` engine", job.scrapper) },
                 duration_ms: 0,
                 bytes: 0,
                 snapshot: None,
@@ -124,8 +122,9 @@ mod tests {
 
     #[tokio::test]
     async fn jobs_go_to_the_engine_their_scrap_names() {
-        let engines =
-            EnginesByScrapper::new().with("puppeteer", Arc::new(Named("browser"))).with("static", Arc::new(Named("fetch")));
+        let engines = EnginesByScrapper::new()
+            .with("puppeteer", Arc::new(Named("browser")))
+            .with("static", Arc::new(Named("fetch")));
         let answer = |r: EngineReport| match r.result {
             ScriptResult::Data { json, .. } => json,
             ScriptResult::Failed { message } => message,

@@ -823,7 +823,10 @@ mod tests {
             ..Default::default()
         };
         let refused = t.services.scraps.update(&ada.session, scrap, to("static", Some("tier2"))).await;
-        assert!(matches!(refused, Err(ServiceError::Validation { ref field, .. }) if field == "proxyTier"), "{refused:?}");
+        assert!(
+            matches!(refused, Err(ServiceError::Validation { ref field, .. }) if field == "proxyTier"),
+            "{refused:?}"
+        );
         t.services.scraps.update(&ada.session, scrap, to("static", Some("tier0"))).await.unwrap();
 
         let report = EngineReport {

@@ -23,6 +23,7 @@ mod run_faults;
 mod runs;
 mod schedules;
 mod scraps;
+mod static_engine;
 mod tenancy;
 mod test_runs;
 mod typed_client;

@@ -111,7 +111,8 @@ async fn a_fixed_tier_never_escalates_and_unconfigured_tiers_are_refused() {
     .await;
     let alice = app.signup("alice@example.com").await;
     let url = format!("{}/items/2", site.base);
-    let sid = app.scrap_with(&alice, json!({"title": "Fixed", "url": url, "request": ITEMS, "proxyTier": "tier1"})).await;
+    let sid =
+        app.scrap_with(&alice, json!({"title": "Fixed", "url": url, "request": ITEMS, "proxyTier": "tier1"})).await;
     let row = run(&app, &alice, &sid).await;
     assert_eq!(row["statusDetail"], "error");
     assert!(row["error"].as_str().unwrap().contains("403"), "{row}");
@@ -146,7 +147,8 @@ async fn a_private_target_is_refused_on_every_tier() {
     let alice = app.signup("alice@example.com").await;
     let url = format!("{}/items/2", site.base);
     for tier in [Value::Null, json!("tier1")] {
-        let sid = app.scrap_with(&alice, json!({"title": "Inside", "url": url, "request": ITEMS, "proxyTier": tier})).await;
+        let sid =
+            app.scrap_with(&alice, json!({"title": "Inside", "url": url, "request": ITEMS, "proxyTier": tier})).await;
         let row = run(&app, &alice, &sid).await;
         assert_eq!(row["statusDetail"], "error", "{row}");
         assert!(row["error"].as_str().unwrap().contains("refused"), "{row}");
