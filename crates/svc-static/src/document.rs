@@ -294,7 +294,7 @@ impl Document {
 
     /// `getElementById`: the first element whose id is `id`.
     pub fn by_id(&self, scope: Handle, id: &str) -> Option<Handle> {
-        let Some(node) = self.node(scope) else { return None };
+        let node = self.node(scope)?;
         descendants(node)
             .skip(1)
             .find(|d| d.value().as_element().is_some_and(|e| e.id() == Some(id)))
