@@ -32,7 +32,12 @@ impl EmailFormat {
 }
 
 pub const PROXY_TIERS: [&str; 5] = ["tier0", "tier1", "tier2", "tier3", "tier4"];
-pub const SCRAPPERS: [&str; 1] = ["puppeteer"];
+/// The engines a scrap may name in `scrapper`: `puppeteer` (headless
+/// Chromium, the default) and `static` (no browser: the script runs on the
+/// server-rendered HTML; `svc-static`).
+pub const SCRAPPERS: [&str; 2] = [DEFAULT_SCRAPPER, STATIC_SCRAPPER];
+pub const DEFAULT_SCRAPPER: &str = "puppeteer";
+pub const STATIC_SCRAPPER: &str = "static";
 /// How many run ids a scrap exposes in `history`.
 pub const HISTORY_IDS_CAP: usize = 50;
 
@@ -90,7 +95,7 @@ impl Scrap {
             description: String::new(),
             url: url.into(),
             request: request.into(),
-            scrapper: "puppeteer".into(),
+            scrapper: DEFAULT_SCRAPPER.into(),
             containers: vec![],
             params: vec![],
             history: vec![],

@@ -1,9 +1,12 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use svc_domain::scrap::{DEFAULT_SCRAPPER, STATIC_SCRAPPER};
 use svc_runner::{ChromiumEngine, EngineConfig, Worker};
 use svc_service::dispatcher::{DispatchConfig, Dispatcher};
+use svc_service::engine::{Engine, EnginesByScrapper};
 use svc_service::{ServiceConfig, Services};
+use svc_static::{StaticConfig, StaticEngine};
 use svc_storage::Store;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -166,6 +169,20 @@ impl App {
         }))
     }
 
+    /// The static engine as configured (no browser: server-rendered pages).
+    pub fn static_engine(&self) -> Arc<StaticEngine> {
+        Arc::new(StaticEngine::new(StaticConfig {
+            allow_private_networks: self.config.allow_private_networks,
+            ..StaticConfig::default()
+        }))
+    }
+
+    /// What runs jobs: each goes to the engine its scrap's `scrapper` names,
+    /// `browser` for `puppeteer` and a static engine for `static`.
+    pub fn engines(&self, browser: Arc<ChromiumEngine>) -> Arc<dyn Engine> {
+        Arc::new(EnginesByScrapper::new().with(DEFAULT_SCRAPPER, browser).with(STATIC_SCRAPPER, self.static_engine()))
+    }
+
     /// The webhook dispatcher over this app's store, sending with the real HTTP client.
     pub fn dispatcher(&self) -> Arc<Dispatcher> {
         let client = HttpWebhookClient::new(self.config.webhook_timeout, self.config.allow_private_networks);
@@ -197,7 +214,7 @@ impl App {
     }
 
     /// A run worker for `container` on this app's services.
-    pub fn worker(&self, engine: Arc<ChromiumEngine>, container: &str) -> Arc<Worker> {
+    pub fn worker(&self, engine: Arc<dyn Engine>, container: &str) -> Arc<Worker> {
         Arc::new(Worker::new(self.services.clone(), engine, container, self.config.worker_concurrency))
     }
 
@@ -214,9 +231,10 @@ impl App {
         let mut engine = None;
         if self.config.embedded_worker {
             let e = self.engine();
-            // The embedded worker's browser also serves test runs.
-            self.services.runs.attach_engine(e.clone());
-            let worker = self.worker(e.clone(), "default");
+            let engines = self.engines(e.clone());
+            // The embedded worker's engines also serve test runs and AI tasks.
+            self.services.runs.attach_engine(engines.clone());
+            let worker = self.worker(engines, "default");
             engine = Some(e);
             background.push(tokio::spawn(worker.run(stopped(stop_rx.clone()))));
         }
@@ -272,7 +290,8 @@ impl App {
     /// Runs a worker for `container` (no API) until `shutdown` resolves.
     pub async fn work(self, container: &str, shutdown: impl Future<Output = ()> + Send + 'static) {
         let engine = self.engine();
-        self.services.runs.attach_engine(engine.clone());
+        let engines = self.engines(engine.clone());
+        self.services.runs.attach_engine(engines.clone());
         // Runs finished here queue webhook deliveries: send them from here too.
         let (stop_tx, stop_rx) = watch::channel(false);
         let dispatcher =
@@ -287,7 +306,7 @@ impl App {
             .task_runner
             .ready()
             .then(|| tokio::spawn(self.services.task_runner.clone().run(stopped(stop_rx))));
-        self.worker(engine.clone(), container).run(shutdown).await;
+        self.worker(engines, container).run(shutdown).await;
         let _ = stop_tx.send(true);
         for task in dispatcher.into_iter().chain(mailer).chain(tasks) {
             let _ = task.await;

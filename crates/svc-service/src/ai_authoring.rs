@@ -9,7 +9,7 @@ use chrono::Utc;
 use serde_json::{Value, json};
 use svc_domain::ObjectId;
 use svc_domain::history::{DIRECT_TIER, HistoryRow, RunType, StatusDetail, TriggeredBy};
-use svc_domain::scrap::{ParamSet, Scrap};
+use svc_domain::scrap::{DEFAULT_SCRAPPER, ParamSet, Scrap};
 use svc_domain::task::{Task, TaskState};
 
 use crate::ai_prompts::{self, Attempt, SNAPSHOT_BUDGET_TOKENS};
@@ -65,6 +65,7 @@ pub(crate) async fn run_script(
         // The wizard and generation load the page logged out.
         account: None,
         session: None,
+        scrapper: DEFAULT_SCRAPPER.to_string(),
     };
     Ok(cx.engine.run(job).await)
 }
@@ -96,6 +97,8 @@ pub(crate) async fn run_script_with(
         tier,
         account: login.account.clone(),
         session: login.session.clone(),
+        // A shadow run runs where the scrap's runs run.
+        scrapper: scrap.scrapper.clone(),
     };
     Ok(cx.engine.run(job).await)
 }

@@ -1,14 +1,18 @@
-//! The port through which runs reach a browser. `svc-runner` implements it
-//! with Chromium; the service layer only knows this trait.
+//! The port through which runs reach an engine. `svc-runner` implements it
+//! with Chromium (`puppeteer`), `svc-static` without a browser (`static`);
+//! [`EnginesByScrapper`] hands each job to the one its scrap names. The
+//! service layer only knows this trait.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use svc_domain::scrap::ParamSet;
 use svc_domain::site_account::{SessionState, SiteAccount};
 
-use crate::run_outcome::EngineReport;
+use crate::run_outcome::{EngineReport, ScriptResult};
 use crate::script_directives::Loads;
 
 /// Everything a run needs to know. `Debug` shows neither the site login
@@ -41,6 +45,10 @@ pub struct RunJob {
     /// gets its context's session back in the report after a run that
     /// returned items (`EngineReport::session`).
     pub session: Option<SessionState>,
+    /// The engine that runs it: the scrap's `scrapper` (one of
+    /// `svc_domain::scrap::SCRAPPERS`; `puppeteer` for test runs without
+    /// one and the AI tasks' page loads).
+    pub scrapper: String,
 }
 
 impl fmt::Debug for RunJob {
@@ -58,6 +66,7 @@ impl fmt::Debug for RunJob {
             .field("tier", &self.tier)
             .field("account", &self.account)
             .field("session", &self.session)
+            .field("scrapper", &self.scrapper)
             .finish()
     }
 }
@@ -67,6 +76,43 @@ pub trait Engine: Send + Sync {
     /// Runs `job` to its end. Never fails as a call: every failure is a
     /// `ScriptResult::Failed` in the report.
     async fn run(&self, job: RunJob) -> EngineReport;
+}
+
+/// An engine that hands each job to the engine registered for its
+/// `scrapper`. A job naming no registered engine fails, saying so.
+#[derive(Default)]
+pub struct EnginesByScrapper {
+    engines: HashMap<String, Arc<dyn Engine>>,
+}
+
+impl EnginesByScrapper {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers `engine` for jobs whose `scrapper` is `scrapper`.
+    pub fn with(mut self, scrapper: &str, engine: Arc<dyn Engine>) -> Self {
+        self.engines.insert(scrapper.to_string(), engine);
+        self
+    }
+}
+
+#[async_trait]
+impl Engine for EnginesByScrapper {
+    async fn run(&self, job: RunJob) -> EngineReport {
+        match self.engines.get(&job.scrapper) {
+            Some(engine) => engine.run(job).await,
+            None => EngineReport {
+                result: ScriptResult::Failed { message: format!("this server has no `{}` engine", job.scrapper) },
+                duration_ms: 0,
+                bytes: 0,
+                snapshot: None,
+                status: None,
+                html: None,
+                session: None,
+            },
+        }
+    }
 }
 
 #[cfg(test)]
@@ -88,11 +134,62 @@ mod tests {
             tier: 0,
             account: Some(SiteAccount { username: "alice".into(), password: "hunter2-secret".into() }),
             session: Some(SessionState::new(r#"{"cookies":[{"value":"sid-123456"}]}"#)),
+            scrapper: "puppeteer".into(),
         };
         let shown = format!("{job:?}");
         for secret in ["alice", "hunter2-secret", "sid-123456", "SVC.account"] {
             assert!(!shown.contains(secret), "{secret} in {shown}");
         }
         assert!(shown.contains("a***") && shown.contains("SessionState(<"), "{shown}");
+    }
+
+    /// Answers every job with its own name as data.
+    struct Named(&'static str);
+
+    #[async_trait]
+    impl Engine for Named {
+        async fn run(&self, _job: RunJob) -> EngineReport {
+            EngineReport {
+                result: ScriptResult::Data { json: format!("[\"{}\"]", self.0), length: 1 },
+                duration_ms: 1,
+                bytes: 1,
+                snapshot: None,
+                status: Some(200),
+                html: None,
+                session: None,
+            }
+        }
+    }
+
+    fn job(scrapper: &str) -> RunJob {
+        RunJob {
+            history_id: "h".into(),
+            url: "https://example.com/".into(),
+            script: "returnData([])".into(),
+            param: None,
+            params: vec![],
+            triggered_by: "user",
+            timeout: Duration::from_secs(1),
+            loads: Loads::default(),
+            capture_page: false,
+            tier: 0,
+            account: None,
+            session: None,
+            scrapper: scrapper.into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn jobs_go_to_the_engine_their_scrap_names() {
+        let engines = EnginesByScrapper::new()
+            .with("puppeteer", Arc::new(Named("browser")))
+            .with("static", Arc::new(Named("fetch")));
+        let answer = |r: EngineReport| match r.result {
+            ScriptResult::Data { json, .. } => json,
+            ScriptResult::Failed { message } => message,
+        };
+        assert_eq!(answer(engines.run(job("puppeteer")).await), r#"["browser"]"#);
+        assert_eq!(answer(engines.run(job("static")).await), r#"["fetch"]"#);
+        assert_eq!(answer(engines.run(job("auto")).await), "this server has no `auto` engine");
     }
 }

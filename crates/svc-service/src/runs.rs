@@ -9,7 +9,7 @@ use svc_domain::activity::Activity;
 use svc_domain::email::Email;
 use svc_domain::history::{DIRECT_TIER, HistoryRow, MAX_RUN_WAIT_SECS, StatusDetail, TriggeredBy};
 use svc_domain::scope::Scope;
-use svc_domain::scrap::{ParamSet, Scrap};
+use svc_domain::scrap::{DEFAULT_SCRAPPER, ParamSet, STATIC_SCRAPPER, Scrap};
 use svc_domain::site_account::{SavedSession, SessionState};
 use svc_domain::webhook::Delivery;
 use svc_storage::Store;
@@ -28,7 +28,7 @@ use crate::proxy_tiers::{self, TierAttempt, TierMode, TierSettings};
 use crate::rate_limits::{RateLimits, TRIGGER_PER_KEY, load_quota};
 use crate::redact::KnownSecrets;
 use crate::run_outcome::{EngineReport, ScriptResult, classify, short_error, units};
-use crate::scrap_input::{check_params, check_request, check_url};
+use crate::scrap_input::{check_params, check_request, check_scrapper, check_url};
 use crate::scraps::{activity, authorize_scrap};
 use crate::site_accounts::{RunLogin, run_login};
 use crate::webhook_payload::stored_payload;
@@ -130,6 +130,8 @@ pub struct TestRun {
     /// site login (`SVC.account`) and starts from its saved session, which it
     /// does not update. `None`: `SVC.account` is null.
     pub scrap: Option<ObjectId>,
+    /// The engine (`scrapper`) to run it on; `puppeteer` when `None`.
+    pub scrapper: Option<String>,
 }
 
 /// What a test run did. Nothing of it is stored.
@@ -213,6 +215,8 @@ impl RunService {
         check_url(&url)?;
         let loads = check_request(&draft.script)?;
         check_params(&draft.params)?;
+        let scrapper = draft.scrapper.unwrap_or_else(|| DEFAULT_SCRAPPER.to_string());
+        check_scrapper(&scrapper)?;
         let param =
             match draft.param {
                 None => None,
@@ -256,6 +260,7 @@ impl RunService {
             tier: 0,
             account: login.account,
             session: login.session,
+            scrapper,
         };
         let report = engine.run(job).await;
         let charged = units(report.bytes);
@@ -434,6 +439,7 @@ impl RunService {
             tier: 0,
             account: login.account,
             session: login.session,
+            scrapper: scrap.scrapper,
         };
         Ok(Some((job, row, login_error)))
     }
@@ -470,7 +476,11 @@ impl RunService {
         }
         // What the run hands back is masked with the login it ran with.
         let secrets = KnownSecrets::of(job.account.as_ref());
-        let fixed = scrap.proxy_tier.as_deref().and_then(proxy_tiers::parse_tier);
+        // The static engine has no proxy tiers (yet): its runs go direct.
+        let fixed = match job.scrapper.as_str() {
+            STATIC_SCRAPPER => Some(0),
+            _ => scrap.proxy_tier.as_deref().and_then(proxy_tiers::parse_tier),
+        };
         let host = proxy_tiers::memory_key(&scrap.url);
         let remembered = match (fixed, &host) {
             (None, Some(host)) => self
@@ -890,8 +900,50 @@ mod tests {
         }
     }
 
+    /// A run carries its scrap's engine; a static scrap's runs go direct
+    /// (no proxy tiers), and a proxy tier other than tier0 is refused for it.
+    #[tokio::test]
+    async fn a_run_names_its_scraps_engine_and_static_runs_go_direct() {
+        let t = TestServices::start().await;
+        let ada = t.signup("ada@example.com").await;
+        let me = Principal::Session(ada.session.clone());
+        let scrap = t.scrap(&ada, "Static").await;
+        let to = |scrapper: &str, tier: Option<&str>| crate::scrap_input::ScrapChanges {
+            scrapper: Some(scrapper.into()),
+            proxy_tier: Some(tier.map(str::to_string)),
+            ..Default::default()
+        };
+        let refused = t.services.scraps.update(&ada.session, scrap, to("static", Some("tier2"))).await;
+        assert!(
+            matches!(refused, Err(ServiceError::Validation { ref field, .. }) if field == "proxyTier"),
+            "{refused:?}"
+        );
+        t.services.scraps.update(&ada.session, scrap, to("static", Some("tier0"))).await.unwrap();
+
+        let report = EngineReport {
+            result: ScriptResult::Data { json: "[1]".into(), length: 1 },
+            duration_ms: 5,
+            bytes: 10,
+            snapshot: None,
+            status: Some(200),
+            html: None,
+            session: None,
+        };
+        let engine = Scripted { report, jobs: Mutex::default() };
+        t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+        let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+        assert_eq!(t.services.runs.execute(&claim, &engine).await.unwrap(), Some(StatusDetail::Success));
+        t.services.scraps.update(&ada.session, scrap, to("puppeteer", None)).await.unwrap();
+        t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+        let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+        t.services.runs.execute(&claim, &engine).await.unwrap();
+        let jobs = engine.jobs.lock().unwrap().clone();
+        let seen: Vec<(&str, u8)> = jobs.iter().map(|j| (j.scrapper.as_str(), j.tier)).collect();
+        assert_eq!(seen, [("static", 0), ("puppeteer", 0)]);
+    }
+
     fn draft(url: &str, script: &str) -> TestRun {
-        TestRun { url: url.into(), script: script.into(), params: vec![], param: None, scrap: None }
+        TestRun { url: url.into(), script: script.into(), params: vec![], param: None, scrap: None, scrapper: None }
     }
 
     fn field_of(result: Result<TestRunOutcome>) -> String {
@@ -921,6 +973,8 @@ mod tests {
         assert_eq!(field_of(runs.test_run(&ada.session, unknown).await), "param");
         let twice = TestRun { params: [params.clone(), params].concat(), ..draft(ok, "returnData([])") };
         assert_eq!(field_of(runs.test_run(&ada.session, twice).await), "params");
+        let unknown_engine = TestRun { scrapper: Some("selenium".into()), ..draft(ok, "returnData([])") };
+        assert_eq!(field_of(runs.test_run(&ada.session, unknown_engine).await), "scrapper");
 
         match runs.test_run(&ada.session, draft(ok, "returnData([])")).await {
             Err(ServiceError::Internal(message)) => assert_eq!(message, "no browser in this process"),
@@ -959,6 +1013,7 @@ mod tests {
             params: params.clone(),
             param: Some("de".into()),
             scrap: None,
+            scrapper: Some("static".into()),
         };
         let outcome = runs.test_run(&ada.session, run).await.unwrap();
         assert_eq!(
@@ -980,6 +1035,7 @@ mod tests {
         assert_eq!((job.triggered_by, job.timeout), ("user", runs.run_timeout()));
         assert_eq!((&job.account, &job.session), (&None, &None), "a draft of no scrap runs logged out");
         assert!(job.loads.images && !job.loads.fonts);
+        assert_eq!(job.scrapper, "static", "on the engine the editor names");
         assert!(ObjectId::parse(&job.history_id).is_some());
 
         let org = t.store.organization(ada.session.org()).await.unwrap().unwrap();

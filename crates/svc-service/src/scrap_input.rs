@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use croner::Cron;
-use svc_domain::scrap::{EmailFormat, PROXY_TIERS, ParamSet, SCRAPPERS, Scrap};
+use svc_domain::scrap::{EmailFormat, PROXY_TIERS, ParamSet, SCRAPPERS, STATIC_SCRAPPER, Scrap};
 
 use crate::ServiceError;
 use crate::accounts::is_email;
@@ -214,6 +214,14 @@ pub(crate) fn check_schedule(
     cron.map(|expr| Ok((check_cron(expr, tz, min_interval)?, tz))).transpose()
 }
 
+/// `scrapper`: one of the engines svc has.
+pub(crate) fn check_scrapper(scrapper: &str) -> Result<(), ServiceError> {
+    if !SCRAPPERS.contains(&scrapper) {
+        return Err(ServiceError::validation("scrapper", format!("unknown engine; known: {}", SCRAPPERS.join(", "))));
+    }
+    Ok(())
+}
+
 /// Every rule a stored scrap obeys.
 pub(crate) fn validate(s: &Scrap, cron_min_interval: Duration) -> Result<(), ServiceError> {
     if s.title.is_empty() {
@@ -223,9 +231,7 @@ pub(crate) fn validate(s: &Scrap, cron_min_interval: Duration) -> Result<(), Ser
     max_chars("description", &s.description, 10_000)?;
     check_url(&s.url)?;
     check_request(&s.request)?;
-    if !SCRAPPERS.contains(&s.scrapper.as_str()) {
-        return Err(ServiceError::validation("scrapper", format!("unknown engine; known: {}", SCRAPPERS.join(", "))));
-    }
+    check_scrapper(&s.scrapper)?;
     if s.containers.is_empty() || s.containers.len() > 20 {
         return Err(ServiceError::validation("containers", "must list 1 to 20 worker ids"));
     }
@@ -245,6 +251,12 @@ pub(crate) fn validate(s: &Scrap, cron_min_interval: Duration) -> Result<(), Ser
         && !PROXY_TIERS.contains(&tier.as_str())
     {
         return Err(ServiceError::validation("proxyTier", format!("must be one of {}", PROXY_TIERS.join(", "))));
+    }
+    if s.scrapper == STATIC_SCRAPPER && s.proxy_tier.as_deref().is_some_and(|t| t != PROXY_TIERS[0]) {
+        return Err(ServiceError::validation(
+            "proxyTier",
+            "the static engine runs direct only (tier0 or unset); use the puppeteer engine for proxy tiers",
+        ));
     }
     email_field("emailNotifRecipient", &s.email_notif_recipient)?;
     email_field("digestRecipient", &s.digest_recipient)?;

@@ -208,6 +208,7 @@ fn job(url: &str, script: &str, tier: u8) -> RunJob {
         tier,
         account: None,
         session: None,
+        scrapper: "puppeteer".into(),
     }
 }
 

@@ -82,6 +82,7 @@ fn job(url: String, script: &str, account: Option<&SiteAccount>, session: Option
         loads: Default::default(),
         capture_page: false,
         tier: 0,
+        scrapper: "puppeteer".into(),
         account: account.cloned(),
         session,
     }

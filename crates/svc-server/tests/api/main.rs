@@ -25,6 +25,7 @@ mod schedules;
 mod scraps;
 mod secrets;
 mod site_accounts;
+mod static_engine;
 mod tenancy;
 mod test_runs;
 mod typed_client;

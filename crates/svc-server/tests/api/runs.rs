@@ -46,6 +46,7 @@ fn job_for(url: &str, script: &str) -> svc_service::engine::RunJob {
         tier: 0,
         account: None,
         session: None,
+        scrapper: "puppeteer".into(),
     }
 }
 

@@ -34,7 +34,14 @@ async fn balance(app: &TestApp, session: &Session) -> i64 {
 }
 
 fn draft(url: &str, script: &str) -> TestRun {
-    TestRun { url: url.to_string(), script: script.to_string(), params: vec![], param: None, scrap: None }
+    TestRun {
+        url: url.to_string(),
+        script: script.to_string(),
+        params: vec![],
+        param: None,
+        scrap: None,
+        scrapper: None,
+    }
 }
 
 /// A dispatcher over the app's store whose `sweep` sends what is due.

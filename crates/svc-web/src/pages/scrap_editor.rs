@@ -476,6 +476,7 @@ async fn test_run(
         param: Some(form.test_param.clone()).filter(|p| !p.is_empty()),
         // A saved scrap's test run signs in with its site login.
         scrap: scrap_id,
+        scrapper: Some(form.scrapper.clone()).filter(|s| !s.is_empty()),
     });
     let outcome = match draft {
         Ok(draft) => services.runs.test_run(&user.session, draft).await,

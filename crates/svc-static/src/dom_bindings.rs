@@ -1,0 +1,235 @@
+//! The native side of the script's DOM: plain functions over [`Document`]
+//! taking and answering node handles, strings and arrays. `js/prelude.js`
+//! builds `document`, the node objects, `location` and `URL` over them; the
+//! script never sees this object itself.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use rquickjs::{Ctx, Exception, Function, Object};
+use scraper::Selector;
+use url::Url;
+
+use crate::document::{Document, Handle};
+
+/// Parsed selectors kept per run: scripts query in loops.
+const SELECTOR_CACHE: usize = 512;
+
+struct Selectors(RefCell<HashMap<String, Rc<Selector>>>);
+
+impl Selectors {
+    fn get<'js>(&self, ctx: &Ctx<'js>, css: &str) -> rquickjs::Result<Rc<Selector>> {
+        if let Some(found) = self.0.borrow().get(css) {
+            return Ok(found.clone());
+        }
+        let parsed = Selector::parse(css).map_err(|_| {
+            let shown: String = css.chars().take(200).collect();
+            Exception::throw_syntax(ctx, &format!("'{shown}' is not a valid selector"))
+        })?;
+        let parsed = Rc::new(parsed);
+        let mut cache = self.0.borrow_mut();
+        if cache.len() >= SELECTOR_CACHE {
+            cache.clear();
+        }
+        cache.insert(css.to_string(), parsed.clone());
+        Ok(parsed)
+    }
+}
+
+/// The components of a URL, in the order `js/prelude.js` reads them:
+/// href, protocol, username, password, host, hostname, port, pathname,
+/// search, hash, origin.
+fn url_parts(url: &Url) -> Vec<String> {
+    let port = url.port().map(|p| p.to_string()).unwrap_or_default();
+    let hostname = url.host_str().unwrap_or_default().to_string();
+    let host = if port.is_empty() { hostname.clone() } else { format!("{hostname}:{port}") };
+    let search = url.query().filter(|q| !q.is_empty()).map(|q| format!("?{q}")).unwrap_or_default();
+    let hash = url.fragment().filter(|f| !f.is_empty()).map(|f| format!("#{f}")).unwrap_or_default();
+    vec![
+        url.as_str().to_string(),
+        format!("{}:", url.scheme()),
+        url.username().to_string(),
+        url.password().unwrap_or_default().to_string(),
+        host,
+        hostname,
+        port,
+        url.path().to_string(),
+        search,
+        hash,
+        url.origin().ascii_serialization(),
+    ]
+}
+
+/// Changes one component of `href` as the WHATWG URL setters do; `None`
+/// when `href` does not parse. An invalid value leaves the URL as it was.
+fn set_url_part(href: &str, part: &str, value: &str) -> Option<Vec<String>> {
+    let mut url = Url::parse(href).ok()?;
+    let strip = |prefix: char| value.strip_prefix(prefix).unwrap_or(value).to_string();
+    match part {
+        "search" => url.set_query(Some(strip('?')).filter(|q| !q.is_empty()).as_deref()),
+        "hash" => url.set_fragment(Some(strip('#')).filter(|f| !f.is_empty()).as_deref()),
+        "pathname" => url.set_path(value),
+        "hostname" => {
+            let _ = url.set_host(Some(value));
+        }
+        "host" => {
+            let (host, port) = match value.rsplit_once(':') {
+                Some((h, p)) if !h.ends_with(']') || p.chars().all(|c| c.is_ascii_digit()) => (h, p.parse().ok()),
+                _ => (value, None),
+            };
+            if url.set_host(Some(host)).is_ok() && port.is_some() {
+                let _ = url.set_port(port);
+            }
+        }
+        "port" => {
+            let _ = url.set_port(if value.is_empty() { None } else { value.parse().ok() });
+        }
+        "protocol" => {
+            let _ = url.set_scheme(value.trim_end_matches(':'));
+        }
+        "username" => {
+            let _ = url.set_username(value);
+        }
+        "password" => {
+            let _ = url.set_password(Some(value).filter(|p| !p.is_empty()));
+        }
+        _ => {}
+    }
+    Some(url_parts(&url))
+}
+
+/// The native object handed to the prelude.
+pub fn native<'js>(ctx: &Ctx<'js>, document: Rc<Document>) -> rquickjs::Result<Object<'js>> {
+    let n = Object::new(ctx.clone())?;
+    let selectors = Rc::new(Selectors(RefCell::new(HashMap::new())));
+    let f = |ctx: &Ctx<'js>| ctx.clone();
+
+    let d = document.clone();
+    n.set("root", d.root())?;
+    n.set("url", d.url().as_str())?;
+    n.set("nodeType", Function::new(f(ctx), move |id: Handle| d.node_type(id)))?;
+    let d = document.clone();
+    n.set("name", Function::new(f(ctx), move |id: Handle| d.name(id)))?;
+    let d = document.clone();
+    n.set("isHtml", Function::new(f(ctx), move |id: Handle| d.is_html(id)))?;
+    let d = document.clone();
+    n.set("data", Function::new(f(ctx), move |id: Handle| d.data(id)))?;
+    let d = document.clone();
+    n.set("attr", Function::new(f(ctx), move |id: Handle, name: String| d.attr(id, &name)))?;
+    let d = document.clone();
+    n.set(
+        "attrs",
+        Function::new(f(ctx), move |id: Handle| {
+            d.attrs(id).into_iter().map(|(k, v)| vec![k, v]).collect::<Vec<Vec<String>>>()
+        }),
+    )?;
+    let d = document.clone();
+    n.set("parent", Function::new(f(ctx), move |id: Handle| d.parent(id)))?;
+    let d = document.clone();
+    n.set(
+        "children",
+        Function::new(f(ctx), move |id: Handle, elements: bool| {
+            let all = d.children(id);
+            if elements {
+                all.into_iter().filter(|c| d.node_type(*c) == crate::document::node_type::ELEMENT).collect()
+            } else {
+                all
+            }
+        }),
+    )?;
+    let d = document.clone();
+    n.set(
+        "sibling",
+        Function::new(f(ctx), move |id: Handle, forward: bool, elements: bool| d.sibling(id, forward, elements)),
+    )?;
+    let d = document.clone();
+    n.set("text", Function::new(f(ctx), move |id: Handle| d.text_content(id)))?;
+    let d = document.clone();
+    n.set("innerText", Function::new(f(ctx), move |id: Handle| d.inner_text(id)))?;
+    let d = document.clone();
+    n.set("html", Function::new(f(ctx), move |id: Handle, outer: bool| d.html(id, outer)))?;
+    let (d, s) = (document.clone(), selectors.clone());
+    n.set(
+        "select",
+        Function::new(f(ctx), move |ctx: Ctx<'js>, id: Handle, css: String, all: bool| {
+            let selector = s.get(&ctx, &css)?;
+            Ok::<_, rquickjs::Error>(d.select(id, &selector, all))
+        }),
+    )?;
+    let (d, s) = (document.clone(), selectors.clone());
+    n.set(
+        "matches",
+        Function::new(f(ctx), move |ctx: Ctx<'js>, id: Handle, css: String| {
+            let selector = s.get(&ctx, &css)?;
+            Ok::<_, rquickjs::Error>(d.matches(id, &selector))
+        }),
+    )?;
+    let (d, s) = (document.clone(), selectors);
+    n.set(
+        "closest",
+        Function::new(f(ctx), move |ctx: Ctx<'js>, id: Handle, css: String| {
+            let selector = s.get(&ctx, &css)?;
+            Ok::<_, rquickjs::Error>(d.closest(id, &selector))
+        }),
+    )?;
+    let d = document.clone();
+    n.set("byId", Function::new(f(ctx), move |scope: Handle, id: String| d.by_id(scope, &id)))?;
+    let d = document.clone();
+    n.set("byClass", Function::new(f(ctx), move |scope: Handle, names: String| d.by_class(scope, &names)))?;
+    let d = document.clone();
+    n.set("byTag", Function::new(f(ctx), move |scope: Handle, name: String| d.by_tag(scope, &name)))?;
+    let d = document.clone();
+    n.set("byName", Function::new(f(ctx), move |name: String| d.by_name(&name)))?;
+    let d = document.clone();
+    n.set("contains", Function::new(f(ctx), move |a: Handle, b: Handle| d.contains(a, b)))?;
+    let d = document.clone();
+    n.set("resolve", Function::new(f(ctx), move |url: String| d.resolve(&url)))?;
+    let d = document;
+    n.set("baseUrl", Function::new(f(ctx), move || d.resolve("").unwrap_or_default()))?;
+    n.set(
+        "parseUrl",
+        Function::new(f(ctx), |href: String, base: Option<String>| {
+            let parsed = match base {
+                Some(base) => Url::parse(&base).and_then(|b| b.join(&href)),
+                None => Url::parse(&href),
+            };
+            parsed.ok().map(|u| url_parts(&u))
+        }),
+    )?;
+    n.set(
+        "setUrl",
+        Function::new(f(ctx), |href: String, part: String, value: String| set_url_part(&href, &part, &value)),
+    )?;
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_parts_follow_the_whatwg_shapes() {
+        let parts = url_parts(&Url::parse("https://u:p@Example.com:8443/a/b?x=1#h").unwrap());
+        assert_eq!(
+            parts,
+            [
+                "https://u:p@example.com:8443/a/b?x=1#h",
+                "https:",
+                "u",
+                "p",
+                "example.com:8443",
+                "example.com",
+                "8443",
+                "/a/b",
+                "?x=1",
+                "#h",
+                "https://example.com:8443"
+            ]
+        );
+        let parts = url_parts(&Url::parse("http://example.com:80/?#").unwrap());
+        assert_eq!((parts[6].as_str(), parts[8].as_str(), parts[9].as_str()), ("", "", ""));
+        let set = set_url_part("https://example.com/a?x=1", "search", "?y=2").unwrap();
+        assert_eq!(set[0], "https://example.com/a?y=2");
+    }
+}

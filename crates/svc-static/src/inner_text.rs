@@ -1,0 +1,294 @@
+//! `innerText` without a layout: the HTML standard's algorithm with each
+//! element's `display` taken from its tag (the user-agent stylesheet) rather
+//! than from the page's CSS.
+//!
+//! - Not rendered: `head`, `script`, `style`, `template`, `noscript`,
+//!   `title`, form controls' insides (`textarea`, `input`; a `select`'s
+//!   options are lines, as in Chromium),
+//!   embedded content (`iframe`, `object`, `video`, `audio`, `canvas`, `svg`,
+//!   `img`), elements with a `hidden` attribute or an inline
+//!   `display: none`. The element asked about itself, when not rendered,
+//!   answers its `textContent`, as browsers do.
+//! - Whitespace collapses as CSS `white-space: normal` does (runs become one
+//!   space, dropped at the start and end of a line), except inside `pre`,
+//!   `textarea`, `listing` and `plaintext`.
+//! - `br` is a line break; block elements (`div`, `li`, `h1`, `tr`, ...)
+//!   start and end lines; `p` leaves a blank line around it; table cells of
+//!   a row are separated by tabs.
+//!
+//! What it cannot know: CSS that hides, shows or re-flows elements
+//! (`display: none` from a stylesheet, `text-transform`, `::before`
+//! content), so such pages may differ from a browser's answer.
+
+use ego_tree::NodeRef;
+use ego_tree::iter::Edge;
+use scraper::Node;
+
+/// Elements whose insides are never rendered as text.
+const NOT_RENDERED: &[&str] = &[
+    "head", "script", "style", "template", "noscript", "title", "textarea", "input", "iframe", "object", "video",
+    "audio", "canvas", "svg", "img", "embed", "datalist", "meta", "link", "base", "param", "source", "track", "area",
+    "map", "dialog",
+];
+
+/// Elements that are blocks in the user-agent stylesheet.
+const BLOCKS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "body",
+    "caption",
+    "center",
+    "dd",
+    "details",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hgroup",
+    "hr",
+    "html",
+    "legend",
+    "li",
+    "listing",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "optgroup",
+    "option",
+    "plaintext",
+    "pre",
+    "search",
+    "section",
+    "summary",
+    "table",
+    "ul",
+    "xmp",
+];
+
+/// Elements whose whitespace is kept as written.
+const PREFORMATTED: &[&str] = &["pre", "textarea", "listing", "plaintext", "xmp"];
+
+enum Item {
+    Text(String),
+    /// Text inside a preformatted element: whitespace kept.
+    Kept(String),
+    /// A required line break count (the standard's term).
+    Breaks(usize),
+    /// A literal string that is never collapsed (`\n` of `br`, `\t` between cells).
+    Literal(&'static str),
+}
+
+fn tag<'a>(node: &NodeRef<'a, Node>) -> Option<&'a str> {
+    node.value().as_element().map(|e| e.name())
+}
+
+fn is_hidden(node: &NodeRef<'_, Node>) -> bool {
+    let Some(element) = node.value().as_element() else { return false };
+    if NOT_RENDERED.contains(&element.name()) || element.attr("hidden").is_some() {
+        return true;
+    }
+    element.attr("style").is_some_and(|style| {
+        let compact: String = style.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+        compact.split(';').any(|d| d == "display:none" || d == "display:none!important")
+    })
+}
+
+/// `innerText` of the element `node`.
+pub fn inner_text(node: NodeRef<'_, Node>) -> String {
+    if is_hidden(&node) {
+        let mut out = String::new();
+        for d in crate::document::descendants(node) {
+            if let Node::Text(t) = d.value() {
+                out.push_str(&t.text);
+            }
+        }
+        return out;
+    }
+    let mut items = Vec::new();
+    // Elements being skipped (not rendered) and preformatted, as open counts.
+    let (mut skipping, mut pre) = (0usize, 0usize);
+    for edge in node.traverse() {
+        match edge {
+            Edge::Open(n) => {
+                if n.value().is_fragment() || (n != node && is_hidden(&n)) {
+                    skipping += 1;
+                    continue;
+                }
+                if skipping > 0 {
+                    continue;
+                }
+                if n == node {
+                    // The element's own line breaks are not its text's; its whitespace rule is.
+                    pre += usize::from(tag(&n).is_some_and(|t| PREFORMATTED.contains(&t)));
+                    continue;
+                }
+                match n.value() {
+                    Node::Text(t) if pre > 0 => items.push(Item::Kept(t.text.to_string())),
+                    Node::Text(t) => items.push(Item::Text(t.text.to_string())),
+                    Node::Element(e) => {
+                        let name = e.name();
+                        if PREFORMATTED.contains(&name) {
+                            pre += 1;
+                        }
+                        match name {
+                            "br" => items.push(Item::Literal("\n")),
+                            "p" => items.push(Item::Breaks(2)),
+                            "tr" => items.push(Item::Breaks(1)),
+                            _ if BLOCKS.contains(&name) => items.push(Item::Breaks(1)),
+                            _ => {}
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Edge::Close(n) => {
+                if n.value().is_fragment() || (n != node && is_hidden(&n)) {
+                    skipping -= 1;
+                    continue;
+                }
+                if skipping > 0 || n == node {
+                    continue;
+                }
+                let Some(name) = tag(&n) else { continue };
+                if PREFORMATTED.contains(&name) {
+                    pre -= 1;
+                }
+                match name {
+                    "p" => items.push(Item::Breaks(2)),
+                    "tr" => items.push(Item::Breaks(1)),
+                    "td" | "th" => {
+                        let last_cell = n.next_siblings().all(|s| !matches!(tag(&s), Some("td" | "th")));
+                        if !last_cell {
+                            items.push(Item::Literal("\t"));
+                        }
+                    }
+                    _ if BLOCKS.contains(&name) => items.push(Item::Breaks(1)),
+                    _ => {}
+                }
+            }
+        }
+    }
+    render(items)
+}
+
+/// Joins the items: whitespace collapsed per line, required line breaks
+/// merged (the largest count wins) and dropped at both ends.
+fn render(items: Vec<Item>) -> String {
+    let mut out = String::new();
+    // Pending required breaks, and whether a collapsible space is pending.
+    let mut breaks = 0usize;
+    let mut space = false;
+    // Whether the current line has text yet (spaces at a line start drop).
+    let mut line_started = false;
+    let mut anything = false;
+    let flush_breaks = |out: &mut String, breaks: &mut usize, anything: bool| {
+        if *breaks > 0 && anything {
+            out.extend(std::iter::repeat_n('\n', *breaks));
+        }
+        *breaks = 0;
+    };
+    for item in items {
+        match item {
+            Item::Breaks(n) => {
+                breaks = breaks.max(n);
+                space = false;
+                line_started = false;
+            }
+            Item::Literal(s) => {
+                flush_breaks(&mut out, &mut breaks, anything);
+                space = false;
+                out.push_str(s);
+                anything = true;
+                line_started = s != "\n";
+            }
+            Item::Kept(kept) => {
+                if kept.is_empty() {
+                    continue;
+                }
+                flush_breaks(&mut out, &mut breaks, anything);
+                if space && line_started {
+                    out.push(' ');
+                }
+                space = false;
+                out.push_str(&kept);
+                anything = true;
+                line_started = !kept.ends_with('\n');
+            }
+            Item::Text(text) => {
+                for (i, word) in text.split(is_collapsible).enumerate() {
+                    if i > 0 {
+                        space = true;
+                    }
+                    if word.is_empty() {
+                        continue;
+                    }
+                    flush_breaks(&mut out, &mut breaks, anything);
+                    if space && line_started {
+                        out.push(' ');
+                    }
+                    space = false;
+                    out.push_str(word);
+                    anything = true;
+                    line_started = true;
+                }
+            }
+        }
+    }
+    out
+}
+
+fn is_collapsible(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{c}')
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use crate::document::Document;
+
+    fn text(html: &str, css: &str) -> String {
+        let url = url::Url::parse("https://example.com/").unwrap();
+        let d = Document::parse(html, url, Instant::now() + Duration::from_secs(5)).unwrap();
+        let found = d.select(d.root(), &scraper::Selector::parse(css).unwrap(), false)[0];
+        d.inner_text(found)
+    }
+
+    #[test]
+    fn blocks_lines_and_whitespace() {
+        assert_eq!(text("<ul id=l><li>Item 0</li>\n  <li> Item   1 </li></ul>", "#l"), "Item 0\nItem 1");
+        assert_eq!(text("<div>a <b>b</b> c<br>d</div>", "div"), "a b c\nd");
+        assert_eq!(text("<div><p>one</p><p>two</p></div>", "div"), "one\n\ntwo");
+        assert_eq!(text("<div>  lead <span> x </span>  trail  </div>", "div"), "lead x trail");
+        assert_eq!(text("<pre>  a\n  b</pre>", "pre"), "  a\n  b");
+    }
+
+    #[test]
+    fn hidden_things_are_left_out() {
+        let html = "<div id=d>a<script>s()</script><style>.x{}</style><span hidden>h</span>\
+                    <span style='display: none'>n</span><template>t</template>b</div>";
+        assert_eq!(text(html, "#d"), "ab");
+        assert_eq!(text("<script>s()</script>", "script"), "s()", "an unrendered element answers its text");
+    }
+
+    #[test]
+    fn tables_use_tabs_and_lines() {
+        let html = "<table><tr><td>a</td><td>b</td></tr><tr><th>c</th><td>d</td></tr></table>";
+        assert_eq!(text(html, "table"), "a\tb\nc\td");
+    }
+}

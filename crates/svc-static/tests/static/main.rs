@@ -1,0 +1,8 @@
+//! svc-static's one test binary: the script's DOM (`dom_api`), whole runs
+//! against a local site (`engine_runs`), and the same scripts on the
+//! browser engine and the static engine (`compatibility`).
+
+mod compatibility;
+mod dom_api;
+mod engine_runs;
+mod site;
