@@ -2678,7 +2678,8 @@ fn saved_session(state: &str, at: DateTime<Utc>, history_id: Option<ObjectId>) -
     SavedSession { state: SessionState::new(state), saved_at: at, history_id }
 }
 
-async fn site_accounts_sealed_and_scoped(store: Arc<dyn Store>, db: &TestDb) {
+async fn site_accounts_sealed_and_scoped(db: &TestDb) {
+    let store = db.open().await;
     let (org, user) = account(&store, "ada@example.com").await;
     let (other_org, other_user) = account(&store, "eve@example.com").await;
     let t0 = now();
@@ -2839,6 +2840,7 @@ async fn site_accounts_sealed_and_scoped(store: Arc<dyn Store>, db: &TestDb) {
     assert!(matches!(stranger.site_account(org.id, kept.id).await, Err(StoreError::Sealing(_))));
     assert!(matches!(stranger.site_session(org.id, kept.id).await, Err(StoreError::Sealing(_))));
     stranger.close().await;
+    store.close().await;
 }
 
 mod migration_0007 {
@@ -3132,6 +3134,8 @@ async fn rotation_of_a_database_without_a_key_check_adds_one(db: &TestDb) {
     store.close().await;
 }
 
+/// Tests that open their own store(s) and may read the database with raw
+/// SQL: `(&TestDb)`, on both engines.
 macro_rules! db_tests {
     ($($name:ident),+ $(,)?) => {
         mod sqlite_db {
@@ -3167,6 +3171,7 @@ db_tests!(
     values_of_a_previous_key_are_resealed_and_foreign_ones_reported,
     rotation_reseals_every_value_in_one_transaction,
     rotation_of_a_database_without_a_key_check_adds_one,
+    site_accounts_sealed_and_scoped,
 );
 
 macro_rules! storage_tests {
@@ -3214,41 +3219,6 @@ async fn rate_logs_swap_only_from_what_was_read(store: Arc<dyn Store>) {
     assert_eq!(store.rate_log("trigger:key:a").await.unwrap().as_deref(), Some("[1,2]"));
     assert_eq!(store.rate_log("trigger:key:b").await.unwrap(), None, "buckets are separate");
 }
-
-/// Tests that also read the database with raw SQL: `(store, &TestDb)`.
-macro_rules! raw_storage_tests {
-    ($($name:ident),+ $(,)?) => {
-        mod raw_sqlite {
-            $(
-                #[tokio::test]
-                async fn $name() {
-                    let db = svc_storage::testing::TestDb::sqlite();
-                    let store = db.open().await;
-                    super::$name(store.clone(), &db).await;
-                    store.close().await;
-                }
-            )+
-        }
-
-        mod raw_postgres {
-            $(
-                #[tokio::test]
-                async fn $name() {
-                    let Some(db) = svc_storage::testing::TestDb::postgres().await else {
-                        println!("skipped raw_postgres::{}: SVC_TEST_POSTGRES_URL is not set", stringify!($name));
-                        return;
-                    };
-                    let store = db.open().await;
-                    assert_eq!(store.backend(), "postgres");
-                    super::$name(store.clone(), &db).await;
-                    store.close().await;
-                }
-            )+
-        }
-    };
-}
-
-raw_storage_tests!(site_accounts_sealed_and_scoped);
 
 storage_tests!(
     accounts_round_trip,

@@ -1,5 +1,5 @@
-//! Secrets at rest: a dump of the database holds no webhook secret and no
-//! JWT secret; the master key is checked at every start (a wrong key and a
+//! Secrets at rest: a dump of the database holds no webhook secret, no
+//! JWT secret and no site login or session cookie; the master key is checked at every start (a wrong key and a
 //! missing key file stop it, and no key is made for a sealed database);
 //! rotation keeps everything readable, even when it dies before replacing
 //! the key file; secrets stored in plaintext by older versions are sealed
@@ -10,6 +10,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use common::login_site::{LoginSite, MEMBERS_SCRIPT};
 use common::receiver::{Hit, Receiver};
 use common::{Account, TestApp, fixture};
 use reqwest::{Method, StatusCode};
@@ -23,6 +24,8 @@ use svc_storage::testing::TestDb;
 use svc_storage::{MasterKey, Sealer};
 
 const PRIVATE_OK: (&str, &str) = ("SVC_ALLOW_PRIVATE_NETWORKS", "true");
+const SITE_USER: &str = "grace.hopper";
+const SITE_PASSWORD: &str = "c0b0l-Members-Only";
 
 async fn growth(app: &TestApp, email: &str) -> Account {
     let account = app.signup(email).await;
@@ -195,8 +198,29 @@ async fn a_dump_of_the_database_holds_no_secret() {
     let (status, _) =
         app.put(&format!("/api/developers/webhooks/{second_id}"), &alice.token, json!({"active": false})).await;
     assert_eq!(status, StatusCode::OK);
+    // A scrap that logs in to a site and keeps the session its run got.
+    let site = LoginSite::start(SITE_USER, SITE_PASSWORD).await;
+    let scrap = app
+        .scrap_with(&alice, json!({"title": "Members", "url": site.url("/members"), "request": MEMBERS_SCRIPT}))
+        .await;
+    let (status, body) = app
+        .put(
+            &format!("/api/scraps/{scrap}/account"),
+            &alice.token,
+            json!({"username": SITE_USER, "password": SITE_PASSWORD}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, row) = app.run_and_wait(&alice.token, &scrap).await;
+    assert_eq!((status, row["statusDetail"].as_str()), (StatusCode::OK, Some("success")), "{row}");
+    assert_eq!(site.logins(), 1);
+    let cookie = site.members_cookies().into_iter().find(|c| !c.is_empty()).expect("the run got a session cookie");
+    let (_, account) = app.get(&format!("/api/scraps/{scrap}/account"), &alice.token).await;
+    assert_eq!(account["hasSession"], json!(true), "{account}");
 
-    assert_no_secret(&dump(&app.db_url).await, &[&first, &second, &jwt], &["alice@example.com", &receiver.url]);
+    let secrets = [first.as_str(), &second, &jwt, SITE_PASSWORD, SITE_USER, &cookie];
+    let known = ["alice@example.com", receiver.url.as_str(), "Report 1"];
+    assert_no_secret(&dump(&app.db_url).await, &secrets, &known);
     let sealed = stored(&app.db_url, "SELECT secret FROM webhooks").await;
     assert_eq!(sealed.len(), 2);
     let db_url = app.db_url.clone();
@@ -206,7 +230,7 @@ async fn a_dump_of_the_database_holds_no_secret() {
     }
     // And once the server has stopped (SQLite: the log copied into the file).
     let db = app.shut_down().await.unwrap();
-    assert_no_secret(&dump(&db_url).await, &[&first, &second, &jwt], &["alice@example.com"]);
+    assert_no_secret(&dump(&db_url).await, &secrets, &known);
     drop(db);
 }
 
