@@ -33,11 +33,14 @@ impl EmailFormat {
 
 pub const PROXY_TIERS: [&str; 5] = ["tier0", "tier1", "tier2", "tier3", "tier4"];
 /// The engines a scrap may name in `scrapper`: `puppeteer` (headless
-/// Chromium, the default) and `static` (no browser: the script runs on the
-/// server-rendered HTML; `svc-static`).
-pub const SCRAPPERS: [&str; 2] = [DEFAULT_SCRAPPER, STATIC_SCRAPPER];
+/// Chromium, the default), `static` (no browser: the script runs on the
+/// server-rendered HTML; `svc-static`) and `auto` (`static` when it finds
+/// what the browser finds, else `puppeteer`, decided and remembered per
+/// scrap by the run service).
+pub const SCRAPPERS: [&str; 3] = [DEFAULT_SCRAPPER, STATIC_SCRAPPER, AUTO_SCRAPPER];
 pub const DEFAULT_SCRAPPER: &str = "puppeteer";
 pub const STATIC_SCRAPPER: &str = "static";
+pub const AUTO_SCRAPPER: &str = "auto";
 /// How many run ids a scrap exposes in `history`.
 pub const HISTORY_IDS_CAP: usize = 50;
 

@@ -9,7 +9,7 @@ use chrono::Utc;
 use serde_json::{Value, json};
 use svc_domain::ObjectId;
 use svc_domain::history::{DIRECT_TIER, HistoryRow, RunType, StatusDetail, TriggeredBy};
-use svc_domain::scrap::{DEFAULT_SCRAPPER, ParamSet, Scrap};
+use svc_domain::scrap::{AUTO_SCRAPPER, DEFAULT_SCRAPPER, ParamSet, Scrap};
 use svc_domain::task::{Task, TaskState};
 
 use crate::ai_prompts::{self, Attempt, SNAPSHOT_BUDGET_TOKENS};
@@ -97,8 +97,12 @@ pub(crate) async fn run_script_with(
         tier,
         account: login.account.clone(),
         session: login.session.clone(),
-        // A shadow run runs where the scrap's runs run.
-        scrapper: scrap.scrapper.clone(),
+        // A shadow run runs where the scrap's runs run (`auto` ones in the
+        // browser, which finds what static finds and more).
+        scrapper: match scrap.scrapper.as_str() {
+            AUTO_SCRAPPER => DEFAULT_SCRAPPER.to_string(),
+            other => other.to_string(),
+        },
     };
     Ok(cx.engine.run(job).await)
 }

@@ -190,6 +190,6 @@ mod tests {
         };
         assert_eq!(answer(engines.run(job("puppeteer")).await), r#"["browser"]"#);
         assert_eq!(answer(engines.run(job("static")).await), r#"["fetch"]"#);
-        assert_eq!(answer(engines.run(job("auto")).await), "this server has no `auto` engine");
+        assert_eq!(answer(engines.run(job("playwright")).await), "this server has no `playwright` engine");
     }
 }

@@ -24,6 +24,7 @@ pub mod digest;
 pub mod dispatcher;
 pub mod email_compose;
 pub mod engine;
+pub mod engine_choice;
 pub mod error;
 pub mod fix_policy;
 pub mod gcra;

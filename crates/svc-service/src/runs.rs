@@ -9,9 +9,10 @@ use svc_domain::activity::Activity;
 use svc_domain::email::Email;
 use svc_domain::history::{DIRECT_TIER, HistoryRow, MAX_RUN_WAIT_SECS, StatusDetail, TriggeredBy};
 use svc_domain::scope::Scope;
-use svc_domain::scrap::{DEFAULT_SCRAPPER, ParamSet, STATIC_SCRAPPER, Scrap};
+use svc_domain::scrap::{AUTO_SCRAPPER, DEFAULT_SCRAPPER, ParamSet, STATIC_SCRAPPER, Scrap};
 use svc_domain::site_account::{SavedSession, SessionState};
 use svc_domain::webhook::Delivery;
+use svc_storage::EngineMemory;
 use svc_storage::Store;
 pub use svc_storage::{ClaimedRun, ExpiredLeases};
 use svc_storage::{QueueState, TierNote};
@@ -22,6 +23,7 @@ use crate::attachments::{AttachedModel, Attachments};
 use crate::digest;
 use crate::email_compose;
 use crate::engine::{Engine, RunJob};
+use crate::engine_choice;
 use crate::fix_policy::{self, Diagnosis};
 use crate::history::HistoryView;
 use crate::proxy_tiers::{self, TierAttempt, TierMode, TierSettings};
@@ -262,8 +264,24 @@ impl RunService {
             session: login.session,
             scrapper,
         };
-        let report = engine.run(job).await;
-        let charged = units(report.bytes);
+        // `auto`: static, then the browser when static found nothing (a
+        // test run neither reads nor changes what the scrap's runs learned).
+        let (report, bytes) = if job.scrapper == AUTO_SCRAPPER {
+            let report = engine.run(RunJob { scrapper: STATIC_SCRAPPER.to_string(), ..job.clone() }).await;
+            if engine_choice::static_found_items(&report.result) {
+                let bytes = report.bytes;
+                (report, bytes)
+            } else {
+                let browser = engine.run(RunJob { scrapper: DEFAULT_SCRAPPER.to_string(), ..job }).await;
+                let bytes = report.bytes + browser.bytes;
+                (browser, bytes)
+            }
+        } else {
+            let report = engine.run(job).await;
+            let bytes = report.bytes;
+            (report, bytes)
+        };
+        let charged = units(bytes);
         self.store.add_balance(org.id, -charged).await?;
         // Shown to its author only, masked all the same.
         let result = match report.result {
@@ -510,6 +528,31 @@ impl RunService {
         // Telling a blocked page needs the page.
         job.capture_page |= auto;
         let mut attempts = Vec::new();
+        // `scrapper: "auto"`: static first when it is worth a try.
+        let choosing = (job.scrapper == AUTO_SCRAPPER).then(|| engine_choice::fingerprint(&scrap.url, &scrap.request));
+        let mut choice = None;
+        if let Some(fingerprint) = &choosing {
+            let memory = self.store.engine_memory(claim.organization_id, claim.scrap_id).await?;
+            let plan = engine_choice::plan(memory.as_ref(), fingerprint);
+            job.scrapper = DEFAULT_SCRAPPER.to_string();
+            let static_report = if plan.static_first && tier == 0 {
+                let static_job = RunJob { scrapper: STATIC_SCRAPPER.to_string(), tier: 0, ..job.clone() };
+                let report = engine.run(static_job).await;
+                attempts.push(TierAttempt { tier: 0, bytes: report.bytes });
+                if engine_choice::static_found_items(&report.result) && !plan.compare {
+                    let remember = if auto && !looks_blocked(&report) { host } else { None };
+                    let note = TierNote { tier: 0, remember, at: Utc::now() };
+                    let learned = engine_choice::remember(plan, None, memory.as_ref(), fingerprint);
+                    let detail = self.finish_attempts(claim, row, report, &attempts, Some(&note), &secrets).await?;
+                    self.remember_engine(claim, plan, learned, None).await;
+                    return Ok(Some(detail));
+                }
+                Some(report)
+            } else {
+                None
+            };
+            choice = Some((plan, memory, static_report));
+        }
         let report = loop {
             job.tier = tier;
             let report = engine.run(job.clone()).await;
@@ -524,9 +567,55 @@ impl RunService {
             }
             break report;
         };
+        let (report, tier, learned) = match (choice, &choosing) {
+            (Some((plan, memory, static_report)), Some(fingerprint)) => {
+                let compared = static_report.as_ref().and_then(|s| engine_choice::compare(&s.result, &report.result));
+                let chosen = compared.as_ref().map(|c| c.0);
+                let learned = engine_choice::remember(plan, chosen, memory.as_ref(), fingerprint);
+                let announce = compared.filter(|(c, _)| Some(*c) != plan.remembered);
+                match (chosen, static_report) {
+                    (Some(engine_choice::Choice::Static), Some(static_report)) => {
+                        (static_report, 0, Some((plan, learned, announce)))
+                    }
+                    (_, _) => (report, tier, Some((plan, learned, announce))),
+                }
+            }
+            _ => (report, tier, None),
+        };
         let remember = if auto && !looks_blocked(&report) { host } else { None };
         let note = TierNote { tier, remember, at: Utc::now() };
-        self.finish_attempts(claim, row, report, &attempts, Some(&note), &secrets).await.map(Some)
+        let detail = self.finish_attempts(claim, row, report, &attempts, Some(&note), &secrets).await?;
+        if let Some((plan, learned, announce)) = learned {
+            self.remember_engine(claim, plan, learned, announce).await;
+        }
+        Ok(Some(detail))
+    }
+
+    /// Keeps what an `auto` run learned about its scrap's engine, and says
+    /// in the activity log when the choice changed. A failure is logged:
+    /// the run is recorded, the next one decides again.
+    async fn remember_engine(
+        &self,
+        claim: &ClaimedRun,
+        plan: engine_choice::Plan,
+        learned: Option<EngineMemory>,
+        announce: Option<(engine_choice::Choice, String)>,
+    ) {
+        if let Some(memory) = &learned {
+            match self.store.set_engine_memory(claim.organization_id, claim.scrap_id, memory, Utc::now()).await {
+                Ok(_) => {}
+                Err(e) => tracing::warn!(history = %claim.history_id, "could not keep the engine choice: {e}"),
+            }
+        }
+        if let Some((choice, why)) = announce {
+            let was = plan.remembered.map(|c| format!(" (was {})", c.id())).unwrap_or_default();
+            let message = format!("Automatic engine: {}{was}: {why}", choice.id());
+            let mut log = activity(claim.organization_id, claim.scrap_id, "engine.chosen", "system".into(), message);
+            log.history_id = Some(claim.history_id);
+            if let Err(e) = self.store.log_activity(&log).await {
+                tracing::warn!(history = %claim.history_id, "could not log the engine choice: {e}");
+            }
+        }
     }
 
     /// Records the end of a claimed run whose page loads were `attempts`.
@@ -846,6 +935,7 @@ pub(crate) async fn run_deliveries(store: &dyn Store, row: &HistoryRow) -> Resul
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
     use std::sync::Mutex;
 
     use async_trait::async_trait;
@@ -940,6 +1030,144 @@ mod tests {
         let jobs = engine.jobs.lock().unwrap().clone();
         let seen: Vec<(&str, u8)> = jobs.iter().map(|j| (j.scrapper.as_str(), j.tier)).collect();
         assert_eq!(seen, [("static", 0), ("puppeteer", 0)]);
+    }
+
+    /// Answers each engine with its own scripted data (a JSON array).
+    struct TwoEngines {
+        answers: Mutex<HashMap<String, String>>,
+        jobs: Mutex<Vec<RunJob>>,
+    }
+
+    impl TwoEngines {
+        fn new(static_data: &str, browser_data: &str) -> Self {
+            let engines = TwoEngines { answers: Mutex::default(), jobs: Mutex::default() };
+            engines.answer(static_data, browser_data);
+            engines
+        }
+
+        fn answer(&self, static_data: &str, browser_data: &str) {
+            let mut answers = self.answers.lock().unwrap();
+            answers.insert("static".into(), static_data.into());
+            answers.insert("puppeteer".into(), browser_data.into());
+        }
+
+        /// The engines the jobs since the last call went to.
+        fn seen(&self) -> Vec<String> {
+            self.jobs.lock().unwrap().drain(..).map(|j| j.scrapper).collect()
+        }
+    }
+
+    #[async_trait]
+    impl Engine for TwoEngines {
+        async fn run(&self, job: RunJob) -> EngineReport {
+            let json = self.answers.lock().unwrap()[&job.scrapper].clone();
+            self.jobs.lock().unwrap().push(job.clone());
+            let length = serde_json::from_str::<Vec<serde_json::Value>>(&json).unwrap().len() as i64;
+            let bytes = if job.scrapper == "static" { 1_000 } else { 3_000 };
+            EngineReport {
+                result: ScriptResult::Data { json, length },
+                duration_ms: 5,
+                bytes,
+                snapshot: None,
+                status: Some(200),
+                html: None,
+                session: None,
+            }
+        }
+    }
+
+    /// `auto` compares both engines on the first run, then runs static
+    /// alone while it finds items; falls back to (and then stays on) the
+    /// browser when static finds nothing; compares again every 20th run
+    /// and for a new script; says so in the activity log; meters every
+    /// engine it ran.
+    #[tokio::test]
+    async fn auto_learns_which_engine_a_scrap_needs() {
+        let t = TestServices::start().await;
+        let ada = t.signup("ada@example.com").await;
+        let me = Principal::Session(ada.session.clone());
+        let scrap = t.scrap(&ada, "Auto").await;
+        let runs = &t.services.runs;
+        let set = |changes: crate::scrap_input::ScrapChanges| async {
+            t.services.scraps.update(&ada.session, scrap, changes).await
+        };
+        let refused = set(crate::scrap_input::ScrapChanges {
+            scrapper: Some("auto".into()),
+            proxy_tier: Some(Some("tier1".into())),
+            ..Default::default()
+        })
+        .await;
+        assert!(
+            matches!(refused, Err(ServiceError::Validation { ref field, .. }) if field == "proxyTier"),
+            "{refused:?}"
+        );
+        set(crate::scrap_input::ScrapChanges { scrapper: Some("auto".into()), ..Default::default() }).await.unwrap();
+
+        let engines = TwoEngines::new(r#"[{"t":"a"},{"t":"b"}]"#, r#"[{"t":"A"},{"t":"B"}]"#);
+        let run = || async {
+            let row = runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+            let claim = runs.claim("default", "w-1").await.unwrap().unwrap();
+            runs.execute(&claim, &engines).await.unwrap();
+            t.store.history_row(ada.session.org(), row.id).await.unwrap().unwrap()
+        };
+        let memory = || async { t.store.engine_memory(ada.session.org(), scrap).await.unwrap() };
+        let chosen = || async {
+            let log = t.store.list_activities(ada.session.org(), scrap, 0, 100).await.unwrap();
+            log.items.into_iter().filter(|a| a.kind == "engine.chosen").map(|a| a.message).collect::<Vec<_>>()
+        };
+
+        // 1: both run; the same items (same fields) → static, and its data is kept.
+        let row = run().await;
+        assert_eq!(engines.seen(), ["static", "puppeteer"]);
+        assert_eq!(row.data, r#"[{"t":"a"},{"t":"b"}]"#);
+        assert_eq!(row.meter.as_ref().unwrap()["units"], serde_json::json!(2), "both page loads are metered");
+        assert_eq!(memory().await.map(|m| (m.engine, m.runs)), Some(("static".into(), 0)));
+        assert_eq!(chosen().await, ["Automatic engine: static: static found the same 2 items as the browser"]);
+
+        // 2: static alone.
+        let row = run().await;
+        assert_eq!(engines.seen(), ["static"]);
+        assert_eq!((row.data.as_str(), row.proxy_tier.as_str()), (r#"[{"t":"a"},{"t":"b"}]"#, "tier0"));
+        assert_eq!(memory().await.map(|m| m.runs), Some(1));
+
+        // 3: the page now builds its list in the browser: static finds nothing → the browser's data.
+        engines.answer("[]", r#"[{"t":"A"},{"t":"B"},{"t":"C"}]"#);
+        let row = run().await;
+        assert_eq!(engines.seen(), ["static", "puppeteer"]);
+        assert_eq!((row.length, row.status_detail), (3, Some(StatusDetail::Success)));
+        assert_eq!(memory().await.map(|m| (m.engine, m.runs)), Some(("puppeteer".into(), 0)));
+        assert_eq!(
+            chosen().await[0],
+            "Automatic engine: puppeteer (was static): the browser found 3 items and static found nothing"
+        );
+
+        // 4..: the browser alone until the 20th run since the comparison.
+        for _ in 0..engine_choice::CHECK_EVERY - 1 {
+            run().await;
+            assert_eq!(engines.seen(), ["puppeteer"]);
+        }
+        engines.answer(r#"[{"t":"a"},{"t":"b"},{"t":"c"}]"#, r#"[{"t":"A"},{"t":"B"},{"t":"C"}]"#);
+        run().await;
+        assert_eq!(engines.seen(), ["static", "puppeteer"], "the 20th run compares");
+        assert_eq!(memory().await.map(|m| m.engine), Some("static".into()));
+        assert_eq!(chosen().await.len(), 3);
+
+        // A new script is decided afresh.
+        set(crate::scrap_input::ScrapChanges {
+            request: Some("returnData([{ t: document.title }])".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        run().await;
+        assert_eq!(engines.seen(), ["static", "puppeteer"]);
+        let log = chosen().await;
+        assert_eq!(log.len(), 4, "a new script's choice is announced: {log:?}");
+        assert_eq!(log[0], "Automatic engine: static: static found the same 3 items as the browser");
+
+        // Deleting the scrap forgets its engine.
+        t.services.scraps.delete(&ada.session, scrap).await.unwrap();
+        assert_eq!(memory().await, None);
     }
 
     fn draft(url: &str, script: &str) -> TestRun {

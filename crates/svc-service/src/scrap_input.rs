@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use croner::Cron;
-use svc_domain::scrap::{EmailFormat, PROXY_TIERS, ParamSet, SCRAPPERS, STATIC_SCRAPPER, Scrap};
+use svc_domain::scrap::{AUTO_SCRAPPER, EmailFormat, PROXY_TIERS, ParamSet, SCRAPPERS, STATIC_SCRAPPER, Scrap};
 
 use crate::ServiceError;
 use crate::accounts::is_email;
@@ -256,6 +256,12 @@ pub(crate) fn validate(s: &Scrap, cron_min_interval: Duration) -> Result<(), Ser
         return Err(ServiceError::validation(
             "proxyTier",
             "the static engine runs direct only (tier0 or unset); use the puppeteer engine for proxy tiers",
+        ));
+    }
+    if s.scrapper == AUTO_SCRAPPER && s.proxy_tier.as_deref().is_some_and(|t| t != PROXY_TIERS[0]) {
+        return Err(ServiceError::validation(
+            "proxyTier",
+            "the auto engine tries static, which runs direct, first (tier0 or unset); use the puppeteer engine for a fixed proxy tier",
         ));
     }
     email_field("emailNotifRecipient", &s.email_notif_recipient)?;

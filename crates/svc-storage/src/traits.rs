@@ -315,6 +315,17 @@ pub trait RunStore: Send + Sync {
     ) -> Result<bool>;
     /// The tier that last worked for `host` in `org`, with its run count.
     async fn tier_memory(&self, org: ObjectId, host: &str) -> Result<Option<TierMemory>>;
+    /// The engine an `auto` scrap of `org` runs on, as last decided.
+    async fn engine_memory(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<EngineMemory>>;
+    /// Replaces what `engine_memory` holds for the scrap; false (nothing
+    /// written) when the scrap is not one of `org`'s.
+    async fn set_engine_memory(
+        &self,
+        org: ObjectId,
+        scrap: ObjectId,
+        memory: &EngineMemory,
+        at: DateTime<Utc>,
+    ) -> Result<bool>;
     /// Runs whose lease ended before `now`: queued again while they have
     /// been tried fewer than `max_attempts` times; the others are returned
     /// as `lost` claims for the caller to finish (with `finish_run`).
@@ -344,6 +355,18 @@ pub struct TierNote {
 pub struct TierMemory {
     pub tier: u8,
     /// Runs in a row that ended on `tier`.
+    pub runs: i64,
+}
+
+/// Which engine an `auto` scrap runs on (`engine_memory`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineMemory {
+    /// `static` or `puppeteer`.
+    pub engine: String,
+    /// What the decision was made for (a hash of the scrap's URL and
+    /// script): a decision for another script or page does not hold.
+    pub fingerprint: String,
+    /// Runs since the engines were last compared.
     pub runs: i64,
 }
 

@@ -34,9 +34,9 @@ use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, Webh
 use svc_storage::key_check::key_check_opens;
 use svc_storage::testing::TestDb;
 use svc_storage::{
-    AppliedFix, DueScrap, EmailOutcome, HistoryFilter, NewAccount, Page, PlanRenewal, PlannedTick, QueueState,
-    RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store, StoreError, TaskEnd, TaskFinish, TickAction,
-    TickOutcome, TickPlan, TickPlanner,
+    AppliedFix, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, NewAccount, Page, PlanRenewal, PlannedTick,
+    QueueState, RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store, StoreError, TaskEnd, TaskFinish,
+    TickAction, TickOutcome, TickPlan, TickPlanner,
 };
 use svc_storage::{MasterKey, Sealer};
 
@@ -3210,6 +3210,34 @@ macro_rules! storage_tests {
     };
 }
 
+async fn engine_memory_is_per_scrap_and_scoped(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, other_user) = account(&store, "eve@example.com").await;
+    let t0 = now();
+    let s = scrap(&user, "auto", t0);
+    insert_scrap(&store, &s).await;
+    let theirs = scrap(&other_user, "theirs", t0);
+    insert_scrap(&store, &theirs).await;
+    let memory = |engine: &str, runs: i64| EngineMemory { engine: engine.into(), fingerprint: "f1".into(), runs };
+
+    assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), None);
+    assert!(store.set_engine_memory(org.id, s.id, &memory("static", 0), t0).await.unwrap());
+    assert!(store.set_engine_memory(org.id, s.id, &memory("static", 1), t0).await.unwrap());
+    assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), Some(memory("static", 1)));
+    assert!(store.set_engine_memory(org.id, s.id, &memory("puppeteer", 0), t0).await.unwrap());
+    assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), Some(memory("puppeteer", 0)));
+    // Another organization's scrap: neither read nor written.
+    assert_eq!(store.engine_memory(other_org.id, s.id).await.unwrap(), None);
+    assert!(!store.set_engine_memory(other_org.id, s.id, &memory("static", 5), t0).await.unwrap());
+    assert!(!store.set_engine_memory(org.id, theirs.id, &memory("static", 5), t0).await.unwrap());
+    assert_eq!(store.engine_memory(other_org.id, theirs.id).await.unwrap(), None);
+    assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), Some(memory("puppeteer", 0)));
+    // Gone with its scrap.
+    assert!(store.delete_scrap(org.id, s.id, &activity(org.id, s.id, "scrap.deleted", t0)).await.unwrap());
+    assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), None);
+    assert!(!store.set_engine_memory(org.id, s.id, &memory("static", 0), t0).await.unwrap());
+}
+
 async fn rate_logs_swap_only_from_what_was_read(store: Arc<dyn Store>) {
     assert_eq!(store.rate_log("trigger:key:a").await.unwrap(), None);
     assert!(store.swap_rate_log("trigger:key:a", None, "[1]").await.unwrap());
@@ -3222,6 +3250,7 @@ async fn rate_logs_swap_only_from_what_was_read(store: Arc<dyn Store>) {
 
 storage_tests!(
     accounts_round_trip,
+    engine_memory_is_per_scrap_and_scoped,
     organization_updates,
     password_and_email_changes,
     scrap_round_trip,

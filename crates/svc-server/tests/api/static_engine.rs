@@ -87,10 +87,10 @@ async fn the_static_engine_is_known_and_runs_direct_only() {
     let (status, scrap) = app.post("/api/scraps", &alice.token, direct).await;
     assert_eq!(status, StatusCode::CREATED, "{scrap}");
     let mut unknown = base;
-    unknown["scrapper"] = json!("auto");
+    unknown["scrapper"] = json!("playwright");
     let (status, err) = app.post("/api/scraps", &alice.token, unknown).await;
     assert_error(status, &err, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
-    assert!(err["description"].as_str().unwrap().contains("puppeteer, static"), "{err}");
+    assert!(err["description"].as_str().unwrap().contains("puppeteer, static, auto"), "{err}");
 }
 
 /// The editor's test run goes to the engine the form names.
@@ -115,4 +115,76 @@ async fn a_test_run_uses_the_engine_it_names() {
         }
         other => panic!("expected the static engine's answer, got {other:?}"),
     }
+}
+
+/// A page whose list is built by its own JavaScript: empty to the static engine.
+fn built_in_the_browser(n: usize) -> String {
+    format!(
+        "<!doctype html><html><head><title>Shop</title></head><body><ul id=\"list\"></ul><script>\
+         for (let i = 0; i < {n}; i++) {{ const li = document.createElement('li'); li.className = 'item'; \
+         li.textContent = 'Item ' + i; document.getElementById('list').appendChild(li); }}</script></body></html>"
+    )
+}
+
+/// `scrapper: "auto"` on real engines: a server-rendered page is compared
+/// once and then fetched by the static engine alone; a page built by its
+/// JavaScript falls back to the browser and stays there; the activity log
+/// says which engine was chosen and why.
+#[tokio::test]
+async fn auto_runs_static_where_it_finds_the_items_and_the_browser_elsewhere() {
+    let site = common::site::Site::start().await;
+    let items: String = (0..5).map(|i| format!("<li class=\"item\">Item {i}</li>")).collect();
+    site.set(
+        "/ssr",
+        200,
+        &format!("<!doctype html><html><head><title>Shop</title></head><body><ul>{items}</ul></body></html>"),
+    );
+    site.set("/csr", 200, &built_in_the_browser(5));
+    let app = TestApp::start_with(&[PRIVATE_OK]).await;
+    let alice = app.signup("alice@example.com").await;
+    let scrap = |path: &str| json!({"title": path, "url": site.url(path), "request": ITEMS, "scrapper": "auto"});
+    let (status, ssr) = app.post("/api/scraps", &alice.token, scrap("/ssr")).await;
+    assert_eq!((status, ssr["scrapper"].as_str()), (StatusCode::CREATED, Some("auto")), "{ssr}");
+    let (_, csr) = app.post("/api/scraps", &alice.token, scrap("/csr")).await;
+    let (ssr, csr) = (ssr["id"].as_str().unwrap(), csr["id"].as_str().unwrap());
+    let five = json!(["Item 0", "Item 1", "Item 2", "Item 3", "Item 4"]);
+
+    for (id, path, second_run) in [(ssr, "/ssr", ["static"]), (csr, "/csr", ["browser"])] {
+        let (_, row) = app.run_and_wait(&alice.token, id).await;
+        assert_eq!((row["statusDetail"].as_str(), data(&row)), (Some("success"), five.clone()), "{path}: {row}");
+        assert_eq!(site.engines(path), ["static", "browser"], "{path}: the first run compares");
+        let (_, row) = app.run_and_wait(&alice.token, id).await;
+        assert_eq!(data(&row), five, "{path}: {row}");
+        assert_eq!(site.engines(path), second_run, "{path}: then one engine");
+    }
+
+    let log = |id: &str| {
+        let path = format!("/api/scraps/{id}/activities");
+        let token = alice.token.clone();
+        let app = &app;
+        async move {
+            let (status, page) = app.get(&path, &token).await;
+            assert_eq!(status, StatusCode::OK, "{page}");
+            let entries: Vec<String> = page["data"]
+                .as_array()
+                .or_else(|| page.as_array())
+                .expect("a list of activities")
+                .iter()
+                .filter(|a| a.to_string().contains("Automatic engine"))
+                .map(|a| a.to_string())
+                .collect();
+            entries
+        }
+    };
+    let ssr_log = log(ssr).await;
+    assert!(ssr_log.len() == 1 && ssr_log[0].contains("static found the same 5 items as the browser"), "{ssr_log:?}");
+    let csr_log = log(csr).await;
+    assert!(
+        csr_log.len() == 1 && csr_log[0].contains("the browser found 5 items and static found nothing"),
+        "{csr_log:?}"
+    );
+
+    // Unknown engines are still refused; a fixed proxy tier is refused for auto.
+    let (status, body) = app.put(&format!("/api/scraps/{ssr}"), &alice.token, json!({"proxyTier": "tier1"})).await;
+    assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
 }

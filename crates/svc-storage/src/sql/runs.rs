@@ -14,7 +14,7 @@ use svc_domain::webhook::Delivery;
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
 use crate::records::{ClaimRecord, HistoryRecord, escape_like, id, millis, opt_millis, to_json};
-use crate::traits::{ClaimedRun, ExpiredLeases, QueueState, RunStore, TierMemory, TierNote};
+use crate::traits::{ClaimedRun, EngineMemory, ExpiredLeases, QueueState, RunStore, TierMemory, TierNote};
 
 /// Takes the oldest queued run whose containers include the one whose
 /// `LIKE` pattern is `$3`, for worker `$1` until `$2`; [`Dialect::LOCK_DUE`]
@@ -203,6 +203,50 @@ where
                 .fetch_optional(&self.pool)
                 .await?;
         Ok(row.map(|(tier, runs)| TierMemory { tier: tier.clamp(0, 4) as u8, runs }))
+    }
+
+    async fn engine_memory(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<EngineMemory>> {
+        let row: Option<(String, String, i64)> = sqlx::query_as(
+            "SELECT engine, fingerprint, runs FROM engine_memory WHERE organization_id = $1 AND scrap_id = $2",
+        )
+        .bind(org.to_string())
+        .bind(scrap.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|(engine, fingerprint, runs)| EngineMemory { engine, fingerprint, runs }))
+    }
+
+    async fn set_engine_memory(
+        &self,
+        org: ObjectId,
+        scrap: ObjectId,
+        memory: &EngineMemory,
+        at: DateTime<Utc>,
+    ) -> Result<bool> {
+        let mut tx = self.begin_write().await?;
+        let exists: Option<(String,)> = sqlx::query_as("SELECT id FROM scraps WHERE organization_id = $1 AND id = $2")
+            .bind(org.to_string())
+            .bind(scrap.to_string())
+            .fetch_optional(&mut *tx)
+            .await?;
+        if exists.is_none() {
+            return Ok(false);
+        }
+        sqlx::query(
+            "INSERT INTO engine_memory (organization_id, scrap_id, engine, fingerprint, runs, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (organization_id, scrap_id) DO UPDATE SET \
+             engine = $3, fingerprint = $4, runs = $5, updated_at = $6",
+        )
+        .bind(org.to_string())
+        .bind(scrap.to_string())
+        .bind(memory.engine.as_str())
+        .bind(memory.fingerprint.as_str())
+        .bind(memory.runs)
+        .bind(millis(at))
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(true)
     }
 }
 

@@ -1,5 +1,6 @@
 //! A target site whose pages the test changes while svc runs against it:
-//! `set(path, status, html)` replaces what `GET path` answers.
+//! `set(path, status, html)` replaces what `GET path` answers, and
+//! `engines(path)` tells which engines fetched it (by their user agent).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -11,15 +12,20 @@ use axum::response::{IntoResponse, Response};
 use tokio::net::TcpListener;
 
 type Pages = Arc<Mutex<HashMap<String, (u16, String)>>>;
+/// `(path, user agent)` of every request, in order.
+type Visits = Arc<Mutex<Vec<(String, String)>>>;
 
 #[derive(Clone)]
 pub struct Site {
     /// `http://127.0.0.1:PORT`.
     pub base: String,
     pages: Pages,
+    visits: Visits,
 }
 
-async fn page(State(pages): State<Pages>, request: Request) -> Response {
+async fn page(State((pages, visits)): State<(Pages, Visits)>, request: Request) -> Response {
+    let agent = request.headers().get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    visits.lock().unwrap().push((request.uri().path().to_string(), agent.to_string()));
     let found = pages.lock().unwrap().get(request.uri().path()).cloned();
     match found {
         Some((status, html)) => {
@@ -33,11 +39,25 @@ async fn page(State(pages): State<Pages>, request: Request) -> Response {
 impl Site {
     pub async fn start() -> Site {
         let pages: Pages = Arc::default();
-        let app = Router::new().fallback(page).with_state(pages.clone());
+        let visits: Visits = Arc::default();
+        let app = Router::new().fallback(page).with_state((pages.clone(), visits.clone()));
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Site { base, pages }
+        Site { base, pages, visits }
+    }
+
+    /// Which engines fetched `path` since the last call, in order:
+    /// `static` (svc's static engine) or `browser` (anything else).
+    pub fn engines(&self, path: &str) -> Vec<&'static str> {
+        let mut visits = self.visits.lock().unwrap();
+        let seen = visits
+            .iter()
+            .filter(|(p, _)| p == path)
+            .map(|(_, agent)| if agent.contains("svc-static/") { "static" } else { "browser" })
+            .collect();
+        visits.retain(|(p, _)| p != path);
+        seen
     }
 
     /// From now on `GET path` answers `status` with `html`.
