@@ -6,8 +6,8 @@
 //! `--concurrency` clients (throughput):
 //!
 //! - **end to end**: the in-process app (fresh SQLite, embedded worker with
-//!   `SVC_WORKER_CONCURRENCY` = `--concurrency`), one scrap per engine with
-//!   the same script, each run triggered with
+//!   `SVC_WORKER_CONCURRENCY` = `--concurrency`), one scrap per engine
+//!   (`puppeteer`, `static` and `auto`) with the same script, each run triggered with
 //!   `POST /api/scraps/worker/:id?wait=60` until its finished row is back;
 //! - **engine only**: `Engine::run` called directly on a `ChromiumEngine`
 //!   and a `StaticEngine` (no HTTP, no queue, no database).
@@ -234,7 +234,9 @@ fn job(url: &str, scrapper: &str) -> RunJob {
     }
 }
 
-async fn end_to_end(args: &Args, page: &str) -> Result<(Figures, Figures)> {
+/// End to end figures of `puppeteer`, `static` and `auto` (whose first,
+/// comparing run is among the warm-up runs).
+async fn end_to_end(args: &Args, page: &str) -> Result<(Figures, Figures, Figures)> {
     let db = TestDb::sqlite();
     let env = [
         ("SVC_DATABASE_URL", db.url.clone()),
@@ -261,7 +263,7 @@ async fn end_to_end(args: &Args, page: &str) -> Result<(Figures, Figures)> {
         .await?;
     let token = signup["token"].as_str().with_context(|| format!("signup: {signup}"))?.to_string();
     let mut figures = Vec::new();
-    for scrapper in ["puppeteer", "static"] {
+    for scrapper in ["puppeteer", "static", "auto"] {
         let scrap: Value = http
             .post(format!("{base}/api/scraps"))
             .bearer_auth(&token)
@@ -277,8 +279,9 @@ async fn end_to_end(args: &Args, page: &str) -> Result<(Figures, Figures)> {
     let _ = stop.send(());
     server.await?.context("svc server")?;
     drop(db);
+    let auto = figures.pop().unwrap_or_default();
     let stat = figures.pop().unwrap_or_default();
-    Ok((figures.pop().unwrap_or_default(), stat))
+    Ok((figures.pop().unwrap_or_default(), stat, auto))
 }
 
 async fn engine_only(args: &Args, page: &str) -> Result<(Figures, Figures)> {
@@ -314,7 +317,7 @@ fn row(name: &str, f: &Figures) -> String {
     )
 }
 
-fn report(title: &str, args: &Args, browser: &Figures, fast: &Figures) {
+fn report(title: &str, args: &Args, browser: &Figures, fast: &Figures, auto: Option<&Figures>) {
     println!("\n### {title}\n");
     println!(
         "| engine | sequential median / p95 | c={c} median / p95 | c={c} runs/s | CPU per run at c={c} | failed |",
@@ -323,6 +326,9 @@ fn report(title: &str, args: &Args, browser: &Figures, fast: &Figures) {
     println!("|---|---|---|---|---|---|");
     println!("{}", row("puppeteer (Chromium)", browser));
     println!("{}", row("static", fast));
+    if let Some(auto) = auto {
+        println!("{}", row("auto", auto));
+    }
     let same = browser.data.is_some() && browser.data == fast.data;
     println!(
         "\nthroughput ratio static / puppeteer: **{:.1}x**; sequential latency ratio: {:.2}x; CPU per run ratio: {:.2}x; identical data: {}",
@@ -331,7 +337,15 @@ fn report(title: &str, args: &Args, browser: &Figures, fast: &Figures) {
         fast.cpu_ms_per_run / browser.cpu_ms_per_run,
         if same { "yes" } else { "NO" },
     );
-    for (name, f) in [("puppeteer", browser), ("static", fast)] {
+    if let Some(auto) = auto {
+        println!(
+            "auto / static: throughput {:.2}x, sequential latency {:.2}x; auto's data identical to static's: {}",
+            auto.throughput() / fast.throughput(),
+            stats(&auto.sequential).median / stats(&fast.sequential).median,
+            if auto.data.is_some() && auto.data == fast.data { "yes" } else { "NO" },
+        );
+    }
+    for (name, f) in [("puppeteer", browser), ("static", fast)].into_iter().chain(auto.map(|a| ("auto", a))) {
         if let Some(failure) = &f.first_failure {
             println!("first {name} failure: {failure}");
         }
@@ -348,11 +362,11 @@ fn main() -> Result<()> {
             "engine-bench: {ITEMS}-item page, {} warm-up, {} sequential, {} runs at concurrency {}, Chromium {}",
             args.warmup, args.sequential, args.runs, args.concurrency, args.chromium
         );
-        let (browser, fast) = end_to_end(&args, &page).await?;
-        report("End to end: trigger to finished row", &args, &browser, &fast);
+        let (browser, fast, auto) = end_to_end(&args, &page).await?;
+        report("End to end: trigger to finished row", &args, &browser, &fast, Some(&auto));
         if !args.skip_engine_only {
             let (browser, fast) = engine_only(&args, &page).await?;
-            report("Engine only: Engine::run", &args, &browser, &fast);
+            report("Engine only: Engine::run", &args, &browser, &fast, None);
         }
         Ok(())
     })
