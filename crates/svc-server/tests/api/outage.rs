@@ -104,6 +104,8 @@ struct Answer {
     status: StatusCode,
     body: Value,
     retry_after: Option<String>,
+    /// How long the request took (reported, not asserted).
+    took: Duration,
 }
 
 async fn answer(response: reqwest::Response) -> Answer {
@@ -111,7 +113,7 @@ async fn answer(response: reqwest::Response) -> Answer {
     let retry_after = response.headers().get("retry-after").map(|v| v.to_str().unwrap().to_string());
     let text = response.text().await.unwrap();
     let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-    Answer { status, body, retry_after }
+    Answer { status, body, retry_after, took: Duration::ZERO }
 }
 
 async fn readyz(app: &TestApp) -> Answer {
@@ -186,8 +188,11 @@ async fn a_database_outage_answers_503_and_the_app_recovers_without_a_restart() 
             (app.http.clone(), app.base.clone(), alice.token.clone(), scrap.clone(), stop.clone(), tx.clone());
         clients.push(tokio::spawn(async move {
             while !stop.load(Ordering::SeqCst) {
+                let started = Instant::now();
                 let sent = http.post(format!("{base}/api/scraps/worker/{scrap}")).bearer_auth(&token).send().await;
-                let _ = tx.send(answer(sent.expect("the server answers every request")).await);
+                let mut got = answer(sent.expect("the server answers every request")).await;
+                got.took = started.elapsed();
+                let _ = tx.send(got);
             }
         }));
     }
@@ -221,7 +226,9 @@ async fn a_database_outage_answers_503_and_the_app_recovers_without_a_restart() 
     assert_eq!(health.status(), StatusCode::OK, "liveness does not depend on the database");
 
     relay.restore();
+    let restored = Instant::now();
     let ready = ready_becomes(&app, StatusCode::OK).await;
+    let ready_after = restored.elapsed();
     assert_eq!(ready.body["status"], "ready", "{:?}", ready.body);
     collect(&mut answers, &mut seen, "5 runs accepted after the outage", |a| accepted(a) >= 5).await;
     stop.store(true, Ordering::SeqCst);
@@ -244,6 +251,12 @@ async fn a_database_outage_answers_503_and_the_app_recovers_without_a_restart() 
         }
     }
     assert!(unavailable >= 8 && ok.len() >= 10, "{unavailable} refused, {} accepted", ok.len());
+    let slowest_503 = seen.iter().filter(|a| a.status == StatusCode::SERVICE_UNAVAILABLE).map(|a| a.took).max();
+    println!(
+        "outage: {} accepted, {unavailable} refused (slowest 503 {slowest_503:?}, SVC_DATABASE_TIMEOUT 2s); \
+         /readyz 200 again {ready_after:?} after the restore",
+        ok.len()
+    );
     // Every accepted run has its row, and the worker (same process) ran it.
     for history in &ok {
         let row = finished_row(&app, &alice, history).await;
@@ -335,7 +348,8 @@ async fn a_run_still_going_after_the_grace_period_is_released_for_another_worker
     // The first app's worker holds the run; a second app (its own worker)
     // runs beside it, then the first one stops.
     let second = first.another_on_same_db(&settings).await;
-    let db = first.shut_down().await;
+    let db =
+        tokio::time::timeout(DEADLINE, first.shut_down()).await.expect("the first app stops after its grace period");
     let row = finished_row(&second, &alice, &history).await;
     assert_eq!(row["statusDetail"], "success", "{row}");
     assert_eq!(row["retries"], 0, "a release is not a retry: {row}");
