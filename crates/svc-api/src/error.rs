@@ -32,6 +32,14 @@ impl From<ServiceError> for ApiError {
 #[derive(Clone)]
 struct InternalCause(String);
 
+/// Attached to 503 responses for an unreachable database, for the log.
+#[derive(Clone)]
+struct UnavailableCause(String);
+
+/// `Retry-After` (seconds) of a 503 for an unreachable database: about one
+/// pool acquire timeout, after which the database may be back.
+pub const UNAVAILABLE_RETRY_AFTER_SECS: u64 = 5;
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         use ServiceError as S;
@@ -39,6 +47,7 @@ impl IntoResponse for ApiError {
         let mut www_authenticate = None;
         let mut internal = None;
         let mut rate_limited = None;
+        let mut unavailable = None;
         let (status, code, message, description) = match &self {
             ApiError::Service(e) => match e {
                 S::Unauthorized(_) | S::SessionRequired(_) => {
@@ -67,6 +76,10 @@ impl IntoResponse for ApiError {
                     (StatusCode::PAYMENT_REQUIRED, "INSUFFICIENT_BALANCE", "Payment required", e.to_string())
                 }
                 S::Unavailable(_) => {
+                    (StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE", "Service unavailable", e.to_string())
+                }
+                S::StoreUnavailable(cause) => {
+                    unavailable = Some(cause.clone());
                     (StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE", "Service unavailable", e.to_string())
                 }
                 S::AiNotConfigured => {
@@ -124,6 +137,10 @@ impl IntoResponse for ApiError {
         if let Some(cause) = internal {
             response.extensions_mut().insert(InternalCause(cause));
         }
+        if let Some(cause) = unavailable {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(UNAVAILABLE_RETRY_AFTER_SECS));
+            response.extensions_mut().insert(UnavailableCause(cause));
+        }
         response
     }
 }
@@ -148,7 +165,7 @@ pub(crate) fn rate_limit_headers(r: &Refusal) -> [(header::HeaderName, String); 
 /// Whether a path belongs to the JSON side (REST, MCP, the health check)
 /// rather than to the web app's pages.
 fn answers_json(path: &str) -> bool {
-    path == "/api" || path.starts_with("/api/") || path == "/healthz"
+    path == "/api" || path.starts_with("/api/") || path == "/healthz" || path == "/readyz"
 }
 
 /// An unknown address: the JSON error under `/api/`, the web app's page elsewhere.
@@ -173,6 +190,9 @@ pub(crate) async fn log_internal_errors(request: Request, next: Next) -> Respons
     let mut response = next.run(request).await;
     if let Some(InternalCause(cause)) = response.extensions_mut().remove::<InternalCause>() {
         tracing::error!(request_id, %method, path, cause, "internal error");
+    }
+    if let Some(UnavailableCause(cause)) = response.extensions_mut().remove::<UnavailableCause>() {
+        tracing::warn!(request_id, %method, path, cause, "database unreachable: answered 503");
     }
     if let Some(svc_web::InternalCause(cause)) = response.extensions_mut().remove::<svc_web::InternalCause>() {
         tracing::error!(request_id, %method, path, cause, "internal error (web page)");

@@ -117,6 +117,14 @@ pub struct Config {
     pub mail_rate: u32,
     /// One attempt to hand an email to the relay, connection included.
     pub mail_timeout: Duration,
+    /// `SVC_DATABASE_TIMEOUT`: the longest a statement waits for a database
+    /// connection (the database unreachable, or every connection busy);
+    /// then the request answers 503 `UNAVAILABLE`.
+    pub database_timeout: Duration,
+    /// `SVC_SHUTDOWN_GRACE`: after SIGTERM, how long in-flight requests and
+    /// runs may take to finish; runs still going then are released for
+    /// another worker.
+    pub shutdown_grace: Duration,
 }
 
 /// How svc talks to its SMTP relay (`SVC_SMTP_URL`).
@@ -451,6 +459,11 @@ impl Config {
         })
     }
 
+    /// The database connection pool's settings.
+    pub fn pool(&self) -> svc_storage::PoolSettings {
+        svc_storage::PoolSettings { acquire_timeout: self.database_timeout }
+    }
+
     /// Why email is off, when it is (for the start-up line).
     pub fn mail_off_reason(&self) -> Option<&'static str> {
         self.smtp_url.is_none().then_some("SVC_SMTP_URL is not set")
@@ -623,6 +636,8 @@ impl Config {
             })?,
             mail_rate: raw.get("MAIL_RATE", 5, positive_int::<u32>)?,
             mail_timeout: raw.get("MAIL_TIMEOUT", Duration::from_secs(30), positive_duration)?,
+            database_timeout: raw.get("DATABASE_TIMEOUT", svc_storage::DEFAULT_ACQUIRE_TIMEOUT, positive_duration)?,
+            shutdown_grace: raw.get("SHUTDOWN_GRACE", Duration::from_secs(30), parse_duration)?,
         })
     }
 }
@@ -680,9 +695,24 @@ mod tests {
         let unknown = Config::load(Some(&file), env(&[])).unwrap_err();
         assert!(matches!(&unknown, ConfigError::UnknownKey(k) if k == "databse_url"), "{unknown}");
         // Every setting is a file key, the last declared one included.
-        std::fs::write(&file, "public_url = \"https://svc.example.com\"\ncron_catchup_grace = \"1m\"\n").unwrap();
+        std::fs::write(&file, "public_url = \"https://svc.example.com\"\nshutdown_grace = \"1m\"\n").unwrap();
         let c = Config::load(Some(&file), env(&[])).unwrap();
-        assert_eq!((c.public_url(), c.cron_catchup_grace), ("https://svc.example.com".into(), Duration::from_secs(60)));
+        assert_eq!((c.public_url(), c.shutdown_grace), ("https://svc.example.com".into(), Duration::from_secs(60)));
+    }
+
+    #[test]
+    fn database_timeout_and_shutdown_grace_are_validated() {
+        let c = Config::load(None, env(&[])).unwrap();
+        assert_eq!((c.database_timeout, c.shutdown_grace), (Duration::from_secs(5), Duration::from_secs(30)));
+        assert_eq!(c.pool().acquire_timeout, Duration::from_secs(5));
+        let c = Config::load(None, env(&[("SVC_DATABASE_TIMEOUT", "1500ms"), ("SVC_SHUTDOWN_GRACE", "0s")])).unwrap();
+        assert_eq!((c.database_timeout, c.shutdown_grace), (Duration::from_millis(1500), Duration::ZERO));
+        for (name, bad) in
+            [("SVC_DATABASE_TIMEOUT", "0s"), ("SVC_DATABASE_TIMEOUT", "soon"), ("SVC_SHUTDOWN_GRACE", "-1s")]
+        {
+            let err = Config::load(None, env(&[(name, bad)])).unwrap_err().to_string();
+            assert!(err.contains(name) && err.contains(bad), "{err}");
+        }
     }
 
     #[test]

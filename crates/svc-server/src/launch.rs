@@ -1,5 +1,6 @@
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::sync::Arc;
+use std::time::Duration;
 
 use svc_domain::scrap::{DEFAULT_SCRAPPER, STATIC_SCRAPPER};
 use svc_runner::{ChromiumEngine, EngineConfig, Worker};
@@ -21,6 +22,11 @@ use svc_storage::MasterKey;
 
 /// Webhook attempts in flight at once in one process.
 const WEBHOOKS_IN_FLIGHT: usize = 1024;
+
+/// After the shutdown grace period: how long the background loops may take
+/// for their bookkeeping (releasing runs, recording attempts) before they
+/// are stopped and the store closes.
+const AFTER_GRACE: Duration = Duration::from_secs(10);
 
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
@@ -187,17 +193,20 @@ impl App {
     pub fn dispatcher(&self) -> Arc<Dispatcher> {
         let client = HttpWebhookClient::new(self.config.webhook_timeout, self.config.allow_private_networks);
         let transport = Arc::new(client.sent_from(self.services.public_url()));
-        Arc::new(Dispatcher::new(
-            self.store.clone(),
-            transport,
-            DispatchConfig {
-                retry_delays: self.config.webhook_retry_delays.clone(),
-                sweep_interval: self.config.webhook_sweep_interval,
-                timeout: self.config.webhook_timeout,
-                max_in_flight: WEBHOOKS_IN_FLIGHT,
-            },
-            self.services.runs.signals.deliveries.clone(),
-        ))
+        Arc::new(
+            Dispatcher::new(
+                self.store.clone(),
+                transport,
+                DispatchConfig {
+                    retry_delays: self.config.webhook_retry_delays.clone(),
+                    sweep_interval: self.config.webhook_sweep_interval,
+                    timeout: self.config.webhook_timeout,
+                    max_in_flight: WEBHOOKS_IN_FLIGHT,
+                },
+                self.services.runs.signals.deliveries.clone(),
+            )
+            .with_shutdown_grace(self.config.shutdown_grace),
+        )
     }
 
     /// The email sender over this app's store, when email is on.
@@ -215,12 +224,18 @@ impl App {
 
     /// A run worker for `container` on this app's services.
     pub fn worker(&self, engine: Arc<dyn Engine>, container: &str) -> Arc<Worker> {
-        Arc::new(Worker::new(self.services.clone(), engine, container, self.config.worker_concurrency))
+        Arc::new(
+            Worker::new(self.services.clone(), engine, container, self.config.worker_concurrency)
+                .with_shutdown_grace(self.config.shutdown_grace),
+        )
     }
 
     /// Serves until `shutdown` resolves, then lets in-flight requests and
-    /// runs finish. Runs the embedded `default` worker, the scheduler and
-    /// the webhook dispatcher unless configured off.
+    /// runs finish within `SVC_SHUTDOWN_GRACE` (runs still going then are
+    /// released for another worker, connections still open are closed) and
+    /// the webhook dispatcher record the attempts it sent; the store closes
+    /// last. Runs the embedded `default` worker, the scheduler and the
+    /// webhook dispatcher unless configured off.
     pub async fn serve(
         self,
         listener: TcpListener,
@@ -259,21 +274,45 @@ impl App {
             database = self.backend(),
             "svc serving"
         );
-        let served = axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
+        let grace = self.config.shutdown_grace;
+        let serving = axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
             .with_graceful_shutdown(async move {
                 shutdown.await;
                 let _ = stop_tx.send(true);
             })
-            .await;
-        for task in background {
-            let _ = task.await;
-        }
+            .into_future();
+        let stop = stop_rx.clone();
+        let served = tokio::select! {
+            served = serving => served,
+            _ = async move {
+                stopped(stop).await;
+                tokio::time::sleep(grace).await;
+            } => {
+                tracing::warn!(grace_ms = grace.as_millis() as u64, "requests still open at the end of the shutdown grace period: closed");
+                Ok(())
+            }
+        };
+        // The loops were told to stop with the listener; they finish within
+        // the grace period (counted from the signal) and their bookkeeping.
+        join_within(background, grace + AFTER_GRACE).await;
         if let Some(engine) = engine {
             engine.close().await;
         }
         self.store.close().await;
         served?;
         Ok(())
+    }
+}
+
+/// Awaits `tasks` for at most `limit`, then stops the ones still running.
+async fn join_within(tasks: Vec<tokio::task::JoinHandle<()>>, limit: Duration) {
+    let deadline = tokio::time::Instant::now() + limit;
+    for mut task in tasks {
+        if tokio::time::timeout_at(deadline, &mut task).await.is_err() {
+            tracing::warn!("a background loop did not stop in time: stopped");
+            task.abort();
+            let _ = task.await;
+        }
     }
 }
 
@@ -287,30 +326,30 @@ pub async fn stopped(mut stop: watch::Receiver<bool>) {
 }
 
 impl App {
-    /// Runs a worker for `container` (no API) until `shutdown` resolves.
+    /// Runs a worker for `container` (no API) until `shutdown` resolves;
+    /// then, as `serve`, the runs in flight get the grace period (and are
+    /// released after it) and the dispatcher records what it sent before
+    /// the store closes.
     pub async fn work(self, container: &str, shutdown: impl Future<Output = ()> + Send + 'static) {
         let engine = self.engine();
         let engines = self.engines(engine.clone());
         self.services.runs.attach_engine(engines.clone());
-        // Runs finished here queue webhook deliveries: send them from here too.
         let (stop_tx, stop_rx) = watch::channel(false);
-        let dispatcher =
-            self.config.webhook_dispatcher.then(|| tokio::spawn(self.dispatcher().run(stopped(stop_rx.clone()))));
-        let mailer = self
-            .mailer()
-            .filter(|_| self.config.mailer)
-            .map(|mailer| tokio::spawn(mailer.run(stopped(stop_rx.clone()))));
-        // AI Fix of the runs finished here, and the other AI tasks, when a model is set.
-        let tasks = self
-            .services
-            .task_runner
-            .ready()
-            .then(|| tokio::spawn(self.services.task_runner.clone().run(stopped(stop_rx))));
-        self.worker(engines, container).run(shutdown).await;
-        let _ = stop_tx.send(true);
-        for task in dispatcher.into_iter().chain(mailer).chain(tasks) {
-            let _ = task.await;
+        let mut background = vec![tokio::spawn(self.worker(engines, container).run(stopped(stop_rx.clone())))];
+        // Runs finished here queue webhook deliveries: send them from here too.
+        if self.config.webhook_dispatcher {
+            background.push(tokio::spawn(self.dispatcher().run(stopped(stop_rx.clone()))));
         }
+        if let Some(mailer) = self.mailer().filter(|_| self.config.mailer) {
+            background.push(tokio::spawn(mailer.run(stopped(stop_rx.clone()))));
+        }
+        // AI Fix of the runs finished here, and the other AI tasks, when a model is set.
+        if self.services.task_runner.ready() {
+            background.push(tokio::spawn(self.services.task_runner.clone().run(stopped(stop_rx))));
+        }
+        shutdown.await;
+        let _ = stop_tx.send(true);
+        join_within(background, self.config.shutdown_grace + AFTER_GRACE).await;
         engine.close().await;
         self.store.close().await;
     }

@@ -278,7 +278,7 @@ pub(crate) async fn open_store(config: &Config) -> Result<KeyedStore, LaunchErro
     // The store needs a sealer to open; until the key check has been read,
     // a key that may not be the one kept.
     let provisional = loaded.clone().unwrap_or_else(MasterKey::generate);
-    let store = svc_storage::connect(url, sealer_of(&provisional)).await?;
+    let store = svc_storage::connect_with(url, sealer_of(&provisional), config.pool()).await?;
     let check = store.key_check().await?;
     let key = match (loaded, check) {
         (Some(key), None) => key,
@@ -338,7 +338,7 @@ pub(crate) async fn open_store(config: &Config) -> Result<KeyedStore, LaunchErro
         store
     } else {
         store.close().await;
-        svc_storage::connect(url, sealer_of(&key)).await?
+        svc_storage::connect_with(url, sealer_of(&key), config.pool()).await?
     };
     if let Err(e) = store.init_key_check().await {
         // Another process with another key wrote the check first.

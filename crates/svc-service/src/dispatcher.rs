@@ -8,10 +8,14 @@
 //! with the claim as a guard. First attempts go out as soon as the run
 //! finishes in this process (`RunSignals::deliveries`), retries at the
 //! sweep (`SVC_WEBHOOK_SWEEP_INTERVAL`). A crash between sending and
-//! recording sends that attempt again once the lease ends (at least once).
+//! recording sends that attempt again once the lease ends (at least once);
+//! a shutdown does not: the loop stops claiming and waits (within its
+//! grace period) until every attempt it sent is recorded, so the store
+//! closes after them. Attempts claimed but not yet sent are not sent.
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -23,6 +27,7 @@ use svc_storage::Store;
 use tokio::sync::{Notify, Semaphore};
 
 use crate::Result;
+use crate::backoff::Backoff;
 use crate::webhook_payload::body_at;
 use crate::webhook_signing::{hex_signature, standard_signature};
 
@@ -77,7 +82,14 @@ pub struct Dispatcher {
     /// Deliveries this process is handling (a claim that outlived its lease
     /// while waiting for a slot is not started twice).
     handling: Mutex<HashSet<ObjectId>>,
+    /// Set at shutdown: claimed attempts still waiting for a slot are not sent.
+    stopping: AtomicBool,
+    /// How long the attempts in flight at shutdown may take to be recorded.
+    grace: Duration,
 }
+
+/// How long attempts in flight at shutdown may take, by default.
+pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// The outcome of one claimed delivery.
 #[derive(Clone, Debug, PartialEq)]
@@ -103,7 +115,17 @@ impl Dispatcher {
             slots,
             per_webhook: Mutex::default(),
             handling: Mutex::default(),
+            stopping: AtomicBool::new(false),
+            grace: DEFAULT_SHUTDOWN_GRACE,
         }
+    }
+
+    /// How long the attempts in flight at shutdown may take to be sent and
+    /// recorded (`SVC_SHUTDOWN_GRACE`); after it the loop returns without
+    /// them (their lease ends and they are sent again).
+    pub fn with_shutdown_grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
     }
 
     fn lease(&self) -> chrono::Duration {
@@ -133,6 +155,11 @@ impl Dispatcher {
                 let id = delivery.id;
                 let hook_slot = this.webhook_slots(delivery.webhook_id).acquire_owned().await.expect("never closed");
                 let slot = this.slots.clone().acquire_owned().await.expect("never closed");
+                if this.stopping.load(Ordering::SeqCst) {
+                    // Never sent: its lease ends and another claim sends it.
+                    this.handling.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+                    return None;
+                }
                 let sent = this.deliver(delivery, webhook).await;
                 drop((slot, hook_slot));
                 this.handling.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
@@ -228,28 +255,62 @@ impl Dispatcher {
         Ok(held.then_some(Sent { delivery: delivery.id, attempt: attempt_no, state }))
     }
 
-    /// Sends deliveries as they come due until `shutdown` resolves.
+    /// Sends deliveries as they come due until `shutdown` resolves, then
+    /// waits (within the grace period) until the attempts sent are recorded.
     pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) {
         let mut shutdown = std::pin::pin!(shutdown);
+        let mut in_flight: Vec<tokio::task::JoinHandle<Option<Sent>>> = Vec::new();
+        let mut backoff = Backoff::default();
         loop {
-            let started = match self.start_due(Utc::now()).await {
-                Ok(handles) => handles.len(),
+            in_flight.retain(|h| !h.is_finished());
+            let delay = match self.start_due(Utc::now()).await {
+                Ok(handles) if !handles.is_empty() => {
+                    backoff.succeeded();
+                    in_flight.extend(handles);
+                    // More may be due: go on once a slot is free.
+                    if self.slots.available_permits() == 0 {
+                        tokio::select! {
+                            _ = self.slots.acquire() => {}
+                            _ = &mut shutdown => break,
+                        }
+                    }
+                    continue;
+                }
+                Ok(_) => {
+                    if backoff.succeeded() > 0 {
+                        tracing::info!("webhook dispatcher: the database answers again");
+                    }
+                    self.config.sweep_interval
+                }
                 Err(e) => {
-                    tracing::error!(error = %e, "claiming webhook deliveries failed");
-                    0
+                    let delay = backoff.failed();
+                    tracing::error!(error = %e, failures = backoff.failures(), retry_in_ms = delay.as_millis() as u64, "claiming webhook deliveries failed");
+                    delay.min(self.config.sweep_interval)
                 }
             };
-            if started > 0 {
-                // More may be due: go on once a slot is free.
-                if self.slots.available_permits() == 0 {
-                    let _slot = self.slots.acquire().await;
-                }
-                continue;
-            }
             tokio::select! {
-                _ = tokio::time::sleep(self.config.sweep_interval) => {}
+                _ = tokio::time::sleep(delay) => {}
                 _ = self.queued.notified() => {}
-                _ = &mut shutdown => return,
+                _ = &mut shutdown => break,
+            }
+        }
+        self.stopping.store(true, Ordering::SeqCst);
+        in_flight.retain(|h| !h.is_finished());
+        if in_flight.is_empty() {
+            return;
+        }
+        tracing::info!(attempts = in_flight.len(), "waiting for the webhook attempts in flight to be recorded");
+        let all = async {
+            for h in in_flight.iter_mut() {
+                let _ = h.await;
+            }
+        };
+        if tokio::time::timeout(self.grace, all).await.is_err() {
+            tracing::warn!(
+                "webhook attempts still in flight at the end of the grace period: they are sent again after their lease"
+            );
+            for h in &in_flight {
+                h.abort();
             }
         }
     }

@@ -33,6 +33,10 @@ pub enum ServiceError {
     /// `SVC_SMTP_URL`): the message says what to set.
     #[error("{0}")]
     Unavailable(String),
+    /// The database cannot be reached now (the cause is for the log):
+    /// the same call may succeed in a few seconds.
+    #[error("the database is unreachable; retry in a few seconds")]
+    StoreUnavailable(String),
     /// An AI route or feature on a server without a model provider
     /// (`SVC_AI_BASE_URL`).
     #[error("no AI provider is configured on this server (SVC_AI_BASE_URL)")]
@@ -51,8 +55,20 @@ impl ServiceError {
     }
 }
 
+impl ServiceError {
+    /// Whether the database could not be reached (a background loop backs
+    /// off; a request answers 503).
+    pub fn is_store_unavailable(&self) -> bool {
+        matches!(self, ServiceError::StoreUnavailable(_))
+    }
+}
+
 impl From<StoreError> for ServiceError {
     fn from(e: StoreError) -> Self {
-        ServiceError::Internal(e.to_string())
+        if e.is_unavailable() {
+            ServiceError::StoreUnavailable(e.to_string())
+        } else {
+            ServiceError::Internal(e.to_string())
+        }
     }
 }

@@ -18,6 +18,7 @@ pub mod ai_tasks;
 pub mod announcements;
 pub mod attachments;
 pub mod auth;
+pub mod backoff;
 pub mod client_address;
 pub mod data_export;
 pub mod digest;

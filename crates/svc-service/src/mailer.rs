@@ -129,20 +129,27 @@ impl Mailer {
     /// `shutdown` resolves.
     pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) {
         let mut shutdown = std::pin::pin!(shutdown);
+        let mut backoff = crate::backoff::Backoff::default();
         loop {
             let started = tokio::time::Instant::now();
-            let sent = match self.tick(Utc::now()).await {
-                Ok(sent) => sent.len(),
+            let (sent, idle) = match self.tick(Utc::now()).await {
+                Ok(sent) => {
+                    if backoff.succeeded() > 0 {
+                        tracing::info!("email sender: the database answers again");
+                    }
+                    (sent.len(), Duration::from_secs(5))
+                }
                 Err(e) => {
-                    tracing::error!(error = %e, "sending queued email failed");
-                    0
+                    let delay = backoff.failed();
+                    tracing::error!(error = %e, failures = backoff.failures(), retry_in_ms = delay.as_millis() as u64, "sending queued email failed");
+                    (0, delay)
                 }
             };
             let full = sent >= self.rate as usize;
             tokio::select! {
                 // A full second's worth went out: the next batch after that second.
                 _ = tokio::time::sleep_until(started + Duration::from_secs(1)), if full => {}
-                _ = tokio::time::sleep(Duration::from_secs(5)), if !full => {}
+                _ = tokio::time::sleep(idle), if !full => {}
                 _ = self.queued.notified(), if !full => {}
                 _ = &mut shutdown => return,
             }

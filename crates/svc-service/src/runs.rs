@@ -890,6 +890,17 @@ impl RunService {
         Ok(expired)
     }
 
+    /// Gives a claimed run back to the queue for any worker, its attempt not
+    /// counted (a worker stopping before the run ends, or unable to record
+    /// it); false when the claim was already lost.
+    pub async fn release(&self, claim: &ClaimedRun) -> Result<bool> {
+        let released = self.store.release_run(claim).await?;
+        if released {
+            self.signals.queued.notify_waiters();
+        }
+        Ok(released)
+    }
+
     /// Claims the oldest queued run for `container`.
     pub async fn claim(&self, container: &str, worker_id: &str) -> Result<Option<ClaimedRun>> {
         let lease = chrono::Duration::from_std(self.run_timeout + Duration::from_secs(30))

@@ -130,13 +130,20 @@ impl Scheduler {
     pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) {
         let mut shutdown = std::pin::pin!(shutdown);
         let mut pruned_at = Utc::now() - PRUNE_EVERY;
+        let mut backoff = crate::backoff::Backoff::default();
         loop {
             let now = Utc::now();
             let mut next_due = match self.tick(now).await {
-                Ok(report) => report.next_due,
+                Ok(report) => {
+                    if backoff.succeeded() > 0 {
+                        tracing::info!("scheduler: the database answers again");
+                    }
+                    report.next_due
+                }
                 Err(e) => {
-                    tracing::error!(error = %e, "scheduler tick failed");
-                    Some(now + chrono::Duration::seconds(1))
+                    let delay = backoff.failed();
+                    tracing::error!(error = %e, failures = backoff.failures(), retry_in_ms = delay.as_millis() as u64, "scheduler tick failed");
+                    Some(now + chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::seconds(1)))
                 }
             };
             match self.renew(now).await {

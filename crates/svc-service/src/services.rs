@@ -22,6 +22,7 @@ use crate::scraps::ScrapService;
 use crate::site_accounts::SiteAccountService;
 use crate::task_runner::TaskRunner;
 use crate::webhooks::WebhookService;
+use crate::{Result, ServiceError};
 
 /// The settings the business rules depend on.
 #[derive(Clone)]
@@ -184,7 +185,25 @@ impl Services {
     pub fn health(&self) -> Health {
         Health { database: self.store.backend() }
     }
+
+    /// Readiness: whether the database answers a `SELECT 1` within
+    /// [`READY_TIMEOUT`] (else `StoreUnavailable`).
+    pub async fn ready(&self) -> Result<Health> {
+        match tokio::time::timeout(READY_TIMEOUT, self.store.ping()).await {
+            Ok(answered) => answered?,
+            Err(_) => {
+                return Err(ServiceError::StoreUnavailable(format!(
+                    "the database did not answer within {} ms",
+                    READY_TIMEOUT.as_millis()
+                )));
+            }
+        }
+        Ok(self.health())
+    }
 }
+
+/// How long `GET /readyz` waits for the database's answer.
+pub const READY_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The answer of a health check.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -179,14 +179,25 @@ impl TaskRunner {
     }
 
     async fn work(&self, mut stop: tokio::sync::watch::Receiver<bool>) {
+        let mut backoff = crate::backoff::Backoff::default();
         while !*stop.borrow() {
-            match self.try_step().await {
-                Ok(true) => continue,
-                Ok(false) => {}
-                Err(e) => tracing::error!(error = %e, "task runner step failed"),
-            }
+            let idle = match self.try_step().await {
+                Ok(true) => {
+                    backoff.succeeded();
+                    continue;
+                }
+                Ok(false) => {
+                    backoff.succeeded();
+                    Duration::from_secs(5)
+                }
+                Err(e) => {
+                    let delay = backoff.failed();
+                    tracing::error!(error = %e, failures = backoff.failures(), retry_in_ms = delay.as_millis() as u64, "task runner step failed");
+                    delay
+                }
+            };
             tokio::select! {
-                _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+                _ = tokio::time::sleep(idle) => {}
                 _ = self.signals.tasks.notified() => {}
                 _ = stop.changed() => {}
             }

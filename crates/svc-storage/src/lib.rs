@@ -20,7 +20,7 @@ mod webhook_records;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use connect::connect;
+pub use connect::{DEFAULT_ACQUIRE_TIMEOUT, PoolSettings, connect, connect_with};
 pub use error::StoreError;
 pub use postgres::PostgresStore;
 pub use sealing::{MasterKey, Sealer};

@@ -12,8 +12,9 @@ pub type PostgresStore = SqlStore<Postgres>;
 impl PostgresStore {
     /// Connects to and migrates `postgres://...` (migrations hold an advisory
     /// lock, so several processes may start at once).
-    pub async fn open(url: &str, sealer: crate::Sealer) -> crate::Result<Self> {
-        let pool = PgPoolOptions::new().max_connections(16).connect(url).await?;
+    pub async fn open(url: &str, sealer: crate::Sealer, settings: crate::PoolSettings) -> crate::Result<Self> {
+        let pool =
+            PgPoolOptions::new().max_connections(16).acquire_timeout(settings.acquire_timeout).connect(url).await?;
         sqlx::migrate!("./migrations/postgres").run(&pool).await?;
         Ok(SqlStore::new(pool, sealer))
     }

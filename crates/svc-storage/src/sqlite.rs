@@ -14,7 +14,7 @@ pub type SqliteStore = SqlStore<Sqlite>;
 
 impl SqliteStore {
     /// Opens (creating file and folder if needed) and migrates `sqlite://path`.
-    pub async fn open(url: &str, sealer: crate::Sealer) -> crate::Result<Self> {
+    pub async fn open(url: &str, sealer: crate::Sealer, settings: crate::PoolSettings) -> crate::Result<Self> {
         let path = url.strip_prefix("sqlite://").unwrap_or(url);
         let path = path.split('?').next().unwrap_or(path);
         if let Some(parent) = Path::new(path).parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -29,6 +29,7 @@ impl SqliteStore {
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
             .min_connections(1)
+            .acquire_timeout(settings.acquire_timeout)
             // A ping per acquire is a round-trip to the connection thread; a broken
             // SQLite file connection is not something a ping would repair.
             .test_before_acquire(false)

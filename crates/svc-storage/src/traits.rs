@@ -313,6 +313,11 @@ pub trait RunStore: Send + Sync {
         emails: &[Email],
         tier: Option<&TierNote>,
     ) -> Result<bool>;
+    /// Gives a claimed run back to the queue at once, as if this claim had
+    /// not been made (its attempt is not counted): for a worker that stops
+    /// before the run ends, or could not record it. False when the claim
+    /// was lost meanwhile (the run finished, or its lease expired).
+    async fn release_run(&self, claim: &ClaimedRun) -> Result<bool>;
     /// The tier that last worked for `host` in `org`, with its run count.
     async fn tier_memory(&self, org: ObjectId, host: &str) -> Result<Option<TierMemory>>;
     /// The engine an `auto` scrap of `org` runs on, as last decided.
@@ -749,5 +754,7 @@ pub trait Store:
 {
     /// `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;
+    /// One round trip (`SELECT 1`): whether the database answers now.
+    async fn ping(&self) -> crate::Result<()>;
     async fn close(&self);
 }

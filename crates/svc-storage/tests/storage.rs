@@ -1072,6 +1072,19 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     assert_eq!(stored.status_detail, Some(StatusDetail::Success));
     assert_eq!(store.last_success(s.organization_id, s.id).await.unwrap().unwrap().id, claim.history_id);
 
+    // Released: queued again at once, the attempt not counted; only by its claimant, once.
+    let released = claims[1].clone();
+    assert!(!store.release_run(&stranger).await.unwrap(), "only the claimant releases");
+    assert!(!store.release_run(claim).await.unwrap(), "a finished run is not released");
+    assert!(store.release_run(&released).await.unwrap());
+    assert!(!store.release_run(&released).await.unwrap(), "a claim is released once");
+    let reclaimed = store.claim_run("default", "w-next", now() + Duration::minutes(5)).await.unwrap().unwrap();
+    assert_eq!((reclaimed.history_id, reclaimed.attempts), (released.history_id, 1), "the same attempt again");
+    assert!(!store.finish_run(&released, &done, 3, &log, &[], &[], None).await.unwrap(), "the released claim is lost");
+    let row = store.history_row(s.organization_id, released.history_id).await.unwrap().unwrap();
+    assert_eq!((row.retries, row.status_detail), (0, None), "a release is not a retry");
+    claims[1] = reclaimed;
+
     // Expired leases: requeued while attempts remain, then failed.
     let gone = now() + Duration::hours(1);
     let expired = store.expire_leases(gone, 2).await.unwrap();

@@ -33,7 +33,9 @@ impl FieldErrors {
         match e {
             ServiceError::Validation { field, message } => errors.add(field.clone(), message.clone()),
             ServiceError::Conflict { message, .. } => errors.add(conflict_field, message.clone()),
-            ServiceError::Internal(_) | ServiceError::Unavailable(_) => return None,
+            ServiceError::Internal(_) | ServiceError::Unavailable(_) | ServiceError::StoreUnavailable(_) => {
+                return None;
+            }
             other => errors.general = Some(other.to_string()),
         }
         Some(errors)

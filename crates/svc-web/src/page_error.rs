@@ -58,6 +58,11 @@ impl From<ServiceError> for PageError {
                 heading: "Not set up on this server",
                 message,
             },
+            e @ S::StoreUnavailable(_) => PageError::Refused {
+                status: StatusCode::SERVICE_UNAVAILABLE,
+                heading: "Temporarily unavailable",
+                message: e.to_string(),
+            },
             e @ S::AiNotConfigured => PageError::Refused {
                 status: StatusCode::SERVICE_UNAVAILABLE,
                 heading: "Not set up on this server",

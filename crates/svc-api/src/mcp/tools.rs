@@ -108,6 +108,11 @@ fn refusal(e: ServiceError, what: &str) -> Answer {
             tracing::error!(cause, "MCP tool failed");
             Err(ErrorData::internal_error("internal error", None))
         }
+        ServiceError::StoreUnavailable(cause) => {
+            tracing::warn!(cause, "MCP tool: database unreachable");
+            let retry = json!({"retryAfter": crate::error::UNAVAILABLE_RETRY_AFTER_SECS});
+            Err(ErrorData::new(ErrorCode(-32003), "unavailable", Some(retry)))
+        }
         other => Ok(tool_error(other.to_string())),
     }
 }

@@ -5,6 +5,15 @@ use axum::extract::State;
 use svc_api_types::HealthView;
 use svc_service::Services;
 
+use crate::ApiError;
+
+/// Readiness: 200 while the database answers, else 503 `UNAVAILABLE`
+/// (`/healthz` is the liveness probe and never touches the database).
+pub(crate) async fn readyz(State(services): State<Arc<Services>>) -> Result<Json<HealthView>, ApiError> {
+    let health = services.ready().await?;
+    Ok(Json(HealthView::ready(health.database)))
+}
+
 pub(crate) async fn healthz(State(services): State<Arc<Services>>) -> Json<HealthView> {
     Json(HealthView::ok(services.health().database))
 }

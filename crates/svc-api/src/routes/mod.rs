@@ -18,6 +18,7 @@ use svc_service::Services;
 pub(crate) fn routes() -> Router<Arc<Services>> {
     Router::new()
         .route("/healthz", get(home::healthz))
+        .route("/readyz", get(home::readyz))
         .route("/api/auth/signup", post(accounts::signup))
         .route("/api/auth/login", post(accounts::login))
         .route("/api/auth/me", get(accounts::me))

@@ -97,6 +97,11 @@ where
         DB::BACKEND
     }
 
+    async fn ping(&self) -> crate::Result<()> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
     async fn close(&self) {
         self.pool.close().await;
     }

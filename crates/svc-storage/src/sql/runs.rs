@@ -129,6 +129,19 @@ where
         Ok(true)
     }
 
+    async fn release_run(&self, claim: &ClaimedRun) -> Result<bool> {
+        let released = sqlx::query(
+            "UPDATE run_queue SET state = 'queued', worker_id = NULL, lease_until = NULL, attempts = attempts - 1 \
+             WHERE history_id = $1 AND state = 'running' AND worker_id = $2 AND attempts = $3",
+        )
+        .bind(claim.history_id.to_string())
+        .bind(&claim.worker_id)
+        .bind(claim.attempts)
+        .execute(&self.pool)
+        .await?;
+        Ok(released.rows_affected() == 1)
+    }
+
     async fn expire_leases(&self, now: DateTime<Utc>, max_attempts: i64) -> Result<ExpiredLeases> {
         let mut tx = self.begin_write().await?;
         let requeued: Vec<(String, String)> = sqlx::query_as(

@@ -22,7 +22,7 @@ use crate::{Result, StoreError};
 pub(super) fn conflict_on_unique(e: sqlx::Error, what: &'static str) -> StoreError {
     match &e {
         sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(what),
-        _ => StoreError::Database(e),
+        _ => e.into(),
     }
 }
 

@@ -3,6 +3,7 @@
 //! `SVC_TEST_POSTGRES_URL`) runs the same tests on PostgreSQL.
 
 pub mod fixture;
+pub mod held_page;
 pub mod login_site;
 pub mod openai;
 /// The upstream proxy and tier-gated site stand-ins, shared with svc-runner's tests.
@@ -84,6 +85,13 @@ impl TestApp {
         let url = db.url.clone();
         let key = vec![("SVC_SECRET_KEY".to_string(), db.key().to_base64())];
         Self::start_on(&url, Some(db), settings, key).await
+    }
+
+    /// An app that reaches `db` at `url` (the same database by another
+    /// route, such as a relay the test can cut), keeping `db` alive.
+    pub async fn start_via(db: TestDb, url: &str, settings: &[(&str, &str)]) -> TestApp {
+        let key = vec![("SVC_SECRET_KEY".to_string(), db.key().to_base64())];
+        Self::start_on(url, Some(db), settings, key).await
     }
 
     /// Another app on this app's database (as a second `svc server` would
