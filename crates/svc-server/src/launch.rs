@@ -56,6 +56,8 @@ pub struct App {
     /// Where the master key came from, and its id.
     key_source: KeySource,
     key_id: String,
+    /// `SVC_METRICS_LISTEN`, once bound ([`App::bind_metrics`]).
+    metrics_listener: Option<TcpListener>,
 }
 
 impl App {
@@ -110,7 +112,7 @@ impl App {
             let model = Arc::new(crate::ai_client::OpenAiCompatible::from_settings(&ai));
             services.runs.attach_ai(model, ai.pricing);
         }
-        Ok(App { config, store, services, smtp, key_source, key_id })
+        Ok(App { config, store, services, smtp, key_source, key_id, metrics_listener: None })
     }
 
     /// Where this process's master key came from (`SVC_SECRET_KEY`, a key file).
@@ -157,16 +159,55 @@ impl App {
         self.store.close().await;
     }
 
-    /// The Chromium engine as configured.
+    /// Binds `SVC_METRICS_LISTEN` (once), and returns the address bound:
+    /// `None` when it is not set. `serve` and `work` bind it themselves
+    /// when this was not called.
+    pub async fn bind_metrics(&mut self) -> Result<Option<std::net::SocketAddr>, LaunchError> {
+        if self.metrics_listener.is_none()
+            && let Some(address) = self.config.metrics_listen
+        {
+            self.metrics_listener = Some(TcpListener::bind(address).await?);
+        }
+        Ok(match &self.metrics_listener {
+            Some(listener) => Some(listener.local_addr()?),
+            None => None,
+        })
+    }
+
+    /// Serves `GET /metrics` on `SVC_METRICS_LISTEN` until `stop`, when set.
+    async fn serve_metrics(
+        &mut self,
+        stop: watch::Receiver<bool>,
+    ) -> Result<Option<tokio::task::JoinHandle<std::io::Result<()>>>, LaunchError> {
+        self.bind_metrics().await?;
+        let Some(listener) = self.metrics_listener.take() else { return Ok(None) };
+        tracing::info!(address = %listener.local_addr()?, "serving /metrics");
+        let router = svc_api::metrics_router(self.services.clone(), self.config.request_timeout);
+        let header_timeout = self.config.header_read_timeout;
+        Ok(Some(tokio::spawn(crate::serve::serve(listener, router, header_timeout, stopped(stop)))))
+    }
+
+    /// How the main listener's routes are set up (`GET /metrics`, the request deadline).
+    fn http_options(&self) -> svc_api::HttpOptions {
+        svc_api::HttpOptions {
+            metrics_token: self.config.metrics_token.as_ref().map(|t| Arc::from(t.expose())),
+            request_timeout: self.config.request_timeout,
+        }
+    }
+
+    /// The Chromium engine as configured, counting its browser restarts in
+    /// the services' metrics.
     pub fn engine(&self) -> Arc<ChromiumEngine> {
-        Arc::new(ChromiumEngine::new(EngineConfig {
+        let engine = Arc::new(ChromiumEngine::new(EngineConfig {
             chromium: svc_runner::browser::find_chromium(self.config.chromium.as_deref()),
             allow_private_networks: self.config.allow_private_networks,
             runs_per_browser: 200,
             spare_pages: self.config.worker_concurrency.min(4),
             resolver: Default::default(),
             tiers: self.config.proxy_tiers.clone(),
-        }))
+        }));
+        engine.count_in(self.services.metrics.clone());
+        engine
     }
 
     /// The static engine as configured (no browser: server-rendered pages).
@@ -197,7 +238,8 @@ impl App {
                 max_in_flight: WEBHOOKS_IN_FLIGHT,
             },
             self.services.runs.signals.deliveries.clone(),
-        ))
+        )
+        .counted_in(self.services.metrics.clone()))
     }
 
     /// The email sender over this app's store, when email is on.
@@ -210,7 +252,8 @@ impl App {
             settings.rate,
             settings.timeout,
             self.services.runs.signals.emails.clone(),
-        )))
+        )
+        .counted_in(self.services.metrics.clone())))
     }
 
     /// A run worker for `container` on this app's services.
@@ -222,7 +265,7 @@ impl App {
     /// runs finish. Runs the embedded `default` worker, the scheduler and
     /// the webhook dispatcher unless configured off.
     pub async fn serve(
-        self,
+        mut self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), LaunchError> {
@@ -252,19 +295,24 @@ impl App {
         if self.services.task_runner.ready() {
             background.push(tokio::spawn(self.services.task_runner.clone().run(stopped(stop_rx.clone()))));
         }
-        let router = svc_api::router(self.services.clone());
+        let metrics = self.serve_metrics(stop_rx.clone()).await?;
+        let router = svc_api::router(self.services.clone(), self.http_options());
         tracing::info!(
             address = %listener.local_addr()?,
             public_url = %self.services.public_url(),
             database = self.backend(),
             "svc serving"
         );
-        let served = axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
-            .with_graceful_shutdown(async move {
-                shutdown.await;
-                let _ = stop_tx.send(true);
-            })
-            .await;
+        let served = crate::serve::serve(listener, router, self.config.header_read_timeout, async move {
+            shutdown.await;
+            let _ = stop_tx.send(true);
+        })
+        .await;
+        if let Some(metrics) = metrics
+            && let Ok(Err(e)) = metrics.await
+        {
+            tracing::warn!(error = %e, "the metrics listener failed");
+        }
         for task in background {
             let _ = task.await;
         }
@@ -288,12 +336,18 @@ pub async fn stopped(mut stop: watch::Receiver<bool>) {
 
 impl App {
     /// Runs a worker for `container` (no API) until `shutdown` resolves.
-    pub async fn work(self, container: &str, shutdown: impl Future<Output = ()> + Send + 'static) {
+    pub async fn work(
+        mut self,
+        container: &str,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), LaunchError> {
         let engine = self.engine();
         let engines = self.engines(engine.clone());
         self.services.runs.attach_engine(engines.clone());
         // Runs finished here queue webhook deliveries: send them from here too.
         let (stop_tx, stop_rx) = watch::channel(false);
+        // A worker's own counters (its runs, its browser) on SVC_METRICS_LISTEN.
+        let metrics = self.serve_metrics(stop_rx.clone()).await?;
         let dispatcher =
             self.config.webhook_dispatcher.then(|| tokio::spawn(self.dispatcher().run(stopped(stop_rx.clone()))));
         let mailer = self
@@ -311,8 +365,12 @@ impl App {
         for task in dispatcher.into_iter().chain(mailer).chain(tasks) {
             let _ = task.await;
         }
+        if let Some(metrics) = metrics {
+            let _ = metrics.await;
+        }
         engine.close().await;
         self.store.close().await;
+        Ok(())
     }
 }
 

@@ -22,6 +22,7 @@ use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook};
 use svc_storage::Store;
 use tokio::sync::{Notify, Semaphore};
 
+use crate::metrics::Metrics;
 use crate::Result;
 use crate::webhook_payload::body_at;
 use crate::webhook_signing::{hex_signature, standard_signature};
@@ -77,6 +78,8 @@ pub struct Dispatcher {
     /// Deliveries this process is handling (a claim that outlived its lease
     /// while waiting for a slot is not started twice).
     handling: Mutex<HashSet<ObjectId>>,
+    /// Counts attempts by outcome (`svc_webhook_attempts_total`).
+    metrics: Arc<Metrics>,
 }
 
 /// The outcome of one claimed delivery.
@@ -103,7 +106,15 @@ impl Dispatcher {
             slots,
             per_webhook: Mutex::default(),
             handling: Mutex::default(),
+            metrics: Arc::default(),
         }
+    }
+
+    /// Counts this dispatcher's attempts in `metrics` (the services' own,
+    /// for `GET /metrics`) rather than in a registry of its own.
+    pub fn counted_in(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = metrics;
+        self
     }
 
     fn lease(&self) -> chrono::Duration {
@@ -187,6 +198,9 @@ impl Dispatcher {
         let Some(webhook) = webhook.filter(|w| w.active) else {
             let skipped = record(AttemptState::Skipped, None, None, Some("the webhook is inactive".into()), None, None);
             let held = self.store.skip_delivery(&delivery, &skipped).await?;
+            if held {
+                self.metrics.webhook_attempted(AttemptState::Skipped);
+            }
             return Ok(held.then_some(Sent {
                 delivery: delivery.id,
                 attempt: attempt_no,
@@ -222,7 +236,9 @@ impl Dispatcher {
         };
         let attempt = record(state, status, body, error, duration, next);
         let held = self.store.record_attempt(&delivery, &attempt, next).await?;
-        if !held {
+        if held {
+            self.metrics.webhook_attempted(state);
+        } else {
             tracing::warn!(delivery = %delivery.id, "webhook attempt recorded after its lease was lost");
         }
         Ok(held.then_some(Sent { delivery: delivery.id, attempt: attempt_no, state }))

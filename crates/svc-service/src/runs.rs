@@ -24,6 +24,7 @@ use crate::email_compose;
 use crate::engine::{Engine, RunJob};
 use crate::fix_policy::{self, Diagnosis};
 use crate::history::HistoryView;
+use crate::metrics::Metrics;
 use crate::proxy_tiers::{self, TierAttempt, TierMode, TierSettings};
 use crate::rate_limits::{RateLimits, TRIGGER_PER_KEY, load_quota};
 use crate::redact::KnownSecrets;
@@ -116,6 +117,8 @@ pub struct RunService {
     fix_daily: i64,
     /// The proxy tiers this server has, their prices and multipliers.
     tiers: TierSettings,
+    /// Counts finished runs (`svc_runs_total`, `svc_run_duration_seconds`).
+    metrics: Arc<Metrics>,
 }
 
 /// A run of a script that is not saved (the web app's "Test run").
@@ -188,6 +191,7 @@ impl RunService {
         attached: Arc<Attachments>,
         fix_daily: i64,
         tiers: TierSettings,
+        metrics: Arc<Metrics>,
     ) -> Self {
         RunService {
             store,
@@ -198,6 +202,7 @@ impl RunService {
             limits,
             fix_daily,
             tiers,
+            metrics,
         }
     }
 
@@ -453,7 +458,11 @@ impl RunService {
             Ok(login) => KnownSecrets::of(login.account.as_ref()),
             Err(_) => KnownSecrets::default(),
         };
-        self.finish_attempts(claim, row, report, &attempts, None, &secrets).await
+        let scrapper = match self.store.scrap(claim.organization_id, claim.scrap_id).await? {
+            Some(scrap) => scrap.scrapper,
+            None => DEFAULT_SCRAPPER.to_string(),
+        };
+        self.finish_attempts(claim, row, report, &attempts, None, &secrets, &scrapper).await
     }
 
     /// Runs a claimed run on `engine` on the tiers its scrap's `proxyTier`
@@ -472,7 +481,8 @@ impl RunService {
                 html: None,
                 session: None,
             };
-            return self.finish_attempts(claim, row, report, &[], None, &KnownSecrets::default()).await.map(Some);
+            let no_secrets = KnownSecrets::default();
+            return self.finish_attempts(claim, row, report, &[], None, &no_secrets, &job.scrapper).await.map(Some);
         }
         // What the run hands back is masked with the login it ran with.
         let secrets = KnownSecrets::of(job.account.as_ref());
@@ -504,7 +514,7 @@ impl RunService {
                 session: None,
             };
             let note = TierNote { tier, remember: None, at: Utc::now() };
-            return self.finish_attempts(claim, row, report, &[], Some(&note), &secrets).await.map(Some);
+            return self.finish_attempts(claim, row, report, &[], Some(&note), &secrets, &job.scrapper).await.map(Some);
         }
         let auto = matches!(mode, TierMode::Auto { .. });
         // Telling a blocked page needs the page.
@@ -526,14 +536,16 @@ impl RunService {
         };
         let remember = if auto && !looks_blocked(&report) { host } else { None };
         let note = TierNote { tier, remember, at: Utc::now() };
-        self.finish_attempts(claim, row, report, &attempts, Some(&note), &secrets).await.map(Some)
+        self.finish_attempts(claim, row, report, &attempts, Some(&note), &secrets, &job.scrapper).await.map(Some)
     }
 
     /// Records the end of a claimed run whose page loads were `attempts`.
     /// `secrets` (the run's site login) are masked in everything kept of
     /// the run: its data, error and failure capture, and the page AI Fix
     /// reads. A `success` that handed back its browser session saves it
-    /// for the scrap's next run, right after the run is recorded.
+    /// for the scrap's next run, right after the run is recorded. A recorded
+    /// run is counted for `GET /metrics` under `scrapper`, the engine it ran on.
+    #[allow(clippy::too_many_arguments)]
     async fn finish_attempts(
         &self,
         claim: &ClaimedRun,
@@ -542,6 +554,7 @@ impl RunService {
         attempts: &[TierAttempt],
         tier: Option<&TierNote>,
         secrets: &KnownSecrets,
+        scrapper: &str,
     ) -> Result<StatusDetail> {
         // What AI Fix reads of the page (captured for autoFix scraps only).
         let (page_status, page_html) = (report.status, report.html.take().map(|html| secrets.text(&html)));
@@ -587,6 +600,10 @@ impl RunService {
         };
         let charged = proxy_tiers::run_units(attempts, &self.tiers) + ai_units;
         let recorded = self.record_finished(claim, &row, charged, &log, &emails, tier).await?;
+        if recorded {
+            let duration = Duration::from_millis(u64::try_from(report.duration_ms).unwrap_or(0));
+            self.metrics.run_finished(scrapper, detail, duration);
+        }
         if recorded
             && detail == StatusDetail::Success
             && let Some(state) = session
@@ -789,11 +806,15 @@ impl RunService {
             row.finished_at = Some(Utc::now());
             let log = finished_activity(claim, &row, &format!("error ({LOST_WORKER})"));
             // Nothing ran to completion: nothing is charged.
-            let emails = match self.store.scrap(claim.organization_id, claim.scrap_id).await? {
-                Some(scrap) if self.email.enabled => self.emails_for(&scrap, &row, StatusDetail::Error).await?,
+            let scrap = self.store.scrap(claim.organization_id, claim.scrap_id).await?;
+            let emails = match &scrap {
+                Some(scrap) if self.email.enabled => self.emails_for(scrap, &row, StatusDetail::Error).await?,
                 _ => vec![],
             };
-            self.record_finished(claim, &row, 0, &log, &emails, None).await?;
+            if self.record_finished(claim, &row, 0, &log, &emails, None).await? {
+                let scrapper = scrap.as_ref().map_or(DEFAULT_SCRAPPER, |s| s.scrapper.as_str());
+                self.metrics.run_lost(scrapper);
+            }
         }
         if !expired.requeued.is_empty() {
             self.signals.queued.notify_waiters();
