@@ -91,21 +91,14 @@ fn engine_label(scrapper: &str) -> &'static str {
     }
 }
 
+/// The names of the rate limits (`crate::rate_limits`): their buckets' first two parts.
+const LIMITS: [&str; 9] =
+    ["signup:ip", "login:ip", "login:email", "trigger:key", "load:org", "test-run:user", "ai:user", "mcp:user", "mcp:ip"];
+
 /// A limit's name from its bucket (`login:email:ada@example.com` is
 /// `login:email`): the bucket's first two parts, which the code fixes.
 fn limit_label(bucket: &str) -> &'static str {
-    const KNOWN: [&str; 9] = [
-        "signup:ip",
-        "login:ip",
-        "login:email",
-        "trigger:key",
-        "load:org",
-        "test-run:user",
-        "ai:user",
-        "mcp:user",
-        "mcp:ip",
-    ];
-    KNOWN
+    LIMITS
         .iter()
         .find(|name| bucket.strip_prefix(**name).is_some_and(|rest| rest.is_empty() || rest.starts_with(':')))
         .copied()
@@ -212,6 +205,7 @@ impl Metrics {
         // Every label value that can appear, at 0 from the start, so that a
         // rate over a fresh process is defined.
         for engine in [DEFAULT_SCRAPPER, STATIC_SCRAPPER] {
+            let _ = m.run_duration.get_or_create(&EngineLabel { engine });
             for status in [StatusDetail::Success, StatusDetail::Empty, StatusDetail::Regression, StatusDetail::Error] {
                 let _ = m.runs.get_or_create(&RunLabels { engine, status: status.as_str() });
             }
@@ -221,6 +215,9 @@ impl Metrics {
         }
         for state in ["sent", "retry", "failed"] {
             let _ = m.email_attempts.get_or_create(&StateLabel { state });
+        }
+        for limit in LIMITS {
+            let _ = m.rate_limit_refusals.get_or_create(&LimitLabel { limit });
         }
         for reason in ["crashed", "recycled"] {
             let _ = m.browser_restarts.get_or_create(&ReasonLabel { reason });

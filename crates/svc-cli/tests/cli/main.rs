@@ -4,3 +4,4 @@
 
 mod binary;
 mod client;
+mod logs;
