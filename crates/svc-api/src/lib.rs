@@ -52,7 +52,12 @@ pub fn router(services: Arc<Services>, options: HttpOptions) -> Router {
 /// address of its own that the operator keeps private.
 pub fn metrics_router(services: Arc<Services>, request_timeout: Duration) -> Router {
     let app = Router::new()
-        .route("/metrics", axum::routing::get(|axum::extract::State(s): axum::extract::State<Arc<Services>>| async move { ops::render(&s).await }))
+        .route(
+            "/metrics",
+            axum::routing::get(|axum::extract::State(s): axum::extract::State<Arc<Services>>| async move {
+                ops::render(&s).await
+            }),
+        )
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .with_state(services);

@@ -101,11 +101,8 @@ pub(crate) fn deadline(request_timeout: Duration, method: &Method, path: &str, q
 /// client), else 503 (svc was slow).
 pub(crate) async fn guard(State(timeout): State<Duration>, request: Request, next: Next) -> Response {
     let path = request.uri().path().to_string();
-    let announced = request
-        .headers()
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
+    let announced =
+        request.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok());
     if announced.is_some_and(|n| n > crate::MAX_BODY_BYTES as u64) {
         return refusal(&path, ApiError::PayloadTooLarge);
     }

@@ -94,9 +94,9 @@ fn init_logging(format: LogFormat) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn"));
     let at_most_info = tracing_subscriber::filter::filter_fn(|meta| {
         *meta.level() <= tracing::Level::INFO
-            || !WIRE_TARGETS.iter().any(|t| {
-                meta.target().strip_prefix(t).is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
-            })
+            || !WIRE_TARGETS
+                .iter()
+                .any(|t| meta.target().strip_prefix(t).is_some_and(|rest| rest.is_empty() || rest.starts_with("::")))
     });
     let lines = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
     let lines = match format {

@@ -228,32 +228,36 @@ impl App {
     pub fn dispatcher(&self) -> Arc<Dispatcher> {
         let client = HttpWebhookClient::new(self.config.webhook_timeout, self.config.allow_private_networks);
         let transport = Arc::new(client.sent_from(self.services.public_url()));
-        Arc::new(Dispatcher::new(
-            self.store.clone(),
-            transport,
-            DispatchConfig {
-                retry_delays: self.config.webhook_retry_delays.clone(),
-                sweep_interval: self.config.webhook_sweep_interval,
-                timeout: self.config.webhook_timeout,
-                max_in_flight: WEBHOOKS_IN_FLIGHT,
-            },
-            self.services.runs.signals.deliveries.clone(),
+        Arc::new(
+            Dispatcher::new(
+                self.store.clone(),
+                transport,
+                DispatchConfig {
+                    retry_delays: self.config.webhook_retry_delays.clone(),
+                    sweep_interval: self.config.webhook_sweep_interval,
+                    timeout: self.config.webhook_timeout,
+                    max_in_flight: WEBHOOKS_IN_FLIGHT,
+                },
+                self.services.runs.signals.deliveries.clone(),
+            )
+            .counted_in(self.services.metrics.clone()),
         )
-        .counted_in(self.services.metrics.clone()))
     }
 
     /// The email sender over this app's store, when email is on.
     pub fn mailer(&self) -> Option<Arc<Mailer>> {
         let smtp = self.smtp.clone()?;
         let settings = self.config.mail()?;
-        Some(Arc::new(Mailer::new(
-            self.store.clone(),
-            smtp,
-            settings.rate,
-            settings.timeout,
-            self.services.runs.signals.emails.clone(),
-        )
-        .counted_in(self.services.metrics.clone())))
+        Some(Arc::new(
+            Mailer::new(
+                self.store.clone(),
+                smtp,
+                settings.rate,
+                settings.timeout,
+                self.services.runs.signals.emails.clone(),
+            )
+            .counted_in(self.services.metrics.clone()),
+        ))
     }
 
     /// A run worker for `container` on this app's services.

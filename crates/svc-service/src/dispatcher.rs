@@ -22,8 +22,8 @@ use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook};
 use svc_storage::Store;
 use tokio::sync::{Notify, Semaphore};
 
-use crate::metrics::Metrics;
 use crate::Result;
+use crate::metrics::Metrics;
 use crate::webhook_payload::body_at;
 use crate::webhook_signing::{hex_signature, standard_signature};
 

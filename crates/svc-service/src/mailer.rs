@@ -13,9 +13,9 @@ use svc_domain::email::{EmailKind, EmailRecord};
 use svc_storage::{EmailOutcome, Store};
 use tokio::sync::Notify;
 
-use crate::metrics::{EmailAttempt, Metrics};
 use crate::Result;
 use crate::mail_transport::{MailError, MailTransport};
+use crate::metrics::{EmailAttempt, Metrics};
 use crate::scraps::activity;
 
 /// Attempts per email: the first and four retries.

@@ -92,8 +92,17 @@ fn engine_label(scrapper: &str) -> &'static str {
 }
 
 /// The names of the rate limits (`crate::rate_limits`): their buckets' first two parts.
-const LIMITS: [&str; 9] =
-    ["signup:ip", "login:ip", "login:email", "trigger:key", "load:org", "test-run:user", "ai:user", "mcp:user", "mcp:ip"];
+const LIMITS: [&str; 9] = [
+    "signup:ip",
+    "login:ip",
+    "login:email",
+    "trigger:key",
+    "load:org",
+    "test-run:user",
+    "ai:user",
+    "mcp:user",
+    "mcp:ip",
+];
 
 /// A limit's name from its bucket (`login:email:ada@example.com` is
 /// `login:email`): the bucket's first two parts, which the code fixes.
@@ -146,7 +155,11 @@ impl Metrics {
             pool_max: Gauge::default(),
             registry: Registry::default(),
         };
-        registry.register("runs", "Runs finished by this process, by engine and outcome (statusDetail)", m.runs.clone());
+        registry.register(
+            "runs",
+            "Runs finished by this process, by engine and outcome (statusDetail)",
+            m.runs.clone(),
+        );
         registry.register(
             "run_duration_seconds",
             "How long finished runs took on their engine (the history row's `time`)",
@@ -210,7 +223,8 @@ impl Metrics {
                 let _ = m.runs.get_or_create(&RunLabels { engine, status: status.as_str() });
             }
         }
-        for state in [AttemptState::Delivered, AttemptState::PendingRetry, AttemptState::Failed, AttemptState::Skipped] {
+        for state in [AttemptState::Delivered, AttemptState::PendingRetry, AttemptState::Failed, AttemptState::Skipped]
+        {
             let _ = m.webhook_attempts.get_or_create(&StateLabel { state: state.as_str() });
         }
         for state in ["sent", "retry", "failed"] {

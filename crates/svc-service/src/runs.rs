@@ -183,6 +183,7 @@ pub enum Trigger {
 }
 
 impl RunService {
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         store: Arc<dyn Store>,
         run_timeout: Duration,

@@ -3289,7 +3289,10 @@ async fn backlog_counts_what_waits_in_every_organization(store: Arc<dyn Store>) 
     let mail = email(org.id, Some(s.id), "ada@example.com", now());
     let log = activity(org.id, s.id, "run.finished", now());
     assert!(
-        store.finish_run(&claim, &done, 1, &log, std::slice::from_ref(&d), std::slice::from_ref(&mail), None).await.unwrap()
+        store
+            .finish_run(&claim, &done, 1, &log, std::slice::from_ref(&d), std::slice::from_ref(&mail), None)
+            .await
+            .unwrap()
     );
     let b = store.backlog().await.unwrap();
     assert_eq!((b.runs_queued, b.runs_running), (1, 0), "a finished run leaves the queue");

@@ -87,7 +87,16 @@ impl Server {
             .unwrap_or_else(|| panic!("unexpected listening line: {LISTENING}{listening}"));
         let port = addr.rsplit_once(':').and_then(|(_, p)| p.parse::<u16>().ok()).expect("a port");
         assert_ne!(port, 0, "the line shows the bound port, not the requested 0: {addr}");
-        Server { pid, base: format!("http://{addr}"), database, early: seen, stderr: lines, stdout, exited, done: false }
+        Server {
+            pid,
+            base: format!("http://{addr}"),
+            database,
+            early: seen,
+            stderr: lines,
+            stdout,
+            exited,
+            done: false,
+        }
     }
 
     /// Sends SIGTERM and returns the exit status (panics past the deadline).

@@ -139,10 +139,11 @@ async fn json_logs_at_debug_carry_request_ids_and_no_secret() {
     // for it, so that its logging is part of what is checked.
     let deadline = Instant::now() + DEADLINE;
     loop {
-        let (_, deliveries, _) =
-            send(http.get(api(&format!("/api/developers/webhooks/{}/deliveries", hook["id"].as_str().unwrap())))
-                .bearer_auth(&jwt))
-            .await;
+        let (_, deliveries, _) = send(
+            http.get(api(&format!("/api/developers/webhooks/{}/deliveries", hook["id"].as_str().unwrap())))
+                .bearer_auth(&jwt),
+        )
+        .await;
         if deliveries["data"][0]["state"] == "delivered" {
             break;
         }

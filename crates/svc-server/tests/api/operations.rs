@@ -171,7 +171,8 @@ async fn the_metrics_address_answers_without_a_token_and_shows_the_queue() {
     // A run waits in the queue (no worker here): counted, and aging.
     let alice = app.signup("alice@example.com").await;
     let scrap = app.create_scrap(&alice, "Queued").await["id"].as_str().unwrap().to_string();
-    let (status, _) = app.send(app.request(reqwest::Method::POST, &format!("/api/scraps/worker/{scrap}"), Some(&alice.token))).await;
+    let (status, _) =
+        app.send(app.request(reqwest::Method::POST, &format!("/api/scraps/worker/{scrap}"), Some(&alice.token))).await;
     assert_eq!(status, StatusCode::ACCEPTED);
     let queued = scrape_until(&metrics, None, "the queued run aging", |text| {
         sample(text, "svc_run_queue_oldest_age_seconds") > 0.0
@@ -262,9 +263,8 @@ async fn a_body_that_does_not_arrive_is_408_and_a_long_poll_outlives_the_request
     let alice = app.signup("alice@example.com").await;
     let scrap = app.create_scrap(&alice, "Never runs").await["id"].as_str().unwrap().to_string();
     let (_, key) = app.create_key(&alice, json!({"name": "k", "scopes": ["svc:scraps:run"]})).await;
-    let (status, body) = app
-        .send(app.request(reqwest::Method::POST, &format!("/api/scraps/worker/{scrap}?wait=2"), Some(&key)))
-        .await;
+    let (status, body) =
+        app.send(app.request(reqwest::Method::POST, &format!("/api/scraps/worker/{scrap}?wait=2"), Some(&key))).await;
     assert_eq!(status, StatusCode::ACCEPTED, "{body}");
     assert_eq!(body["status"], Value::Null, "{body}");
 }
@@ -283,7 +283,12 @@ async fn bodies_over_the_limit_are_413_whether_announced_or_streamed() {
         );
         let answer = raw_exchange(&app, head.as_bytes()).await;
         assert!(answer.starts_with("HTTP/1.1 413 "), "{path}: {answer}");
-        assert_error(StatusCode::PAYLOAD_TOO_LARGE, &body_of(&answer), StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE");
+        assert_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &body_of(&answer),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "PAYLOAD_TOO_LARGE",
+        );
     }
     // The web app's pages say it as a page.
     let answer = raw_exchange(
