@@ -16,6 +16,10 @@ pub enum ApiError {
     /// The body is not JSON at all (syntax error, empty body).
     BadJson(String),
     PayloadTooLarge,
+    /// The request's body was still arriving at its deadline (a slow client).
+    RequestTimeout(std::time::Duration),
+    /// The request was read but svc did not answer it by its deadline.
+    Timeout(std::time::Duration),
     UnsupportedMediaType,
     RouteNotFound,
     MethodNotAllowed,
@@ -102,6 +106,18 @@ impl IntoResponse for ApiError {
                 "Payload too large",
                 format!("request bodies are limited to {} bytes", crate::MAX_BODY_BYTES),
             ),
+            ApiError::RequestTimeout(limit) => (
+                StatusCode::REQUEST_TIMEOUT,
+                "REQUEST_TIMEOUT",
+                "Request timeout",
+                format!("the request body did not arrive within {} s", limit.as_secs_f64()),
+            ),
+            ApiError::Timeout(limit) => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "TIMEOUT",
+                "Service unavailable",
+                format!("the server did not answer within {} s; try again later", limit.as_secs_f64()),
+            ),
             ApiError::UnsupportedMediaType => (
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "UNSUPPORTED_MEDIA_TYPE",
@@ -160,6 +176,33 @@ pub(crate) fn rate_limit_headers(r: &Refusal) -> [(header::HeaderName, String); 
             format!("limit={}, remaining={}, reset={}", r.rate.limit, r.decision.remaining, secs(r.decision.reset)),
         ),
     ]
+}
+
+/// A request refused before its handler answered (body too large, too
+/// slow): the JSON error under `/api/`, the web app's page elsewhere.
+pub(crate) fn refusal(path: &str, error: ApiError) -> Response {
+    if answers_json(path) {
+        return error.into_response();
+    }
+    let (status, heading, message) = match &error {
+        ApiError::PayloadTooLarge => (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Too much to send",
+            format!("svc takes requests of at most {} bytes.", crate::MAX_BODY_BYTES),
+        ),
+        ApiError::RequestTimeout(limit) => (
+            StatusCode::REQUEST_TIMEOUT,
+            "The request took too long to arrive",
+            format!("svc waited {} s for this request. Try again.", limit.as_secs_f64()),
+        ),
+        ApiError::Timeout(limit) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "This took too long",
+            format!("svc did not finish this page within {} s. Try again later.", limit.as_secs_f64()),
+        ),
+        _ => return error.into_response(),
+    };
+    svc_web::refused_page(status, heading, message)
 }
 
 /// Whether a path belongs to the JSON side (REST, MCP, the health check)

@@ -1,4 +1,3 @@
-use std::path::Path;
 use std::process::ExitCode;
 
 use std::io::Write;
@@ -41,11 +40,7 @@ next start (SVC_SECRET_KEY_PREVIOUS may hold the old one meanwhile)."
     RotateSecretKey,
 }
 
-pub(crate) async fn run(file: Option<&Path>, command: AdminCommand) -> ExitCode {
-    let config = match startup::config(file) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+pub(crate) async fn run(config: svc_server::Config, command: AdminCommand) -> ExitCode {
     let app = match startup::app(config).await {
         Ok(app) => app,
         Err(code) => return code,

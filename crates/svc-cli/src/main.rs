@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use svc_server::LogFormat;
 
 #[derive(Parser)]
 #[command(
@@ -74,14 +75,35 @@ enum Command {
     Client(client::ClientCommand),
 }
 
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"))
-        // chromiumoxide logs every DevTools message at trace level (and
-        // unparsed ones at debug): they carry the scripts with `SVC.account`
-        // and the runs' cookies. Never below info, whatever RUST_LOG says.
-        .add_directive("chromiumoxide::conn=info".parse().expect("a valid directive"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+/// Crates whose debug and trace events carry what svc must never log:
+/// chromiumoxide's DevTools messages (the scripts with `SVC.account`, the
+/// runs' cookies), and what hyper, reqwest, rustls and lettre see of the
+/// wire (headers with credentials, webhook URLs, the SMTP AUTH exchange).
+const WIRE_TARGETS: [&str; 8] = ["chromiumoxide", "hyper", "hyper_util", "h2", "reqwest", "rustls", "lettre", "rmcp"];
+
+/// Logs to stderr: `RUST_LOG` (default `info,sqlx=warn`) as text, or with
+/// `SVC_LOG_FORMAT=json` one JSON object per line, with the fields of the
+/// spans it happened in (a request's `request_id`) beside its own. The
+/// crates of [`WIRE_TARGETS`] are never logged below info, whatever
+/// `RUST_LOG` says.
+fn init_logging(format: LogFormat) {
+    use tracing_subscriber::EnvFilter;
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn"));
+    let at_most_info = tracing_subscriber::filter::filter_fn(|meta| {
+        *meta.level() <= tracing::Level::INFO
+            || !WIRE_TARGETS
+                .iter()
+                .any(|t| meta.target().strip_prefix(t).is_some_and(|rest| rest.is_empty() || rest.starts_with("::")))
+    });
+    let lines = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let lines = match format {
+        LogFormat::Text => lines.boxed(),
+        LogFormat::Json => lines.json().with_current_span(false).with_span_list(true).flatten_event(true).boxed(),
+    };
+    tracing_subscriber::registry().with(filter).with(lines.with_filter(at_most_info)).init();
 }
 
 fn main() -> ExitCode {
@@ -91,9 +113,20 @@ fn main() -> ExitCode {
         clap_complete::generate(shell, &mut Cli::command(), "svc", &mut std::io::stdout());
         return ExitCode::SUCCESS;
     }
-    if matches!(cli.command, Command::Server { .. } | Command::Worker { .. } | Command::Admin { .. }) {
-        init_logging();
-    }
+    // The settings first: the log format is one of them (a bad value is
+    // reported before any log line).
+    let config = match &cli.command {
+        Command::Server { config } | Command::Worker { config, .. } | Command::Admin { config, .. } => {
+            match startup::config(config.as_deref()) {
+                Ok(loaded) => {
+                    init_logging(loaded.log_format);
+                    Some(loaded)
+                }
+                Err(code) => return code,
+            }
+        }
+        _ => None,
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -103,9 +136,9 @@ fn main() -> ExitCode {
     };
     runtime.block_on(async {
         match cli.command {
-            Command::Server { config } => server::run(config.as_deref()).await,
-            Command::Worker { id, config } => server::work(config.as_deref(), &id).await,
-            Command::Admin { config, command } => admin::run(config.as_deref(), command).await,
+            Command::Server { .. } => server::run(config.expect("loaded above")).await,
+            Command::Worker { id, .. } => server::work(config.expect("loaded above"), &id).await,
+            Command::Admin { command, .. } => admin::run(config.expect("loaded above"), command).await,
             Command::Login { email, password_stdin } => client::login(&cli.common, &email, password_stdin).await,
             Command::Logout => client::logout(&cli.common),
             Command::Whoami => client::whoami(&cli.common).await,

@@ -1,5 +1,6 @@
-use std::path::Path;
 use std::process::ExitCode;
+
+use svc_server::Config;
 
 use crate::startup;
 use tokio::net::TcpListener;
@@ -37,11 +38,7 @@ pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     }
 }
 
-pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
-    let config = match startup::config(file) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+pub(crate) async fn run(config: Config) -> ExitCode {
     let listener = match TcpListener::bind(config.listen).await {
         Ok(l) => l,
         Err(e) => {
@@ -53,9 +50,16 @@ pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
         Ok(bound) => config.listening_on(bound),
         Err(_) => config,
     };
-    let app = match startup::app(config).await {
+    let mut app = match startup::app(config).await {
         Ok(app) => app,
         Err(code) => return code,
+    };
+    let metrics = match app.bind_metrics().await {
+        Ok(bound) => bound,
+        Err(e) => {
+            eprintln!("svc: cannot listen for metrics on SVC_METRICS_LISTEN: {e}");
+            return ExitCode::FAILURE;
+        }
     };
     let shutdown = shutdown_signal();
     match listener.local_addr() {
@@ -67,6 +71,11 @@ pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
                 (None, reason) => eprintln!("svc: email off: {}", reason.unwrap_or("not configured")),
             }
             eprintln!("svc: secrets sealed with master key {} ({})", app.secret_key_id(), app.secret_key_source());
+            match (metrics, app.config().metrics_token.is_some()) {
+                (Some(at), _) => eprintln!("svc: metrics on http://{at}/metrics"),
+                (None, true) => eprintln!("svc: metrics on /metrics (with SVC_METRICS_TOKEN)"),
+                (None, false) => eprintln!("svc: metrics off (set SVC_METRICS_TOKEN or SVC_METRICS_LISTEN)"),
+            }
         }
         Err(e) => eprintln!("svc: listening (address unknown: {e})"),
     }
@@ -79,11 +88,7 @@ pub(crate) async fn run(file: Option<&Path>) -> ExitCode {
     }
 }
 
-pub(crate) async fn work(file: Option<&Path>, container: &str) -> ExitCode {
-    let config = match startup::config(file) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+pub(crate) async fn work(config: Config, container: &str) -> ExitCode {
     let valid = !container.is_empty()
         && container.len() <= 64
         && container.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
@@ -97,6 +102,11 @@ pub(crate) async fn work(file: Option<&Path>, container: &str) -> ExitCode {
     };
     eprintln!("svc: worker for container `{container}` (database: {})", app.backend());
     eprintln!("svc: secrets sealed with master key {} ({})", app.secret_key_id(), app.secret_key_source());
-    app.work(container, shutdown_signal()).await;
-    ExitCode::SUCCESS
+    match app.work(container, shutdown_signal()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("svc: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 use chromiumoxide::browser::{Browser, BrowserConfig};
 use futures::StreamExt;
 use svc_service::host_vetting::Resolver;
+use svc_service::metrics::{BrowserRestart, Metrics};
 use tokio::sync::{Mutex, OnceCell};
 use tokio::task::JoinHandle;
 
@@ -97,6 +98,8 @@ pub struct BrowserPool {
     /// each configured tier's egress proxy once a run has used the tier.
     tiers: [Vec<UpstreamProxy>; TIERS as usize],
     tier_proxies: [OnceCell<EgressProxy>; TIERS as usize],
+    /// Where browser replacements are counted (`svc_browser_restarts_total`), once set.
+    metrics: std::sync::OnceLock<Arc<Metrics>>,
 }
 
 /// Debian's `chromium-headless-shell` binary: Chromium without the desktop UI,
@@ -205,7 +208,13 @@ impl BrowserPool {
             proxy: OnceCell::new(),
             tiers,
             tier_proxies: std::array::from_fn(|_| OnceCell::new()),
+            metrics: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Counts browser replacements in `metrics` from now on (a second call is ignored).
+    pub fn count_in(&self, metrics: Arc<Metrics>) {
+        let _ = self.metrics.set(metrics);
     }
 
     /// The egress proxy, once a browser has started.
@@ -246,8 +255,14 @@ impl BrowserPool {
             if warm.is_alive() && !worn_out {
                 return Ok(warm.clone());
             }
-            if !warm.is_alive() {
+            let why = if warm.is_alive() {
+                BrowserRestart::Recycled
+            } else {
                 tracing::warn!("chromium stopped; starting a new one");
+                BrowserRestart::Crashed
+            };
+            if let Some(metrics) = self.metrics.get() {
+                metrics.browser_restarted(why);
             }
             if let Some(old) = current.take() {
                 shut_down(old).await;

@@ -224,6 +224,11 @@ impl ChromiumEngine {
         }
     }
 
+    /// Counts this engine's browser replacements in `metrics` (`GET /metrics`).
+    pub fn count_in(&self, metrics: Arc<svc_service::metrics::Metrics>) {
+        self.inner.pool.count_in(metrics);
+    }
+
     /// The process id of the current browser, if one runs.
     pub async fn browser_pid(&self) -> Option<u32> {
         self.inner.pool.pid().await

@@ -125,6 +125,33 @@ pub struct Config {
     /// runs may take to finish; runs still going then are released for
     /// another worker.
     pub shutdown_grace: Duration,
+    /// `SVC_METRICS_TOKEN`: the bearer token `GET /metrics` asks for on the
+    /// main listener. Unset, the main listener has no `/metrics` (404).
+    pub metrics_token: Option<Secret>,
+    /// `SVC_METRICS_LISTEN`: a second address that serves `GET /metrics`
+    /// only, without a token (keep it private: loopback or an internal network).
+    pub metrics_listen: Option<SocketAddr>,
+    /// `SVC_LOG_FORMAT`: `text` (default) or `json` (one object a line).
+    pub log_format: LogFormat,
+    /// `SVC_REQUEST_TIMEOUT`: the longest a request may take, body upload
+    /// included, before it is answered 408 (body still arriving) or 503;
+    /// a long poll (`?wait=`, MCP) gets its wait on top. Default: the run
+    /// timeout plus 30 s (a test run in the web app takes up to a run timeout).
+    pub request_timeout: Duration,
+    /// `SVC_HEADER_READ_TIMEOUT`: how long a client has to send a request's
+    /// headers (and how long an idle keep-alive connection is kept).
+    pub header_read_timeout: Duration,
+}
+
+/// How log lines are written (`SVC_LOG_FORMAT`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogFormat {
+    /// For people: one line of text per event.
+    #[default]
+    Text,
+    /// For log collectors: one JSON object per line, with the span fields
+    /// (such as the request's `request_id`).
+    Json,
 }
 
 /// How svc talks to its SMTP relay (`SVC_SMTP_URL`).
@@ -341,8 +368,9 @@ impl Raw {
 }
 
 /// Settings whose values are never echoed in an error.
-const SECRET_SETTINGS: [&str; 8] = [
+const SECRET_SETTINGS: [&str; 9] = [
     "JWT_SECRET",
+    "METRICS_TOKEN",
     "SECRET_KEY",
     "SECRET_KEY_PREVIOUS",
     "SMTP_URL",
@@ -577,6 +605,22 @@ impl Config {
             proxy_tier_multipliers[i] = raw.get(PROXY_MULTIPLIER_NAMES[i], proxy_tier_multipliers[i], positive_int)?;
         }
         let chromium = raw.get("CHROMIUM", None, |s| Ok(Some(s.trim().to_string()).filter(|s| !s.is_empty())))?;
+        let run_timeout = raw.get("RUN_TIMEOUT", Duration::from_secs(60), positive_duration)?;
+        let request_timeout = raw.get("REQUEST_TIMEOUT", None, |s| positive_duration(s).map(Some))?;
+        let request_timeout = match request_timeout {
+            None => run_timeout + Duration::from_secs(30),
+            Some(t) if t > run_timeout => t,
+            Some(t) => {
+                return Err(ConfigError::Invalid {
+                    name: "SVC_REQUEST_TIMEOUT".into(),
+                    value: format!("{}ms", t.as_millis()),
+                    reason: format!(
+                        "must be longer than SVC_RUN_TIMEOUT ({}ms): a test run in the web app takes up to a run timeout",
+                        run_timeout.as_millis()
+                    ),
+                });
+            }
+        };
         let retry_default = vec![Duration::from_secs(60), Duration::from_secs(300)];
         let webhook_retry_delays = raw.get("WEBHOOK_RETRY_DELAYS", retry_default, |s| {
             let delays = s.split(',').map(parse_duration).collect::<Result<Vec<_>, _>>()?;
@@ -612,7 +656,7 @@ impl Config {
             webhook_sweep_interval: raw.get("WEBHOOK_SWEEP_INTERVAL", Duration::from_secs(60), positive_duration)?,
             webhook_timeout: raw.get("WEBHOOK_TIMEOUT", Duration::from_secs(10), positive_duration)?,
             cron_min_interval: raw.get("CRON_MIN_INTERVAL", Duration::from_secs(60), positive_duration)?,
-            run_timeout: raw.get("RUN_TIMEOUT", Duration::from_secs(60), positive_duration)?,
+            run_timeout,
             worker_concurrency: raw.get("WORKER_CONCURRENCY", 4, positive_int::<usize>)?,
             free_grant: raw.get("FREE_GRANT", 1_000, non_negative)?,
             proxy_tiers,
@@ -638,6 +682,29 @@ impl Config {
             mail_timeout: raw.get("MAIL_TIMEOUT", Duration::from_secs(30), positive_duration)?,
             database_timeout: raw.get("DATABASE_TIMEOUT", svc_storage::DEFAULT_ACQUIRE_TIMEOUT, positive_duration)?,
             shutdown_grace: raw.get("SHUTDOWN_GRACE", Duration::from_secs(30), parse_duration)?,
+            metrics_token: raw.get("METRICS_TOKEN", None, |s| {
+                let s = s.trim();
+                match s.len() {
+                    0 => Ok(None),
+                    1..16 => Err("must be at least 16 characters (generate one with `openssl rand -hex 32`)".into()),
+                    _ if s.bytes().all(|b| b.is_ascii_graphic()) => Ok(Some(Secret::new(s))),
+                    _ => Err("must be printable ASCII without spaces (it is sent as a bearer token)".into()),
+                }
+            })?,
+            metrics_listen: raw.get("METRICS_LISTEN", None, |s| {
+                let s = s.trim();
+                if s.is_empty() {
+                    return Ok(None);
+                }
+                s.parse().map(Some).map_err(|_| "expected HOST:PORT with an IP address, such as 127.0.0.1:9090".into())
+            })?,
+            log_format: raw.get("LOG_FORMAT", LogFormat::Text, |s| match s.trim().to_ascii_lowercase().as_str() {
+                "" | "text" => Ok(LogFormat::Text),
+                "json" => Ok(LogFormat::Json),
+                _ => Err("expected text or json".into()),
+            })?,
+            request_timeout,
+            header_read_timeout: raw.get("HEADER_READ_TIMEOUT", Duration::from_secs(30), positive_duration)?,
         })
     }
 }
@@ -888,6 +955,55 @@ mod tests {
     }
 
     #[test]
+    fn operations_settings() {
+        let c = Config::load(None, env(&[])).unwrap();
+        assert_eq!((c.metrics_token.is_none(), c.metrics_listen), (true, None), "no /metrics unless asked");
+        assert_eq!(c.log_format, LogFormat::Text);
+        assert_eq!(c.request_timeout, Duration::from_secs(90), "the run timeout plus 30 s");
+        assert_eq!(c.header_read_timeout, Duration::from_secs(30));
+        let longer = Config::load(None, env(&[("SVC_RUN_TIMEOUT", "120s")])).unwrap();
+        assert_eq!(longer.request_timeout, Duration::from_secs(150), "follows the run timeout");
+
+        let token = "0123456789abcdef-metrics";
+        let set = Config::load(
+            None,
+            env(&[
+                ("SVC_METRICS_TOKEN", token),
+                ("SVC_METRICS_LISTEN", "127.0.0.1:9090"),
+                ("SVC_LOG_FORMAT", "JSON"),
+                ("SVC_REQUEST_TIMEOUT", "2m"),
+                ("SVC_HEADER_READ_TIMEOUT", "5s"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(set.metrics_token.as_ref().map(Secret::expose), Some(token));
+        assert!(!format!("{set:?}").contains(token), "the token is redacted in Debug");
+        assert_eq!(set.metrics_listen, Some("127.0.0.1:9090".parse().unwrap()));
+        assert_eq!(set.log_format, LogFormat::Json);
+        assert_eq!((set.request_timeout, set.header_read_timeout), (Duration::from_secs(120), Duration::from_secs(5)));
+
+        for (name, bad) in [
+            ("SVC_METRICS_TOKEN", "short-token"),
+            ("SVC_METRICS_TOKEN", "has a space in it somewhere"),
+            ("SVC_METRICS_LISTEN", "localhost"),
+            ("SVC_LOG_FORMAT", "xml"),
+            ("SVC_REQUEST_TIMEOUT", "0s"),
+            ("SVC_REQUEST_TIMEOUT", "60s"),
+            ("SVC_HEADER_READ_TIMEOUT", "0s"),
+        ] {
+            let err = Config::load(None, env(&[(name, bad)])).unwrap_err().to_string();
+            assert!(err.contains(name), "{name}={bad}: {err}");
+            if name == "SVC_METRICS_TOKEN" {
+                assert!(!err.contains(bad), "the token is not echoed: {err}");
+            }
+        }
+        let err = Config::load(None, env(&[("SVC_REQUEST_TIMEOUT", "60s")])).unwrap_err().to_string();
+        assert!(err.contains("SVC_RUN_TIMEOUT"), "says why: {err}");
+        let short = Config::load(None, env(&[("SVC_RUN_TIMEOUT", "500ms"), ("SVC_REQUEST_TIMEOUT", "1s")])).unwrap();
+        assert_eq!(short.request_timeout, Duration::from_secs(1));
+    }
+
+    #[test]
     fn durations() {
         assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
         assert_eq!(parse_duration("1500ms").unwrap(), Duration::from_millis(1500));
@@ -903,7 +1019,12 @@ mod tests {
 
         use super::*;
 
-        const NAMES: [&str; 38] = [
+        const NAMES: [&str; 43] = [
+            "METRICS_TOKEN",
+            "METRICS_LISTEN",
+            "LOG_FORMAT",
+            "REQUEST_TIMEOUT",
+            "HEADER_READ_TIMEOUT",
             "AI_BASE_URL",
             "AI_FIX_DAILY",
             "AI_MODEL",

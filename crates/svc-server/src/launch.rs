@@ -1,4 +1,4 @@
-use std::future::{Future, IntoFuture};
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -62,6 +62,8 @@ pub struct App {
     /// Where the master key came from, and its id.
     key_source: KeySource,
     key_id: String,
+    /// `SVC_METRICS_LISTEN`, once bound ([`App::bind_metrics`]).
+    metrics_listener: Option<TcpListener>,
 }
 
 impl App {
@@ -116,7 +118,7 @@ impl App {
             let model = Arc::new(crate::ai_client::OpenAiCompatible::from_settings(&ai));
             services.runs.attach_ai(model, ai.pricing);
         }
-        Ok(App { config, store, services, smtp, key_source, key_id })
+        Ok(App { config, store, services, smtp, key_source, key_id, metrics_listener: None })
     }
 
     /// Where this process's master key came from (`SVC_SECRET_KEY`, a key file).
@@ -163,16 +165,55 @@ impl App {
         self.store.close().await;
     }
 
-    /// The Chromium engine as configured.
+    /// Binds `SVC_METRICS_LISTEN` (once), and returns the address bound:
+    /// `None` when it is not set. `serve` and `work` bind it themselves
+    /// when this was not called.
+    pub async fn bind_metrics(&mut self) -> Result<Option<std::net::SocketAddr>, LaunchError> {
+        if self.metrics_listener.is_none()
+            && let Some(address) = self.config.metrics_listen
+        {
+            self.metrics_listener = Some(TcpListener::bind(address).await?);
+        }
+        Ok(match &self.metrics_listener {
+            Some(listener) => Some(listener.local_addr()?),
+            None => None,
+        })
+    }
+
+    /// Serves `GET /metrics` on `SVC_METRICS_LISTEN` until `stop`, when set.
+    async fn serve_metrics(
+        &mut self,
+        stop: watch::Receiver<bool>,
+    ) -> Result<Option<tokio::task::JoinHandle<std::io::Result<()>>>, LaunchError> {
+        self.bind_metrics().await?;
+        let Some(listener) = self.metrics_listener.take() else { return Ok(None) };
+        tracing::info!(address = %listener.local_addr()?, "serving /metrics");
+        let router = svc_api::metrics_router(self.services.clone(), self.config.request_timeout);
+        let header_timeout = self.config.header_read_timeout;
+        Ok(Some(tokio::spawn(crate::serve::serve(listener, router, header_timeout, stopped(stop)))))
+    }
+
+    /// How the main listener's routes are set up (`GET /metrics`, the request deadline).
+    fn http_options(&self) -> svc_api::HttpOptions {
+        svc_api::HttpOptions {
+            metrics_token: self.config.metrics_token.as_ref().map(|t| Arc::from(t.expose())),
+            request_timeout: self.config.request_timeout,
+        }
+    }
+
+    /// The Chromium engine as configured, counting its browser restarts in
+    /// the services' metrics.
     pub fn engine(&self) -> Arc<ChromiumEngine> {
-        Arc::new(ChromiumEngine::new(EngineConfig {
+        let engine = Arc::new(ChromiumEngine::new(EngineConfig {
             chromium: svc_runner::browser::find_chromium(self.config.chromium.as_deref()),
             allow_private_networks: self.config.allow_private_networks,
             runs_per_browser: 200,
             spare_pages: self.config.worker_concurrency.min(4),
             resolver: Default::default(),
             tiers: self.config.proxy_tiers.clone(),
-        }))
+        }));
+        engine.count_in(self.services.metrics.clone());
+        engine
     }
 
     /// The static engine as configured (no browser: server-rendered pages).
@@ -205,7 +246,8 @@ impl App {
                 },
                 self.services.runs.signals.deliveries.clone(),
             )
-            .with_shutdown_grace(self.config.shutdown_grace),
+            .with_shutdown_grace(self.config.shutdown_grace)
+            .counted_in(self.services.metrics.clone()),
         )
     }
 
@@ -213,13 +255,16 @@ impl App {
     pub fn mailer(&self) -> Option<Arc<Mailer>> {
         let smtp = self.smtp.clone()?;
         let settings = self.config.mail()?;
-        Some(Arc::new(Mailer::new(
-            self.store.clone(),
-            smtp,
-            settings.rate,
-            settings.timeout,
-            self.services.runs.signals.emails.clone(),
-        )))
+        Some(Arc::new(
+            Mailer::new(
+                self.store.clone(),
+                smtp,
+                settings.rate,
+                settings.timeout,
+                self.services.runs.signals.emails.clone(),
+            )
+            .counted_in(self.services.metrics.clone()),
+        ))
     }
 
     /// A run worker for `container` on this app's services.
@@ -237,7 +282,7 @@ impl App {
     /// last. Runs the embedded `default` worker, the scheduler and the
     /// webhook dispatcher unless configured off.
     pub async fn serve(
-        self,
+        mut self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), LaunchError> {
@@ -267,7 +312,8 @@ impl App {
         if self.services.task_runner.ready() {
             background.push(tokio::spawn(self.services.task_runner.clone().run(stopped(stop_rx.clone()))));
         }
-        let router = svc_api::router(self.services.clone());
+        let metrics = self.serve_metrics(stop_rx.clone()).await?;
+        let router = svc_api::router(self.services.clone(), self.http_options());
         tracing::info!(
             address = %listener.local_addr()?,
             public_url = %self.services.public_url(),
@@ -275,12 +321,10 @@ impl App {
             "svc serving"
         );
         let grace = self.config.shutdown_grace;
-        let serving = axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
-            .with_graceful_shutdown(async move {
-                shutdown.await;
-                let _ = stop_tx.send(true);
-            })
-            .into_future();
+        let serving = crate::serve::serve(listener, router, self.config.header_read_timeout, async move {
+            shutdown.await;
+            let _ = stop_tx.send(true);
+        });
         let stop = stop_rx.clone();
         let served = tokio::select! {
             served = serving => served,
@@ -295,6 +339,11 @@ impl App {
         // The loops were told to stop with the listener; they finish within
         // the grace period (counted from the signal) and their bookkeeping.
         join_within(background, grace + AFTER_GRACE).await;
+        if let Some(metrics) = metrics
+            && let Ok(Err(e)) = metrics.await
+        {
+            tracing::warn!(error = %e, "the metrics listener failed");
+        }
         if let Some(engine) = engine {
             engine.close().await;
         }
@@ -330,11 +379,17 @@ impl App {
     /// then, as `serve`, the runs in flight get the grace period (and are
     /// released after it) and the dispatcher records what it sent before
     /// the store closes.
-    pub async fn work(self, container: &str, shutdown: impl Future<Output = ()> + Send + 'static) {
+    pub async fn work(
+        mut self,
+        container: &str,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), LaunchError> {
         let engine = self.engine();
         let engines = self.engines(engine.clone());
         self.services.runs.attach_engine(engines.clone());
         let (stop_tx, stop_rx) = watch::channel(false);
+        // A worker's own counters (its runs, its browser) on SVC_METRICS_LISTEN.
+        let metrics = self.serve_metrics(stop_rx.clone()).await?;
         let mut background = vec![tokio::spawn(self.worker(engines, container).run(stopped(stop_rx.clone())))];
         // Runs finished here queue webhook deliveries: send them from here too.
         if self.config.webhook_dispatcher {
@@ -350,8 +405,12 @@ impl App {
         shutdown.await;
         let _ = stop_tx.send(true);
         join_within(background, self.config.shutdown_grace + AFTER_GRACE).await;
+        if let Some(metrics) = metrics {
+            let _ = metrics.await;
+        }
         engine.close().await;
         self.store.close().await;
+        Ok(())
     }
 }
 

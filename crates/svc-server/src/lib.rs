@@ -11,7 +11,8 @@ pub mod config;
 mod launch;
 pub mod mail_client;
 pub mod secret_key;
+pub mod serve;
 pub mod webhook_client;
 
-pub use config::{AiSettings, Config, ConfigError, MailSettings, Secret, SmtpSecurity, SmtpUrl};
+pub use config::{AiSettings, Config, ConfigError, LogFormat, MailSettings, Secret, SmtpSecurity, SmtpUrl};
 pub use launch::{App, LaunchError, launch};

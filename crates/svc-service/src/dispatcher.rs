@@ -28,6 +28,7 @@ use tokio::sync::{Notify, Semaphore};
 
 use crate::Result;
 use crate::backoff::Backoff;
+use crate::metrics::Metrics;
 use crate::webhook_payload::body_at;
 use crate::webhook_signing::{hex_signature, standard_signature};
 
@@ -86,6 +87,8 @@ pub struct Dispatcher {
     stopping: AtomicBool,
     /// How long the attempts in flight at shutdown may take to be recorded.
     grace: Duration,
+    /// Counts attempts by outcome (`svc_webhook_attempts_total`).
+    metrics: Arc<Metrics>,
 }
 
 /// How long attempts in flight at shutdown may take, by default.
@@ -117,6 +120,7 @@ impl Dispatcher {
             handling: Mutex::default(),
             stopping: AtomicBool::new(false),
             grace: DEFAULT_SHUTDOWN_GRACE,
+            metrics: Arc::default(),
         }
     }
 
@@ -125,6 +129,13 @@ impl Dispatcher {
     /// them (their lease ends and they are sent again).
     pub fn with_shutdown_grace(mut self, grace: Duration) -> Self {
         self.grace = grace;
+        self
+    }
+
+    /// Counts this dispatcher's attempts in `metrics` (the services' own,
+    /// for `GET /metrics`) rather than in a registry of its own.
+    pub fn counted_in(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = metrics;
         self
     }
 
@@ -214,6 +225,9 @@ impl Dispatcher {
         let Some(webhook) = webhook.filter(|w| w.active) else {
             let skipped = record(AttemptState::Skipped, None, None, Some("the webhook is inactive".into()), None, None);
             let held = self.store.skip_delivery(&delivery, &skipped).await?;
+            if held {
+                self.metrics.webhook_attempted(AttemptState::Skipped);
+            }
             return Ok(held.then_some(Sent {
                 delivery: delivery.id,
                 attempt: attempt_no,
@@ -249,7 +263,9 @@ impl Dispatcher {
         };
         let attempt = record(state, status, body, error, duration, next);
         let held = self.store.record_attempt(&delivery, &attempt, next).await?;
-        if !held {
+        if held {
+            self.metrics.webhook_attempted(state);
+        } else {
             tracing::warn!(delivery = %delivery.id, "webhook attempt recorded after its lease was lost");
         }
         Ok(held.then_some(Sent { delivery: delivery.id, attempt: attempt_no, state }))

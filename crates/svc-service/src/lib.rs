@@ -37,6 +37,7 @@ pub mod key_material;
 pub mod keys;
 pub mod mail_transport;
 pub mod mailer;
+pub mod metrics;
 pub mod model_answer;
 pub mod page_snapshot;
 pub mod paging;

@@ -15,6 +15,7 @@ use tokio::sync::Notify;
 
 use crate::Result;
 use crate::mail_transport::{MailError, MailTransport};
+use crate::metrics::{EmailAttempt, Metrics};
 use crate::scraps::activity;
 
 /// Attempts per email: the first and four retries.
@@ -49,6 +50,8 @@ pub struct Mailer {
     lease: Duration,
     /// Woken when emails are queued in this process.
     queued: Arc<Notify>,
+    /// Counts attempts by outcome (`svc_email_attempts_total`).
+    metrics: Arc<Metrics>,
 }
 
 impl Mailer {
@@ -60,7 +63,15 @@ impl Mailer {
         timeout: Duration,
         queued: Arc<Notify>,
     ) -> Self {
-        Mailer { store, transport, rate: rate.max(1), lease: timeout * 2 + Duration::from_secs(30), queued }
+        let lease = timeout * 2 + Duration::from_secs(30);
+        Mailer { store, transport, rate: rate.max(1), lease, queued, metrics: Arc::default() }
+    }
+
+    /// Counts this mailer's attempts in `metrics` (the services' own, for
+    /// `GET /metrics`) rather than in a registry of its own.
+    pub fn counted_in(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = metrics;
+        self
     }
 
     /// One step: sends up to one second's worth (`rate`) of the emails due at
@@ -118,6 +129,11 @@ impl Mailer {
             tracing::warn!(email = %email.id, attempt = made + 1, error, "email failed for good");
         }
         if self.store.record_email(email.id, made, &outcome, log.as_ref()).await? {
+            self.metrics.email_attempted(match outcome {
+                EmailOutcome::Sent { .. } => EmailAttempt::Sent,
+                EmailOutcome::Retry { .. } => EmailAttempt::Retry,
+                EmailOutcome::Failed { .. } => EmailAttempt::Failed,
+            });
             Ok(Some(MailSent { email: email.id, outcome }))
         } else {
             tracing::warn!(email = %email.id, "email attempt recorded after its lease was lost");

@@ -15,6 +15,7 @@ use svc_domain::plan::Plan;
 use svc_storage::Store;
 
 use crate::gcra::{Decision, Rate};
+use crate::metrics::Metrics;
 use crate::sliding_log;
 use crate::{Principal, Result, ServiceError};
 
@@ -63,15 +64,18 @@ const LOCAL_BUCKETS_MAX: usize = 100_000;
 pub struct RateLimits {
     store: Arc<dyn Store>,
     by_ip: Mutex<HashMap<IpAddr, i64>>,
-}
-
-fn refused(rate: Rate, decision: Decision) -> ServiceError {
-    ServiceError::RateLimited(Refusal { rate, decision })
+    metrics: Arc<Metrics>,
 }
 
 impl RateLimits {
-    pub(crate) fn new(store: Arc<dyn Store>) -> Self {
-        RateLimits { store, by_ip: Mutex::default() }
+    pub(crate) fn new(store: Arc<dyn Store>, metrics: Arc<Metrics>) -> Self {
+        RateLimits { store, by_ip: Mutex::default(), metrics }
+    }
+
+    /// The refusal of a request to `bucket`, counted (`svc_rate_limit_refusals_total`).
+    fn refused(&self, bucket: &str, rate: Rate, decision: Decision) -> ServiceError {
+        self.metrics.rate_limited(bucket);
+        ServiceError::RateLimited(Refusal { rate, decision })
     }
 
     /// Takes one request from a shared bucket.
@@ -80,7 +84,7 @@ impl RateLimits {
             let stored = self.store.rate_tat(bucket).await?;
             let decision = rate.decide(stored, Utc::now().timestamp_millis());
             if !decision.allowed {
-                return Err(refused(rate, decision));
+                return Err(self.refused(bucket, rate, decision));
             }
             if self.store.swap_rate_tat(bucket, stored, decision.tat_ms).await? {
                 return Ok(());
@@ -97,7 +101,7 @@ impl RateLimits {
             let stamps: Vec<i64> = stored.as_deref().and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default();
             let (decision, next) = sliding_log::decide(&rate, &stamps, Utc::now().timestamp_millis());
             if !decision.allowed {
-                return Err(refused(rate, decision));
+                return Err(self.refused(bucket, rate, decision));
             }
             let next = serde_json::to_string(&next).expect("numbers serialize");
             if self.store.swap_rate_log(bucket, stored.as_deref(), &next).await? {
@@ -116,7 +120,8 @@ impl RateLimits {
         }
         let decision = MCP_PER_IP.decide(buckets.get(&ip).copied(), now);
         if !decision.allowed {
-            return Err(refused(MCP_PER_IP, decision));
+            drop(buckets);
+            return Err(self.refused("mcp:ip", MCP_PER_IP, decision));
         }
         buckets.insert(ip, decision.tat_ms);
         Ok(())

@@ -26,6 +26,7 @@ use crate::engine::{Engine, RunJob};
 use crate::engine_choice;
 use crate::fix_policy::{self, Diagnosis};
 use crate::history::HistoryView;
+use crate::metrics::Metrics;
 use crate::proxy_tiers::{self, TierAttempt, TierMode, TierSettings};
 use crate::rate_limits::{RateLimits, TRIGGER_PER_KEY, load_quota};
 use crate::redact::KnownSecrets;
@@ -118,6 +119,8 @@ pub struct RunService {
     fix_daily: i64,
     /// The proxy tiers this server has, their prices and multipliers.
     tiers: TierSettings,
+    /// Counts finished runs (`svc_runs_total`, `svc_run_duration_seconds`).
+    metrics: Arc<Metrics>,
 }
 
 /// A run of a script that is not saved (the web app's "Test run").
@@ -182,6 +185,7 @@ pub enum Trigger {
 }
 
 impl RunService {
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         store: Arc<dyn Store>,
         run_timeout: Duration,
@@ -190,6 +194,7 @@ impl RunService {
         attached: Arc<Attachments>,
         fix_daily: i64,
         tiers: TierSettings,
+        metrics: Arc<Metrics>,
     ) -> Self {
         RunService {
             store,
@@ -200,6 +205,7 @@ impl RunService {
             limits,
             fix_daily,
             tiers,
+            metrics,
         }
     }
 
@@ -471,7 +477,11 @@ impl RunService {
             Ok(login) => KnownSecrets::of(login.account.as_ref()),
             Err(_) => KnownSecrets::default(),
         };
-        self.finish_attempts(claim, row, report, &attempts, None, &secrets).await
+        let scrapper = match self.store.scrap(claim.organization_id, claim.scrap_id).await? {
+            Some(scrap) => scrap.scrapper,
+            None => DEFAULT_SCRAPPER.to_string(),
+        };
+        self.finish_attempts(claim, row, report, &attempts, None, &secrets, &scrapper).await
     }
 
     /// Runs a claimed run on `engine` on the tiers its scrap's `proxyTier`
@@ -490,7 +500,8 @@ impl RunService {
                 html: None,
                 session: None,
             };
-            return self.finish_attempts(claim, row, report, &[], None, &KnownSecrets::default()).await.map(Some);
+            let no_secrets = KnownSecrets::default();
+            return self.finish_attempts(claim, row, report, &[], None, &no_secrets, &job.scrapper).await.map(Some);
         }
         // What the run hands back is masked with the login it ran with.
         let secrets = KnownSecrets::of(job.account.as_ref());
@@ -522,7 +533,7 @@ impl RunService {
                 session: None,
             };
             let note = TierNote { tier, remember: None, at: Utc::now() };
-            return self.finish_attempts(claim, row, report, &[], Some(&note), &secrets).await.map(Some);
+            return self.finish_attempts(claim, row, report, &[], Some(&note), &secrets, &job.scrapper).await.map(Some);
         }
         let auto = matches!(mode, TierMode::Auto { .. });
         // Telling a blocked page needs the page.
@@ -543,7 +554,9 @@ impl RunService {
                     let remember = if auto && !looks_blocked(&report) { host } else { None };
                     let note = TierNote { tier: 0, remember, at: Utc::now() };
                     let learned = engine_choice::remember(plan, None, memory.as_ref(), fingerprint);
-                    let detail = self.finish_attempts(claim, row, report, &attempts, Some(&note), &secrets).await?;
+                    let detail = self
+                        .finish_attempts(claim, row, report, &attempts, Some(&note), &secrets, STATIC_SCRAPPER)
+                        .await?;
                     self.remember_engine(claim, plan, learned, None).await;
                     return Ok(Some(detail));
                 }
@@ -567,7 +580,7 @@ impl RunService {
             }
             break report;
         };
-        let (report, tier, learned) = match (choice, &choosing) {
+        let (report, tier, learned, used) = match (choice, &choosing) {
             (Some((plan, memory, static_report)), Some(fingerprint)) => {
                 let compared = static_report.as_ref().and_then(|s| engine_choice::compare(&s.result, &report.result));
                 let chosen = compared.as_ref().map(|c| c.0);
@@ -575,16 +588,16 @@ impl RunService {
                 let announce = compared.filter(|(c, _)| Some(*c) != plan.remembered);
                 match (chosen, static_report) {
                     (Some(engine_choice::Choice::Static), Some(static_report)) => {
-                        (static_report, 0, Some((plan, learned, announce)))
+                        (static_report, 0, Some((plan, learned, announce)), STATIC_SCRAPPER.to_string())
                     }
-                    (_, _) => (report, tier, Some((plan, learned, announce))),
+                    (_, _) => (report, tier, Some((plan, learned, announce)), job.scrapper.clone()),
                 }
             }
-            _ => (report, tier, None),
+            _ => (report, tier, None, job.scrapper.clone()),
         };
         let remember = if auto && !looks_blocked(&report) { host } else { None };
         let note = TierNote { tier, remember, at: Utc::now() };
-        let detail = self.finish_attempts(claim, row, report, &attempts, Some(&note), &secrets).await?;
+        let detail = self.finish_attempts(claim, row, report, &attempts, Some(&note), &secrets, &used).await?;
         if let Some((plan, learned, announce)) = learned {
             self.remember_engine(claim, plan, learned, announce).await;
         }
@@ -622,7 +635,9 @@ impl RunService {
     /// `secrets` (the run's site login) are masked in everything kept of
     /// the run: its data, error and failure capture, and the page AI Fix
     /// reads. A `success` that handed back its browser session saves it
-    /// for the scrap's next run, right after the run is recorded.
+    /// for the scrap's next run, right after the run is recorded. A recorded
+    /// run is counted for `GET /metrics` under `scrapper`, the engine it ran on.
+    #[allow(clippy::too_many_arguments)]
     async fn finish_attempts(
         &self,
         claim: &ClaimedRun,
@@ -631,6 +646,7 @@ impl RunService {
         attempts: &[TierAttempt],
         tier: Option<&TierNote>,
         secrets: &KnownSecrets,
+        scrapper: &str,
     ) -> Result<StatusDetail> {
         // What AI Fix reads of the page (captured for autoFix scraps only).
         let (page_status, page_html) = (report.status, report.html.take().map(|html| secrets.text(&html)));
@@ -676,6 +692,10 @@ impl RunService {
         };
         let charged = proxy_tiers::run_units(attempts, &self.tiers) + ai_units;
         let recorded = self.record_finished(claim, &row, charged, &log, &emails, tier).await?;
+        if recorded {
+            let duration = Duration::from_millis(u64::try_from(report.duration_ms).unwrap_or(0));
+            self.metrics.run_finished(scrapper, detail, duration);
+        }
         if recorded
             && detail == StatusDetail::Success
             && let Some(state) = session
@@ -878,11 +898,15 @@ impl RunService {
             row.finished_at = Some(Utc::now());
             let log = finished_activity(claim, &row, &format!("error ({LOST_WORKER})"));
             // Nothing ran to completion: nothing is charged.
-            let emails = match self.store.scrap(claim.organization_id, claim.scrap_id).await? {
-                Some(scrap) if self.email.enabled => self.emails_for(&scrap, &row, StatusDetail::Error).await?,
+            let scrap = self.store.scrap(claim.organization_id, claim.scrap_id).await?;
+            let emails = match &scrap {
+                Some(scrap) if self.email.enabled => self.emails_for(scrap, &row, StatusDetail::Error).await?,
                 _ => vec![],
             };
-            self.record_finished(claim, &row, 0, &log, &emails, None).await?;
+            if self.record_finished(claim, &row, 0, &log, &emails, None).await? {
+                let scrapper = scrap.as_ref().map_or(DEFAULT_SCRAPPER, |s| s.scrapper.as_str());
+                self.metrics.run_lost(scrapper);
+            }
         }
         if !expired.requeued.is_empty() {
             self.signals.queued.notify_waiters();

@@ -15,6 +15,7 @@ use crate::history::HistoryService;
 use crate::jwt::JwtKeys;
 use crate::key_cache::KeyCache;
 use crate::keys::KeyService;
+use crate::metrics::Metrics;
 use crate::rate_limits::RateLimits;
 use crate::runs::RunService;
 use crate::scheduler::Scheduler;
@@ -101,6 +102,8 @@ pub struct Services {
     pub scheduler: Arc<Scheduler>,
     pub webhooks: WebhookService,
     pub rate_limits: Arc<RateLimits>,
+    /// What this process counts for `GET /metrics`.
+    pub metrics: Arc<Metrics>,
     /// Proxies whose `X-Forwarded-For` names the client.
     pub trusted_proxies: Vec<ipnet::IpNet>,
     public_url: String,
@@ -111,7 +114,8 @@ impl Services {
     pub fn new(store: Arc<dyn Store>, config: ServiceConfig) -> Self {
         let jwt = Arc::new(JwtKeys::new(&config.jwt_secret));
         let key_cache = Arc::new(KeyCache::new(config.key_cache_ttl));
-        let rate_limits = Arc::new(RateLimits::new(store.clone()));
+        let metrics = Arc::new(Metrics::new());
+        let rate_limits = Arc::new(RateLimits::new(store.clone(), metrics.clone()));
         let email = crate::runs::EmailSettings { enabled: config.email_enabled, public_url: config.public_url.clone() };
         let attached = Arc::new(Attachments::default());
         let runs = RunService::new(
@@ -122,6 +126,7 @@ impl Services {
             attached.clone(),
             config.ai_fix_daily,
             config.tiers.clone(),
+            metrics.clone(),
         );
         let ai = AiService::new(store.clone(), attached.clone(), runs.signals.clone(), rate_limits.clone());
         let task_runner = Arc::new(TaskRunner::new(store.clone(), attached, runs.signals.clone(), config.run_timeout));
@@ -164,6 +169,7 @@ impl Services {
             task_runner,
             scheduler: Arc::new(scheduler),
             rate_limits,
+            metrics,
             trusted_proxies: config.trusted_proxies.clone(),
             public_url: config.public_url,
             weekly_units: config.weekly_units,
@@ -179,6 +185,15 @@ impl Services {
     /// The balances Growth and Pro are topped up to every week.
     pub fn weekly_units(&self) -> WeeklyUnits {
         self.weekly_units
+    }
+
+    /// The metrics, with the gauges read from the store just now (the run
+    /// queue, the outboxes, the connection pool): for `GET /metrics`, which
+    /// the operator guards (`SVC_METRICS_TOKEN`, `SVC_METRICS_LISTEN`).
+    pub async fn scrape_metrics(&self) -> crate::Result<&Metrics> {
+        let backlog = self.store.backlog().await?;
+        self.metrics.observe(&backlog, self.store.pool_use(), chrono::Utc::now());
+        Ok(&self.metrics)
     }
 
     /// What a health check reports: the service answers, on this database engine.

@@ -537,6 +537,47 @@ pub trait WebhookStore: Send + Sync {
     async fn skip_delivery(&self, delivery: &Delivery, skipped: &DeliveryAttempt) -> Result<bool>;
 }
 
+/// What the background work has waiting, read at a metrics scrape: counted
+/// over the whole database (every organization, every process).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Backlog {
+    /// Runs waiting for a worker.
+    pub runs_queued: i64,
+    /// Runs claimed by a worker (leased).
+    pub runs_running: i64,
+    /// When the oldest run still waiting for a worker was queued.
+    pub oldest_queued_at: Option<DateTime<Utc>>,
+    /// Webhook deliveries not finished yet (first attempt due, or a retry).
+    pub webhooks_pending: i64,
+    /// Of those, the ones that failed at least once (waiting for a retry).
+    pub webhooks_retrying: i64,
+    /// Emails queued and not sent yet.
+    pub emails_queued: i64,
+    /// Of those, the ones that failed at least once (waiting for a retry).
+    pub emails_retrying: i64,
+}
+
+/// The database connection pool, as it is now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolUse {
+    /// Connections open (idle or in use).
+    pub open: u32,
+    /// Open connections not lent out.
+    pub idle: u32,
+    /// The most the pool opens.
+    pub max: u32,
+}
+
+/// What operators watch (`GET /metrics`): cross-organization by design,
+/// and never given an id a caller chose.
+#[async_trait]
+pub trait OpsStore: Send + Sync {
+    /// The run queue, the webhook outbox and the email outbox, counted.
+    async fn backlog(&self) -> Result<Backlog>;
+    /// The connection pool's use (no database round-trip).
+    fn pool_use(&self) -> PoolUse;
+}
+
 /// Rate-limit buckets (GCRA state), shared by every process on the database.
 #[async_trait]
 pub trait RateStore: Send + Sync {
@@ -751,6 +792,7 @@ pub trait Store:
     + VersionStore
     + SecretStore
     + SiteAccountStore
+    + OpsStore
 {
     /// `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;

@@ -3261,6 +3261,83 @@ async fn rate_logs_swap_only_from_what_was_read(store: Arc<dyn Store>) {
     assert_eq!(store.rate_log("trigger:key:b").await.unwrap(), None, "buckets are separate");
 }
 
+/// The backlog counts what is waiting across every organization: the run
+/// queue by state with its oldest queued run, and the webhook and email
+/// outboxes with the entries that failed once; finished work drops out.
+async fn backlog_counts_what_waits_in_every_organization(store: Arc<dyn Store>) {
+    let empty = store.backlog().await.unwrap();
+    assert_eq!(empty, svc_storage::Backlog::default(), "a new database has nothing waiting");
+    let (org, user) = account(&store, "backlog@example.com").await;
+    let (other_org, other_user) = account(&store, "other-backlog@example.com").await;
+    let s = scrap(&user, "Queued", now());
+    let t = scrap(&other_user, "Also queued", now());
+    insert_scrap(&store, &s).await;
+    insert_scrap(&store, &t).await;
+    let oldest = now() - Duration::minutes(3);
+    let first = history(&s, oldest);
+    let second = history(&t, now());
+    for (row, owner) in [(&first, org.id), (&second, other_org.id)] {
+        let log = activity(owner, row.scrap_id.unwrap(), "run.triggered", now());
+        store.enqueue_run(row, &["main".to_string()], None, &log).await.unwrap();
+    }
+    let b = store.backlog().await.unwrap();
+    assert_eq!((b.runs_queued, b.runs_running), (2, 0));
+    assert_eq!(b.oldest_queued_at, Some(oldest), "the oldest queued run, of any organization");
+
+    // Claimed: running, and the oldest queued is the other one.
+    let claim = store.claim_run("main", "w", now() + Duration::minutes(5)).await.unwrap().unwrap();
+    assert_eq!(claim.history_id, first.id, "the oldest is claimed first");
+    let b = store.backlog().await.unwrap();
+    assert_eq!((b.runs_queued, b.runs_running, b.oldest_queued_at), (1, 1, Some(second.created_at)));
+
+    // Finished with a webhook delivery and an email queued.
+    let hook = webhook(&org, "https://a.example/hook", now());
+    store.insert_webhook(&hook).await.unwrap();
+    let mut done = first.clone();
+    done.status_detail = Some(StatusDetail::Success);
+    done.finished_at = Some(now());
+    let d = delivery(&hook, &first);
+    let mail = email(org.id, Some(s.id), "ada@example.com", now());
+    let log = activity(org.id, s.id, "run.finished", now());
+    assert!(
+        store
+            .finish_run(&claim, &done, 1, &log, std::slice::from_ref(&d), std::slice::from_ref(&mail), None)
+            .await
+            .unwrap()
+    );
+    let b = store.backlog().await.unwrap();
+    assert_eq!((b.runs_queued, b.runs_running), (1, 0), "a finished run leaves the queue");
+    assert_eq!((b.webhooks_pending, b.webhooks_retrying, b.emails_queued, b.emails_retrying), (1, 0, 1, 0));
+
+    // Each fails once: still waiting, now retrying.
+    let later = now() + Duration::seconds(1);
+    let (claimed, _) = store.claim_deliveries(later, later + Duration::seconds(40), 10).await.unwrap().remove(0);
+    let retry_at = later + Duration::seconds(60);
+    let failed = attempt_of(&claimed, AttemptState::PendingRetry, Some(retry_at));
+    assert!(store.record_attempt(&claimed, &failed, Some(retry_at)).await.unwrap());
+    let claimed_mail = store.claim_emails(later, later + Duration::seconds(40), 10).await.unwrap();
+    assert_eq!(claimed_mail.len(), 1);
+    let retry = EmailOutcome::Retry { error: "421 later".into(), next: retry_at };
+    assert!(store.record_email(mail.id, 0, &retry, None).await.unwrap());
+    let b = store.backlog().await.unwrap();
+    assert_eq!((b.webhooks_pending, b.webhooks_retrying, b.emails_queued, b.emails_retrying), (1, 1, 1, 1));
+
+    // Delivered and sent: nothing waits in the outboxes.
+    let (again, _) = store.claim_deliveries(retry_at, retry_at + Duration::seconds(40), 10).await.unwrap().remove(0);
+    let delivered = DeliveryAttempt { response_status: Some(200), ..attempt_of(&again, AttemptState::Delivered, None) };
+    assert!(store.record_attempt(&again, &delivered, None).await.unwrap());
+    assert_eq!(store.claim_emails(retry_at, retry_at + Duration::seconds(40), 10).await.unwrap().len(), 1);
+    assert!(store.record_email(mail.id, 1, &EmailOutcome::Sent { at: now() }, None).await.unwrap());
+    let b = store.backlog().await.unwrap();
+    assert_eq!((b.webhooks_pending, b.webhooks_retrying, b.emails_queued, b.emails_retrying), (0, 0, 0, 0));
+    assert_eq!((b.runs_queued, b.oldest_queued_at), (1, Some(second.created_at)));
+
+    // The pool: what is open is within the maximum, and idle within open.
+    let pool = store.pool_use();
+    assert!(pool.max >= 1 && pool.open <= pool.max && pool.idle <= pool.open, "{pool:?}");
+    assert!(pool.open >= 1, "the queries above opened a connection: {pool:?}");
+}
+
 storage_tests!(
     accounts_round_trip,
     engine_memory_is_per_scrap_and_scoped,
@@ -3305,4 +3382,5 @@ storage_tests!(
     count_tasks_by_organization_kind_and_time,
     ai_fix_makes_the_repaired_script_current,
     rate_logs_swap_only_from_what_was_read,
+    backlog_counts_what_waits_in_every_organization,
 );

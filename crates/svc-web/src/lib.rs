@@ -26,7 +26,7 @@ use std::sync::Arc;
 use axum::Router;
 use svc_service::Services;
 
-pub use page_error::{InternalCause, method_not_allowed_page, not_found_page};
+pub use page_error::{InternalCause, method_not_allowed_page, not_found_page, refused_page};
 
 /// Every page of the web app and its assets.
 pub fn routes() -> Router<Arc<Services>> {

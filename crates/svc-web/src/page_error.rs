@@ -151,6 +151,12 @@ pub fn method_not_allowed_page() -> Response {
     .into_response()
 }
 
+/// A page for a request refused before any page saw it (a body too
+/// large, a request that took too long): `heading` and `message` say why.
+pub fn refused_page(status: StatusCode, heading: &'static str, message: String) -> Response {
+    PageError::Refused { status, heading, message }.into_response()
+}
+
 /// The page for a path no route serves.
 pub fn not_found_page() -> Response {
     PageError::NotFound("There is no page at this address.".into()).into_response()

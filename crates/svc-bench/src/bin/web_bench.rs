@@ -85,7 +85,7 @@ async fn run(args: Args) -> Result<()> {
     }
     eprintln!("loaded {} scraps with a run each in {:.1} s", args.scraps, started.elapsed().as_secs_f64());
 
-    let router = svc_api::router(services.clone());
+    let router = svc_api::router(services.clone(), svc_api::HttpOptions::default());
     let cookie = format!("svc_session={token}");
     let newest = services.scraps.overview(&session, None, false, Default::default()).await?.items.remove(0);
     let first = newest.scrap.id;

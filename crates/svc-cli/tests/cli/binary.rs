@@ -16,7 +16,7 @@ const SHUTDOWN: Duration = Duration::from_secs(15);
 const LISTENING: &str = "svc: listening on http://";
 
 /// `svc` with the test's `SVC_*` variables removed, run in `cwd`.
-fn svc(cwd: &Path) -> Command {
+pub(crate) fn svc(cwd: &Path) -> Command {
     let mut command = Command::new(SVC);
     command.current_dir(cwd);
     for (key, _) in std::env::vars_os() {
@@ -30,33 +30,28 @@ fn svc(cwd: &Path) -> Command {
 }
 
 /// A running `svc server`; killed on drop if it is still running.
-struct Server {
+pub(crate) struct Server {
     pid: u32,
-    base: String,
+    pub(crate) base: String,
     database: String,
+    /// What the server wrote to stderr up to its listening line (included).
+    pub(crate) early: Vec<String>,
     /// The rest of stderr, line by line (kept drained so the server never blocks on it).
-    stderr: Receiver<String>,
+    pub(crate) stderr: Receiver<String>,
+    /// Its stdout, line by line (drained likewise).
+    pub(crate) stdout: Receiver<String>,
     exited: Receiver<std::io::Result<ExitStatus>>,
     done: bool,
 }
 
 impl Server {
     /// Starts `svc server` and waits (with a deadline) for its listening line.
-    fn start(mut command: Command) -> Server {
-        command.arg("server").stdout(Stdio::null()).stderr(Stdio::piped());
+    pub(crate) fn start(mut command: Command) -> Server {
+        command.arg("server").stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = command.spawn().expect("spawn svc server");
         let pid = child.id();
-        let stderr = child.stderr.take().unwrap();
-        let (line_tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if line_tx.send(line).is_err() {
-                    // Nobody listens any more; keep draining.
-                    continue;
-                }
-            }
-        });
+        let lines = drain(child.stderr.take().unwrap());
+        let stdout = drain(child.stdout.take().unwrap());
         let (exit_tx, exited) = channel();
         std::thread::spawn(move || {
             let _ = exit_tx.send(child.wait());
@@ -69,7 +64,9 @@ impl Server {
             match lines.recv_timeout(left) {
                 Ok(line) => {
                     if let Some(rest) = line.strip_prefix(LISTENING) {
-                        break rest.to_string();
+                        let rest = rest.to_string();
+                        seen.push(line);
+                        break rest;
                     }
                     seen.push(line);
                 }
@@ -90,11 +87,20 @@ impl Server {
             .unwrap_or_else(|| panic!("unexpected listening line: {LISTENING}{listening}"));
         let port = addr.rsplit_once(':').and_then(|(_, p)| p.parse::<u16>().ok()).expect("a port");
         assert_ne!(port, 0, "the line shows the bound port, not the requested 0: {addr}");
-        Server { pid, base: format!("http://{addr}"), database, stderr: lines, exited, done: false }
+        Server {
+            pid,
+            base: format!("http://{addr}"),
+            database,
+            early: seen,
+            stderr: lines,
+            stdout,
+            exited,
+            done: false,
+        }
     }
 
     /// Sends SIGTERM and returns the exit status (panics past the deadline).
-    fn terminate(&mut self) -> ExitStatus {
+    pub(crate) fn terminate(&mut self) -> ExitStatus {
         kill(self.pid, "TERM");
         let status = match self.exited.recv_timeout(SHUTDOWN) {
             Ok(status) => status.expect("wait for svc server"),
@@ -121,11 +127,24 @@ impl Drop for Server {
     }
 }
 
+/// The lines of `output`, sent as they come (kept drained so the server
+/// never blocks on a full pipe, also once nobody listens).
+fn drain(output: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (line_tx, lines) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(output).lines() {
+            let Ok(line) = line else { break };
+            let _ = line_tx.send(line);
+        }
+    });
+    lines
+}
+
 fn kill(pid: u32, signal: &str) {
     let _ = Command::new("kill").arg(format!("-{signal}")).arg(pid.to_string()).status();
 }
 
-fn run(mut command: Command) -> Output {
+pub(crate) fn run(mut command: Command) -> Output {
     command.stdout(Stdio::piped()).stderr(Stdio::piped());
     let child = command.spawn().expect("spawn svc");
     let pid = child.id();
@@ -146,7 +165,7 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn sqlite_url(dir: &Path) -> String {
+pub(crate) fn sqlite_url(dir: &Path) -> String {
     format!("sqlite://{}", dir.join("svc.db").display())
 }
 

@@ -5,4 +5,5 @@
 
 mod binary;
 mod client;
+mod logs;
 mod workers;

@@ -10,7 +10,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::login_site::{LoginSite, MEMBERS_SCRIPT};
+use common::login_site::{LoginSite, MEMBERS_SCRIPT, saved_session};
 use common::receiver::{Hit, Receiver};
 use common::{Account, TestApp, fixture};
 use reqwest::{Method, StatusCode};
@@ -215,8 +215,7 @@ async fn a_dump_of_the_database_holds_no_secret() {
     assert_eq!((status, row["statusDetail"].as_str()), (StatusCode::OK, Some("success")), "{row}");
     assert_eq!(site.logins(), 1);
     let cookie = site.members_cookies().into_iter().find(|c| !c.is_empty()).expect("the run got a session cookie");
-    let (_, account) = app.get(&format!("/api/scraps/{scrap}/account"), &alice.token).await;
-    assert_eq!(account["hasSession"], json!(true), "{account}");
+    saved_session(&app, &alice.token, &scrap).await;
 
     let secrets = [first.as_str(), &second, &jwt, SITE_PASSWORD, SITE_USER, &cookie];
     let known = ["alice@example.com", receiver.url.as_str(), "Report 1"];

@@ -8,7 +8,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::login_site::{LoginSite, MEMBERS_SCRIPT};
+use common::login_site::{LoginSite, MEMBERS_SCRIPT, saved_session};
 use common::receiver::Receiver;
 use common::{Account, TestApp, assert_error};
 use reqwest::{Method, StatusCode};
@@ -73,7 +73,7 @@ async fn runs_log_in_once_and_keep_their_session_per_scrap() {
     assert_eq!(first["statusDetail"], "success", "{first}");
     assert_eq!(titles(&first), ["Report 1", "Report 2", "Report 3"]);
     assert_eq!(site.logins(), 1);
-    let (_, account) = app.get(&account_path(&members), &ada.token).await;
+    let account = saved_session(&app, &ada.token, &members).await;
     assert_eq!((account["hasAccount"].clone(), account["hasSession"].clone()), (json!(true), json!(true)), "{account}");
     assert!(account["sessionSavedAt"].as_str().is_some_and(|t| t.ends_with('Z')), "{account}");
 
@@ -82,6 +82,7 @@ async fn runs_log_in_once_and_keep_their_session_per_scrap() {
     assert_eq!(second["statusDetail"], "success", "{second}");
     assert_eq!(titles(&second).len(), 3);
     assert_eq!(site.logins(), 1, "no second login");
+    saved_session(&app, &ada.token, &members).await;
     let saved_cookie = site.members_cookies().last().cloned().unwrap();
     assert!(saved_cookie.starts_with("sid-"), "the run came with the saved cookie: {saved_cookie}");
 
@@ -119,10 +120,12 @@ async fn runs_log_in_once_and_keep_their_session_per_scrap() {
     site.log_everyone_out();
     assert_eq!(run(&app, &ada, &members).await["statusDetail"], "success");
     assert_eq!(site.logins(), 4);
+    saved_session(&app, &ada.token, &members).await;
     assert_eq!(run(&app, &ada, &members).await["statusDetail"], "success");
     assert_eq!(site.logins(), 4, "the new session was saved");
 
     // Removing the login removes its session: the next run cannot get in.
+    saved_session(&app, &ada.token, &members).await;
     let (status, _) = app.delete(&account_path(&members), &ada.token).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
     let (_, account) = app.get(&account_path(&members), &ada.token).await;

@@ -21,6 +21,7 @@ mod columns;
 mod emails;
 mod history;
 mod keys;
+mod ops;
 mod rates;
 mod runs;
 mod schedule;

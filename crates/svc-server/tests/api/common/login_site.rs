@@ -152,3 +152,19 @@ if (!doc.querySelector('#members')) {
 }
 returnData([...doc.querySelectorAll('li.item')].map(li => ({ title: li.textContent })));
 "#;
+
+/// The account status of `scrap` once its latest successful run's session
+/// is saved (it is saved right after the run is recorded, so a caller that
+/// has the row may ask a moment too early). Panics after a minute.
+pub async fn saved_session(app: &super::TestApp, token: &str, scrap: &str) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let (status, account) = app.get(&format!("/api/scraps/{scrap}/account"), token).await;
+        assert_eq!(status, StatusCode::OK, "{account}");
+        if account["hasSession"] == serde_json::json!(true) {
+            return account;
+        }
+        assert!(std::time::Instant::now() < deadline, "no session was saved: {account}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}

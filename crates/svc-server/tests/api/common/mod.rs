@@ -30,6 +30,8 @@ use tokio::sync::oneshot;
 
 pub struct TestApp {
     pub base: String,
+    /// `http://ADDR` of `SVC_METRICS_LISTEN` when the test set it.
+    pub metrics_base: Option<String>,
     pub http: reqwest::Client,
     pub services: Arc<Services>,
     /// The app's store, for fixtures that set up what no route can (finished
@@ -128,7 +130,8 @@ impl TestApp {
         let secret_settings: Vec<(String, String)> =
             env.iter().filter(|(k, _)| k.starts_with("SVC_SECRET_KEY")).cloned().collect();
         let config = Config::load(None, env).expect("test config").listening_on(bound);
-        let app = App::build(config).await.expect("build app");
+        let mut app = App::build(config).await.expect("build app");
+        let metrics_base = app.bind_metrics().await.expect("bind SVC_METRICS_LISTEN").map(|a| format!("http://{a}"));
         let services = app.services().clone();
         let store = app.store().clone();
         let base = format!("http://{bound}");
@@ -138,6 +141,7 @@ impl TestApp {
         }));
         TestApp {
             base,
+            metrics_base,
             http: reqwest::Client::new(),
             services,
             store,
