@@ -12,7 +12,6 @@ use svc_domain::scope::Scope;
 use svc_domain::scrap::{AUTO_SCRAPPER, DEFAULT_SCRAPPER, ParamSet, STATIC_SCRAPPER, Scrap};
 use svc_domain::site_account::{SavedSession, SessionState};
 use svc_domain::webhook::Delivery;
-use svc_storage::EngineMemory;
 use svc_storage::Store;
 pub use svc_storage::{ClaimedRun, ExpiredLeases};
 use svc_storage::{QueueState, TierNote};
@@ -532,7 +531,7 @@ impl RunService {
                 html: None,
                 session: None,
             };
-            let note = TierNote { tier, remember: None, at: Utc::now() };
+            let note = TierNote { tier, remember: None, at: Utc::now(), engine: None };
             return self.finish_attempts(claim, row, report, &[], Some(&note), &secrets, &job.scrapper).await.map(Some);
         }
         let auto = matches!(mode, TierMode::Auto { .. });
@@ -552,13 +551,12 @@ impl RunService {
                 attempts.push(TierAttempt { tier: 0, bytes: report.bytes });
                 if engine_choice::static_found_items(&report.result) && !plan.compare {
                     let remember = if auto && !looks_blocked(&report) { host } else { None };
-                    let note = TierNote { tier: 0, remember, at: Utc::now() };
-                    let learned = engine_choice::remember(plan, None, memory.as_ref(), fingerprint);
-                    let detail = self
+                    let engine = engine_choice::remember(plan, None, memory.as_ref(), fingerprint);
+                    let note = TierNote { tier: 0, remember, at: Utc::now(), engine };
+                    return self
                         .finish_attempts(claim, row, report, &attempts, Some(&note), &secrets, STATIC_SCRAPPER)
-                        .await?;
-                    self.remember_engine(claim, plan, learned, None).await;
-                    return Ok(Some(detail));
+                        .await
+                        .map(Some);
                 }
                 Some(report)
             } else {
@@ -596,38 +594,32 @@ impl RunService {
             _ => (report, tier, None, job.scrapper.clone()),
         };
         let remember = if auto && !looks_blocked(&report) { host } else { None };
-        let note = TierNote { tier, remember, at: Utc::now() };
+        let (plan, engine, announce) = match learned {
+            Some((plan, engine, announce)) => (Some(plan), engine, announce),
+            None => (None, None, None),
+        };
+        let note = TierNote { tier, remember, at: Utc::now(), engine };
         let detail = self.finish_attempts(claim, row, report, &attempts, Some(&note), &secrets, &used).await?;
-        if let Some((plan, learned, announce)) = learned {
-            self.remember_engine(claim, plan, learned, announce).await;
+        if let (Some(plan), Some(announce)) = (plan, announce) {
+            self.announce_engine(claim, plan, announce).await;
         }
         Ok(Some(detail))
     }
 
-    /// Keeps what an `auto` run learned about its scrap's engine, and says
-    /// in the activity log when the choice changed. A failure is logged:
-    /// the run is recorded, the next one decides again.
-    async fn remember_engine(
+    /// Says in the activity log that an `auto` scrap's engine changed. A
+    /// failure is logged: the run and the choice are recorded.
+    async fn announce_engine(
         &self,
         claim: &ClaimedRun,
         plan: engine_choice::Plan,
-        learned: Option<EngineMemory>,
-        announce: Option<(engine_choice::Choice, String)>,
+        (choice, why): (engine_choice::Choice, String),
     ) {
-        if let Some(memory) = &learned {
-            match self.store.set_engine_memory(claim.organization_id, claim.scrap_id, memory, Utc::now()).await {
-                Ok(_) => {}
-                Err(e) => tracing::warn!(history = %claim.history_id, "could not keep the engine choice: {e}"),
-            }
-        }
-        if let Some((choice, why)) = announce {
-            let was = plan.remembered.map(|c| format!(" (was {})", c.id())).unwrap_or_default();
-            let message = format!("Automatic engine: {}{was}: {why}", choice.id());
-            let mut log = activity(claim.organization_id, claim.scrap_id, "engine.chosen", "system".into(), message);
-            log.history_id = Some(claim.history_id);
-            if let Err(e) = self.store.log_activity(&log).await {
-                tracing::warn!(history = %claim.history_id, "could not log the engine choice: {e}");
-            }
+        let was = plan.remembered.map(|c| format!(" (was {})", c.id())).unwrap_or_default();
+        let message = format!("Automatic engine: {}{was}: {why}", choice.id());
+        let mut log = activity(claim.organization_id, claim.scrap_id, "engine.chosen", "system".into(), message);
+        log.history_id = Some(claim.history_id);
+        if let Err(e) = self.store.log_activity(&log).await {
+            tracing::warn!(history = %claim.history_id, "could not log the engine choice: {e}");
         }
     }
 

@@ -353,6 +353,9 @@ pub struct TierNote {
     /// Remember `tier` for this host (an auto-tier run that was not blocked).
     pub remember: Option<String>,
     pub at: DateTime<Utc>,
+    /// What an `auto` scrap's run leaves in `engine_memory` (written in
+    /// the run's transaction, so an `auto` run costs no second one).
+    pub engine: Option<EngineMemory>,
 }
 
 /// What `tier_memory` holds for a host.

@@ -36,7 +36,7 @@ use svc_storage::testing::TestDb;
 use svc_storage::{
     AppliedFix, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, NewAccount, Page, PlanRenewal, PlannedTick,
     QueueState, RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store, StoreError, TaskEnd, TaskFinish,
-    TickAction, TickOutcome, TickPlan, TickPlanner,
+    TickAction, TickOutcome, TickPlan, TickPlanner, TierNote,
 };
 use svc_storage::{MasterKey, Sealer};
 
@@ -3245,6 +3245,17 @@ async fn engine_memory_is_per_scrap_and_scoped(store: Arc<dyn Store>) {
     assert!(!store.set_engine_memory(org.id, theirs.id, &memory("static", 5), t0).await.unwrap());
     assert_eq!(store.engine_memory(other_org.id, theirs.id).await.unwrap(), None);
     assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), Some(memory("puppeteer", 0)));
+    // A finished run writes it in its own transaction.
+    let row = history(&s, t0);
+    store.enqueue_run(&row, &["main".to_string()], None, &activity(org.id, s.id, "run.triggered", t0)).await.unwrap();
+    let claim = store.claim_run("main", "w", now() + Duration::minutes(5)).await.unwrap().unwrap();
+    let mut done = row.clone();
+    done.status_detail = Some(StatusDetail::Success);
+    done.finished_at = Some(now());
+    let note = TierNote { tier: 0, remember: None, at: now(), engine: Some(memory("static", 7)) };
+    let log = activity(org.id, s.id, "run.finished", now());
+    assert!(store.finish_run(&claim, &done, 1, &log, &[], &[], Some(&note)).await.unwrap());
+    assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), Some(memory("static", 7)));
     // Gone with its scrap.
     assert!(store.delete_scrap(org.id, s.id, &activity(org.id, s.id, "scrap.deleted", t0)).await.unwrap());
     assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), None);

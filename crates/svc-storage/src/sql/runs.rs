@@ -303,6 +303,21 @@ where
             .execute(&mut **tx)
             .await?;
         }
+        if let Some(memory) = &note.engine {
+            sqlx::query(
+                "INSERT INTO engine_memory (organization_id, scrap_id, engine, fingerprint, runs, updated_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (organization_id, scrap_id) DO UPDATE SET \
+                 engine = $3, fingerprint = $4, runs = $5, updated_at = $6",
+            )
+            .bind(&org)
+            .bind(claim.scrap_id.to_string())
+            .bind(memory.engine.as_str())
+            .bind(memory.fingerprint.as_str())
+            .bind(memory.runs)
+            .bind(millis(note.at))
+            .execute(&mut **tx)
+            .await?;
+        }
         Ok(())
     }
 }
