@@ -245,19 +245,7 @@ where
         if exists.is_none() {
             return Ok(false);
         }
-        sqlx::query(
-            "INSERT INTO engine_memory (organization_id, scrap_id, engine, fingerprint, runs, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (organization_id, scrap_id) DO UPDATE SET \
-             engine = $3, fingerprint = $4, runs = $5, updated_at = $6",
-        )
-        .bind(org.to_string())
-        .bind(scrap.to_string())
-        .bind(memory.engine.as_str())
-        .bind(memory.fingerprint.as_str())
-        .bind(memory.runs)
-        .bind(millis(at))
-        .execute(&mut *tx)
-        .await?;
+        Self::write_engine_memory(&mut tx, org, scrap, memory, at).await?;
         tx.commit().await?;
         Ok(true)
     }
@@ -304,20 +292,32 @@ where
             .await?;
         }
         if let Some(memory) = &note.engine {
-            sqlx::query(
-                "INSERT INTO engine_memory (organization_id, scrap_id, engine, fingerprint, runs, updated_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (organization_id, scrap_id) DO UPDATE SET \
-                 engine = $3, fingerprint = $4, runs = $5, updated_at = $6",
-            )
-            .bind(&org)
-            .bind(claim.scrap_id.to_string())
-            .bind(memory.engine.as_str())
-            .bind(memory.fingerprint.as_str())
-            .bind(memory.runs)
-            .bind(millis(note.at))
-            .execute(&mut **tx)
-            .await?;
+            Self::write_engine_memory(tx, claim.organization_id, claim.scrap_id, memory, note.at).await?;
         }
+        Ok(())
+    }
+
+    /// Replaces the scrap's `engine_memory` row.
+    async fn write_engine_memory(
+        tx: &mut Transaction<'static, DB>,
+        org: ObjectId,
+        scrap: ObjectId,
+        memory: &EngineMemory,
+        at: DateTime<Utc>,
+    ) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO engine_memory (organization_id, scrap_id, engine, fingerprint, runs, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (organization_id, scrap_id) DO UPDATE SET \
+             engine = $3, fingerprint = $4, runs = $5, updated_at = $6",
+        )
+        .bind(org.to_string())
+        .bind(scrap.to_string())
+        .bind(memory.engine.as_str())
+        .bind(memory.fingerprint.as_str())
+        .bind(memory.runs)
+        .bind(millis(at))
+        .execute(&mut **tx)
+        .await?;
         Ok(())
     }
 }
