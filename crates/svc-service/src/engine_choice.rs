@@ -4,19 +4,26 @@
 //!
 //! A run of an `auto` scrap tries `static` first and keeps its result when
 //! it found items; otherwise the browser runs and its result is kept. The
-//! first run of a script, and every [`CHECK_EVERY`]th after, runs both and
-//! compares: `static` is chosen when it found as many items as the browser
-//! with the same fields, else `puppeteer` is, until the next comparison.
-//! A remembered `puppeteer` skips the static attempt between comparisons.
+//! first run of a script, and one run once [`CHECK_PERIOD`] has passed
+//! since the last comparison, runs both and compares: `static` is chosen
+//! when it found as many items as the browser with the same fields, else
+//! `puppeteer` is, until the next comparison. A remembered `puppeteer`
+//! skips the static attempt between comparisons.
+//!
+//! A period rather than a count of runs: runs between comparisons write
+//! nothing, and a scrap run often is not compared more often for it (a
+//! comparison runs the browser, about 20 static runs' work).
 
+use chrono::{DateTime, TimeDelta, Utc};
 use sha2::{Digest, Sha256};
 use svc_domain::scrap::{DEFAULT_SCRAPPER, STATIC_SCRAPPER};
 use svc_storage::EngineMemory;
 
 use crate::run_outcome::ScriptResult;
 
-/// Every this many runs of an `auto` scrap, both engines run and are compared.
-pub const CHECK_EVERY: i64 = 20;
+/// How long a comparison of the engines holds: the first run after it
+/// compares again.
+pub const CHECK_PERIOD: TimeDelta = TimeDelta::hours(1);
 
 /// An engine `auto` can choose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,18 +70,42 @@ pub fn fingerprint(url: &str, script: &str) -> String {
     hash.finalize().iter().take(12).map(|b| format!("{b:02x}")).collect()
 }
 
-/// The plan for the next run, from what is remembered for the scrap.
-pub fn plan(memory: Option<&EngineMemory>, fingerprint: &str) -> Plan {
+/// The plan for a run at `now`, from what is remembered for the scrap.
+/// A due comparison must be claimed (`claim_engine_check`, from
+/// [`due_before`]) by the run: one that loses the claim runs
+/// [`Plan::without_check`].
+pub fn plan(memory: Option<&EngineMemory>, fingerprint: &str, now: DateTime<Utc>) -> Plan {
     let known = memory
         .filter(|m| m.fingerprint == fingerprint)
-        .and_then(|m| Choice::parse(&m.engine).map(|choice| (choice, m.runs)));
+        .and_then(|m| Choice::parse(&m.engine).map(|choice| (choice, m.checked_at)));
     match known {
         None => Plan { static_first: true, compare: true, remembered: None },
-        Some((choice, runs)) if runs + 1 >= CHECK_EVERY => {
-            Plan { static_first: true, compare: true, remembered: Some(choice) }
+        Some((choice, checked_at)) => {
+            Plan { static_first: true, compare: checked_at <= due_before(now), remembered: Some(choice) }
+                .with_skip(choice)
         }
-        Some((Choice::Static, _)) => Plan { static_first: true, compare: false, remembered: Some(Choice::Static) },
-        Some((Choice::Browser, _)) => Plan { static_first: false, compare: false, remembered: Some(Choice::Browser) },
+    }
+}
+
+/// Memory checked at or before this is due for a comparison at `now`.
+pub fn due_before(now: DateTime<Utc>) -> DateTime<Utc> {
+    now - CHECK_PERIOD
+}
+
+impl Plan {
+    /// The plan when another run took the due comparison: the remembered
+    /// engine alone.
+    pub fn without_check(self) -> Plan {
+        let plan = Plan { compare: false, ..self };
+        match self.remembered {
+            Some(choice) => plan.with_skip(choice),
+            None => plan,
+        }
+    }
+
+    /// A remembered browser skips the static attempt unless comparing.
+    fn with_skip(self, remembered: Choice) -> Plan {
+        Plan { static_first: self.compare || remembered == Choice::Static, ..self }
     }
 }
 
@@ -108,27 +139,14 @@ pub fn compare(static_result: &ScriptResult, browser: &ScriptResult) -> Option<(
     }
 }
 
-/// The memory after a run: `compared` is what a comparison decided (or
-/// `None` when the engines were not compared or nothing was learned).
-pub fn remember(
-    plan: Plan,
-    compared: Option<Choice>,
-    previous: Option<&EngineMemory>,
-    fingerprint: &str,
-) -> Option<EngineMemory> {
-    let memory = |choice: Choice, runs: i64| EngineMemory {
+/// What a run writes to the memory: what its comparison decided, at
+/// `now` (`None`, nothing, when it did not compare or learned nothing).
+pub fn remember(compared: Option<Choice>, fingerprint: &str, now: DateTime<Utc>) -> Option<EngineMemory> {
+    compared.map(|choice| EngineMemory {
         engine: choice.id().to_string(),
         fingerprint: fingerprint.to_string(),
-        runs,
-    };
-    match (compared, plan.remembered) {
-        (Some(choice), _) => Some(memory(choice, 0)),
-        (None, Some(choice)) => {
-            let runs = previous.filter(|m| m.fingerprint == fingerprint).map_or(0, |m| m.runs);
-            Some(memory(choice, runs + 1))
-        }
-        (None, None) => None,
-    }
+        checked_at: now,
+    })
 }
 
 /// The field names of the first item, sorted (empty for a non-object).
@@ -165,28 +183,41 @@ mod tests {
         ScriptResult::Failed { message: message.into() }
     }
 
-    fn mem(engine: &str, fp: &str, runs: i64) -> EngineMemory {
-        EngineMemory { engine: engine.into(), fingerprint: fp.into(), runs }
+    fn at(minutes: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_800_000_000, 0).unwrap() + TimeDelta::minutes(minutes)
+    }
+
+    fn mem(engine: &str, fp: &str, checked: i64) -> EngineMemory {
+        EngineMemory { engine: engine.into(), fingerprint: fp.into(), checked_at: at(checked) }
     }
 
     #[test]
-    fn the_first_run_and_every_20th_compare() {
-        assert_eq!(plan(None, "f"), Plan { static_first: true, compare: true, remembered: None });
+    fn the_first_run_and_the_first_after_an_hour_compare() {
+        assert_eq!(plan(None, "f", at(0)), Plan { static_first: true, compare: true, remembered: None });
         assert_eq!(
-            plan(Some(&mem("static", "f", 3)), "f"),
+            plan(Some(&mem("static", "f", 0)), "f", at(59)),
             Plan { static_first: true, compare: false, remembered: Some(Choice::Static) }
         );
         assert_eq!(
-            plan(Some(&mem("puppeteer", "f", 3)), "f"),
+            plan(Some(&mem("puppeteer", "f", 0)), "f", at(59)),
             Plan { static_first: false, compare: false, remembered: Some(Choice::Browser) }
         );
         for engine in ["static", "puppeteer"] {
-            assert!(plan(Some(&mem(engine, "f", CHECK_EVERY - 1)), "f").compare, "{engine}");
-            assert!(!plan(Some(&mem(engine, "f", CHECK_EVERY - 2)), "f").compare, "{engine}");
+            let due = plan(Some(&mem(engine, "f", 0)), "f", at(60));
+            assert_eq!((due.static_first, due.compare), (true, true), "{engine}");
+            assert_eq!(due_before(at(60)), at(0), "what the run claims");
         }
         // Another script (or URL), or an engine this version does not know: start over.
-        assert_eq!(plan(Some(&mem("static", "old", 3)), "new").remembered, None);
-        assert_eq!(plan(Some(&mem("selenium", "f", 3)), "f").remembered, None);
+        assert_eq!(plan(Some(&mem("static", "old", 0)), "new", at(1)).remembered, None);
+        assert_eq!(plan(Some(&mem("selenium", "f", 0)), "f", at(1)).remembered, None);
+    }
+
+    #[test]
+    fn a_run_that_lost_the_claim_runs_the_remembered_engine() {
+        let browser = plan(Some(&mem("puppeteer", "f", 0)), "f", at(90)).without_check();
+        assert_eq!(browser, Plan { static_first: false, compare: false, remembered: Some(Choice::Browser) });
+        let fast = plan(Some(&mem("static", "f", 0)), "f", at(90)).without_check();
+        assert_eq!(fast, Plan { static_first: true, compare: false, remembered: Some(Choice::Static) });
     }
 
     #[test]
@@ -218,18 +249,9 @@ mod tests {
     }
 
     #[test]
-    fn memory_counts_runs_since_the_comparison() {
-        let first = plan(None, "f");
-        assert_eq!(remember(first, Some(Choice::Static), None, "f"), Some(mem("static", "f", 0)));
-        assert_eq!(remember(first, None, None, "f"), None, "nothing learned, nothing kept");
-        let kept = mem("static", "f", 4);
-        let p = plan(Some(&kept), "f");
-        assert_eq!(remember(p, None, Some(&kept), "f"), Some(mem("static", "f", 5)));
-        let fell_back = remember(p, Some(Choice::Browser), Some(&kept), "f");
-        assert_eq!(fell_back, Some(mem("puppeteer", "f", 0)));
-        let due = mem("puppeteer", "f", CHECK_EVERY - 1);
-        assert_eq!(remember(plan(Some(&due), "f"), Some(Choice::Static), Some(&due), "f"), Some(mem("static", "f", 0)));
-        // A comparison that learned nothing still counts as a run.
-        assert_eq!(remember(plan(Some(&due), "f"), None, Some(&due), "f"), Some(mem("puppeteer", "f", CHECK_EVERY)));
+    fn only_a_comparison_is_written() {
+        assert_eq!(remember(Some(Choice::Static), "f", at(5)), Some(mem("static", "f", 5)));
+        assert_eq!(remember(Some(Choice::Browser), "f", at(7)), Some(mem("puppeteer", "f", 7)));
+        assert_eq!(remember(None, "f", at(5)), None, "nothing learned, nothing kept");
     }
 }

@@ -12,7 +12,6 @@ use svc_domain::scope::Scope;
 use svc_domain::scrap::{AUTO_SCRAPPER, DEFAULT_SCRAPPER, ParamSet, STATIC_SCRAPPER, Scrap};
 use svc_domain::site_account::{SavedSession, SessionState};
 use svc_domain::webhook::Delivery;
-use svc_storage::EngineMemory;
 use svc_storage::Store;
 pub use svc_storage::{ClaimedRun, ExpiredLeases};
 use svc_storage::{QueueState, TierNote};
@@ -532,7 +531,7 @@ impl RunService {
                 html: None,
                 session: None,
             };
-            let note = TierNote { tier, remember: None, at: Utc::now() };
+            let note = TierNote { tier, remember: None, at: Utc::now(), engine: None };
             return self.finish_attempts(claim, row, report, &[], Some(&note), &secrets, &job.scrapper).await.map(Some);
         }
         let auto = matches!(mode, TierMode::Auto { .. });
@@ -540,33 +539,29 @@ impl RunService {
         job.capture_page |= auto;
         let mut attempts = Vec::new();
         // `scrapper: "auto"`: static first when it is worth a try.
-        let choosing = (job.scrapper == AUTO_SCRAPPER).then(|| engine_choice::fingerprint(&scrap.url, &scrap.request));
-        let mut choice = None;
-        if let Some(fingerprint) = &choosing {
-            let memory = self.store.engine_memory(claim.organization_id, claim.scrap_id).await?;
-            let plan = engine_choice::plan(memory.as_ref(), fingerprint);
+        let mut auto_engine = None;
+        if job.scrapper == AUTO_SCRAPPER {
             job.scrapper = DEFAULT_SCRAPPER.to_string();
-            let static_report = if plan.static_first && tier == 0 {
+            let fingerprint = engine_choice::fingerprint(&scrap.url, &scrap.request);
+            let plan = self.engine_plan(claim, &fingerprint).await?;
+            let mut static_report = None;
+            if plan.static_first && tier == 0 {
                 let static_job = RunJob { scrapper: STATIC_SCRAPPER.to_string(), tier: 0, ..job.clone() };
                 let report = engine.run(static_job).await;
                 attempts.push(TierAttempt { tier: 0, bytes: report.bytes });
                 if engine_choice::static_found_items(&report.result) && !plan.compare {
                     let remember = if auto && !looks_blocked(&report) { host } else { None };
-                    let note = TierNote { tier: 0, remember, at: Utc::now() };
-                    let learned = engine_choice::remember(plan, None, memory.as_ref(), fingerprint);
-                    let detail = self
+                    let note = TierNote { tier: 0, remember, at: Utc::now(), engine: None };
+                    return self
                         .finish_attempts(claim, row, report, &attempts, Some(&note), &secrets, STATIC_SCRAPPER)
-                        .await?;
-                    self.remember_engine(claim, plan, learned, None).await;
-                    return Ok(Some(detail));
+                        .await
+                        .map(Some);
                 }
-                Some(report)
-            } else {
-                None
-            };
-            choice = Some((plan, memory, static_report));
+                static_report = Some(report);
+            }
+            auto_engine = Some((fingerprint, plan, static_report));
         }
-        let report = loop {
+        let mut report = loop {
             job.tier = tier;
             let report = engine.run(job.clone()).await;
             attempts.push(TierAttempt { tier, bytes: report.bytes });
@@ -580,54 +575,60 @@ impl RunService {
             }
             break report;
         };
-        let (report, tier, learned, used) = match (choice, &choosing) {
-            (Some((plan, memory, static_report)), Some(fingerprint)) => {
-                let compared = static_report.as_ref().and_then(|s| engine_choice::compare(&s.result, &report.result));
-                let chosen = compared.as_ref().map(|c| c.0);
-                let learned = engine_choice::remember(plan, chosen, memory.as_ref(), fingerprint);
-                let announce = compared.filter(|(c, _)| Some(*c) != plan.remembered);
-                match (chosen, static_report) {
-                    (Some(engine_choice::Choice::Static), Some(static_report)) => {
-                        (static_report, 0, Some((plan, learned, announce)), STATIC_SCRAPPER.to_string())
-                    }
-                    (_, _) => (report, tier, Some((plan, learned, announce)), job.scrapper.clone()),
+        let mut used = job.scrapper.clone();
+        let mut learned = None;
+        let mut announce = None;
+        if let Some((fingerprint, plan, Some(static_report))) = auto_engine {
+            // Both engines ran: keep what the comparison chose.
+            if let Some((chosen, why)) = engine_choice::compare(&static_report.result, &report.result) {
+                learned = engine_choice::remember(Some(chosen), &fingerprint, Utc::now());
+                if Some(chosen) != plan.remembered {
+                    announce = Some((plan, (chosen, why)));
+                }
+                if chosen == engine_choice::Choice::Static {
+                    (report, tier, used) = (static_report, 0, STATIC_SCRAPPER.to_string());
                 }
             }
-            _ => (report, tier, None, job.scrapper.clone()),
-        };
+        }
         let remember = if auto && !looks_blocked(&report) { host } else { None };
-        let note = TierNote { tier, remember, at: Utc::now() };
+        let note = TierNote { tier, remember, at: Utc::now(), engine: learned };
         let detail = self.finish_attempts(claim, row, report, &attempts, Some(&note), &secrets, &used).await?;
-        if let Some((plan, learned, announce)) = learned {
-            self.remember_engine(claim, plan, learned, announce).await;
+        if let Some((plan, choice)) = announce {
+            self.announce_engine(claim, plan, choice).await;
         }
         Ok(Some(detail))
     }
 
-    /// Keeps what an `auto` run learned about its scrap's engine, and says
-    /// in the activity log when the choice changed. A failure is logged:
-    /// the run is recorded, the next one decides again.
-    async fn remember_engine(
+    /// What an `auto` scrap's run does, from its memory: a run that finds
+    /// a comparison due takes it, unless another run took it first.
+    async fn engine_plan(&self, claim: &ClaimedRun, fingerprint: &str) -> Result<engine_choice::Plan> {
+        let (org, scrap) = (claim.organization_id, claim.scrap_id);
+        let memory = self.store.engine_memory(org, scrap).await?;
+        let now = Utc::now();
+        let plan = engine_choice::plan(memory.as_ref(), fingerprint, now);
+        if plan.compare && plan.remembered.is_some() {
+            let due = engine_choice::due_before(now);
+            if !self.store.claim_engine_check(org, scrap, fingerprint, due, now).await? {
+                return Ok(plan.without_check());
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Says in the activity log that an `auto` scrap's engine changed. A
+    /// failure is logged: the run and the choice are recorded.
+    async fn announce_engine(
         &self,
         claim: &ClaimedRun,
         plan: engine_choice::Plan,
-        learned: Option<EngineMemory>,
-        announce: Option<(engine_choice::Choice, String)>,
+        (choice, why): (engine_choice::Choice, String),
     ) {
-        if let Some(memory) = &learned {
-            match self.store.set_engine_memory(claim.organization_id, claim.scrap_id, memory, Utc::now()).await {
-                Ok(_) => {}
-                Err(e) => tracing::warn!(history = %claim.history_id, "could not keep the engine choice: {e}"),
-            }
-        }
-        if let Some((choice, why)) = announce {
-            let was = plan.remembered.map(|c| format!(" (was {})", c.id())).unwrap_or_default();
-            let message = format!("Automatic engine: {}{was}: {why}", choice.id());
-            let mut log = activity(claim.organization_id, claim.scrap_id, "engine.chosen", "system".into(), message);
-            log.history_id = Some(claim.history_id);
-            if let Err(e) = self.store.log_activity(&log).await {
-                tracing::warn!(history = %claim.history_id, "could not log the engine choice: {e}");
-            }
+        let was = plan.remembered.map(|c| format!(" (was {})", c.id())).unwrap_or_default();
+        let message = format!("Automatic engine: {}{was}: {why}", choice.id());
+        let mut log = activity(claim.organization_id, claim.scrap_id, "engine.chosen", "system".into(), message);
+        log.history_id = Some(claim.history_id);
+        if let Err(e) = self.store.log_activity(&log).await {
+            tracing::warn!(history = %claim.history_id, "could not log the engine choice: {e}");
         }
     }
 
@@ -1113,9 +1114,9 @@ mod tests {
 
     /// `auto` compares both engines on the first run, then runs static
     /// alone while it finds items; falls back to (and then stays on) the
-    /// browser when static finds nothing; compares again every 20th run
-    /// and for a new script; says so in the activity log; meters every
-    /// engine it ran.
+    /// browser when static finds nothing; compares again once an hour has
+    /// passed (one run of those due at once) and for a new script; says so
+    /// in the activity log; meters every engine it ran.
     #[tokio::test]
     async fn auto_learns_which_engine_a_scrap_needs() {
         let t = TestServices::start().await;
@@ -1156,36 +1157,46 @@ mod tests {
         assert_eq!(engines.seen(), ["static", "puppeteer"]);
         assert_eq!(row.data, r#"[{"t":"a"},{"t":"b"}]"#);
         assert_eq!(row.meter.as_ref().unwrap()["units"], serde_json::json!(2), "both page loads are metered");
-        assert_eq!(memory().await.map(|m| (m.engine, m.runs)), Some(("static".into(), 0)));
+        let first = memory().await.unwrap();
+        assert_eq!(first.engine, "static");
         assert_eq!(chosen().await, ["Automatic engine: static: static found the same 2 items as the browser"]);
 
-        // 2: static alone.
+        // 2: static alone, and nothing written.
         let row = run().await;
         assert_eq!(engines.seen(), ["static"]);
         assert_eq!((row.data.as_str(), row.proxy_tier.as_str()), (r#"[{"t":"a"},{"t":"b"}]"#, "tier0"));
-        assert_eq!(memory().await.map(|m| m.runs), Some(1));
+        assert_eq!(memory().await, Some(first));
 
         // 3: the page now builds its list in the browser: static finds nothing → the browser's data.
         engines.answer("[]", r#"[{"t":"A"},{"t":"B"},{"t":"C"}]"#);
         let row = run().await;
         assert_eq!(engines.seen(), ["static", "puppeteer"]);
         assert_eq!((row.length, row.status_detail), (3, Some(StatusDetail::Success)));
-        assert_eq!(memory().await.map(|m| (m.engine, m.runs)), Some(("puppeteer".into(), 0)));
+        let fell_back = memory().await.unwrap();
+        assert_eq!(fell_back.engine, "puppeteer");
         assert_eq!(
             chosen().await[0],
             "Automatic engine: puppeteer (was static): the browser found 3 items and static found nothing"
         );
 
-        // 4..: the browser alone until the 20th run since the comparison.
-        for _ in 0..engine_choice::CHECK_EVERY - 1 {
+        // 4..: the browser alone within the hour.
+        engines.answer(r#"[{"t":"a"},{"t":"b"},{"t":"c"}]"#, r#"[{"t":"A"},{"t":"B"},{"t":"C"}]"#);
+        for _ in 0..3 {
             run().await;
             assert_eq!(engines.seen(), ["puppeteer"]);
         }
-        engines.answer(r#"[{"t":"a"},{"t":"b"},{"t":"c"}]"#, r#"[{"t":"A"},{"t":"B"},{"t":"C"}]"#);
+        // An hour later (the memory says it was checked an hour ago): the next run compares.
+        let an_hour_ago =
+            svc_storage::EngineMemory { checked_at: Utc::now() - engine_choice::CHECK_PERIOD, ..fell_back };
+        t.store.set_engine_memory(ada.session.org(), scrap, &an_hour_ago).await.unwrap();
         run().await;
-        assert_eq!(engines.seen(), ["static", "puppeteer"], "the 20th run compares");
-        assert_eq!(memory().await.map(|m| m.engine), Some("static".into()));
+        assert_eq!(engines.seen(), ["static", "puppeteer"], "the first run after an hour compares");
+        let checked = memory().await.unwrap();
+        assert_eq!(checked.engine, "static");
+        assert!(checked.checked_at > an_hour_ago.checked_at, "{checked:?}");
         assert_eq!(chosen().await.len(), 3);
+        run().await;
+        assert_eq!(engines.seen(), ["static"], "then static alone for the hour");
 
         // A new script is decided afresh.
         set(crate::scrap_input::ScrapChanges {

@@ -324,12 +324,19 @@ pub trait RunStore: Send + Sync {
     async fn engine_memory(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<EngineMemory>>;
     /// Replaces what `engine_memory` holds for the scrap; false (nothing
     /// written) when the scrap is not one of `org`'s.
-    async fn set_engine_memory(
+    async fn set_engine_memory(&self, org: ObjectId, scrap: ObjectId, memory: &EngineMemory) -> Result<bool>;
+    /// Takes the due comparison of an `auto` scrap's engines for one run:
+    /// moves `checked_at` to `now` when the memory is still for
+    /// `fingerprint` and was last checked at or before `due`. False when
+    /// another run took it first (or there is no such memory): of runs
+    /// that are due at once, one compares.
+    async fn claim_engine_check(
         &self,
         org: ObjectId,
         scrap: ObjectId,
-        memory: &EngineMemory,
-        at: DateTime<Utc>,
+        fingerprint: &str,
+        due: DateTime<Utc>,
+        now: DateTime<Utc>,
     ) -> Result<bool>;
     /// Runs whose lease ended before `now`: queued again while they have
     /// been tried fewer than `max_attempts` times; the others are returned
@@ -353,6 +360,10 @@ pub struct TierNote {
     /// Remember `tier` for this host (an auto-tier run that was not blocked).
     pub remember: Option<String>,
     pub at: DateTime<Utc>,
+    /// What an `auto` scrap's comparison of engines decided, written to
+    /// `engine_memory` in the run's transaction (runs that do not compare
+    /// write nothing there).
+    pub engine: Option<EngineMemory>,
 }
 
 /// What `tier_memory` holds for a host.
@@ -371,8 +382,8 @@ pub struct EngineMemory {
     /// What the decision was made for (a hash of the scrap's URL and
     /// script): a decision for another script or page does not hold.
     pub fingerprint: String,
-    /// Runs since the engines were last compared.
-    pub runs: i64,
+    /// When the engines were last compared for it.
+    pub checked_at: DateTime<Utc>,
 }
 
 /// A scrap whose schedule is due, as the scheduler sees it.

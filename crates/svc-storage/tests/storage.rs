@@ -36,7 +36,7 @@ use svc_storage::testing::TestDb;
 use svc_storage::{
     AppliedFix, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, NewAccount, Page, PlanRenewal, PlannedTick,
     QueueState, RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store, StoreError, TaskEnd, TaskFinish,
-    TickAction, TickOutcome, TickPlan, TickPlanner,
+    TickAction, TickOutcome, TickPlan, TickPlanner, TierNote,
 };
 use svc_storage::{MasterKey, Sealer};
 
@@ -3231,24 +3231,60 @@ async fn engine_memory_is_per_scrap_and_scoped(store: Arc<dyn Store>) {
     insert_scrap(&store, &s).await;
     let theirs = scrap(&other_user, "theirs", t0);
     insert_scrap(&store, &theirs).await;
-    let memory = |engine: &str, runs: i64| EngineMemory { engine: engine.into(), fingerprint: "f1".into(), runs };
+    let at = |minutes: i64| t0 + Duration::minutes(minutes);
+    let memory = |engine: &str, checked: i64| EngineMemory {
+        engine: engine.into(),
+        fingerprint: "f1".into(),
+        checked_at: at(checked),
+    };
 
     assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), None);
-    assert!(store.set_engine_memory(org.id, s.id, &memory("static", 0), t0).await.unwrap());
-    assert!(store.set_engine_memory(org.id, s.id, &memory("static", 1), t0).await.unwrap());
+    assert!(!store.claim_engine_check(org.id, s.id, "f1", at(60), at(60)).await.unwrap(), "nothing to claim yet");
+    assert!(store.set_engine_memory(org.id, s.id, &memory("static", 0)).await.unwrap());
+    assert!(store.set_engine_memory(org.id, s.id, &memory("static", 1)).await.unwrap());
     assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), Some(memory("static", 1)));
-    assert!(store.set_engine_memory(org.id, s.id, &memory("puppeteer", 0), t0).await.unwrap());
+    assert!(store.set_engine_memory(org.id, s.id, &memory("puppeteer", 0)).await.unwrap());
     assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), Some(memory("puppeteer", 0)));
     // Another organization's scrap: neither read nor written.
     assert_eq!(store.engine_memory(other_org.id, s.id).await.unwrap(), None);
-    assert!(!store.set_engine_memory(other_org.id, s.id, &memory("static", 5), t0).await.unwrap());
-    assert!(!store.set_engine_memory(org.id, theirs.id, &memory("static", 5), t0).await.unwrap());
+    assert!(!store.set_engine_memory(other_org.id, s.id, &memory("static", 5)).await.unwrap());
+    assert!(!store.set_engine_memory(org.id, theirs.id, &memory("static", 5)).await.unwrap());
     assert_eq!(store.engine_memory(other_org.id, theirs.id).await.unwrap(), None);
+    assert!(!store.claim_engine_check(other_org.id, s.id, "f1", at(60), at(60)).await.unwrap());
     assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), Some(memory("puppeteer", 0)));
+
+    // A due comparison is taken once: checked at 0, due for runs that see it as checked at or before 0.
+    assert!(!store.claim_engine_check(org.id, s.id, "f1", at(-1), at(59)).await.unwrap(), "not due yet");
+    assert!(!store.claim_engine_check(org.id, s.id, "f2", at(0), at(60)).await.unwrap(), "another script's");
+    let claims: Vec<_> = (0..4)
+        .map(|_| {
+            let store = store.clone();
+            let (org, scrap, due, now) = (org.id, s.id, at(0), at(60));
+            tokio::spawn(async move { store.claim_engine_check(org, scrap, "f1", due, now).await.unwrap() })
+        })
+        .collect();
+    let mut taken = 0;
+    for claim in claims {
+        taken += usize::from(claim.await.unwrap());
+    }
+    assert_eq!(taken, 1, "one of four runs due at once compares");
+    assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), Some(memory("puppeteer", 60)));
+
+    // A finished run that compared writes it in its own transaction.
+    let row = history(&s, t0);
+    store.enqueue_run(&row, &["main".to_string()], None, &activity(org.id, s.id, "run.triggered", t0)).await.unwrap();
+    let claim = store.claim_run("main", "w", now() + Duration::minutes(5)).await.unwrap().unwrap();
+    let mut done = row.clone();
+    done.status_detail = Some(StatusDetail::Success);
+    done.finished_at = Some(now());
+    let note = TierNote { tier: 0, remember: None, at: now(), engine: Some(memory("static", 61)) };
+    let log = activity(org.id, s.id, "run.finished", now());
+    assert!(store.finish_run(&claim, &done, 1, &log, &[], &[], Some(&note)).await.unwrap());
+    assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), Some(memory("static", 61)));
     // Gone with its scrap.
     assert!(store.delete_scrap(org.id, s.id, &activity(org.id, s.id, "scrap.deleted", t0)).await.unwrap());
     assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), None);
-    assert!(!store.set_engine_memory(org.id, s.id, &memory("static", 0), t0).await.unwrap());
+    assert!(!store.set_engine_memory(org.id, s.id, &memory("static", 0)).await.unwrap());
 }
 
 async fn rate_logs_swap_only_from_what_was_read(store: Arc<dyn Store>) {

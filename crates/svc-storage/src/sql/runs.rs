@@ -13,7 +13,7 @@ use svc_domain::webhook::Delivery;
 
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
-use crate::records::{ClaimRecord, HistoryRecord, escape_like, id, millis, opt_millis, to_json};
+use crate::records::{ClaimRecord, HistoryRecord, escape_like, id, millis, opt_millis, time, to_json};
 use crate::traits::{ClaimedRun, EngineMemory, ExpiredLeases, QueueState, RunStore, TierMemory, TierNote};
 
 /// Takes the oldest queued run whose containers include the one whose
@@ -220,22 +220,19 @@ where
 
     async fn engine_memory(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<EngineMemory>> {
         let row: Option<(String, String, i64)> = sqlx::query_as(
-            "SELECT engine, fingerprint, runs FROM engine_memory WHERE organization_id = $1 AND scrap_id = $2",
+            "SELECT engine, fingerprint, checked_at FROM engine_memory WHERE organization_id = $1 AND scrap_id = $2",
         )
         .bind(org.to_string())
         .bind(scrap.to_string())
         .fetch_optional(&self.pool)
         .await?;
-        Ok(row.map(|(engine, fingerprint, runs)| EngineMemory { engine, fingerprint, runs }))
+        row.map(|(engine, fingerprint, checked_at)| {
+            Ok(EngineMemory { engine, fingerprint, checked_at: time(checked_at)? })
+        })
+        .transpose()
     }
 
-    async fn set_engine_memory(
-        &self,
-        org: ObjectId,
-        scrap: ObjectId,
-        memory: &EngineMemory,
-        at: DateTime<Utc>,
-    ) -> Result<bool> {
+    async fn set_engine_memory(&self, org: ObjectId, scrap: ObjectId, memory: &EngineMemory) -> Result<bool> {
         let mut tx = self.begin_write().await?;
         let exists: Option<(String,)> = sqlx::query_as("SELECT id FROM scraps WHERE organization_id = $1 AND id = $2")
             .bind(org.to_string())
@@ -245,21 +242,31 @@ where
         if exists.is_none() {
             return Ok(false);
         }
-        sqlx::query(
-            "INSERT INTO engine_memory (organization_id, scrap_id, engine, fingerprint, runs, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (organization_id, scrap_id) DO UPDATE SET \
-             engine = $3, fingerprint = $4, runs = $5, updated_at = $6",
+        Self::write_engine_memory(&mut tx, org, scrap, memory).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn claim_engine_check(
+        &self,
+        org: ObjectId,
+        scrap: ObjectId,
+        fingerprint: &str,
+        due: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<bool> {
+        let taken = sqlx::query(
+            "UPDATE engine_memory SET checked_at = $5 \
+             WHERE organization_id = $1 AND scrap_id = $2 AND fingerprint = $3 AND checked_at <= $4",
         )
         .bind(org.to_string())
         .bind(scrap.to_string())
-        .bind(memory.engine.as_str())
-        .bind(memory.fingerprint.as_str())
-        .bind(memory.runs)
-        .bind(millis(at))
-        .execute(&mut *tx)
+        .bind(fingerprint)
+        .bind(millis(due))
+        .bind(millis(now))
+        .execute(&self.pool)
         .await?;
-        tx.commit().await?;
-        Ok(true)
+        Ok(taken.rows_affected() == 1)
     }
 }
 
@@ -303,6 +310,31 @@ where
             .execute(&mut **tx)
             .await?;
         }
+        if let Some(memory) = &note.engine {
+            Self::write_engine_memory(tx, claim.organization_id, claim.scrap_id, memory).await?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the scrap's `engine_memory` row.
+    async fn write_engine_memory(
+        tx: &mut Transaction<'static, DB>,
+        org: ObjectId,
+        scrap: ObjectId,
+        memory: &EngineMemory,
+    ) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO engine_memory (organization_id, scrap_id, engine, fingerprint, checked_at) \
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (organization_id, scrap_id) DO UPDATE SET \
+             engine = $3, fingerprint = $4, checked_at = $5",
+        )
+        .bind(org.to_string())
+        .bind(scrap.to_string())
+        .bind(memory.engine.as_str())
+        .bind(memory.fingerprint.as_str())
+        .bind(millis(memory.checked_at))
+        .execute(&mut **tx)
+        .await?;
         Ok(())
     }
 }
