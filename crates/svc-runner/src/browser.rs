@@ -16,6 +16,7 @@ use tokio::sync::{Mutex, OnceCell};
 use tokio::task::JoinHandle;
 
 use crate::egress_proxy::EgressProxy;
+use crate::sandbox::Launcher;
 use crate::upstream::{TIERS, UpstreamProxy};
 
 /// Every flag Chromium is started with. chromiumoxide's own defaults are
@@ -88,7 +89,8 @@ impl WarmBrowser {
 }
 
 pub struct BrowserPool {
-    executable: Option<PathBuf>,
+    /// How to start Chromium (`None` when no browser was found).
+    launcher: Option<Launcher>,
     max_runs: u64,
     current: Mutex<Option<Arc<WarmBrowser>>>,
     /// What the proxy allows, and the proxy once the first browser starts.
@@ -125,23 +127,47 @@ pub fn find_chromium(configured: Option<&str>) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-async fn launch(executable: &PathBuf, proxy: SocketAddr) -> Result<WarmBrowser, String> {
+/// Starts a browser whose traffic goes through `proxy`: with Chromium's
+/// sandbox, unless the launcher found on its first launch that only a
+/// launch without it works (sandbox.rs).
+async fn launch(launcher: &Launcher, proxy: SocketAddr) -> Result<WarmBrowser, String> {
+    match launcher.sandboxed() {
+        Some(sandbox) => start(launcher, proxy, sandbox).await,
+        None => match start(launcher, proxy, true).await {
+            Ok(warm) => {
+                launcher.decide(Ok(()));
+                Ok(warm)
+            }
+            Err(why) => {
+                let warm =
+                    start(launcher, proxy, false).await.map_err(|e| format!("{e} (and with its sandbox: {why})"))?;
+                launcher.decide(Err(why));
+                Ok(warm)
+            }
+        },
+    }
+}
+
+async fn start(launcher: &Launcher, proxy: SocketAddr, sandbox: bool) -> Result<WarmBrowser, String> {
     let profile = tempfile::Builder::new().prefix("svc-chromium-").tempdir().map_err(|e| e.to_string())?;
+    let envs = launcher.prepare_profile(profile.path()).map_err(|e| format!("cannot prepare the profile: {e}"))?;
     // Every URL through the egress proxy, loopback included (Chromium
     // bypasses proxies for loopback unless told `<-loopback>`).
     let egress = [format!("proxy-server=http://{proxy}"), "proxy-bypass-list=<-loopback>".to_string()];
-    let config = BrowserConfig::builder()
-        .chrome_executable(executable)
-        .no_sandbox()
+    let mut config = BrowserConfig::builder()
+        .chrome_executable(launcher.program())
         .user_data_dir(profile.path())
         .disable_default_args()
         .args(ARGS.iter().map(|a| a.to_string()).chain(egress))
+        .envs(envs)
         .launch_timeout(Duration::from_secs(30))
         .request_timeout(Duration::from_secs(120))
-        .viewport(None)
-        .build()?;
+        .viewport(None);
+    if !sandbox {
+        config = config.no_sandbox();
+    }
     let (mut browser, mut handler) =
-        Browser::launch(config).await.map_err(|e| format!("cannot start Chromium: {e}"))?;
+        Browser::launch(config.build()?).await.map_err(|e| format!("cannot start Chromium: {e}"))?;
     let pid = browser.get_mut_child().and_then(|child| child.inner.id());
     let handler = tokio::spawn(async move {
         while let Some(event) = handler.next().await {
@@ -195,13 +221,14 @@ async fn close_when_free(held: Arc<WarmBrowser>) {
 impl BrowserPool {
     pub fn new(
         executable: Option<PathBuf>,
+        browser_user: &str,
         max_runs: u64,
         allow_private: bool,
         resolver: Resolver,
         tiers: [Vec<UpstreamProxy>; TIERS as usize],
     ) -> Self {
         BrowserPool {
-            executable,
+            launcher: executable.map(|chromium| Launcher::new(chromium, browser_user)),
             max_runs,
             current: Mutex::new(None),
             egress: (allow_private, resolver),
@@ -268,8 +295,8 @@ impl BrowserPool {
                 shut_down(old).await;
             }
         }
-        let executable = self
-            .executable
+        let launcher = self
+            .launcher
             .as_ref()
             .ok_or_else(|| "Chromium was not found: install the `chromium` package or set SVC_CHROMIUM".to_string())?;
         let (allow_private, resolver) = self.egress.clone();
@@ -278,7 +305,7 @@ impl BrowserPool {
             .get_or_try_init(|| EgressProxy::start(allow_private, resolver, Vec::new()))
             .await
             .map_err(|e| format!("cannot start the egress proxy: {e}"))?;
-        let warm = Arc::new(launch(executable, proxy.addr()).await?);
+        let warm = Arc::new(launch(launcher, proxy.addr()).await?);
         *current = Some(warm.clone());
         Ok(warm)
     }
@@ -292,6 +319,11 @@ impl BrowserPool {
             drop(current);
             shut_down(old).await;
         }
+    }
+
+    /// How Chromium is started (`None` when no browser was found).
+    pub fn launcher(&self) -> Option<&Launcher> {
+        self.launcher.as_ref()
     }
 
     /// The process id of the current browser, if one runs.

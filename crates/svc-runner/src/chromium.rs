@@ -40,7 +40,8 @@ use chromiumoxide::cdp::browser_protocol::storage::{
 };
 use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, CreateTargetParams};
 use chromiumoxide::cdp::js_protocol::runtime::{
-    EvaluateParams, EventExecutionContextCreated, EventExecutionContextDestroyed, ExecutionContextId,
+    CallFunctionOnParams, EvaluateParams, EventExecutionContextCreated, EventExecutionContextDestroyed,
+    ExecutionContextId,
 };
 use chromiumoxide::listeners::EventStream;
 use chromiumoxide::page::ScreenshotParams;
@@ -71,6 +72,9 @@ const WORLD: &str = "svc-run";
 pub struct EngineConfig {
     /// `None` when no browser was found: every run then fails saying so.
     pub chromium: Option<PathBuf>,
+    /// The user Chromium runs as when svc runs as root (`SVC_BROWSER_USER`;
+    /// `root` keeps it root, without its sandbox): sandbox.rs.
+    pub browser_user: String,
     pub allow_private_networks: bool,
     /// Runs per browser process before it is replaced.
     pub runs_per_browser: u64,
@@ -209,6 +213,7 @@ impl ChromiumEngine {
             inner: Arc::new(Inner {
                 pool: BrowserPool::new(
                     config.chromium,
+                    &config.browser_user,
                     config.runs_per_browser,
                     config.allow_private_networks,
                     config.resolver,
@@ -227,6 +232,15 @@ impl ChromiumEngine {
     /// Counts this engine's browser replacements in `metrics` (`GET /metrics`).
     pub fn count_in(&self, metrics: Arc<svc_service::metrics::Metrics>) {
         self.inner.pool.count_in(metrics);
+    }
+
+    /// Whether Chromium runs with its sandbox (`None` before its first start),
+    /// and the unprivileged user it runs as when svc is root.
+    pub fn sandbox(&self) -> (Option<bool>, Option<crate::sandbox::BrowserUser>) {
+        match self.inner.pool.launcher() {
+            Some(launcher) => (launcher.sandboxed(), launcher.user().cloned()),
+            None => (None, None),
+        }
     }
 
     /// The process id of the current browser, if one runs.
@@ -531,11 +545,13 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
             }
         }
     };
+    // The result stays in the page (by reference) until `read_result` has
+    // checked it there: see script.rs.
     let evaluate = EvaluateParams::builder()
         .expression(script::wrap(job))
         .context_id(context)
         .await_promise(true)
-        .return_by_value(true)
+        .return_by_value(false)
         .build();
     let evaluated = match evaluate {
         Ok(params) => page.execute(params).await,
@@ -549,14 +565,31 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
         let what = ex.exception.as_ref().and_then(|e| e.description.clone()).unwrap_or(ex.text);
         return failed(format!("the script could not run: {what}"));
     }
-    let value = evaluated.result.value.unwrap_or(Value::Null);
+    let Some(handle) = evaluated.result.object_id else {
+        return failed("the script's result could not be read".into());
+    };
+    let read = CallFunctionOnParams::builder()
+        .function_declaration(script::read_result())
+        .object_id(handle)
+        .return_by_value(true)
+        .build();
+    let read = match read {
+        Ok(params) => page.execute(params).await,
+        Err(e) => return failed(e),
+    };
+    let value = match read {
+        Ok(r) if r.result.exception_details.is_none() => r.result.result.value.unwrap_or(Value::Null),
+        Ok(_) | Err(_) => return failed("the script's result could not be read".into()),
+    };
     if value["ok"] == json!(true) {
         let json = value["json"].as_str().unwrap_or("[]").to_string();
+        // Checked in the page; checked again here whatever the page said.
         if json.len() > script::MAX_RESULT_CHARS {
             return failed("returnData: the result is larger than 10 MiB of JSON".into());
         }
         let length = value["length"].as_i64().unwrap_or(0);
-        let storage = Some(value["storage"].clone()).filter(Value::is_object);
+        let storage = value["storage"].as_str().and_then(|s| serde_json::from_str::<Value>(s).ok());
+        let storage = storage.filter(Value::is_object);
         Outcome { result: ScriptResult::Data { json, length }, selector: None, status: known, storage }
     } else {
         Outcome {

@@ -4,6 +4,13 @@
 //! `returnData`. The expression resolves to
 //! `{ok: true, json, length, storage}` or `{ok: false, error, selector}`.
 //!
+//! The engine does not take that object by value: the user's script shares
+//! the world and can hand any value to the wrapper's internals (its text
+//! is spliced into the wrapper), so the engine reads the result through
+//! [`READ_RESULT`], which copies out only strings and numbers within the
+//! caps. Nothing over 10 MiB crosses the DevTools connection that every
+//! concurrent run shares.
+//!
 //! `SVC.account` is the scrap's site login (`{username, password}`, frozen)
 //! or `null`. For a job with a login, `returnData` with items also hands
 //! back the page's `localStorage` (`storage: {origin, items: [[k, v]...]}`,
@@ -17,6 +24,32 @@ use svc_service::engine::RunJob;
 pub const MAX_RESULT_CHARS: usize = 10 * 1024 * 1024;
 /// Largest `localStorage` (characters of keys and values) kept in a session.
 pub const MAX_STORAGE_CHARS: usize = 256 * 1024;
+/// Largest error message or selector read back from a failed script.
+pub const MAX_MESSAGE_CHARS: usize = 16 * 1024;
+
+/// The function the engine calls on the object `wrap` resolved to
+/// (`Runtime.callFunctionOn`, by value): each field is read once, kept only
+/// when it is a primitive within its cap, and copied into a new object, so
+/// neither a getter nor a replaced prototype method of the script's can
+/// pass more. A too-large result becomes `{ok: false}` in the page.
+pub fn read_result() -> String {
+    format!(
+        r#"function () {{
+  const r = this;
+  if (r === null || typeof r !== "object") return {{ ok: false, error: "the script's result could not be read" }};
+  const ok = r.ok === true, json = r.json, length = r.length, storage = r.storage, error = r.error, selector = r.selector;
+  const text = (v, max) => (typeof v === "string" && v.length <= max ? v : null);
+  if (!ok) return {{ ok: false, error: text(error, {max_message}) ?? "the script failed", selector: text(selector, {max_message}) }};
+  if (typeof json !== "string") return {{ ok: false, error: "the script's result could not be read" }};
+  if (json.length > {max}) return {{ ok: false, error: "returnData: the result is larger than 10 MiB of JSON (" + json.length + " characters)" }};
+  return {{ ok: true, json, length: typeof length === "number" ? length : 0, storage: text(storage, {max_storage_json}) }};
+}}"#,
+        max = MAX_RESULT_CHARS,
+        max_message = MAX_MESSAGE_CHARS,
+        // Keys and values, quoted and escaped, with the origin.
+        max_storage_json = MAX_STORAGE_CHARS * 6 + 4096,
+    )
+}
 
 pub fn wrap(job: &RunJob) -> String {
     let account = job.account.as_ref().map(|a| json!({"username": a.username, "password": a.password}));
@@ -62,7 +95,7 @@ pub fn wrap(job: &RunJob) -> String {
             if (size > {max_storage}) {{ items = null; break; }}
             items.push([key, value]);
           }}
-          storage = items && {{ origin: location.origin, items }};
+          storage = items && JSON.stringify({{ origin: location.origin, items }});
         }} catch (e) {{ storage = null; }}
       }}
       finish({{ ok: true, json, length: data.length, storage }});

@@ -74,6 +74,9 @@ pub struct Config {
     /// `SVC_SIGNUP`: `open` (anyone may sign up) or `closed`.
     pub signup_open: bool,
     pub chromium: Option<String>,
+    /// `SVC_BROWSER_USER`: the user Chromium runs as when svc runs as root
+    /// (default `nobody`; `root` keeps it root, without its sandbox).
+    pub browser_user: String,
     pub allow_private_networks: bool,
     pub webhook_retry_delays: Vec<Duration>,
     pub webhook_sweep_interval: Duration,
@@ -651,6 +654,14 @@ impl Config {
                 _ => Err("expected open or closed".into()),
             })?,
             chromium,
+            browser_user: raw.get(
+                "BROWSER_USER",
+                svc_runner::sandbox::DEFAULT_BROWSER_USER.to_string(),
+                |s| match s.trim() {
+                    "" => Err("expected a user name, such as nobody".into()),
+                    name => Ok(name.to_string()),
+                },
+            )?,
             allow_private_networks: raw.get("ALLOW_PRIVATE_NETWORKS", false, parse_bool)?,
             webhook_retry_delays,
             webhook_sweep_interval: raw.get("WEBHOOK_SWEEP_INTERVAL", Duration::from_secs(60), positive_duration)?,

@@ -206,6 +206,7 @@ impl App {
     pub fn engine(&self) -> Arc<ChromiumEngine> {
         let engine = Arc::new(ChromiumEngine::new(EngineConfig {
             chromium: svc_runner::browser::find_chromium(self.config.chromium.as_deref()),
+            browser_user: self.config.browser_user.clone(),
             allow_private_networks: self.config.allow_private_networks,
             runs_per_browser: 200,
             spare_pages: self.config.worker_concurrency.min(4),

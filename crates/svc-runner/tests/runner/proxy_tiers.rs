@@ -186,6 +186,7 @@ async fn a_tier_with_several_upstreams_takes_them_in_turn_and_skips_one_that_is_
 fn engine(allow_private: bool, tiers: [Vec<UpstreamProxy>; 4]) -> ChromiumEngine {
     ChromiumEngine::new(EngineConfig {
         chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
+        browser_user: svc_runner::sandbox::DEFAULT_BROWSER_USER.into(),
         allow_private_networks: allow_private,
         runs_per_browser: 100,
         spare_pages: 1,
@@ -325,6 +326,7 @@ async fn jobs_run_on_the_proxy_tier_they_name() {
 fn engine_config_shown(tiers: &[Vec<UpstreamProxy>; 4]) -> EngineConfig {
     EngineConfig {
         chromium: None,
+        browser_user: svc_runner::sandbox::DEFAULT_BROWSER_USER.into(),
         allow_private_networks: false,
         runs_per_browser: 1,
         spare_pages: 0,

@@ -432,3 +432,94 @@ async fn an_empty_balance_refuses_the_run_without_a_row() {
     let row = run(&app, &alice, &id).await;
     assert_eq!(row["statusDetail"], "success", "{}", brief(&row));
 }
+
+/// The 10 MiB cap holds on the Rust side too. The user's script is spliced
+/// into the wrapper, so it can close its function and hand the wrapper's
+/// `finish` anything: 50 MB of "JSON", a non-string, a primitive. Each ends
+/// as an `error` row (the engine reads the result through a checked copy,
+/// so none of it crosses the DevTools connection every run shares), and
+/// another organization's runs on the same browser at the same time
+/// succeed.
+#[tokio::test]
+async fn results_that_bypass_the_page_check_are_refused_and_other_tenants_go_on() {
+    let app = app_with_private_networks().await;
+    let site = fixture::start().await;
+    let mallory = app.signup("mallory@example.com").await;
+    let alice = app.signup("alice@example.com").await;
+    let page = format!("{}/items/3", site.base);
+    // What follows `};` runs in the wrapper's promise executor, where `finish` is in scope.
+    let bypass = |value: &str| format!("}}; finish({value}); return; const unused = async function () {{");
+    let cases: Vec<(String, &[&str])> = vec![
+        (
+            bypass(r#"{ ok: true, json: "[" + JSON.stringify("x".repeat(50 * 1024 * 1024)) + "]", length: 1 }"#),
+            &["10 MiB"],
+        ),
+        (bypass(r#"{ ok: true, json: new Array(1000000).fill("xxxxxxxxxx"), length: 1 }"#), &["could not be read"]),
+        (bypass("42"), &["could not be read"]),
+        (bypass(r#"{ ok: false, error: "e".repeat(50 * 1024 * 1024) }"#), &["the script failed"]),
+    ];
+    let mut hostile = Vec::new();
+    for (i, (script, _)) in cases.iter().enumerate() {
+        hostile.push(scrap(&app, &mallory, &format!("bypass {i}"), &page, script).await);
+    }
+    let honest = scrap(&app, &alice, "honest", &page, ITEMS).await;
+    let mallory_runs = join_all(hostile.iter().map(|s| run(&app, &mallory, s)));
+    let alice_runs = join_all((0..4).map(|_| run(&app, &alice, &honest)));
+    let (mallory_rows, alice_rows) = tokio::join!(mallory_runs, alice_runs);
+    for ((script, needles), row) in cases.iter().zip(&mallory_rows) {
+        eprintln!("case {}", &script[..script.len().min(80)]);
+        assert_error_row(row, needles, WITHIN_TIMEOUT);
+    }
+    for row in &alice_rows {
+        assert_eq!(row["statusDetail"], "success", "{}", brief(row));
+        assert_eq!(row["data"], r#"["Item 0","Item 1","Item 2"]"#, "{}", brief(row));
+    }
+    assert_worker_still_runs(&app, &mallory, &site.base).await;
+}
+
+/// A script cannot reach out of the page: no Node.js `process` through the
+/// Function constructor, no `require`, no `import()` or `fetch` of a
+/// `file:` URL. Each run ends as an `error` row that leaks nothing of the
+/// file, on both engines.
+#[tokio::test]
+async fn scripts_cannot_reach_the_host() {
+    let app = app_with_private_networks().await;
+    let site = fixture::start().await;
+    let mallory = app.signup("mallory@example.com").await;
+    let page = format!("{}/items/3", site.base);
+    let cases: &[(&str, &str, &[&str])] = &[
+        // The static engine's script has no `this` (strict): that fails first.
+        (
+            "Function constructor",
+            "const p = this.constructor.constructor('return process')(); returnData([String(p.env)]);",
+            &["process is not defined", "property 'constructor' of undefined"],
+        ),
+        (
+            "Function constructor of globalThis",
+            "const p = globalThis.constructor.constructor('return process')(); returnData([String(p.env)]);",
+            &["process is not defined"],
+        ),
+        ("require", "returnData([require('fs').readFileSync('/etc/passwd', 'utf8')]);", &["require is not defined"]),
+        (
+            "import of file:",
+            "const m = await import('file:///etc/passwd'); returnData([String(m)]);",
+            &["import", "module"],
+        ),
+        (
+            "fetch of file:",
+            "const r = await fetch('file:///etc/passwd'); returnData([await r.text()]);",
+            &["fetch", "not supported"],
+        ),
+    ];
+    for engine in ["puppeteer", "static"] {
+        for (title, script, needles) in cases {
+            let id = app
+                .scrap_with(&mallory, json!({"title": title, "url": page, "request": script, "scrapper": engine}))
+                .await;
+            let row = run(&app, &mallory, &id).await;
+            eprintln!("{engine}, {title}");
+            assert_error_row(&row, needles, WITHIN_TIMEOUT);
+            assert!(!row["error"].as_str().unwrap().contains("root:"), "{}", brief(&row));
+        }
+    }
+}

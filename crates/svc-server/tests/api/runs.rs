@@ -21,8 +21,14 @@ fn data(row: &Value) -> Value {
 
 /// An engine of its own (the browser under test, private networks allowed).
 fn engine_on_private_networks(runs_per_browser: u64, spare_pages: usize) -> svc_runner::ChromiumEngine {
+    engine_as(svc_runner::sandbox::DEFAULT_BROWSER_USER, runs_per_browser, spare_pages)
+}
+
+/// The same, with Chromium run as `browser_user` when the tests run as root.
+fn engine_as(browser_user: &str, runs_per_browser: u64, spare_pages: usize) -> svc_runner::ChromiumEngine {
     svc_runner::ChromiumEngine::new(svc_runner::EngineConfig {
         chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
+        browser_user: browser_user.into(),
         allow_private_networks: true,
         runs_per_browser,
         spare_pages,
@@ -507,4 +513,130 @@ async fn pages_fetches_and_websockets_leave_through_the_egress_proxy() {
     assert!(stats.forwarded.load(Ordering::Relaxed) >= 2, "the page and the fetch: {stats:?}");
     assert!(stats.tunnels.load(Ordering::Relaxed) >= 1, "the WebSocket handshake: {stats:?}");
     engine.close().await;
+}
+
+/// A field of `/proc/<pid>/status` (e.g. `Uid`), its first value.
+fn proc_status(pid: u32, field: &str) -> Option<String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with(&format!("{field}:")))?;
+    line.split_whitespace().nth(1).map(str::to_string)
+}
+
+/// The processes under `root` (children, grandchildren...), with their command lines.
+fn descendants(root: u32) -> Vec<(u32, String)> {
+    let mut parents = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        if let Some(ppid) = proc_status(pid, "PPid").and_then(|p| p.parse::<u32>().ok()) {
+            parents.push((pid, ppid));
+        }
+    }
+    let mut found = vec![root];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(parents.iter().filter(|(_, ppid)| *ppid == parent).map(|(pid, _)| *pid));
+        i += 1;
+    }
+    found[1..]
+        .iter()
+        .map(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            (*pid, String::from_utf8_lossy(&cmdline).replace('\0', " "))
+        })
+        .collect()
+}
+
+/// Whether an unprivileged user can make the namespaces Chromium's sandbox
+/// needs here (what decides whether it can run with it).
+fn host_can_sandbox(user: Option<&svc_runner::sandbox::BrowserUser>) -> bool {
+    let mut command = match user {
+        Some(user) => {
+            let mut c = std::process::Command::new("setpriv");
+            c.args([format!("--reuid={}", user.uid), format!("--regid={}", user.gid), "--clear-groups".into()]);
+            c.arg("unshare");
+            c
+        }
+        None => std::process::Command::new("unshare"),
+    };
+    command.args(["--user", "--pid", "--fork", "true"]).status().is_ok_and(|s| s.success())
+}
+
+/// Chromium runs as an unprivileged user when svc runs as root, and with
+/// its sandbox when the host can give it: the renderers then live in user
+/// namespaces of their own, and `--no-sandbox` is on the command line
+/// exactly when the engine says it runs without.
+#[tokio::test]
+async fn chromium_runs_unprivileged_and_sandboxed() {
+    use svc_service::engine::Engine;
+    use svc_service::run_outcome::ScriptResult;
+
+    let site = fixture::start().await;
+    // A spare page keeps a renderer up after the run.
+    let engine = engine_on_private_networks(100, 1);
+    assert_eq!(engine.sandbox().0, None, "decided by the first launch");
+    let report = engine.run(job_for(&format!("{}/items/3", site.base), "returnData([document.title])")).await;
+    assert!(matches!(report.result, ScriptResult::Data { length: 1, .. }), "{report:?}");
+    let (sandboxed, user) = engine.sandbox();
+    let sandboxed = sandboxed.expect("decided once a browser started");
+    let pid = engine.browser_pid().await.expect("a browser runs");
+
+    let root = proc_status(std::process::id(), "Uid").as_deref() == Some("0");
+    let uid = proc_status(pid, "Uid").expect("the browser's uid");
+    if root {
+        let user = user.as_ref().expect("as root, chromium runs as another user");
+        assert_eq!(user.name, "nobody");
+        assert_eq!(uid, user.uid.to_string(), "the browser process runs as {}", user.name);
+    } else {
+        assert_eq!(user, None);
+    }
+    let cmdline = String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).unwrap()).replace('\0', " ");
+    assert_eq!(cmdline.contains("--no-sandbox"), !sandboxed, "{cmdline}");
+    assert_eq!(sandboxed, host_can_sandbox(user.as_ref()), "with its sandbox exactly when the host can give it");
+
+    if sandboxed {
+        let own_namespace = std::fs::read_link(format!("/proc/{pid}/ns/user")).unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        let renderers = loop {
+            let renderers: Vec<_> =
+                descendants(pid).into_iter().filter(|(_, cmd)| cmd.contains("--type=renderer")).collect();
+            if !renderers.is_empty() {
+                break renderers;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "no renderer under {pid}: {:?}", descendants(pid));
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        for (renderer, _) in renderers {
+            let namespace = std::fs::read_link(format!("/proc/{renderer}/ns/user")).unwrap();
+            assert_ne!(namespace, own_namespace, "renderer {renderer} is in a user namespace of its own");
+            assert_eq!(proc_status(renderer, "Uid"), Some(uid.clone()), "renderer {renderer} runs as the browser");
+        }
+    }
+    engine.close().await;
+    wait_gone(pid, "the closed").await;
+}
+
+/// Where Chromium cannot have its sandbox (here: left as root, which it
+/// refuses to sandbox), the engine starts it with `--no-sandbox` rather
+/// than not at all, and says so (`sandbox()`; the log line is an error).
+#[tokio::test]
+async fn without_a_sandbox_chromium_still_runs_and_the_engine_says_so() {
+    use svc_service::engine::Engine;
+    use svc_service::run_outcome::ScriptResult;
+
+    if proc_status(std::process::id(), "Uid").as_deref() != Some("0") {
+        eprintln!("skipped: not root, so SVC_BROWSER_USER has no effect");
+        return;
+    }
+    let site = fixture::start().await;
+    let engine = engine_as("root", 100, 0);
+    let report = engine.run(job_for(&format!("{}/items/3", site.base), "returnData([document.title])")).await;
+    assert!(matches!(report.result, ScriptResult::Data { length: 1, .. }), "{report:?}");
+    assert_eq!(engine.sandbox(), (Some(false), None));
+    let pid = engine.browser_pid().await.expect("a browser runs");
+    assert_eq!(proc_status(pid, "Uid").as_deref(), Some("0"));
+    let cmdline = String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).unwrap()).replace('\0', " ");
+    assert!(cmdline.contains("--no-sandbox"), "{cmdline}");
+    engine.close().await;
+    wait_gone(pid, "the closed").await;
 }
