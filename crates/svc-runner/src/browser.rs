@@ -57,6 +57,9 @@ pub const ARGS: &[&str] = &[
     "disable-quic",
     "disable-component-update",
     "mute-audio",
+    // A page's JavaScript heap: a script or page that grows it past this
+    // crashes its own renderer (the run fails), not the machine.
+    "js-flags=--max-old-space-size=512",
     // WebRTC's UDP would not go through the egress proxy: none at all.
     "force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "disable-features=TranslateUI,Translate,MediaRouter,OptimizationHints,WebUIOmniboxPopup,WebUIOmniboxAimPopup,SpareRendererForSitePerProcess",
@@ -70,7 +73,17 @@ pub struct WarmBrowser {
     pub pid: Option<u32>,
     /// Set when the pool replaced this browser; it closes once unused.
     retired: std::sync::atomic::AtomicBool,
+    /// Kills its renderers that go over their memory or CPU cap (renderer_limits.rs).
+    memory_watch: Option<JoinHandle<()>>,
     _profile: tempfile::TempDir,
+}
+
+impl Drop for WarmBrowser {
+    fn drop(&mut self) {
+        if let Some(watch) = &self.memory_watch {
+            watch.abort();
+        }
+    }
 }
 
 impl WarmBrowser {
@@ -100,6 +113,8 @@ pub struct BrowserPool {
     /// each configured tier's egress proxy once a run has used the tier.
     tiers: [Vec<UpstreamProxy>; TIERS as usize],
     tier_proxies: [OnceCell<EgressProxy>; TIERS as usize],
+    /// The longest run timeout a run has had, in ms (the renderers' CPU cap).
+    longest_run_ms: Arc<AtomicU64>,
     /// Where browser replacements are counted (`svc_browser_restarts_total`), once set.
     metrics: std::sync::OnceLock<Arc<Metrics>>,
 }
@@ -130,17 +145,18 @@ pub fn find_chromium(configured: Option<&str>) -> Option<PathBuf> {
 /// Starts a browser whose traffic goes through `proxy`: with Chromium's
 /// sandbox, unless the launcher found on its first launch that only a
 /// launch without it works (sandbox.rs).
-async fn launch(launcher: &Launcher, proxy: SocketAddr) -> Result<WarmBrowser, String> {
+async fn launch(launcher: &Launcher, proxy: SocketAddr, longest: &Arc<AtomicU64>) -> Result<WarmBrowser, String> {
     match launcher.sandboxed() {
-        Some(sandbox) => start(launcher, proxy, sandbox).await,
-        None => match start(launcher, proxy, true).await {
+        Some(sandbox) => start(launcher, proxy, sandbox, longest.clone()).await,
+        None => match start(launcher, proxy, true, longest.clone()).await {
             Ok(warm) => {
                 launcher.decide(Ok(()));
                 Ok(warm)
             }
             Err(why) => {
-                let warm =
-                    start(launcher, proxy, false).await.map_err(|e| format!("{e} (and with its sandbox: {why})"))?;
+                let warm = start(launcher, proxy, false, longest.clone())
+                    .await
+                    .map_err(|e| format!("{e} (and with its sandbox: {why})"))?;
                 launcher.decide(Err(why));
                 Ok(warm)
             }
@@ -148,7 +164,12 @@ async fn launch(launcher: &Launcher, proxy: SocketAddr) -> Result<WarmBrowser, S
     }
 }
 
-async fn start(launcher: &Launcher, proxy: SocketAddr, sandbox: bool) -> Result<WarmBrowser, String> {
+async fn start(
+    launcher: &Launcher,
+    proxy: SocketAddr,
+    sandbox: bool,
+    longest_run_ms: Arc<AtomicU64>,
+) -> Result<WarmBrowser, String> {
     let profile = tempfile::Builder::new().prefix("svc-chromium-").tempdir().map_err(|e| e.to_string())?;
     let envs = launcher.prepare_profile(profile.path()).map_err(|e| format!("cannot prepare the profile: {e}"))?;
     // Every URL through the egress proxy, loopback included (Chromium
@@ -185,6 +206,7 @@ async fn start(launcher: &Launcher, proxy: SocketAddr, sandbox: bool) -> Result<
         runs: AtomicU64::new(0),
         pid,
         retired: std::sync::atomic::AtomicBool::new(false),
+        memory_watch: pid.map(|pid| tokio::spawn(crate::renderer_limits::watch(pid, longest_run_ms))),
         _profile: profile,
     })
 }
@@ -235,6 +257,7 @@ impl BrowserPool {
             proxy: OnceCell::new(),
             tiers,
             tier_proxies: std::array::from_fn(|_| OnceCell::new()),
+            longest_run_ms: Arc::new(AtomicU64::new(0)),
             metrics: std::sync::OnceLock::new(),
         }
     }
@@ -305,7 +328,7 @@ impl BrowserPool {
             .get_or_try_init(|| EgressProxy::start(allow_private, resolver, Vec::new()))
             .await
             .map_err(|e| format!("cannot start the egress proxy: {e}"))?;
-        let warm = Arc::new(launch(launcher, proxy.addr()).await?);
+        let warm = Arc::new(launch(launcher, proxy.addr(), &self.longest_run_ms).await?);
         *current = Some(warm.clone());
         Ok(warm)
     }
@@ -319,6 +342,12 @@ impl BrowserPool {
             drop(current);
             shut_down(old).await;
         }
+    }
+
+    /// Notes a run's timeout: a renderer may use more CPU than the longest
+    /// one only when its run is over and its script still going.
+    pub fn note_run_timeout(&self, timeout: Duration) {
+        self.longest_run_ms.fetch_max(timeout.as_millis() as u64, Ordering::Relaxed);
     }
 
     /// How Chromium is started (`None` when no browser was found).

@@ -28,6 +28,7 @@ use chromiumoxide::cdp::browser_protocol::fetch::{
     ContinueRequestParams, EnableParams as FetchEnableParams, EventRequestPaused, FailRequestParams, RequestPattern,
     RequestStage,
 };
+use chromiumoxide::cdp::browser_protocol::inspector::{EnableParams as InspectorEnableParams, EventTargetCrashed};
 use chromiumoxide::cdp::browser_protocol::network::{
     ErrorReason, EventDataReceived, EventLoadingFinished, EventResponseReceived, ResourceType,
 };
@@ -67,6 +68,9 @@ const DISPOSE_TIMEOUT: Duration = Duration::from_secs(5);
 const PREPARE_TIMEOUT: Duration = Duration::from_secs(30);
 /// The isolated world the user's script runs in.
 const WORLD: &str = "svc-run";
+/// Why a run whose renderer died failed.
+const CRASHED: &str = "the page crashed: it ran out of memory (a page's JavaScript heap is capped at 512 MiB and a \
+                       renderer at 1 GiB) or it was killed";
 
 #[derive(Clone, Debug)]
 pub struct EngineConfig {
@@ -119,6 +123,9 @@ struct FreshPage {
     loads: Arc<std::sync::Mutex<Loads>>,
     bytes: Arc<Received>,
     watch: Watch,
+    /// Fires when the page's renderer dies (out of memory, or killed):
+    /// the run ends then rather than at its timeout. Taken by the run.
+    crashed: Option<EventStream<EventTargetCrashed>>,
 }
 
 /// Whether a run that asked for `loads` skips a request of `kind`: images,
@@ -310,11 +317,13 @@ impl Inner {
             guard_requests(&page, self.allow_private, refused_document.clone(), loads.clone()).await?;
             let bytes = count_bytes(&page).await?;
             let watch = Watch::new(&page).await?;
-            Ok::<_, String>((page, bytes, watch))
+            let crashed = page.event_listener::<EventTargetCrashed>().await.map_err(|e| e.to_string())?;
+            page.execute(InspectorEnableParams::default()).await.map_err(|e| e.to_string())?;
+            Ok::<_, String>((page, bytes, watch, crashed))
         };
         match tokio::time::timeout(PREPARE_TIMEOUT, opened).await {
-            Ok(Ok((page, bytes, watch))) => {
-                Ok(FreshPage { warm, context, page, refused_document, loads, bytes, watch })
+            Ok(Ok((page, bytes, watch, crashed))) => {
+                Ok(FreshPage { warm, context, page, refused_document, loads, bytes, watch, crashed: Some(crashed) })
             }
             failure => {
                 let _ = tokio::time::timeout(DISPOSE_TIMEOUT, warm.browser.dispose_browser_context(context)).await;
@@ -693,6 +702,7 @@ async fn page_html(page: &Page) -> Option<String> {
 impl Engine for ChromiumEngine {
     async fn run(&self, job: RunJob) -> EngineReport {
         let started = Instant::now();
+        self.inner.pool.note_run_timeout(job.timeout);
         let report = |outcome: Outcome, duration: Duration, bytes: u64, snapshot: Option<Value>, html| EngineReport {
             result: outcome.result,
             duration_ms: duration.as_millis() as i64,
@@ -730,13 +740,25 @@ impl Engine for ChromiumEngine {
         *fresh.loads.lock().expect("loads lock") = job.loads;
         let remaining = job.timeout.saturating_sub(started.elapsed());
         let egress = self.inner.pool.egress_of(job.tier);
-        let outcome = match tokio::time::timeout(remaining, execute(&mut fresh, &job, egress)).await {
-            Ok(outcome) => outcome,
-            Err(_) => failed(format!("timed out after {} s", job.timeout.as_secs())),
+        let mut crashed = fresh.crashed.take();
+        let until_crash = async {
+            match crashed.as_mut() {
+                Some(crashed) => crashed.next().await,
+                None => std::future::pending().await,
+            }
+        };
+        let outcome = tokio::select! {
+            finished = tokio::time::timeout(remaining, execute(&mut fresh, &job, egress)) => match finished {
+                Ok(outcome) => outcome,
+                Err(_) => failed(format!("timed out after {} s", job.timeout.as_secs())),
+            },
+            _ = until_crash => failed(CRASHED),
         };
         // The run's time ends here; the snapshot and clean-up are not part of it.
         let duration = started.elapsed();
         let snap = match &outcome.result {
+            // A crashed page has nothing to show.
+            ScriptResult::Failed { message } if message == CRASHED => None,
             ScriptResult::Failed { .. } => Some(snapshot(&fresh.page, outcome.selector.clone()).await),
             ScriptResult::Data { .. } => None,
         };

@@ -640,3 +640,58 @@ async fn without_a_sandbox_chromium_still_runs_and_the_engine_says_so() {
     engine.close().await;
     wait_gone(pid, "the closed").await;
 }
+
+/// Scripts that exhaust the page: a synchronous endless loop, a JS heap
+/// that grows without end, a 2 GB buffer. Each ends as a failed run (at the
+/// run timeout or the memory cap) while a run beside it on the same browser
+/// succeeds, its renderer does not outlive it, and the next run succeeds.
+#[tokio::test]
+async fn runaway_scripts_end_at_the_timeout_or_memory_cap_and_the_next_run_succeeds() {
+    use svc_service::engine::Engine;
+    use svc_service::run_outcome::ScriptResult;
+
+    let site = fixture::start().await;
+    let engine = engine_on_private_networks(100, 0);
+    let page = format!("{}/items/3", site.base);
+    let ok = "returnData([...document.querySelectorAll('li')].map(li => li.textContent))";
+    let first = engine.run(job_for(&page, ok)).await;
+    assert!(matches!(first.result, ScriptResult::Data { length: 3, .. }), "{first:?}");
+    let browser = engine.browser_pid().await.expect("a browser runs");
+
+    let cases = [
+        ("endless loop", "while (true) {}", "timed out after 10 s"),
+        // Past the 512 MiB JavaScript heap.
+        ("growing heap", "const a = []; for (;;) a.push(new Array(1024 * 1024).fill(Math.random()));", "crashed"),
+        // Outside the JavaScript heap: past the renderer's 1 GiB.
+        ("2 GB buffer", "const b = new Uint8Array(2 * 1024 ** 3); b.fill(1); returnData([b.length]);", "crashed"),
+    ];
+    for (what, script, says) in cases {
+        let mut job = job_for(&page, script);
+        job.timeout = Duration::from_secs(10);
+        let started = tokio::time::Instant::now();
+        let (report, beside) = tokio::join!(engine.run(job), engine.run(job_for(&page, ok)));
+        eprintln!("{what}: {:?} after {:?}", report.result, started.elapsed());
+        assert!(matches!(beside.result, ScriptResult::Data { length: 3, .. }), "beside {what}: {beside:?}");
+        assert!(
+            matches!(&report.result, ScriptResult::Failed { message } if message.contains(says)),
+            "{what}: {report:?}"
+        );
+        let next = engine.run(job_for(&page, ok)).await;
+        assert!(matches!(next.result, ScriptResult::Data { length: 3, .. }), "after {what}: {next:?}");
+        // The runaway renderer does not outlive its run: gone, or (a
+        // spinning one that Chromium's full browser keeps after disposing its
+        // context) killed once over its CPU cap, 25 s here. Idle renderers
+        // (the full browser's first tab) may stay.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
+        loop {
+            let renderers = svc_runner::renderer_limits::renderers(browser);
+            if renderers.iter().all(|(_, usage)| usage.cpu < Duration::from_secs(5)) {
+                break;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "after {what}, a busy renderer is left: {renderers:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    assert_eq!(engine.browser_pid().await, Some(browser), "the same browser throughout");
+    engine.close().await;
+}
