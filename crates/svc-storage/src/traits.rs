@@ -582,7 +582,11 @@ pub trait OpsStore: Send + Sync {
 /// holds its bucket from the read to the write (a row lock on PostgreSQL,
 /// the write transaction on SQLite): concurrent requests for one bucket,
 /// from any process, are decided one after the other, each on the state
-/// the previous one stored.
+/// the previous one stored. Before that, `decide` is asked about the state
+/// read without the lock, and a refusal there stands: the rules must only
+/// ever refuse more as a bucket fills (an allowed request makes it fuller),
+/// so that a flood of refused requests costs one read each. `decide` may
+/// thus be called twice; the last call is what happened.
 #[async_trait]
 pub trait RateStore: Send + Sync {
     /// One request to a GCRA bucket: `decide` gets the bucket's `tat` (0

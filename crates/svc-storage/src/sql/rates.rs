@@ -1,8 +1,9 @@
 //! Rate-limit buckets: GCRA buckets hold their theoretical arrival time
-//! (`tat`); sliding-log buckets the times of their latest requests. Each
-//! take reads, decides and writes its bucket in one write transaction that
-//! holds the bucket's row ([`Dialect::LOCK_ROW`]), so that requests from
-//! several processes never decide on the same state.
+//! (`tat`); sliding-log buckets the times of their latest requests. A take
+//! that the state as stored does not refuse reads, decides and writes its
+//! bucket in one write transaction that holds the bucket's row
+//! ([`Dialect::LOCK_ROW`]), so that requests from several processes never
+//! decide on the same state.
 
 use async_trait::async_trait;
 use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, Type};
@@ -19,6 +20,14 @@ struct Buckets<T> {
     unused: T,
 }
 
+/// GCRA buckets.
+const TATS: Buckets<i64> = Buckets { table: "rate_limits", column: "tat", unused: 0 };
+
+/// Sliding-log buckets.
+fn logs() -> Buckets<String> {
+    Buckets { table: "rate_logs", column: "stamps", unused: "[]".to_string() }
+}
+
 impl<DB: Dialect> SqlStore<DB>
 where
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
@@ -26,8 +35,10 @@ where
     str: Type<DB>,
     usize: ColumnIndex<DB::Row>,
 {
-    /// Creates the bucket if it is new (its row is what the lock holds),
-    /// then reads it under the lock, decides, and stores what was decided.
+    /// A refusal on the bucket's state read without a lock, which stands
+    /// (see `RateStore`); otherwise the bucket is created if it is new (its
+    /// row is what the lock holds), read under the lock, decided on, and
+    /// what was decided stored.
     async fn take<T>(
         &self,
         kind: Buckets<T>,
@@ -38,6 +49,14 @@ where
         T: for<'q> Encode<'q, DB> + for<'q> Decode<'q, DB> + Type<DB> + Send + Unpin + 'static,
     {
         let Buckets { table, column, unused } = kind;
+        let read = format!("SELECT {column} FROM {table} WHERE bucket = $1");
+        let seen: Option<T> =
+            sqlx::query_scalar(AssertSqlSafe(read.clone())).bind(bucket).fetch_optional(&self.pool).await?;
+        if let Some(seen) = seen
+            && decide(seen).is_none()
+        {
+            return Ok(false);
+        }
         let mut tx = self.begin_write().await?;
         sqlx::query(AssertSqlSafe(format!(
             "INSERT INTO {table} (bucket, {column}) VALUES ($1, $2) ON CONFLICT DO NOTHING"
@@ -46,13 +65,10 @@ where
         .bind(unused)
         .execute(&mut *tx)
         .await?;
-        let stored: T = sqlx::query_scalar(AssertSqlSafe(format!(
-            "SELECT {column} FROM {table} WHERE bucket = $1{}",
-            DB::LOCK_ROW
-        )))
-        .bind(bucket)
-        .fetch_one(&mut *tx)
-        .await?;
+        let stored: T = sqlx::query_scalar(AssertSqlSafe(format!("{read}{}", DB::LOCK_ROW)))
+            .bind(bucket)
+            .fetch_one(&mut *tx)
+            .await?;
         // Refused: the transaction is rolled back (a new bucket with it).
         let Some(next) = decide(stored) else { return Ok(false) };
         sqlx::query(AssertSqlSafe(format!("UPDATE {table} SET {column} = $2 WHERE bucket = $1")))
@@ -80,7 +96,7 @@ where
     usize: ColumnIndex<DB::Row>,
 {
     async fn take_rate_tat(&self, bucket: &str, decide: &mut (dyn FnMut(i64) -> Option<i64> + Send)) -> Result<bool> {
-        self.take(Buckets { table: "rate_limits", column: "tat", unused: 0 }, bucket, decide).await
+        self.take(TATS, bucket, decide).await
     }
 
     async fn take_rate_log(
@@ -88,7 +104,6 @@ where
         bucket: &str,
         decide: &mut (dyn for<'s> FnMut(&'s str) -> Option<String> + Send),
     ) -> Result<bool> {
-        let logs = Buckets { table: "rate_logs", column: "stamps", unused: "[]".to_string() };
-        self.take(logs, bucket, &mut |stamps: String| decide(&stamps)).await
+        self.take(logs(), bucket, &mut |stamps: String| decide(&stamps)).await
     }
 }
