@@ -1,7 +1,8 @@
 //! The limits of interface.md: who may do how much, how fast.
 //!
-//! Buckets that must hold across server processes live in the store
-//! (optimistic compare-and-swap of the GCRA state); the pre-authentication
+//! Buckets that must hold across server processes live in the store, which
+//! decides the requests to one bucket one after the other (the rules are
+//! here, the store holds the bucket meanwhile); the pre-authentication
 //! MCP limit per client IP lives in memory, so that a refused request costs
 //! no database round-trip and no key hashing.
 
@@ -78,37 +79,42 @@ impl RateLimits {
         ServiceError::RateLimited(Refusal { rate, decision })
     }
 
-    /// Takes one request from a shared bucket.
+    /// Takes one request from a shared bucket. The store decides requests
+    /// to one bucket one at a time, whichever process they reach.
     pub async fn take(&self, bucket: &str, rate: Rate) -> Result<()> {
-        for _ in 0..16 {
-            let stored = self.store.rate_tat(bucket).await?;
-            let decision = rate.decide(stored, Utc::now().timestamp_millis());
-            if !decision.allowed {
-                return Err(self.refused(bucket, rate, decision));
-            }
-            if self.store.swap_rate_tat(bucket, stored, decision.tat_ms).await? {
-                return Ok(());
-            }
+        let mut verdict = None;
+        let allowed = self
+            .store
+            .take_rate_tat(bucket, &mut |tat| {
+                // A bucket never used holds 0, which decides like no state.
+                let decision = rate.decide(Some(tat), Utc::now().timestamp_millis());
+                verdict = Some(decision);
+                decision.allowed.then_some(decision.tat_ms)
+            })
+            .await?;
+        match verdict {
+            Some(decision) if !allowed => Err(self.refused(bucket, rate, decision)),
+            _ => Ok(()),
         }
-        Err(ServiceError::Internal(format!("rate bucket {bucket} is too contended")))
     }
 
     /// Takes one request from a shared sliding-log bucket: at most
     /// `rate.limit` in any span of `rate.window` (`sliding_log`).
     pub async fn take_in_any_window(&self, bucket: &str, rate: Rate) -> Result<()> {
-        for _ in 0..16 {
-            let stored = self.store.rate_log(bucket).await?;
-            let stamps: Vec<i64> = stored.as_deref().and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default();
-            let (decision, next) = sliding_log::decide(&rate, &stamps, Utc::now().timestamp_millis());
-            if !decision.allowed {
-                return Err(self.refused(bucket, rate, decision));
-            }
-            let next = serde_json::to_string(&next).expect("numbers serialize");
-            if self.store.swap_rate_log(bucket, stored.as_deref(), &next).await? {
-                return Ok(());
-            }
+        let mut verdict = None;
+        let allowed = self
+            .store
+            .take_rate_log(bucket, &mut |stored| {
+                let stamps: Vec<i64> = serde_json::from_str(stored).unwrap_or_default();
+                let (decision, next) = sliding_log::decide(&rate, &stamps, Utc::now().timestamp_millis());
+                verdict = Some(decision);
+                decision.allowed.then(|| serde_json::to_string(&next).expect("numbers serialize"))
+            })
+            .await?;
+        match verdict {
+            Some(decision) if !allowed => Err(self.refused(bucket, rate, decision)),
+            _ => Ok(()),
         }
-        Err(ServiceError::Internal(format!("rate bucket {bucket} is too contended")))
     }
 
     /// The MCP limit per client IP (in memory, no database).

@@ -589,19 +589,29 @@ pub trait OpsStore: Send + Sync {
     fn pool_use(&self) -> PoolUse;
 }
 
-/// Rate-limit buckets (GCRA state), shared by every process on the database.
+/// Rate-limit buckets, shared by every process on the database. A take
+/// holds its bucket from the read to the write (a row lock on PostgreSQL,
+/// the write transaction on SQLite): concurrent requests for one bucket,
+/// from any process, are decided one after the other, each on the state
+/// the previous one stored. Before that, `decide` is asked about the state
+/// read without the lock, and a refusal there stands: the rules must only
+/// ever refuse more as a bucket fills (an allowed request makes it fuller),
+/// so that a flood of refused requests costs one read each. `decide` may
+/// thus be called twice; the last call is what happened.
 #[async_trait]
 pub trait RateStore: Send + Sync {
-    /// The bucket's stored state, `None` for a bucket never used.
-    async fn rate_tat(&self, bucket: &str) -> Result<Option<i64>>;
-    /// Stores `tat` if the bucket still holds `expected` (`None`: absent);
-    /// false when another request changed it first.
-    async fn swap_rate_tat(&self, bucket: &str, expected: Option<i64>, tat: i64) -> Result<bool>;
-    /// A sliding-log bucket's request times (JSON text), `None` for a bucket never used.
-    async fn rate_log(&self, bucket: &str) -> Result<Option<String>>;
-    /// Stores `stamps` if the bucket still holds `expected` (`None`: absent);
-    /// false when another request changed it first.
-    async fn swap_rate_log(&self, bucket: &str, expected: Option<&str>, stamps: &str) -> Result<bool>;
+    /// One request to a GCRA bucket: `decide` gets the bucket's `tat` (0
+    /// for a bucket never used) and returns the `tat` to store if the
+    /// request is allowed, `None` if it is refused (nothing is stored).
+    /// Returns whether it was allowed.
+    async fn take_rate_tat(&self, bucket: &str, decide: &mut (dyn FnMut(i64) -> Option<i64> + Send)) -> Result<bool>;
+    /// One request to a sliding-log bucket: the same, with the bucket's
+    /// request times as JSON text (`[]` for a bucket never used).
+    async fn take_rate_log(
+        &self,
+        bucket: &str,
+        decide: &mut (dyn for<'s> FnMut(&'s str) -> Option<String> + Send),
+    ) -> Result<bool>;
 }
 
 /// How a claimed task ends, and what is written with it in one transaction.

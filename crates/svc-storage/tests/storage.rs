@@ -3287,14 +3287,70 @@ async fn engine_memory_is_per_scrap_and_scoped(store: Arc<dyn Store>) {
     assert!(!store.set_engine_memory(org.id, s.id, &memory("static", 0)).await.unwrap());
 }
 
-async fn rate_logs_swap_only_from_what_was_read(store: Arc<dyn Store>) {
-    assert_eq!(store.rate_log("trigger:key:a").await.unwrap(), None);
-    assert!(store.swap_rate_log("trigger:key:a", None, "[1]").await.unwrap());
-    assert!(!store.swap_rate_log("trigger:key:a", None, "[2]").await.unwrap(), "someone created it first");
-    assert!(!store.swap_rate_log("trigger:key:a", Some("[0]"), "[2]").await.unwrap(), "a stale read loses");
-    assert!(store.swap_rate_log("trigger:key:a", Some("[1]"), "[1,2]").await.unwrap());
-    assert_eq!(store.rate_log("trigger:key:a").await.unwrap().as_deref(), Some("[1,2]"));
-    assert_eq!(store.rate_log("trigger:key:b").await.unwrap(), None, "buckets are separate");
+/// The current state of a sliding-log bucket, read by a refused take.
+async fn rate_log(store: &Arc<dyn Store>, bucket: &str) -> String {
+    let mut seen = String::new();
+    let mut look = |stamps: &str| {
+        seen = stamps.to_string();
+        None
+    };
+    assert!(!store.take_rate_log(bucket, &mut look).await.unwrap());
+    seen
+}
+
+/// One take of a GCRA bucket, which stores `tat + 45` if `allow`: whether
+/// it was allowed, and the `tat` it was given.
+async fn take_tat(store: &Arc<dyn Store>, bucket: &str, allow: bool) -> (bool, i64) {
+    let mut seen = None;
+    let mut decide = |tat| {
+        seen = Some(tat);
+        allow.then_some(tat + 45)
+    };
+    let allowed = store.take_rate_tat(bucket, &mut decide).await.unwrap();
+    (allowed, seen.expect("decided once"))
+}
+
+/// A take gets the bucket's state (`[]`, `0` when new), stores what it
+/// decides, or nothing when it refuses; buckets are separate.
+async fn rate_buckets_store_what_a_take_decides(store: Arc<dyn Store>) {
+    assert_eq!(rate_log(&store, "trigger:key:a").await, "[]", "a new bucket");
+    assert!(store.take_rate_log("trigger:key:a", &mut |s| Some(format!("{}1]", &s[..s.len() - 1]))).await.unwrap());
+    assert_eq!(rate_log(&store, "trigger:key:a").await, "[1]");
+    assert!(store.take_rate_log("trigger:key:a", &mut |_| Some("[1,2]".into())).await.unwrap());
+    assert_eq!(rate_log(&store, "trigger:key:a").await, "[1,2]");
+    assert_eq!(rate_log(&store, "trigger:key:b").await, "[]", "buckets are separate");
+
+    assert_eq!(take_tat(&store, "login:ip:a", true).await, (true, 0), "a new bucket");
+    assert_eq!(take_tat(&store, "login:ip:a", false).await, (false, 45));
+    assert_eq!(take_tat(&store, "login:ip:a", true).await, (true, 45), "a refusal stores nothing");
+    assert_eq!(take_tat(&store, "login:ip:b", false).await, (false, 0), "buckets are separate");
+}
+
+/// Concurrent takes of one bucket (several server processes' requests)
+/// are decided one after the other, each on what the previous one stored:
+/// none is lost and none fails, where a read-then-swap would have to retry.
+async fn concurrent_takes_of_a_rate_bucket_each_see_the_previous_one(store: Arc<dyn Store>) {
+    const TAKES: i64 = 40;
+    let mut takes = tokio::task::JoinSet::new();
+    for i in 0..TAKES {
+        let store = store.clone();
+        takes.spawn(async move {
+            let mut append = |stored: &str| {
+                let mut stamps: Vec<i64> = serde_json::from_str(stored).unwrap();
+                stamps.push(i);
+                Some(serde_json::to_string(&stamps).unwrap())
+            };
+            assert!(store.take_rate_log("trigger:key:busy", &mut append).await.unwrap());
+            assert!(take_tat(&store, "login:email:busy", true).await.0);
+        });
+    }
+    while let Some(done) = takes.join_next().await {
+        done.unwrap();
+    }
+    let mut stamps: Vec<i64> = serde_json::from_str(&rate_log(&store, "trigger:key:busy").await).unwrap();
+    stamps.sort_unstable();
+    assert_eq!(stamps, (0..TAKES).collect::<Vec<_>>());
+    assert_eq!(take_tat(&store, "login:email:busy", false).await, (false, 45 * TAKES));
 }
 
 /// The backlog counts what is waiting across every organization: the run
@@ -3417,6 +3473,7 @@ storage_tests!(
     finished_tasks_write_ai_rows_of_no_scrap,
     count_tasks_by_organization_kind_and_time,
     ai_fix_makes_the_repaired_script_current,
-    rate_logs_swap_only_from_what_was_read,
+    rate_buckets_store_what_a_take_decides,
+    concurrent_takes_of_a_rate_bucket_each_see_the_previous_one,
     backlog_counts_what_waits_in_every_organization,
 );

@@ -1,9 +1,17 @@
 //! The command-line client's suites in one test binary: `binary` runs the
 //! real `svc` executable (start-up, admin commands, exit codes), `client`
 //! runs it against an in-process server, a recording server and a pseudo-terminal;
-//! `workers` runs `svc worker` processes on PostgreSQL and kills or stops them mid-run.
+//! `workers` runs `svc worker` processes on PostgreSQL and kills or stops them mid-run;
+//! `scale_out` runs two `svc server` and two `svc worker` processes on one PostgreSQL
+//! database (`process` starts them).
 
 mod binary;
 mod client;
 mod logs;
+mod process;
+mod scale_out;
 mod workers;
+
+/// A local webhook receiver, shared with the HTTP suites.
+#[path = "../../../svc-server/tests/api/common/receiver.rs"]
+mod receiver;

@@ -4,9 +4,6 @@
 //! SIGTERM past its grace period, whose run another worker takes at once.
 //! The API is the in-process app (no embedded worker) on the same database.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{Receiver as Lines, channel};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -17,94 +14,14 @@ use tokio::net::TcpListener;
 
 #[path = "../../../svc-server/tests/api/common/held_page.rs"]
 mod held_page;
-#[path = "../../../svc-server/tests/api/common/receiver.rs"]
-mod receiver;
 
+use crate::process::SvcProcess;
+use crate::receiver::Receiver;
 use held_page::HeldPage;
-use receiver::Receiver;
 
-const SVC: &str = env!("CARGO_BIN_EXE_svc");
 /// How long the tests wait for what must happen (polling, never sleeping):
 /// longer than a lease (`SVC_RUN_TIMEOUT` + 30 s) and a reaper's round (10 s).
 const DEADLINE: Duration = Duration::from_secs(120);
-
-/// A running `svc worker`; killed on drop.
-struct Worker {
-    child: Child,
-    /// Its stderr, line by line (kept drained).
-    stderr: Lines<String>,
-}
-
-impl Worker {
-    /// Starts `svc worker --id default` on `db` and waits for its start-up line.
-    fn start(db: &TestDb, env: &[(&str, &str)]) -> Worker {
-        let mut command = Command::new(SVC);
-        for (key, _) in std::env::vars_os() {
-            if key.to_string_lossy().starts_with("SVC_") {
-                command.env_remove(&key);
-            }
-        }
-        command
-            .env("SVC_DATABASE_URL", &db.url)
-            .env("SVC_SECRET_KEY", db.key().to_base64())
-            .env("SVC_ALLOW_PRIVATE_NETWORKS", "true")
-            .env("RUST_LOG", "info")
-            .envs(env.iter().copied())
-            .args(["worker", "--id", "default"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().expect("spawn svc worker");
-        let (tx, stderr) = channel();
-        let pipe = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(pipe).lines() {
-                let Ok(line) = line else { break };
-                let _ = tx.send(line);
-            }
-        });
-        let worker = Worker { child, stderr };
-        worker.wait_line(|l| l.starts_with("svc: worker for container `default` (database: postgres)"));
-        worker
-    }
-
-    /// Waits (with a deadline) for a stderr line that `matches`; returns the lines up to it.
-    fn wait_line(&self, matches: impl Fn(&str) -> bool) -> Vec<String> {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let mut seen = Vec::new();
-        loop {
-            match self.stderr.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                Ok(line) if matches(&line) => return seen,
-                Ok(line) => seen.push(line),
-                Err(e) => panic!("no such line ({e:?}); stderr so far:\n{}", seen.join("\n")),
-            }
-        }
-    }
-
-    fn signal(&self, signal: &str) {
-        let sent = Command::new("kill").arg(format!("-{signal}")).arg(self.child.id().to_string()).status().unwrap();
-        assert!(sent.success(), "kill -{signal}");
-    }
-
-    /// Waits (with a deadline) for the process to exit.
-    fn exited(&mut self) -> std::process::ExitStatus {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "svc worker did not exit");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// The API on `db` in this process, without a worker of its own.
 struct Api {
@@ -222,14 +139,14 @@ async fn a_worker_killed_mid_run_is_retried_by_another_after_its_lease_and_its_w
     let (api, scrap) = Api::start(&db, &page, &receiver).await;
     // The lease is SVC_RUN_TIMEOUT + 30 s.
     let short_lease = [("SVC_RUN_TIMEOUT", "5s")];
-    let mut first = Worker::start(&db, &short_lease);
+    let mut first = SvcProcess::worker(&db, "default", &short_lease);
     let history = api.trigger(&scrap).await;
     page.wait_for(1, DEADLINE).await;
     first.signal("KILL");
     let status = first.exited();
     assert_eq!(status.code(), None, "killed by a signal: {status:?}");
 
-    let _second = Worker::start(&db, &short_lease);
+    let _second = SvcProcess::worker(&db, "default", &short_lease);
     let row = api.finished(&history).await;
     assert_eq!(row["statusDetail"], "success", "{row}");
     assert_eq!(row["retries"], 1, "retried once: {row}");
@@ -257,10 +174,10 @@ async fn a_worker_stopped_past_its_grace_period_releases_its_run_to_another_at_o
     let page = HeldPage::start(1).await;
     let receiver = Receiver::start(&[]).await;
     let (api, scrap) = Api::start(&db, &page, &receiver).await;
-    let mut first = Worker::start(&db, &[("SVC_SHUTDOWN_GRACE", "1s")]);
+    let mut first = SvcProcess::worker(&db, "default", &[("SVC_SHUTDOWN_GRACE", "1s")]);
     let history = api.trigger(&scrap).await;
     page.wait_for(1, DEADLINE).await;
-    let _second = Worker::start(&db, &[]);
+    let _second = SvcProcess::worker(&db, "default", &[]);
 
     first.signal("TERM");
     let status = first.exited();

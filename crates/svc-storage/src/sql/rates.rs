@@ -1,12 +1,85 @@
 //! Rate-limit buckets: GCRA buckets hold their theoretical arrival time
-//! (`tat`); sliding-log buckets the times of their latest requests.
+//! (`tat`); sliding-log buckets the times of their latest requests. A take
+//! that the state as stored does not refuse reads, decides and writes its
+//! bucket in one write transaction that holds the bucket's row
+//! ([`Dialect::LOCK_ROW`]), so that requests from several processes never
+//! decide on the same state.
 
 use async_trait::async_trait;
-use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
+use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, Type};
 
-use super::{Dialect, RowsAffected, SqlStore};
+use super::{Dialect, SqlStore};
 use crate::Result;
 use crate::traits::RateStore;
+
+/// A kind of bucket: its table, its state's column, and the state of a
+/// bucket never used (which decides like no state at all).
+struct Buckets<T> {
+    table: &'static str,
+    column: &'static str,
+    unused: T,
+}
+
+/// GCRA buckets.
+const TATS: Buckets<i64> = Buckets { table: "rate_limits", column: "tat", unused: 0 };
+
+/// Sliding-log buckets.
+fn logs() -> Buckets<String> {
+    Buckets { table: "rate_logs", column: "stamps", unused: "[]".to_string() }
+}
+
+impl<DB: Dialect> SqlStore<DB>
+where
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB>,
+    str: Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    /// A refusal on the bucket's state read without a lock, which stands
+    /// (see `RateStore`); otherwise the bucket is created if it is new (its
+    /// row is what the lock holds), read under the lock, decided on, and
+    /// what was decided stored.
+    async fn take<T>(
+        &self,
+        kind: Buckets<T>,
+        bucket: &str,
+        decide: &mut (dyn FnMut(T) -> Option<T> + Send),
+    ) -> Result<bool>
+    where
+        T: for<'q> Encode<'q, DB> + for<'q> Decode<'q, DB> + Type<DB> + Send + Unpin + 'static,
+    {
+        let Buckets { table, column, unused } = kind;
+        let read = format!("SELECT {column} FROM {table} WHERE bucket = $1");
+        let seen: Option<T> =
+            sqlx::query_scalar(AssertSqlSafe(read.clone())).bind(bucket).fetch_optional(&self.pool).await?;
+        if let Some(seen) = seen
+            && decide(seen).is_none()
+        {
+            return Ok(false);
+        }
+        let mut tx = self.begin_write().await?;
+        sqlx::query(AssertSqlSafe(format!(
+            "INSERT INTO {table} (bucket, {column}) VALUES ($1, $2) ON CONFLICT DO NOTHING"
+        )))
+        .bind(bucket)
+        .bind(unused)
+        .execute(&mut *tx)
+        .await?;
+        let stored: T = sqlx::query_scalar(AssertSqlSafe(format!("{read}{}", DB::LOCK_ROW)))
+            .bind(bucket)
+            .fetch_one(&mut *tx)
+            .await?;
+        // Refused: the transaction is rolled back (a new bucket with it).
+        let Some(next) = decide(stored) else { return Ok(false) };
+        sqlx::query(AssertSqlSafe(format!("UPDATE {table} SET {column} = $2 WHERE bucket = $1")))
+            .bind(bucket)
+            .bind(next)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+}
 
 #[async_trait]
 impl<DB: Dialect> RateStore for SqlStore<DB>
@@ -22,61 +95,15 @@ where
     str: Type<DB>,
     usize: ColumnIndex<DB::Row>,
 {
-    async fn rate_tat(&self, bucket: &str) -> Result<Option<i64>> {
-        let row: Option<(i64,)> = sqlx::query_as("SELECT tat FROM rate_limits WHERE bucket = $1")
-            .bind(bucket)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.map(|(t,)| t))
+    async fn take_rate_tat(&self, bucket: &str, decide: &mut (dyn FnMut(i64) -> Option<i64> + Send)) -> Result<bool> {
+        self.take(TATS, bucket, decide).await
     }
 
-    async fn swap_rate_tat(&self, bucket: &str, expected: Option<i64>, tat: i64) -> Result<bool> {
-        let done = match expected {
-            None => {
-                sqlx::query("INSERT INTO rate_limits (bucket, tat) VALUES ($1, $2) ON CONFLICT DO NOTHING")
-                    .bind(bucket)
-                    .bind(tat)
-                    .execute(&self.pool)
-                    .await?
-            }
-            Some(old) => {
-                sqlx::query("UPDATE rate_limits SET tat = $3 WHERE bucket = $1 AND tat = $2")
-                    .bind(bucket)
-                    .bind(old)
-                    .bind(tat)
-                    .execute(&self.pool)
-                    .await?
-            }
-        };
-        Ok(done.rows_affected() == 1)
-    }
-
-    async fn rate_log(&self, bucket: &str) -> Result<Option<String>> {
-        let row: Option<(String,)> = sqlx::query_as("SELECT stamps FROM rate_logs WHERE bucket = $1")
-            .bind(bucket)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.map(|(s,)| s))
-    }
-
-    async fn swap_rate_log(&self, bucket: &str, expected: Option<&str>, stamps: &str) -> Result<bool> {
-        let done = match expected {
-            None => {
-                sqlx::query("INSERT INTO rate_logs (bucket, stamps) VALUES ($1, $2) ON CONFLICT DO NOTHING")
-                    .bind(bucket)
-                    .bind(stamps)
-                    .execute(&self.pool)
-                    .await?
-            }
-            Some(old) => {
-                sqlx::query("UPDATE rate_logs SET stamps = $3 WHERE bucket = $1 AND stamps = $2")
-                    .bind(bucket)
-                    .bind(old)
-                    .bind(stamps)
-                    .execute(&self.pool)
-                    .await?
-            }
-        };
-        Ok(done.rows_affected() == 1)
+    async fn take_rate_log(
+        &self,
+        bucket: &str,
+        decide: &mut (dyn for<'s> FnMut(&'s str) -> Option<String> + Send),
+    ) -> Result<bool> {
+        self.take(logs(), bucket, &mut |stamps: String| decide(&stamps)).await
     }
 }
