@@ -13,7 +13,6 @@ use svc_api_types::{GenerateBody, TaskAccepted, TaskView, WizardBody};
 use svc_domain::task::Task;
 use svc_service::Services;
 use svc_service::ai_tasks::GenerateRequest;
-use svc_service::runs;
 use utoipa::IntoParams;
 
 use crate::ApiError;
@@ -28,10 +27,7 @@ pub(crate) struct WaitQuery {
 }
 
 fn wait_of(query: &WaitQuery) -> Result<Duration, ApiError> {
-    Ok(match query.wait.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        None => Duration::ZERO,
-        Some(raw) => raw.parse::<u64>().map_err(|_| runs::wait_refused()).and_then(runs::wait_from_secs)?,
-    })
+    super::runs::wait(query.wait.as_deref())
 }
 
 /// 202 `{taskId}`, or with `wait=<seconds>` 200 and the task if it ends in time.

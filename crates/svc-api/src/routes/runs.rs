@@ -76,6 +76,14 @@ pub(crate) async fn load(
     trigger(&services, &principal, Trigger::Load, &id, query).await
 }
 
+/// A `wait=<seconds>` query parameter (none or blank: no wait).
+pub(super) fn wait(raw: Option<&str>) -> Result<Duration, ApiError> {
+    Ok(match raw.map(str::trim).filter(|s| !s.is_empty()) {
+        None => Duration::ZERO,
+        Some(raw) => raw.parse::<u64>().map_err(|_| runs::wait_refused()).and_then(runs::wait_from_secs)?,
+    })
+}
+
 /// 202 with the pending run, or with `wait=<seconds>` 200 and the finished
 /// row if it ends in time.
 async fn trigger(
@@ -86,10 +94,7 @@ async fn trigger(
     query: TriggerQuery,
 ) -> Result<Response, ApiError> {
     let id = parse_id("id", id)?;
-    let wait = match query.wait.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        None => Duration::ZERO,
-        Some(raw) => raw.parse::<u64>().map_err(|_| runs::wait_refused()).and_then(runs::wait_from_secs)?,
-    };
+    let wait = wait(query.wait.as_deref())?;
     let row = services.runs.trigger(principal, via, id, query.param.as_deref()).await?;
     if !wait.is_zero()
         && let Some(done) = services.runs.wait_finished(principal, row.id, wait).await?
