@@ -2,11 +2,13 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use svc_domain::account::{Organization, User};
+use utoipa::ToSchema;
 
 use crate::iso;
 
 /// The body of `POST /api/auth/signup` (`Debug` leaves the password out).
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(description = "The body of `POST /api/auth/signup`: a password of at least 8 characters.")]
 pub struct SignupBody {
     pub email: String,
     pub password: String,
@@ -15,7 +17,8 @@ pub struct SignupBody {
 }
 
 /// The body of `POST /api/auth/login` (`Debug` leaves the password out).
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(description = "The body of `POST /api/auth/login`.")]
 pub struct LoginBody {
     pub email: String,
     pub password: String,
@@ -33,7 +36,7 @@ impl fmt::Debug for LoginBody {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UserView {
     pub id: String,
@@ -57,7 +60,7 @@ impl From<User> for UserView {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OrganizationView {
     pub id: String,
@@ -81,7 +84,7 @@ impl From<Organization> for OrganizationView {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SignupView {
     pub token: String,
@@ -90,14 +93,14 @@ pub struct SignupView {
     pub organization: OrganizationView,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LoginView {
     pub token: String,
     pub expires_at: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct MeView {
     pub user: UserView,
     pub organization: OrganizationView,

@@ -1,9 +1,10 @@
 use serde::{Deserialize, Serialize};
 use svc_domain::activity::Activity;
+use utoipa::ToSchema;
 
 use crate::iso;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ActivityView {
     pub id: String,

@@ -4,18 +4,19 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use svc_domain::script_version::ScriptVersion;
 use svc_domain::task::Task;
+use utoipa::ToSchema;
 
 use crate::iso;
 
-/// `POST /api/ai/wizard`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The body of `POST /api/ai/wizard`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WizardBody {
     pub url: String,
 }
 
-/// `POST /api/ai/generate`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The body of `POST /api/ai/generate`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GenerateBody {
     pub url: String,
@@ -25,14 +26,14 @@ pub struct GenerateBody {
 }
 
 /// The 202 answer of a task just queued.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskAccepted {
     pub task_id: String,
 }
 
-/// `GET /api/tasks/:id`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// An AI task (`GET /api/tasks/{id}`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskView {
     pub id: String,
@@ -65,8 +66,8 @@ impl From<Task> for TaskView {
     }
 }
 
-/// `GET /api/scraps/:id/versions` items.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A version of a scrap's script (`GET /api/scraps/{id}/versions` items).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VersionView {
     pub id: String,

@@ -1,7 +1,8 @@
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// The body of `POST /api/developers/announcements`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnnouncementBody {
     pub subject: String,
@@ -10,7 +11,7 @@ pub struct AnnouncementBody {
 }
 
 /// The answer (202): the announcement and how many users it is queued for.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct AnnouncementQueued {
     pub id: String,
     pub recipients: usize,

@@ -1,13 +1,15 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use svc_domain::history::HistoryRow;
+use utoipa::ToSchema;
 
 use crate::iso;
 
-/// The History row shape. `costs` and `meter` are absent (not null) unless
-/// the caller may see them. `errorSnapshot` is for the web app's admin view
-/// only (interface.md), so REST and MCP never carry it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The History row shape: one run of a scrap. `costs` and `meter` are
+/// absent (not null) unless the caller may see them (platform admins).
+/// `errorSnapshot` is for the web app's admin view only, so REST and MCP
+/// never carry it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HistoryRowView {
     pub id: String,

@@ -1,12 +1,13 @@
 use serde::{Deserialize, Serialize};
 use svc_domain::api_key::ApiKey;
+use utoipa::ToSchema;
 
 use crate::iso;
 
 /// The body of `POST /api/developers/keys`. Unknown fields are refused: a
 /// misspelt `scopes` must not silently create an all-powerful key. Absent
 /// and `null` are alike here (no `scopes`: every scope).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewKeyBody {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -20,7 +21,7 @@ pub struct NewKeyBody {
 }
 
 /// A key as lists show it: never the plain key, only its `prefix`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct KeyView {
     pub id: String,
@@ -47,7 +48,7 @@ impl From<ApiKey> for KeyView {
 }
 
 /// The creation response: the key plus `plainKey`, shown this once.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreatedKeyView {
     #[serde(flatten)]

@@ -1,8 +1,9 @@
 use serde::{Deserialize, Serialize};
 use svc_domain::history::HistoryRow;
+use utoipa::ToSchema;
 
 /// The 202 answer of a trigger: the run is queued.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TriggerAccepted {
     pub history_id: String,

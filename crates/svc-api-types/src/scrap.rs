@@ -1,8 +1,31 @@
 use serde::de::IgnoredAny;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use svc_domain::scrap::{ParamSet, Scrap};
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+use utoipa::{PartialSchema, ToSchema};
 
 use crate::iso;
+
+/// The read-only fields of a `ScrapBody` are never serialized.
+fn never_sent(_: &Option<IgnoredAny>) -> bool {
+    true
+}
+
+/// Never called (see [`never_sent`]).
+fn unit<S: Serializer>(_: &Option<IgnoredAny>, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_unit()
+}
+
+/// The schema of `params`: `[{key, value}]`, `value` any JSON (the domain's
+/// `ParamSet` has no schema of its own).
+fn param_sets() -> ArrayBuilder {
+    let set = ObjectBuilder::new()
+        .property("key", ObjectBuilder::new().schema_type(Type::String))
+        .property("value", serde_json::Value::schema())
+        .required("key")
+        .required("value");
+    ArrayBuilder::new().items(set)
+}
 
 /// `Some(None)` for an explicit `null`, `None` when the field is absent.
 fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
@@ -21,66 +44,99 @@ fn non_null<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Opti
 /// what it read. A nullable field is `Option<Option<_>>`: `None` absent (not
 /// sent), `Some(None)` an explicit `null` (clears it); the other fields
 /// refuse `null`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(description = "The body of `POST /api/scraps` (create: `title`, `url` and `request` required) and \
+    `PUT`/`PATCH /api/scraps/{id}` (a partial update: only the fields present are set). A nullable field \
+    set to `null` is cleared; the others refuse `null`. Unknown fields are refused; the read-only fields of \
+    the Scrap shape (`id`, `history`, `user`, `organizationId`, `createdAt`, `updatedAt`, \
+    `lastTierChangeAt`) are accepted and ignored, so that a client can send back what it read.")]
 pub struct ScrapBody {
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub title: Option<String>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub description: Option<String>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub url: Option<String>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub request: Option<String>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub scrapper: Option<String>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub containers: Option<Vec<String>>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = param_sets)]
     pub params: Option<Vec<ParamSet>>,
     #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
     pub cron: Option<Option<String>>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub cron_timezone: Option<String>,
     #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
     pub alert: Option<Option<String>>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub auto_fix: Option<bool>,
     #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
     pub proxy_tier: Option<Option<String>>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub email_notif: Option<bool>,
     #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
     pub email_notif_recipient: Option<Option<String>>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub email_notif_format: Option<String>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub digest_enabled: Option<bool>,
     #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
     pub digest_prompt: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
     pub digest_recipient: Option<Option<String>>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub banner: Option<String>,
-    // Read-only fields of the Scrap shape: accepted, ignored, never sent.
-    #[serde(skip_serializing)]
+    // Read-only fields of the Scrap shape: accepted, ignored, never sent
+    // (and in the schema, which refuses unknown fields).
+    #[serde(default, skip_serializing_if = "never_sent", serialize_with = "unit")]
+    /// Read-only: accepted and ignored.
+    #[schema(value_type = serde_json::Value)]
     pub id: Option<IgnoredAny>,
-    #[serde(skip_serializing)]
+    #[serde(default, skip_serializing_if = "never_sent", serialize_with = "unit")]
+    /// Read-only: accepted and ignored.
+    #[schema(value_type = serde_json::Value)]
     pub history: Option<IgnoredAny>,
-    #[serde(skip_serializing)]
+    #[serde(default, skip_serializing_if = "never_sent", serialize_with = "unit")]
+    /// Read-only: accepted and ignored.
+    #[schema(value_type = serde_json::Value)]
     pub user: Option<IgnoredAny>,
-    #[serde(skip_serializing)]
+    #[serde(default, skip_serializing_if = "never_sent", serialize_with = "unit")]
+    /// Read-only: accepted and ignored.
+    #[schema(value_type = serde_json::Value)]
     pub organization_id: Option<IgnoredAny>,
-    #[serde(skip_serializing)]
+    #[serde(default, skip_serializing_if = "never_sent", serialize_with = "unit")]
+    /// Read-only: accepted and ignored.
+    #[schema(value_type = serde_json::Value)]
     pub created_at: Option<IgnoredAny>,
-    #[serde(skip_serializing)]
+    #[serde(default, skip_serializing_if = "never_sent", serialize_with = "unit")]
+    /// Read-only: accepted and ignored.
+    #[schema(value_type = serde_json::Value)]
     pub updated_at: Option<IgnoredAny>,
-    #[serde(skip_serializing)]
+    #[serde(default, skip_serializing_if = "never_sent", serialize_with = "unit")]
+    /// Read-only: accepted and ignored.
+    #[schema(value_type = serde_json::Value)]
     pub last_tier_change_at: Option<IgnoredAny>,
 }
 
-/// The Scrap shape of interface.md: exactly these fields.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The Scrap shape: exactly these fields.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScrapView {
     pub id: String,
@@ -90,6 +146,7 @@ pub struct ScrapView {
     pub request: String,
     pub scrapper: String,
     pub containers: Vec<String>,
+    #[schema(schema_with = param_sets)]
     pub params: Vec<ParamSet>,
     pub history: Vec<String>,
     pub cron: Option<String>,

@@ -5,12 +5,14 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use svc_domain::site_account::username_hint;
+use utoipa::ToSchema;
 
 /// The body of `PUT /api/scraps/:id/account`. Both fields are required
 /// (the service says so, naming the field); unknown fields are refused.
 /// `Debug` shows the username's hint and no password.
-#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(description = "The body of `PUT /api/scraps/{id}/account`: both fields are required.")]
 pub struct SiteAccountBody {
     #[serde(default)]
     pub username: Option<String>,
@@ -26,8 +28,8 @@ impl fmt::Debug for SiteAccountBody {
     }
 }
 
-/// What `GET`, `PUT /api/scraps/:id/account` answer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// What `GET` and `PUT /api/scraps/{id}/account` answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SiteAccountView {
     pub has_account: bool,

@@ -1,12 +1,13 @@
 use serde::{Deserialize, Serialize};
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
+use utoipa::ToSchema;
 
 use crate::iso;
 
 /// The body of `POST` and `PUT /api/developers/webhooks`: on `PUT`, absent
 /// fields are left alone (`scrapIds: []` makes the webhook organization-wide).
 /// Unknown fields are refused.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WebhookBody {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -20,7 +21,7 @@ pub struct WebhookBody {
 }
 
 /// A webhook as lists show it: never its secret.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookView {
     pub id: String,
@@ -47,7 +48,7 @@ impl From<Webhook> for WebhookView {
 }
 
 /// The creation response: the webhook plus `plainSecret`, shown this once.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreatedWebhookView {
     #[serde(flatten)]
@@ -56,7 +57,7 @@ pub struct CreatedWebhookView {
 }
 
 /// One attempt of the delivery log.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AttemptView {
     pub id: String,
@@ -91,7 +92,7 @@ impl From<DeliveryAttempt> for AttemptView {
 }
 
 /// The answer to a redelivery: the new delivery, queued.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RedeliveryView {
     pub delivery_id: String,

@@ -10,6 +10,7 @@ mod commands;
 mod error;
 mod extract;
 mod mcp;
+mod openapi;
 mod ops;
 mod routes;
 mod views;
@@ -46,6 +47,13 @@ pub fn router(services: Arc<Services>, options: HttpOptions) -> Router {
         .method_not_allowed_fallback(error::method_not_allowed)
         .with_state(services);
     operated(app, options.request_timeout)
+}
+
+/// The method and path of every route of the REST route table, which
+/// builds the router (`/api/mcp`, `/metrics` and the web app's pages are
+/// routed apart). The api suite checks the OpenAPI document against it.
+pub fn rest_routes() -> Vec<(axum::http::Method, &'static str)> {
+    routes::table().into_iter().map(|route| (route.method, route.path)).collect()
 }
 
 /// `GET /metrics` alone, without a token: for `SVC_METRICS_LISTEN`, an

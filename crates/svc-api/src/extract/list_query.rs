@@ -24,6 +24,20 @@ pub(crate) struct ListQuery {
     pub scrap: Option<ObjectId>,
 }
 
+/// `page` and `perPage` as the OpenAPI document shows them (`ListQuery`
+/// reads them as text, to name a malformed one in its 422).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+#[allow(dead_code)]
+pub(crate) struct Paging {
+    /// The page, from 1 (default 1).
+    #[param(minimum = 1, maximum = 1000000)]
+    page: Option<i64>,
+    /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
+    per_page: Option<i64>,
+}
+
 fn integer(field: &str, raw: Option<String>) -> Result<Option<i64>, ApiError> {
     raw.map(|s| {
         s.trim().parse::<i64>().map_err(|_| ServiceError::validation(field, format!("`{s}` is not an integer")).into())

@@ -9,4 +9,4 @@ mod list_query;
 pub(crate) use auth::{Caller, WebSession};
 pub(crate) use id::parse_id;
 pub(crate) use json::ApiJson;
-pub(crate) use list_query::ListQuery;
+pub(crate) use list_query::{ListQuery, Paging};

@@ -11,6 +11,18 @@ use crate::commands::{IntoCommand, LoginBody, SignupBody};
 use crate::extract::{ApiJson, WebSession};
 use crate::views::{self, LoginView, MeView, SignupView};
 
+/// Sign up
+///
+/// Creates a user and its own organization on the Free plan with the
+/// signup grant, and answers a session token (JWT).
+#[utoipa::path(
+    post,
+    path = "/api/auth/signup",
+    operation_id = "signup",
+    tag = "auth",
+    request_body = SignupBody,
+    responses((status = 201, description = "the new user, its organization and a session token", body = SignupView))
+)]
 pub(crate) async fn signup(
     State(services): State<Arc<Services>>,
     ClientAddr(from): ClientAddr,
@@ -20,6 +32,17 @@ pub(crate) async fn signup(
     Ok((StatusCode::CREATED, Json(views::signup(created))))
 }
 
+/// Log in
+///
+/// Answers a session token (JWT, 24 h) for an email and password.
+#[utoipa::path(
+    post,
+    path = "/api/auth/login",
+    operation_id = "login",
+    tag = "auth",
+    request_body = LoginBody,
+    responses((status = 200, description = "a session token and its expiry", body = LoginView))
+)]
 pub(crate) async fn login(
     State(services): State<Arc<Services>>,
     ClientAddr(from): ClientAddr,
@@ -28,6 +51,16 @@ pub(crate) async fn login(
     Ok(Json(views::login(services.accounts.login(body.into_command(), from).await?)))
 }
 
+/// The caller
+///
+/// The session's user and organization (plan, compute balance, default containers).
+#[utoipa::path(
+    get,
+    path = "/api/auth/me",
+    operation_id = "me",
+    tag = "auth",
+    responses((status = 200, description = "the user and the organization", body = MeView))
+)]
 pub(crate) async fn me(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,

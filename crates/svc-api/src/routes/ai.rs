@@ -13,21 +13,21 @@ use svc_api_types::{GenerateBody, TaskAccepted, TaskView, WizardBody};
 use svc_domain::task::Task;
 use svc_service::Services;
 use svc_service::ai_tasks::GenerateRequest;
-use svc_service::runs;
+use utoipa::IntoParams;
 
 use crate::ApiError;
 use crate::extract::{ApiJson, WebSession, parse_id};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub(crate) struct WaitQuery {
+    /// Seconds to wait for the task to finish, 0 to 120 (default 0).
+    #[param(value_type = Option<u64>, maximum = 120)]
     wait: Option<String>,
 }
 
 fn wait_of(query: &WaitQuery) -> Result<Duration, ApiError> {
-    Ok(match query.wait.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        None => Duration::ZERO,
-        Some(raw) => raw.parse::<u64>().map_err(|_| runs::wait_refused()).and_then(runs::wait_from_secs)?,
-    })
+    super::runs::wait(query.wait.as_deref())
 }
 
 /// 202 `{taskId}`, or with `wait=<seconds>` 200 and the task if it ends in time.
@@ -46,7 +46,21 @@ async fn accepted(
     Ok((StatusCode::ACCEPTED, Json(TaskAccepted { task_id: task.id.to_string() })).into_response())
 }
 
-/// `POST /api/ai/wizard`.
+/// Start the AI wizard
+///
+/// Queues a task that looks at the page and proposes the fields to extract.
+#[utoipa::path(
+    post,
+    path = "/api/ai/wizard",
+    operation_id = "aiWizard",
+    tag = "ai",
+    params(WaitQuery),
+    request_body = WizardBody,
+    responses(
+        (status = 202, description = "the task is queued", body = TaskAccepted),
+        (status = 200, description = "with `wait`: the task finished in time", body = TaskView),
+    )
+)]
 pub(crate) async fn wizard(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
@@ -58,7 +72,21 @@ pub(crate) async fn wizard(
     accepted(&services, &session, task, wait).await
 }
 
-/// `POST /api/ai/generate`.
+/// Generate a script
+///
+/// Queues a task that writes an extraction script for the page.
+#[utoipa::path(
+    post,
+    path = "/api/ai/generate",
+    operation_id = "aiGenerate",
+    tag = "ai",
+    params(WaitQuery),
+    request_body = GenerateBody,
+    responses(
+        (status = 202, description = "the task is queued", body = TaskAccepted),
+        (status = 200, description = "with `wait`: the task finished in time", body = TaskView),
+    )
+)]
 pub(crate) async fn generate(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
@@ -71,8 +99,18 @@ pub(crate) async fn generate(
     accepted(&services, &session, task, wait).await
 }
 
-/// `GET /api/tasks/:id`: the task as it is, or with `wait=<seconds>` once
-/// it finished (or as it is when the wait runs out).
+/// Get an AI task
+///
+/// The task as it is, or with `wait=<seconds>` once it finished (or as it
+/// is when the wait runs out).
+#[utoipa::path(
+    get,
+    path = "/api/tasks/{id}",
+    operation_id = "getTask",
+    tag = "ai",
+    params(("id" = String, Path, description = "the task's id"), WaitQuery),
+    responses((status = 200, description = "the task", body = TaskView))
+)]
 pub(crate) async fn task(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,

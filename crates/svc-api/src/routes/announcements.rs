@@ -10,7 +10,18 @@ use crate::ApiError;
 use crate::commands::{AnnouncementBody, IntoCommand};
 use crate::extract::{ApiJson, Caller};
 
-/// `POST /api/developers/announcements`: 202 once queued for every user.
+/// Send a release announcement
+///
+/// Queues an email to every user who receives announcements. A platform
+/// admin only: with an API key, its owner must be one.
+#[utoipa::path(
+    post,
+    path = "/api/developers/announcements",
+    operation_id = "announce",
+    tag = "announcements",
+    request_body = AnnouncementBody,
+    responses((status = 202, description = "queued, with the number of recipients", body = AnnouncementQueued))
+)]
 pub(crate) async fn announce(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,

@@ -5,9 +5,21 @@ use axum::extract::{Path, State};
 use svc_service::Services;
 
 use crate::ApiError;
-use crate::extract::{Caller, ListQuery, parse_id};
+use crate::extract::{Caller, ListQuery, Paging, parse_id};
 use crate::views::{self, HistoryRowView, ListView};
 
+/// List runs
+///
+/// The organization's history rows, newest first; of one scrap with
+/// `scrap`. A key with an allow-list sees only runs of those scraps.
+#[utoipa::path(
+    get,
+    path = "/api/historys",
+    operation_id = "listHistory",
+    tag = "history",
+    params(("scrap" = Option<String>, Query, description = "only the runs of this scrap (its id)"), Paging),
+    responses((status = 200, description = "one page of history rows", body = ListView<HistoryRowView>))
+)]
 pub(crate) async fn list(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
@@ -17,6 +29,17 @@ pub(crate) async fn list(
     Ok(Json(views::list(found, views::history_row)))
 }
 
+/// Get a run
+///
+/// One history row.
+#[utoipa::path(
+    get,
+    path = "/api/historys/{id}",
+    operation_id = "getHistory",
+    tag = "history",
+    params(("id" = String, Path, description = "the history row's id")),
+    responses((status = 200, description = "the history row", body = HistoryRowView))
+)]
 pub(crate) async fn get(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,

@@ -7,9 +7,21 @@ use svc_service::Services;
 
 use crate::ApiError;
 use crate::commands::{IntoCommand, NewKeyBody};
-use crate::extract::{ApiJson, ListQuery, WebSession, parse_id};
+use crate::extract::{ApiJson, ListQuery, Paging, WebSession, parse_id};
 use crate::views::{self, CreatedKeyView, KeyView, ListView};
 
+/// Create an API key
+///
+/// Answers the key with `plainKey`, shown this once (only a hash is kept).
+/// `scopes` and `scrapIds` are set here for good: keys have no update.
+#[utoipa::path(
+    post,
+    path = "/api/developers/keys",
+    operation_id = "createKey",
+    tag = "keys",
+    request_body = NewKeyBody,
+    responses((status = 200, description = "the new key, with `plainKey` and the applied `expiresAt`", body = CreatedKeyView))
+)]
 pub(crate) async fn create(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
@@ -18,6 +30,18 @@ pub(crate) async fn create(
     Ok(Json(views::created_key(services.keys.create(&session, body.into_command()).await?)))
 }
 
+/// List API keys
+///
+/// The organization's keys that are not revoked, with a short `prefix`
+/// instead of the key.
+#[utoipa::path(
+    get,
+    path = "/api/developers/keys",
+    operation_id = "listKeys",
+    tag = "keys",
+    params(Paging),
+    responses((status = 200, description = "one page of keys", body = ListView<KeyView>))
+)]
 pub(crate) async fn list(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
@@ -27,6 +51,17 @@ pub(crate) async fn list(
     Ok(Json(views::list(found, KeyView::from)))
 }
 
+/// Revoke an API key
+///
+/// The key stops working at once.
+#[utoipa::path(
+    delete,
+    path = "/api/developers/keys/{id}",
+    operation_id = "revokeKey",
+    tag = "keys",
+    params(("id" = String, Path, description = "the key's id")),
+    responses((status = 204, description = "revoked"))
+)]
 pub(crate) async fn revoke(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,

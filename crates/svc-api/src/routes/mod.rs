@@ -1,54 +1,134 @@
-mod accounts;
-mod ai;
-mod announcements;
-mod history;
+//! The REST routes, in one table that both builds the router and describes
+//! each route for the OpenAPI document (`crate::openapi`): who may call it
+//! and the failures proper to it. Every route under `/api/` must have an
+//! operation in that document (docs/api.md); the api test suite's
+//! `openapi::` tests compare the two. Add a route here, never with a bare
+//! `.route(...)` elsewhere.
+
+pub(crate) mod accounts;
+pub(crate) mod ai;
+pub(crate) mod announcements;
+pub(crate) mod history;
 mod home;
-mod keys;
-mod runs;
-mod scraps;
-mod site_accounts;
-mod webhooks;
+pub(crate) mod keys;
+pub(crate) mod runs;
+pub(crate) mod scraps;
+pub(crate) mod site_accounts;
+pub(crate) mod webhooks;
 
 use std::sync::Arc;
 
 use axum::Router;
-use axum::routing::{delete, get, post};
+use axum::handler::Handler;
+use axum::http::Method;
+use axum::routing::{MethodFilter, MethodRouter, on};
+use svc_domain::scope::Scope;
 use svc_service::Services;
 
+use crate::openapi::{self, Failure};
+
+/// Who may call a route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// No credential.
+    Public,
+    /// An API key holding the scope (a key with no scopes holds them all),
+    /// or a web session.
+    Key(Scope),
+    /// A web session only (JWT bearer or the web app's cookie); an API key gets 401.
+    Session,
+}
+
+/// One method on one path.
+pub(crate) struct RestRoute {
+    pub method: Method,
+    pub path: &'static str,
+    pub access: Access,
+    /// The failures proper to this route; `crate::openapi` adds those that
+    /// follow from its access, parameters and body.
+    pub failures: &'static [Failure],
+    handler: MethodRouter<Arc<Services>>,
+}
+
+impl RestRoute {
+    fn failing(self, failures: &'static [Failure]) -> Self {
+        RestRoute { failures, ..self }
+    }
+}
+
+fn at<H, T>(method: Method, path: &'static str, access: Access, handler: H) -> RestRoute
+where
+    H: Handler<T, Arc<Services>>,
+    T: 'static,
+{
+    let filter = MethodFilter::try_from(method.clone()).expect("a method axum routes");
+    RestRoute { method, path, access, failures: &[], handler: on(filter, handler) }
+}
+
+/// Every route of this module. `/healthz` and `/readyz` are probes, not
+/// part of the REST API, so the document leaves them out (see
+/// `crate::openapi::is_documented`).
+pub(crate) fn table() -> Vec<RestRoute> {
+    use Access::{Key, Public, Session};
+    use Method as M;
+    use Scope::{HistoryRead, MailAnnounce, ScrapsRead, ScrapsRun, ScrapsWrite};
+    use openapi::{
+        AI_NOT_CONFIGURED, ALREADY_CURRENT, BAD_CREDENTIALS, EMAIL_OFF, EMAIL_TAKEN, INACTIVE_WEBHOOK,
+        INSUFFICIENT_BALANCE, NOT_IN_KEY_SCOPE, NOT_PLATFORM_ADMIN, PLAN_REQUIRED, RATE_LIMITED, SIGNUP_CLOSED,
+        UNKNOWN_SCRAP_FILTER,
+    };
+    const RUN: &[Failure] = &[NOT_IN_KEY_SCOPE, INSUFFICIENT_BALANCE, RATE_LIMITED];
+    const AI_TASK: &[Failure] = &[AI_NOT_CONFIGURED, INSUFFICIENT_BALANCE, RATE_LIMITED];
+    vec![
+        at(M::GET, "/healthz", Public, home::healthz),
+        at(M::GET, "/readyz", Public, home::readyz),
+        at(M::GET, "/api/openapi.json", Public, openapi::serve),
+        at(M::POST, "/api/auth/signup", Public, accounts::signup).failing(&[EMAIL_TAKEN, SIGNUP_CLOSED, RATE_LIMITED]),
+        at(M::POST, "/api/auth/login", Public, accounts::login).failing(&[BAD_CREDENTIALS, RATE_LIMITED]),
+        at(M::GET, "/api/auth/me", Session, accounts::me),
+        at(M::GET, "/api/scraps", Key(ScrapsRead), scraps::list),
+        at(M::POST, "/api/scraps", Session, scraps::create),
+        at(M::GET, "/api/scraps/{id}", Key(ScrapsRead), scraps::get).failing(&[NOT_IN_KEY_SCOPE]),
+        at(M::PUT, "/api/scraps/{id}", Session, scraps::update),
+        at(M::PATCH, "/api/scraps/{id}", Session, scraps::update),
+        at(M::DELETE, "/api/scraps/{id}", Session, scraps::delete),
+        at(M::GET, "/api/scraps/{id}/activities", Key(HistoryRead), scraps::activities).failing(&[NOT_IN_KEY_SCOPE]),
+        at(M::GET, "/api/scraps/{id}/account", Key(ScrapsRead), site_accounts::get_account)
+            .failing(&[NOT_IN_KEY_SCOPE]),
+        at(M::PUT, "/api/scraps/{id}/account", Session, site_accounts::put_account),
+        at(M::DELETE, "/api/scraps/{id}/account", Session, site_accounts::delete_account),
+        at(M::DELETE, "/api/scraps/{id}/session", Session, site_accounts::delete_session),
+        at(M::GET, "/api/scraps/{id}/versions", Key(ScrapsRead), scraps::versions).failing(&[NOT_IN_KEY_SCOPE]),
+        at(M::GET, "/api/scraps/{id}/versions/{version}", Key(ScrapsRead), scraps::version)
+            .failing(&[NOT_IN_KEY_SCOPE]),
+        at(M::POST, "/api/scraps/{id}/versions/{version}/restore", Key(ScrapsWrite), scraps::restore_version)
+            .failing(&[NOT_IN_KEY_SCOPE, ALREADY_CURRENT]),
+        at(M::POST, "/api/ai/wizard", Session, ai::wizard).failing(AI_TASK),
+        at(M::POST, "/api/ai/generate", Session, ai::generate).failing(AI_TASK),
+        at(M::GET, "/api/tasks/{id}", Session, ai::task),
+        at(M::GET, "/api/scraps/{id}/data", Session, runs::live_data).failing(&[PLAN_REQUIRED]),
+        at(M::POST, "/api/scraps/worker/{id}", Key(ScrapsRun), runs::worker).failing(RUN),
+        at(M::GET, "/api/scraps/load/{id}", Key(ScrapsRun), runs::load).failing(RUN),
+        at(M::GET, "/api/historys", Key(HistoryRead), history::list).failing(&[NOT_IN_KEY_SCOPE, UNKNOWN_SCRAP_FILTER]),
+        at(M::GET, "/api/historys/{id}", Key(HistoryRead), history::get).failing(&[NOT_IN_KEY_SCOPE]),
+        at(M::POST, "/api/developers/announcements", Key(MailAnnounce), announcements::announce)
+            .failing(&[NOT_PLATFORM_ADMIN, EMAIL_OFF]),
+        at(M::GET, "/api/developers/keys", Session, keys::list),
+        at(M::POST, "/api/developers/keys", Session, keys::create),
+        at(M::DELETE, "/api/developers/keys/{id}", Session, keys::revoke),
+        at(M::GET, "/api/developers/webhooks", Session, webhooks::list),
+        at(M::POST, "/api/developers/webhooks", Session, webhooks::create).failing(&[PLAN_REQUIRED]),
+        at(M::GET, "/api/developers/webhooks/{id}", Session, webhooks::get),
+        at(M::PUT, "/api/developers/webhooks/{id}", Session, webhooks::update).failing(&[PLAN_REQUIRED]),
+        at(M::PATCH, "/api/developers/webhooks/{id}", Session, webhooks::update).failing(&[PLAN_REQUIRED]),
+        at(M::DELETE, "/api/developers/webhooks/{id}", Session, webhooks::delete).failing(&[PLAN_REQUIRED]),
+        at(M::GET, "/api/developers/webhooks/{id}/deliveries", Session, webhooks::deliveries),
+        at(M::POST, "/api/developers/webhooks/{id}/deliveries/{delivery}/redeliver", Session, webhooks::redeliver)
+            .failing(&[PLAN_REQUIRED, INACTIVE_WEBHOOK]),
+    ]
+}
+
+/// The router of [`table`]: the methods of one path merge into one route.
 pub(crate) fn routes() -> Router<Arc<Services>> {
-    Router::new()
-        .route("/healthz", get(home::healthz))
-        .route("/readyz", get(home::readyz))
-        .route("/api/auth/signup", post(accounts::signup))
-        .route("/api/auth/login", post(accounts::login))
-        .route("/api/auth/me", get(accounts::me))
-        .route("/api/scraps", get(scraps::list).post(scraps::create))
-        .route("/api/scraps/{id}", get(scraps::get).put(scraps::update).patch(scraps::update).delete(scraps::delete))
-        .route("/api/scraps/{id}/activities", get(scraps::activities))
-        .route(
-            "/api/scraps/{id}/account",
-            get(site_accounts::get_account).put(site_accounts::put_account).delete(site_accounts::delete_account),
-        )
-        .route("/api/scraps/{id}/session", delete(site_accounts::delete_session))
-        .route("/api/scraps/{id}/versions", get(scraps::versions))
-        .route("/api/scraps/{id}/versions/{version}", get(scraps::version))
-        .route("/api/scraps/{id}/versions/{version}/restore", post(scraps::restore_version))
-        .route("/api/ai/wizard", post(ai::wizard))
-        .route("/api/ai/generate", post(ai::generate))
-        .route("/api/tasks/{id}", get(ai::task))
-        .route("/api/scraps/{id}/data", get(runs::live_data))
-        .route("/api/scraps/worker/{id}", post(runs::trigger))
-        .route("/api/scraps/load/{id}", get(runs::trigger))
-        .route("/api/historys", get(history::list))
-        .route("/api/historys/{id}", get(history::get))
-        .route("/api/developers/announcements", post(announcements::announce))
-        .route("/api/developers/keys", get(keys::list).post(keys::create))
-        .route("/api/developers/keys/{id}", delete(keys::revoke))
-        .route("/api/developers/webhooks", get(webhooks::list).post(webhooks::create))
-        .route(
-            "/api/developers/webhooks/{id}",
-            get(webhooks::get).put(webhooks::update).patch(webhooks::update).delete(webhooks::delete),
-        )
-        .route("/api/developers/webhooks/{id}/deliveries", get(webhooks::deliveries))
-        .route("/api/developers/webhooks/{id}/deliveries/{delivery}/redeliver", post(webhooks::redeliver))
+    table().into_iter().fold(Router::new(), |router, route| router.route(route.path, route.handler))
 }

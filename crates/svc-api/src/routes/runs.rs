@@ -3,48 +3,119 @@ use std::time::Duration;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
-use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use svc_service::Services;
+use svc_api_types::HistoryRowView;
 use svc_service::runs::{self, Trigger};
+use svc_service::{Principal, Services};
 
 use crate::ApiError;
 use crate::extract::{Caller, WebSession, parse_id};
 use crate::views::{self, TriggerAccepted};
+use utoipa::IntoParams;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub(crate) struct TriggerQuery {
+    /// Seconds to wait for the run to finish, 0 to 120 (default 0): a run
+    /// that ends in time is answered 200 with its history row.
+    #[param(value_type = Option<u64>, maximum = 120)]
     wait: Option<String>,
+    /// The `key` of the scrap's parameter set to run with.
     param: Option<String>,
 }
 
-/// `POST /api/scraps/worker/:id` and `GET /api/scraps/load/:id`: 202 with the
-/// pending run, or with `wait=<seconds>` 200 and the finished row if it ends in time.
-pub(crate) async fn trigger(
+/// Trigger a run
+///
+/// Queues a run of the scrap and answers 202 with the pending run, or with
+/// `wait=<seconds>` 200 and the finished history row if it ends in time.
+/// At most 60 triggers per 15 minutes per API key.
+#[utoipa::path(
+    post,
+    path = "/api/scraps/worker/{id}",
+    operation_id = "triggerRun",
+    tag = "runs",
+    params(("id" = String, Path, description = "the scrap's id"), TriggerQuery),
+    responses(
+        (status = 202, description = "the run is queued", body = TriggerAccepted),
+        (status = 200, description = "with `wait`: the run finished in time", body = HistoryRowView),
+    )
+)]
+pub(crate) async fn worker(
     State(services): State<Arc<Services>>,
-    method: Method,
     Caller(principal): Caller,
     Path(id): Path<String>,
     Query(query): Query<TriggerQuery>,
 ) -> Result<Response, ApiError> {
-    let id = parse_id("id", &id)?;
-    let wait = match query.wait.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+    trigger(&services, &principal, Trigger::Worker, &id, query).await
+}
+
+/// Trigger a run (quota-gated)
+///
+/// The same as `POST /api/scraps/worker/{id}`, counted against the
+/// organization's load quota of its plan.
+#[utoipa::path(
+    get,
+    path = "/api/scraps/load/{id}",
+    operation_id = "loadRun",
+    tag = "runs",
+    params(("id" = String, Path, description = "the scrap's id"), TriggerQuery),
+    responses(
+        (status = 202, description = "the run is queued", body = TriggerAccepted),
+        (status = 200, description = "with `wait`: the run finished in time", body = HistoryRowView),
+    )
+)]
+pub(crate) async fn load(
+    State(services): State<Arc<Services>>,
+    Caller(principal): Caller,
+    Path(id): Path<String>,
+    Query(query): Query<TriggerQuery>,
+) -> Result<Response, ApiError> {
+    trigger(&services, &principal, Trigger::Load, &id, query).await
+}
+
+/// A `wait=<seconds>` query parameter (none or blank: no wait).
+pub(super) fn wait(raw: Option<&str>) -> Result<Duration, ApiError> {
+    Ok(match raw.map(str::trim).filter(|s| !s.is_empty()) {
         None => Duration::ZERO,
         Some(raw) => raw.parse::<u64>().map_err(|_| runs::wait_refused()).and_then(runs::wait_from_secs)?,
-    };
-    let via = if method == Method::GET { Trigger::Load } else { Trigger::Worker };
-    let row = services.runs.trigger(&principal, via, id, query.param.as_deref()).await?;
+    })
+}
+
+/// 202 with the pending run, or with `wait=<seconds>` 200 and the finished
+/// row if it ends in time.
+async fn trigger(
+    services: &Services,
+    principal: &Principal,
+    via: Trigger,
+    id: &str,
+    query: TriggerQuery,
+) -> Result<Response, ApiError> {
+    let id = parse_id("id", id)?;
+    let wait = wait(query.wait.as_deref())?;
+    let row = services.runs.trigger(principal, via, id, query.param.as_deref()).await?;
     if !wait.is_zero()
-        && let Some(done) = services.runs.wait_finished(&principal, row.id, wait).await?
+        && let Some(done) = services.runs.wait_finished(principal, row.id, wait).await?
     {
         return Ok((StatusCode::OK, Json(views::history_row(done))).into_response());
     }
     Ok((StatusCode::ACCEPTED, Json(TriggerAccepted::from(&row))).into_response())
 }
 
-/// `GET /api/scraps/:id/data`: the latest successful run's data, as JSON.
+/// The live JSON of a scrap
+///
+/// The data of the scrap's latest successful run, as JSON (404 when it never
+/// succeeded). Growth and Pro plans only.
+#[utoipa::path(
+    get,
+    path = "/api/scraps/{id}/data",
+    operation_id = "liveData",
+    tag = "runs",
+    params(("id" = String, Path, description = "the scrap's id")),
+    responses((status = 200, description = "the data array of the latest successful run", body = serde_json::Value))
+)]
 pub(crate) async fn live_data(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,

@@ -7,9 +7,25 @@ use svc_service::Services;
 
 use crate::ApiError;
 use crate::commands::{IntoCommand, ScrapBody};
-use crate::extract::{ApiJson, Caller, ListQuery, WebSession, parse_id};
+use crate::extract::{ApiJson, Caller, ListQuery, Paging, WebSession, parse_id};
 use crate::views::{self, ActivityView, ListView, ScrapView, VersionView};
 
+/// List scraps
+///
+/// The organization's scraps; a key with an allow-list sees only those
+/// scraps (a shorter list, never 403).
+#[utoipa::path(
+    get,
+    path = "/api/scraps",
+    operation_id = "listScraps",
+    tag = "scraps",
+    params(
+        ("search" = Option<String>, Query, max_length = 200,
+            description = "matches title, description and url, case-insensitive"),
+        Paging,
+    ),
+    responses((status = 200, description = "one page of scraps", body = ListView<ScrapView>))
+)]
 pub(crate) async fn list(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
@@ -19,6 +35,17 @@ pub(crate) async fn list(
     Ok(Json(views::list(found, ScrapView::from)))
 }
 
+/// Get a scrap
+///
+/// The Scrap shape, with the `history` id list.
+#[utoipa::path(
+    get,
+    path = "/api/scraps/{id}",
+    operation_id = "getScrap",
+    tag = "scraps",
+    params(("id" = String, Path, description = "the scrap's id")),
+    responses((status = 200, description = "the scrap", body = ScrapView))
+)]
 pub(crate) async fn get(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
@@ -28,6 +55,17 @@ pub(crate) async fn get(
     Ok(Json(ScrapView::from(services.scraps.get(&principal, id).await?)))
 }
 
+/// Create a scrap
+///
+/// `title`, `url` and `request` are required.
+#[utoipa::path(
+    post,
+    path = "/api/scraps",
+    operation_id = "createScrap",
+    tag = "scraps",
+    request_body = ScrapBody,
+    responses((status = 201, description = "the new scrap", body = ScrapView))
+)]
 pub(crate) async fn create(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
@@ -37,6 +75,18 @@ pub(crate) async fn create(
     Ok((StatusCode::CREATED, Json(ScrapView::from(scrap))))
 }
 
+/// Update a scrap
+///
+/// A partial update: only the fields present are set (`PUT` and `PATCH` alike).
+#[utoipa::path(
+    method(put, patch),
+    path = "/api/scraps/{id}",
+    operation_id = "updateScrap",
+    tag = "scraps",
+    params(("id" = String, Path, description = "the scrap's id")),
+    request_body = ScrapBody,
+    responses((status = 200, description = "the scrap as updated", body = ScrapView))
+)]
 pub(crate) async fn update(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
@@ -47,6 +97,17 @@ pub(crate) async fn update(
     Ok(Json(ScrapView::from(services.scraps.update(&session, id, body.into_command()).await?)))
 }
 
+/// Delete a scrap
+///
+/// Its activity log stays readable.
+#[utoipa::path(
+    delete,
+    path = "/api/scraps/{id}",
+    operation_id = "deleteScrap",
+    tag = "scraps",
+    params(("id" = String, Path, description = "the scrap's id")),
+    responses((status = 204, description = "deleted"))
+)]
 pub(crate) async fn delete(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
@@ -57,6 +118,17 @@ pub(crate) async fn delete(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// A scrap's activity log
+///
+/// Newest first. It outlives the scrap: a deleted scrap's log stays readable.
+#[utoipa::path(
+    get,
+    path = "/api/scraps/{id}/activities",
+    operation_id = "listActivities",
+    tag = "scraps",
+    params(("id" = String, Path, description = "the scrap's id"), Paging),
+    responses((status = 200, description = "one page of activities", body = ListView<ActivityView>))
+)]
 pub(crate) async fn activities(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
@@ -68,7 +140,17 @@ pub(crate) async fn activities(
     Ok(Json(views::list(found, ActivityView::from)))
 }
 
-/// `GET /api/scraps/:id/versions`: the script's versions, newest first.
+/// List script versions
+///
+/// The versions of the scrap's script, newest first (the first is the current script).
+#[utoipa::path(
+    get,
+    path = "/api/scraps/{id}/versions",
+    operation_id = "listVersions",
+    tag = "versions",
+    params(("id" = String, Path, description = "the scrap's id"), Paging),
+    responses((status = 200, description = "one page of versions", body = ListView<VersionView>))
+)]
 pub(crate) async fn versions(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
@@ -80,7 +162,15 @@ pub(crate) async fn versions(
     Ok(Json(views::list(found, VersionView::from)))
 }
 
-/// `GET /api/scraps/:id/versions/:version`.
+/// Get a script version
+#[utoipa::path(
+    get,
+    path = "/api/scraps/{id}/versions/{version}",
+    operation_id = "getVersion",
+    tag = "versions",
+    params(("id" = String, Path, description = "the scrap's id"), ("version" = String, Path, description = "the version's id")),
+    responses((status = 200, description = "the version", body = VersionView))
+)]
 pub(crate) async fn version(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
@@ -91,8 +181,18 @@ pub(crate) async fn version(
     Ok(Json(services.scraps.version(&principal, id, version).await?.into()))
 }
 
-/// `POST /api/scraps/:id/versions/:version/restore`: 201 with the new
-/// version (a copy of the restored one, now current).
+/// Restore a script version
+///
+/// Makes an older version the scrap's script again, as a new version (a
+/// copy of the restored one, now current); nothing is lost.
+#[utoipa::path(
+    post,
+    path = "/api/scraps/{id}/versions/{version}/restore",
+    operation_id = "restoreVersion",
+    tag = "versions",
+    params(("id" = String, Path, description = "the scrap's id"), ("version" = String, Path, description = "the id of the version to restore")),
+    responses((status = 201, description = "the new current version", body = VersionView))
+)]
 pub(crate) async fn restore_version(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,

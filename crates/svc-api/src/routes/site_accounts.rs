@@ -35,7 +35,19 @@ fn without_values(refusal: ApiError) -> ApiError {
     }
 }
 
-/// `PUT /api/scraps/:id/account` `{username, password}`: 200 with the status.
+/// Set a scrap's site login
+///
+/// Stores the username and password the scrap's runs log in with (sealed
+/// at rest). The answer shows `a***`, never the password or the whole username.
+#[utoipa::path(
+    put,
+    path = "/api/scraps/{id}/account",
+    operation_id = "putSiteAccount",
+    tag = "site accounts",
+    params(("id" = String, Path, description = "the scrap's id")),
+    request_body = SiteAccountBody,
+    responses((status = 200, description = "the login's status", body = SiteAccountView))
+)]
 pub(crate) async fn put_account(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
@@ -49,7 +61,17 @@ pub(crate) async fn put_account(
     Ok(Json(view(services.site_accounts.set_account(&session, id, username, password).await?)))
 }
 
-/// `DELETE /api/scraps/:id/account`: 204; the saved session goes with it.
+/// Remove a scrap's site login
+///
+/// The saved browser session goes with it.
+#[utoipa::path(
+    delete,
+    path = "/api/scraps/{id}/account",
+    operation_id = "deleteSiteAccount",
+    tag = "site accounts",
+    params(("id" = String, Path, description = "the scrap's id")),
+    responses((status = 204, description = "removed"))
+)]
 pub(crate) async fn delete_account(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
@@ -60,7 +82,18 @@ pub(crate) async fn delete_account(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// `GET /api/scraps/:id/account`: `{hasAccount, username, hasSession, sessionSavedAt}`.
+/// A scrap's site login status
+///
+/// Whether the scrap has a login (its username's first character only) and
+/// a saved browser session.
+#[utoipa::path(
+    get,
+    path = "/api/scraps/{id}/account",
+    operation_id = "getSiteAccount",
+    tag = "site accounts",
+    params(("id" = String, Path, description = "the scrap's id")),
+    responses((status = 200, description = "the login's status", body = SiteAccountView))
+)]
 pub(crate) async fn get_account(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
@@ -70,7 +103,17 @@ pub(crate) async fn get_account(
     Ok(Json(view(services.site_accounts.account_status(&principal, id).await?)))
 }
 
-/// `DELETE /api/scraps/:id/session`: 204; the next run starts logged out.
+/// Forget a scrap's saved browser session
+///
+/// The next run starts logged out.
+#[utoipa::path(
+    delete,
+    path = "/api/scraps/{id}/session",
+    operation_id = "deleteSiteSession",
+    tag = "site accounts",
+    params(("id" = String, Path, description = "the scrap's id")),
+    responses((status = 204, description = "forgotten"))
+)]
 pub(crate) async fn delete_session(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,

@@ -7,9 +7,21 @@ use svc_service::Services;
 
 use crate::ApiError;
 use crate::commands::{IntoCommand, WebhookBody};
-use crate::extract::{ApiJson, ListQuery, WebSession, parse_id};
+use crate::extract::{ApiJson, ListQuery, Paging, WebSession, parse_id};
 use crate::views::{self, AttemptView, CreatedWebhookView, ListView, RedeliveryView, WebhookView};
 
+/// Create a webhook
+///
+/// Answers the webhook with `plainSecret`, shown this once. The URL must be
+/// https and resolve to public addresses.
+#[utoipa::path(
+    post,
+    path = "/api/developers/webhooks",
+    operation_id = "createWebhook",
+    tag = "webhooks",
+    request_body = WebhookBody,
+    responses((status = 201, description = "the new webhook, with `plainSecret`", body = CreatedWebhookView))
+)]
 pub(crate) async fn create(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
@@ -21,6 +33,15 @@ pub(crate) async fn create(
     ))
 }
 
+/// List webhooks
+#[utoipa::path(
+    get,
+    path = "/api/developers/webhooks",
+    operation_id = "listWebhooks",
+    tag = "webhooks",
+    params(Paging),
+    responses((status = 200, description = "one page of webhooks", body = ListView<WebhookView>))
+)]
 pub(crate) async fn list(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
@@ -30,6 +51,15 @@ pub(crate) async fn list(
     Ok(Json(views::list(found, WebhookView::from)))
 }
 
+/// Get a webhook
+#[utoipa::path(
+    get,
+    path = "/api/developers/webhooks/{id}",
+    operation_id = "getWebhook",
+    tag = "webhooks",
+    params(("id" = String, Path, description = "the webhook's id")),
+    responses((status = 200, description = "the webhook", body = WebhookView))
+)]
 pub(crate) async fn get(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
@@ -39,6 +69,19 @@ pub(crate) async fn get(
     Ok(Json(WebhookView::from(services.webhooks.get(&session, id).await?)))
 }
 
+/// Update a webhook
+///
+/// A partial update (`PUT` and `PATCH` alike): absent fields are left
+/// alone; `scrapIds: []` makes the webhook organization-wide.
+#[utoipa::path(
+    method(put, patch),
+    path = "/api/developers/webhooks/{id}",
+    operation_id = "updateWebhook",
+    tag = "webhooks",
+    params(("id" = String, Path, description = "the webhook's id")),
+    request_body = WebhookBody,
+    responses((status = 200, description = "the webhook as updated", body = WebhookView))
+)]
 pub(crate) async fn update(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
@@ -49,6 +92,15 @@ pub(crate) async fn update(
     Ok(Json(WebhookView::from(services.webhooks.update(&session, id, body.into_command()).await?)))
 }
 
+/// Delete a webhook
+#[utoipa::path(
+    delete,
+    path = "/api/developers/webhooks/{id}",
+    operation_id = "deleteWebhook",
+    tag = "webhooks",
+    params(("id" = String, Path, description = "the webhook's id")),
+    responses((status = 204, description = "deleted"))
+)]
 pub(crate) async fn delete(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
@@ -59,6 +111,17 @@ pub(crate) async fn delete(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// A webhook's delivery log
+///
+/// Every attempt, newest first.
+#[utoipa::path(
+    get,
+    path = "/api/developers/webhooks/{id}/deliveries",
+    operation_id = "listDeliveries",
+    tag = "webhooks",
+    params(("id" = String, Path, description = "the webhook's id"), Paging),
+    responses((status = 200, description = "one page of attempts", body = ListView<AttemptView>))
+)]
 pub(crate) async fn deliveries(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
@@ -70,6 +133,18 @@ pub(crate) async fn deliveries(
     Ok(Json(views::list(found, AttemptView::from)))
 }
 
+/// Redeliver an event
+///
+/// Sends the event of an attempt again, as a new chain of attempts (a new
+/// `webhook-id`), for receivers that were down past the third attempt.
+#[utoipa::path(
+    post,
+    path = "/api/developers/webhooks/{id}/deliveries/{delivery}/redeliver",
+    operation_id = "redeliver",
+    tag = "webhooks",
+    params(("id" = String, Path, description = "the webhook's id"), ("delivery" = String, Path, description = "the id of an attempt of the event")),
+    responses((status = 202, description = "the new delivery, queued", body = RedeliveryView))
+)]
 pub(crate) async fn redeliver(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,

@@ -15,6 +15,7 @@ mod history;
 mod keys;
 mod mail_transport;
 mod mcp;
+mod openapi;
 mod operations;
 mod outage;
 mod proxy_tiers;
