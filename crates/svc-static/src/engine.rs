@@ -4,6 +4,7 @@
 //! in QuickJS (`script_runtime.rs`). The run timeout covers all of it.
 
 use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -17,6 +18,7 @@ use url::Url;
 use crate::document::Document;
 use crate::error::StaticError;
 use crate::fetch::Fetcher;
+use crate::script_network::Network;
 use crate::script_runtime::{ScriptLimits, ScriptRun};
 
 /// The page's HTML handed back (snapshot, `capture_page`) is cut to this, as the browser engine's.
@@ -51,14 +53,14 @@ impl Default for StaticConfig {
 }
 
 pub struct StaticEngine {
-    fetcher: Fetcher,
+    fetcher: Arc<Fetcher>,
     limits: ScriptLimits,
 }
 
 impl StaticEngine {
     pub fn new(config: StaticConfig) -> StaticEngine {
         StaticEngine {
-            fetcher: Fetcher::new(config.allow_private_networks, config.resolver, config.max_body_bytes),
+            fetcher: Arc::new(Fetcher::new(config.allow_private_networks, config.resolver, config.max_body_bytes)),
             limits: config.limits,
         }
     }
@@ -84,7 +86,8 @@ fn cut_html(mut html: String) -> String {
 }
 
 /// Parses the page and runs the script, on the calling (dedicated) thread.
-fn run_page(html: String, url: Url, job: &RunJob, deadline: Instant, limits: ScriptLimits) -> PageOutcome {
+fn run_page(html: String, url: Url, job: &RunJob, limits: ScriptLimits, network: Network) -> PageOutcome {
+    let deadline = network.deadline;
     let secs = job.timeout.as_secs();
     let document = match Document::parse(&html, url, deadline) {
         Ok(document) => Rc::new(document),
@@ -92,19 +95,20 @@ fn run_page(html: String, url: Url, job: &RunJob, deadline: Instant, limits: Scr
     };
     drop(html);
     let source = crate::script::wrap(job);
-    let run = crate::script_runtime::run(document.clone(), &source, deadline, secs, limits);
+    let run = crate::script_runtime::run_with_network(document.clone(), &source, deadline, secs, limits, Some(network));
     let failed = !matches!(run, Ok(ScriptRun { result: ScriptResult::Data { .. }, .. }));
     let html = (failed || job.capture_page).then(|| cut_html(document.page_html()));
     PageOutcome { run, html }
 }
 
 /// [`run_page`] on a thread of its own, awaited.
-async fn run_on_thread(html: String, url: Url, job: RunJob, deadline: Instant, limits: ScriptLimits) -> PageOutcome {
+async fn run_on_thread(html: String, url: Url, job: RunJob, limits: ScriptLimits, network: Network) -> PageOutcome {
+    let deadline = network.deadline;
     let (tx, rx) = tokio::sync::oneshot::channel();
     let secs = job.timeout.as_secs();
     let spawned =
         std::thread::Builder::new().name("svc-static-script".into()).stack_size(THREAD_STACK).spawn(move || {
-            let _ = tx.send(run_page(html, url, &job, deadline, limits));
+            let _ = tx.send(run_page(html, url, &job, limits, network));
         });
     if let Err(e) = spawned {
         return PageOutcome {
@@ -129,7 +133,7 @@ impl Engine for StaticEngine {
     async fn run(&self, job: RunJob) -> EngineReport {
         let started = Instant::now();
         let deadline = started + job.timeout;
-        let received = AtomicU64::new(0);
+        let received = Arc::new(AtomicU64::new(0));
         let report =
             |result: ScriptResult, status: Option<i64>, snapshot: Option<Value>, html: Option<String>| EngineReport {
                 result,
@@ -163,7 +167,13 @@ impl Engine for StaticEngine {
             return fail(StaticError::Status(fetched.status), Some(cut_html(html)));
         }
 
-        let page = run_on_thread(html, fetched.url, job.clone(), deadline, self.limits).await;
+        let network = Network {
+            fetcher: self.fetcher.clone(),
+            runtime: tokio::runtime::Handle::current(),
+            received: received.clone(),
+            deadline,
+        };
+        let page = run_on_thread(html, fetched.url, job.clone(), self.limits, network).await;
         match page.run {
             Ok(ScriptRun { result: result @ ScriptResult::Data { .. }, .. }) => {
                 report(result, Some(status), None, page.html)

@@ -1,5 +1,7 @@
 //! The page request: one GET, redirects followed by hand (at most
-//! [`MAX_REDIRECTS`], each target vetted again), the body read up to a cap.
+//! [`MAX_REDIRECTS`], each target vetted again), the body read up to a cap;
+//! and the requests a script makes with `fetch` ([`Fetcher::script_fetch`]),
+//! which go the same way.
 //!
 //! Every connection goes to an address `host_vetting::vetted_addresses`
 //! accepted: host names are resolved by [`VettingResolver`], which hands the
@@ -11,8 +13,9 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use reqwest::Method;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
-use reqwest::header::{ACCEPT, ACCEPT_LANGUAGE, CONTENT_TYPE, LOCATION};
+use reqwest::header::{ACCEPT, ACCEPT_LANGUAGE, CONTENT_TYPE, HeaderName, HeaderValue, LOCATION};
 use svc_service::host_vetting::{Refusal, Resolver, bare_host, vetted_addresses};
 use url::Url;
 
@@ -42,13 +45,55 @@ impl Resolve for VettingResolver {
     }
 }
 
-/// The main document as it arrived.
+/// A request a script makes with `fetch`.
+#[derive(Clone, Debug, Default)]
+pub struct ScriptRequest {
+    pub method: String,
+    /// Absolute (the prelude resolves it against the page).
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
+}
+
+/// Methods a script's `fetch` may use.
+const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+/// Headers a script may not set, as in a browser (the forbidden request
+/// headers): the client sets them, or they would carry what the page may not.
+fn forbidden_header(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.starts_with("proxy-")
+        || name.starts_with("sec-")
+        || [
+            "accept-charset",
+            "accept-encoding",
+            "connection",
+            "content-length",
+            "cookie",
+            "cookie2",
+            "date",
+            "expect",
+            "host",
+            "keep-alive",
+            "origin",
+            "referer",
+            "te",
+            "trailer",
+            "transfer-encoding",
+            "upgrade",
+            "via",
+        ]
+        .contains(&name.as_str())
+}
+
+/// A response (or the main document) as it arrived.
 #[derive(Debug)]
 pub struct Fetched {
     /// Where the document came from, after redirects.
     pub url: Url,
     pub status: u16,
     pub content_type: Option<String>,
+    pub headers: Vec<(String, String)>,
     /// At most the cap; for a status of 400 or more, cut at the cap rather than refused.
     pub body: Vec<u8>,
 }
@@ -90,7 +135,49 @@ impl Fetcher {
     /// Loads `url`, following redirects. `received` counts the body bytes as
     /// they arrive (a body cut off by the run timeout still counts).
     pub async fn fetch(&self, url: &str, received: &AtomicU64) -> Result<Fetched, StaticError> {
-        let mut url = Url::parse(url).map_err(|e| StaticError::Navigation(format!("invalid URL `{url}`: {e}")))?;
+        let url = Url::parse(url).map_err(|e| StaticError::Navigation(format!("invalid URL `{url}`: {e}")))?;
+        let headers = [
+            (ACCEPT, HeaderValue::from_static(ACCEPT_HTML)),
+            (ACCEPT_LANGUAGE, HeaderValue::from_static("en-US,en;q=0.9")),
+        ];
+        self.send(Method::GET, url, &headers, None, received).await
+    }
+
+    /// What a script's `fetch` asks for, under the page's rules: the same
+    /// vetting of every address, redirects and body cap. No cookies are
+    /// sent (the engine keeps none).
+    pub async fn script_fetch(&self, request: &ScriptRequest, received: &AtomicU64) -> Result<Fetched, StaticError> {
+        let method = request.method.to_ascii_uppercase();
+        if !METHODS.contains(&method.as_str()) {
+            return Err(StaticError::Navigation(format!("the method `{}` is not allowed", request.method)));
+        }
+        let method = Method::from_bytes(method.as_bytes()).map_err(|e| StaticError::Navigation(e.to_string()))?;
+        let url = Url::parse(&request.url)
+            .map_err(|e| StaticError::Navigation(format!("invalid URL `{}`: {e}", request.url)))?;
+        let mut headers = Vec::new();
+        for (name, value) in request.headers.iter().filter(|(name, _)| !forbidden_header(name)) {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| StaticError::Navigation(format!("invalid header name `{name}`")))?;
+            let value = HeaderValue::from_str(value)
+                .map_err(|_| StaticError::Navigation(format!("invalid value of header `{name}`")))?;
+            headers.push((name, value));
+        }
+        if !headers.iter().any(|(name, _)| name == ACCEPT) {
+            headers.push((ACCEPT, HeaderValue::from_static("*/*")));
+        }
+        self.send(method, url, &headers, request.body.clone(), received).await
+    }
+
+    /// One request and its redirects (303, and 301/302 after a POST, go on
+    /// as GET without the body, as browsers do).
+    async fn send(
+        &self,
+        mut method: Method,
+        mut url: Url,
+        headers: &[(HeaderName, HeaderValue)],
+        mut body: Option<String>,
+        received: &AtomicU64,
+    ) -> Result<Fetched, StaticError> {
         let mut hops = 0;
         loop {
             let refused = |why: Refusal, url: &Url| match hops {
@@ -100,13 +187,14 @@ impl Fetcher {
             if let Err(why) = self.check(&url).await {
                 return Err(refused(why, &url));
             }
-            let sent = self
-                .client
-                .get(url.clone())
-                .header(ACCEPT, ACCEPT_HTML)
-                .header(ACCEPT_LANGUAGE, "en-US,en;q=0.9")
-                .send();
-            let mut response = match sent.await {
+            let mut request = self.client.request(method.clone(), url.clone());
+            for (name, value) in headers {
+                request = request.header(name, value);
+            }
+            if let Some(body) = &body {
+                request = request.body(body.clone());
+            }
+            let mut response = match request.send().await {
                 Ok(response) => response,
                 Err(e) => {
                     return Err(match refusal_in(&e) {
@@ -124,11 +212,19 @@ impl Fetcher {
                 if hops == MAX_REDIRECTS {
                     return Err(StaticError::TooManyRedirects(MAX_REDIRECTS));
                 }
+                if status == 303 || (matches!(status, 301 | 302) && method == Method::POST) {
+                    (method, body) = (Method::GET, None);
+                }
                 hops += 1;
                 url = next;
                 continue;
             }
             let content_type = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_string);
+            let response_headers = response
+                .headers()
+                .iter()
+                .filter_map(|(name, value)| Some((name.to_string(), value.to_str().ok()?.to_string())))
+                .collect();
             let failed = status >= 400;
             if !failed && let Some(length) = response.content_length().filter(|l| *l > self.max_body as u64) {
                 tracing::debug!(%url, length, "the page announces a body over the cap");
@@ -146,7 +242,7 @@ impl Fetcher {
                 }
                 body.extend_from_slice(&chunk);
             }
-            return Ok(Fetched { url, status, content_type, body });
+            return Ok(Fetched { url, status, content_type, headers: response_headers, body });
         }
     }
 }

@@ -18,8 +18,9 @@
 //!    limit and an interrupt at the run's deadline.
 //!
 //! The page's own scripts never run: what JavaScript would add to the page
-//! is not there. Changing the page, layout, events and network (`fetch`)
-//! throw errors that say so.
+//! is not there. Changing the page, layout, events and `XMLHttpRequest`
+//! throw errors that say so; `fetch` goes out through [`fetch`] too
+//! ([`script_network`]).
 
 pub mod decode;
 pub mod document;
@@ -29,6 +30,7 @@ pub mod error;
 pub mod fetch;
 pub mod inner_text;
 pub mod script;
+pub mod script_network;
 pub mod script_runtime;
 
 pub use engine::{StaticConfig, StaticEngine};

@@ -18,6 +18,7 @@ use svc_service::run_outcome::ScriptResult;
 use crate::document::Document;
 use crate::error::StaticError;
 use crate::script::MAX_RESULT_CHARS;
+use crate::script_network::Network;
 
 const PRELUDE: &str = include_str!("js/prelude.js");
 
@@ -63,12 +64,25 @@ fn error_of<'js>(ctx: &Ctx<'js>, e: rquickjs::Error) -> String {
 
 /// Runs `source` (the script as `script::wrap` made it) on `document`
 /// until it settles or `deadline` passes; `timeout_secs` is for the message.
+/// Without a network: `fetch` throws.
 pub fn run(
     document: Rc<Document>,
     source: &str,
     deadline: Instant,
     timeout_secs: u64,
     limits: ScriptLimits,
+) -> Result<ScriptRun, StaticError> {
+    run_with_network(document, source, deadline, timeout_secs, limits, None)
+}
+
+/// [`run`], with `fetch` going out through `network`.
+pub fn run_with_network(
+    document: Rc<Document>,
+    source: &str,
+    deadline: Instant,
+    timeout_secs: u64,
+    limits: ScriptLimits,
+    network: Option<Network>,
 ) -> Result<ScriptRun, StaticError> {
     let internal = |e: rquickjs::Error| StaticError::Internal(e.to_string());
     let timed_out = || StaticError::TimedOut(timeout_secs);
@@ -81,6 +95,7 @@ pub fn run(
     // Set up: the prelude over the page, then the script up to its first await.
     let started = context.with(|ctx| -> Result<_, StaticError> {
         let native = crate::dom_bindings::native(&ctx, document).map_err(internal)?;
+        crate::script_network::register(&ctx, &native, network).map_err(internal)?;
         let prelude: Function = ctx.eval(PRELUDE).map_err(|e| StaticError::Internal(error_of(&ctx, e)))?;
         let controls: Object = prelude.call((native,)).map_err(|e| StaticError::Internal(error_of(&ctx, e)))?;
         let next_timer: Function = controls.get("nextTimer").map_err(internal)?;

@@ -9,9 +9,10 @@
 // table `rows` / `cells`, form values), `window`, `location`, `navigator`,
 // `URL`, `URLSearchParams`, `CSS.escape`, `console` (silent) and timers on a
 // virtual clock (`setTimeout` fires as soon as nothing else is left to do,
-// and `Date.now()` moves on by the time skipped). Whatever needs a browser
-// (changing the page, layout, events, network) throws an error that says
-// so instead of failing quietly.
+// and `Date.now()` moves on by the time skipped), and `fetch` (made by the
+// host under the page's address rules). Whatever needs a browser (changing
+// the page, layout, events, `XMLHttpRequest`) throws an error that says so
+// instead of failing quietly.
 (function (N) {
   "use strict";
   const g = globalThis;
@@ -639,6 +640,59 @@
     try { g.performance.now = () => realNow() - started + clock; } catch (e) { /* read-only: real time */ }
   }
 
+  // ------------------------------------------------------------- fetch
+  // Made at once by the host (N.fetch: the page's address rules and body
+  // cap, within the run's deadline); answered with a Response-like object.
+  const headerPairs = (headers) => {
+    if (!headers) return [];
+    if (typeof headers.forEach === "function" && !Array.isArray(headers)) {
+      const out = [];
+      headers.forEach((value, name) => out.push([String(name), String(value)]));
+      return out;
+    }
+    if (Array.isArray(headers)) return headers.map(([name, value]) => [String(name), String(value)]);
+    return Object.entries(headers).map(([name, value]) => [String(name), String(value)]);
+  };
+  const makeHeaders = (pairs) => {
+    const lower = pairs.map(([name, value]) => [name.toLowerCase(), value]);
+    return Object.freeze({
+      get: (name) => {
+        const found = lower.filter(([n]) => n === String(name).toLowerCase()).map(([, v]) => v);
+        return found.length ? found.join(", ") : null;
+      },
+      has: (name) => lower.some(([n]) => n === String(name).toLowerCase()),
+      forEach: (fn) => lower.forEach(([n, v]) => fn(v, n)),
+      entries: () => lower[Symbol.iterator](),
+      [Symbol.iterator]: () => lower[Symbol.iterator](),
+    });
+  };
+  const fetchNow = (input, init) => {
+    const target = input && typeof input === "object" && "url" in input ? input.url : String(input);
+    const url = new URL(target, pageUrl).href;
+    const method = String(init.method || "GET").toUpperCase();
+    const body = init.body === undefined || init.body === null ? null : String(init.body);
+    const answer = N.fetch(method, url, headerPairs(init.headers), body);
+    const text = answer.body;
+    let used = false;
+    const read = () => {
+      if (used) throw new TypeError("the body of this response was already read");
+      used = true;
+      return text;
+    };
+    return Object.freeze({
+      ok: answer.status >= 200 && answer.status < 300,
+      status: answer.status,
+      statusText: "",
+      url: answer.url,
+      redirected: answer.url !== url,
+      type: "basic",
+      headers: makeHeaders(answer.headers),
+      get bodyUsed() { return used; },
+      text: async () => read(),
+      json: async () => JSON.parse(read()),
+    });
+  };
+
   const globals = {
     window: g, self: g, top: g, parent: g, frames: g, globalThis: g,
     document, location,
@@ -683,7 +737,7 @@
     scrollTo() {},
     scrollBy() {},
     scroll() {},
-    fetch: () => Promise.reject(new Error("fetch is not available in the static engine yet; use the puppeteer engine for this scrap")),
+    fetch: (input, init) => new Promise((resolve) => resolve(fetchNow(input, init || {}))),
     getComputedStyle: readOnly("getComputedStyle (no stylesheets or layout)"),
     matchMedia: readOnly("matchMedia (no layout)"),
     alert: readOnly("alert (no events)"),

@@ -476,7 +476,7 @@ fn unsupported_apis_throw_clear_errors() {
         ("new MutationObserver(() => {})", "MutationObserver"),
         ("document.querySelector('h1').dataset.x = 'z'", "changing dataset"),
         ("location.href = 'https://elsewhere.example/'", "setting `href`"),
-        ("await fetch('/api')", "fetch is not available in the static engine yet"),
+        ("await fetch('/api')", "fetch is not available here (no network given to the static engine)"),
         ("new XMLHttpRequest()", "XMLHttpRequest"),
     ];
     for (script, needle) in cases {

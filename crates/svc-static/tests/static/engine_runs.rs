@@ -222,3 +222,71 @@ async fn proxy_tiers_and_unreachable_targets() {
     let report = e.run(job(&closed, ITEMS)).await;
     assert!(error(&report).starts_with("navigation failed: "), "{}", error(&report));
 }
+
+/// A static script's `fetch` goes out like the page did: relative URLs
+/// against the page, methods, bodies and headers (without the ones a page
+/// may not set), JSON and text bodies, redirects; its bytes count towards
+/// the run's.
+#[tokio::test]
+async fn scripts_fetch_through_the_engine() {
+    let site = site::start().await;
+    let script = r#"
+        const list = await fetch('/api/items');
+        const items = await list.json();
+        const posted = await fetch(new URL('/echo', location.href).href, {
+            method: 'post',
+            body: JSON.stringify({ a: 1 }),
+            headers: { 'X-Test': 'yes', 'Cookie': 'stolen=1', 'Content-Type': 'application/json' },
+        });
+        const echo = await posted.json();
+        const moved = await fetch('/hop/1/api/items');
+        let again = null;
+        try { await list.text(); } catch (e) { again = e.message; }
+        returnData([list.status, list.ok, list.headers.get('Content-Type'), items, echo,
+            posted.headers.get('x-answer'), moved.redirected, moved.url.endsWith('/api/items'), again]);
+    "#;
+    let report = engine(true).run(job(&format!("{}/items/3", site.base), script)).await;
+    let got = data(&report);
+    assert_eq!(got[0], 200);
+    assert_eq!(got[1], true);
+    assert_eq!(got[2], "application/json");
+    assert_eq!(got[3], json!([{"t": "a"}, {"t": "b"}]));
+    assert_eq!(
+        got[4],
+        json!({"method": "POST", "body": "{\"a\":1}", "xTest": "yes", "cookie": null, "contentType": "application/json"}),
+        "the forbidden Cookie header is not sent"
+    );
+    assert_eq!(got[5], "echo");
+    assert_eq!((got[6].clone(), got[7].clone()), (json!(true), json!(true)));
+    assert!(got[8].as_str().unwrap().contains("already read"), "{}", got[8]);
+    let page = site::items_page(3).len() as u64;
+    assert!(report.bytes > page, "the fetched bodies are metered: {} bytes against the page's {page}", report.bytes);
+}
+
+/// What a script fetches is vetted as the page is (the same request path:
+/// `private_addresses_are_refused_unless_allowed` covers the addresses):
+/// no other scheme, no name that does not resolve, no redirect to another
+/// scheme, and no method beyond HTTP's usual ones. Each rejects as a
+/// browser's `fetch` does (a `TypeError` the script can catch).
+#[tokio::test]
+async fn what_a_script_fetches_is_vetted_like_the_page() {
+    let site = site::start().await;
+    let script = r#"
+        const tries = ['file:///etc/passwd', 'http://unknown.test/', '/redirect/file%3A%2F%2F%2Fetc%2Fpasswd'];
+        const out = [];
+        for (const url of tries) {
+            try { await fetch(url); out.push('fetched ' + url); } catch (e) { out.push(e.name + ': ' + e.message); }
+        }
+        try { await fetch('/echo', { method: 'CONNECT' }); } catch (e) { out.push(e.name + ': ' + e.message); }
+        returnData(out);
+    "#;
+    let report = engine_resolving(true, &[]).run(job(&format!("{}/items/3", site.base), script)).await;
+    let got = data(&report);
+    let got: Vec<&str> = got.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(got.len(), 4, "{got:?}");
+    assert!(got[0].starts_with("TypeError: fetch of file:///etc/passwd failed: target refused"), "{got:?}");
+    assert!(got[1].contains("`unknown.test` does not resolve"), "{got:?}");
+    assert!(got[2].contains("navigation refused: file:///etc/passwd"), "{got:?}");
+    assert!(got[3].contains("the method `CONNECT` is not allowed"), "{got:?}");
+    assert!(got.iter().all(|g| !g.contains("root:")), "{got:?}");
+}

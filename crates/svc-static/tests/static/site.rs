@@ -125,6 +125,23 @@ async fn rich() -> Html<&'static str> {
     Html(RICH)
 }
 
+/// What a request carried, as JSON: for the scripts' `fetch`.
+async fn echo(method: axum::http::Method, headers: axum::http::HeaderMap, body: String) -> Response {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let answer = serde_json::json!({
+        "method": method.as_str(),
+        "body": body,
+        "xTest": header("x-test"),
+        "cookie": header("cookie"),
+        "contentType": header("content-type"),
+    });
+    (
+        [(header::CONTENT_TYPE, "application/json"), (header::HeaderName::from_static("x-answer"), "echo")],
+        answer.to_string(),
+    )
+        .into_response()
+}
+
 async fn count(
     State(hits): State<Arc<AtomicUsize>>,
     request: axum::extract::Request,
@@ -149,6 +166,11 @@ pub async fn start() -> Site {
         .route("/latin1", get(latin1))
         .route("/app", get(app_shell))
         .route("/rich", get(rich))
+        .route("/echo", get(echo).post(echo).put(echo))
+        .route(
+            "/api/items",
+            get(|| async { ([(header::CONTENT_TYPE, "application/json")], r#"[{"t":"a"},{"t":"b"}]"#) }),
+        )
         .layer(axum::middleware::from_fn_with_state(hits.clone(), count));
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
