@@ -38,7 +38,7 @@ pub enum StaticError {
     #[error("the script failed: {0}")]
     ScriptAborted(String),
     /// Awaits that nothing can ever resolve: no events, no network here.
-    #[error("the script waits for a promise that nothing resolves (the static engine has no page events or network)")]
+    #[error("the script waits for a promise that nothing resolves (the static engine has no page events)")]
     Stalled,
     #[error("the static engine does not use proxy tiers yet (this run is on tier{0}); use the puppeteer engine")]
     ProxyTier(u8),
