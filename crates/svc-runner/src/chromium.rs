@@ -1,11 +1,18 @@
 //! The `puppeteer` engine: headless Chromium over the DevTools protocol.
 //!
-//! Per run: a fresh browser context (no cookies or storage shared with any
-//! other run; a job's saved session, its scrap's own, is put into it before
-//! the navigation, `session.rs`) and one page in it; every request the page makes is paused
-//! and checked (scheme, address, resource type) before it may continue; the
-//! user's script runs in an isolated world; the context is disposed at the
-//! end whatever happened.
+//! Per run: a browser context with one page, which no other scrap's run
+//! ever uses (no cookies or storage shared with any other run; a job's
+//! saved session, its scrap's own, is put into it before the navigation,
+//! `session.rs`); every request the page makes is paused and checked
+//! (scheme, address, resource type) before it may continue; the user's
+//! script runs in an isolated world. A run of a saved scrap that ends
+//! normally leaves its page to the scrap's next run, emptied first
+//! (`Inner::recycle`: the document replaced by `about:blank`, then the
+//! context's cookies, the storage of every origin the run reached, the
+//! tab's history and `window.name` cleared; no page uses the HTTP cache),
+//! so that run navigates a renderer that is already running
+//! (`warm_pages.rs`); any other page's context is disposed at the end
+//! whatever happened.
 //!
 //! Nothing the run needs after the navigation costs a DevTools round trip
 //! of its own: the document's HTTP status comes from the page's network
@@ -30,13 +37,14 @@ use chromiumoxide::cdp::browser_protocol::fetch::{
 };
 use chromiumoxide::cdp::browser_protocol::inspector::{EnableParams as InspectorEnableParams, EventTargetCrashed};
 use chromiumoxide::cdp::browser_protocol::network::{
-    ErrorReason, EventDataReceived, EventLoadingFinished, EventResponseReceived, ResourceType,
+    ErrorReason, EventDataReceived, EventLoadingFinished, EventResponseReceived, ResourceType, SetCacheDisabledParams,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, CreateIsolatedWorldParams, FrameId,
-    RemoveScriptToEvaluateOnNewDocumentParams, ScriptIdentifier,
+    RemoveScriptToEvaluateOnNewDocumentParams, ResetNavigationHistoryParams, ScriptIdentifier,
 };
 use chromiumoxide::cdp::browser_protocol::storage::{
+    ClearCookiesParams as StorageClearCookies, ClearDataForOriginParams, ClearDataForStorageKeyParams,
     GetCookiesParams as StorageGetCookies, SetCookiesParams as StorageSetCookies,
 };
 use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, CreateTargetParams};
@@ -49,7 +57,7 @@ use chromiumoxide::page::ScreenshotParams;
 use futures::{FutureExt, StreamExt};
 use serde_json::{Value, json};
 use svc_domain::site_account::SessionState;
-use svc_service::engine::{Engine, RunJob};
+use svc_service::engine::{Engine, ReuseKey, RunJob};
 use svc_service::host_vetting::Resolver;
 use svc_service::run_outcome::{EngineReport, ScriptResult};
 use svc_service::script_directives::Loads;
@@ -60,12 +68,20 @@ use crate::egress_proxy::{ANSWER_HEADER, EgressProxy, EgressStats};
 use crate::net_guard;
 use crate::script;
 use crate::session;
+use crate::storage_reach::StorageReach;
 use crate::upstream::{TIERS, UpstreamProxy};
+use crate::warm_pages::WarmPages;
 
 const SNAPSHOT_HTML_MAX: usize = 512 * 1024;
 const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(5);
 const DISPOSE_TIMEOUT: Duration = Duration::from_secs(5);
 const PREPARE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long emptying a finished run's page may take before it is disposed instead.
+const RECYCLE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a run waits for a page of its scrap that is being emptied,
+/// rather than starting a context of its own: until the emptying ends
+/// either way, so that a scrap's next run reliably finds its page.
+const RECYCLE_WAIT: Duration = RECYCLE_TIMEOUT;
 /// The isolated world the user's script runs in.
 const WORLD: &str = "svc-run";
 /// Why a run whose renderer died failed.
@@ -85,6 +101,9 @@ pub struct EngineConfig {
     /// Fresh pages kept ready (each in its own new context), so that a run
     /// does not wait for a renderer process to start. 0 turns this off.
     pub spare_pages: usize,
+    /// Emptied pages of finished runs kept for their scrap's next run
+    /// (warm_pages.rs); 0 gives every run a new context.
+    pub warm_pages: usize,
     /// How the egress proxy resolves host names (the system's resolver but in tests).
     pub resolver: Resolver,
     /// The upstream proxies of proxy tiers 1 to 4 (`tiers[0]` is tier 1),
@@ -109,18 +128,28 @@ struct Inner {
     disposing: std::sync::atomic::AtomicUsize,
     /// Set by `close`: no more spares are prepared or kept.
     closed: std::sync::atomic::AtomicBool,
+    /// Emptied pages of finished runs, by scrap.
+    warm: std::sync::Mutex<WarmPages<ReuseKey, FreshPage>>,
+    /// Woken when a page has been emptied (parked or disposed).
+    recycled: tokio::sync::Notify,
+    /// Runs that ran in a page an earlier run of their scrap left.
+    reused: std::sync::atomic::AtomicU64,
 }
 
-/// A new browser context with one blank page, guarded and metered: used by
-/// exactly one run, then disposed.
+/// A browser context with one page, guarded and metered: used by one run
+/// at a time, and by the runs of one scrap only.
 struct FreshPage {
     warm: Arc<WarmBrowser>,
     context: BrowserContextId,
     page: Page,
     refused_document: Arc<Mutex<Option<String>>>,
     /// What the run loads besides what every run does; set from its job
-    /// before it navigates (the guard skips the rest).
-    loads: Arc<std::sync::Mutex<Loads>>,
+    /// before it navigates (the guard skips the rest). `None` between runs:
+    /// the guard refuses every request.
+    loads: Arc<std::sync::Mutex<Option<Loads>>>,
+    /// The documents the guard let through since the page was last
+    /// emptied: where the run may have left storage.
+    reach: Arc<std::sync::Mutex<StorageReach>>,
     bytes: Arc<Received>,
     watch: Watch,
     /// Fires when the page's renderer dies (out of memory, or killed):
@@ -187,7 +216,9 @@ impl Watch {
         let mut worlds = Vec::new();
         while let Some(Some(event)) = self.contexts.next().now_or_never() {
             let frame = event.context.aux_data.as_ref().and_then(|aux| aux["frameId"].as_str());
-            if event.context.name == WORLD && frame == Some(self.main_frame.inner().as_str()) {
+            // Not the world of an `about:blank` that emptied the page between runs.
+            let of_a_site = event.context.origin.starts_with("http");
+            if event.context.name == WORLD && frame == Some(self.main_frame.inner().as_str()) && of_a_site {
                 worlds.push((event.context.unique_id.clone(), event.context.id));
             }
         }
@@ -196,6 +227,13 @@ impl Watch {
             gone.insert(event.execution_context_unique_id.clone());
         }
         worlds.into_iter().rev().find(|(unique, _)| !gone.contains(unique)).map(|(_, id)| id)
+    }
+
+    /// Forgets every event so far: the next run reads its own only.
+    fn forget(&mut self) {
+        while let Some(Some(_)) = self.contexts.next().now_or_never() {}
+        while let Some(Some(_)) = self.destroyed.next().now_or_never() {}
+        while let Some(Some(_)) = self.responses.next().now_or_never() {}
     }
 }
 
@@ -232,6 +270,9 @@ impl ChromiumEngine {
                 preparing: std::sync::atomic::AtomicUsize::new(0),
                 disposing: std::sync::atomic::AtomicUsize::new(0),
                 closed: std::sync::atomic::AtomicBool::new(false),
+                warm: std::sync::Mutex::new(WarmPages::new(config.warm_pages)),
+                recycled: tokio::sync::Notify::new(),
+                reused: std::sync::atomic::AtomicU64::new(0),
             }),
         }
     }
@@ -266,7 +307,12 @@ impl ChromiumEngine {
         self.inner.pool.egress_of(tier).map(EgressProxy::stats)
     }
 
-    /// Disposes the spare pages and closes the browser.
+    /// How many runs ran in a page an earlier run of their scrap left.
+    pub fn runs_in_warm_pages(&self) -> u64 {
+        self.inner.reused.load(Ordering::Relaxed)
+    }
+
+    /// Disposes the spare and warm pages and closes the browser.
     pub async fn close(&self) {
         self.inner.closed.store(true, Ordering::SeqCst);
         // Let spares being prepared, and contexts being disposed, finish, so
@@ -276,7 +322,8 @@ impl ChromiumEngine {
         while self.inner.disposing.load(Ordering::SeqCst) > 0 || self.inner.preparing.load(Ordering::SeqCst) > 0 {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        let spares = std::mem::take(&mut *self.inner.spares.lock().expect("spares lock"));
+        let mut spares = std::mem::take(&mut *self.inner.spares.lock().expect("spares lock"));
+        spares.extend(self.inner.warm.lock().expect("warm lock").drain());
         for spare in spares {
             self.inner.dispose(spare).await;
         }
@@ -306,7 +353,8 @@ impl Inner {
             }
         };
         let refused_document = Arc::new(Mutex::new(None));
-        let loads = Arc::new(std::sync::Mutex::new(Loads::default()));
+        let loads = Arc::new(std::sync::Mutex::new(None));
+        let reach = Arc::new(std::sync::Mutex::new(StorageReach::default()));
         let opened = async {
             let params = CreateTargetParams::builder()
                 .url("about:blank")
@@ -314,7 +362,16 @@ impl Inner {
                 .build()
                 .map_err(|e| e.to_string())?;
             let page = warm.browser.new_page(params).await.map_err(|e| format!("cannot open a page: {e}"))?;
-            guard_requests(&page, self.allow_private, refused_document.clone(), loads.clone()).await?;
+            let guard = Guard {
+                allow_private: self.allow_private,
+                refused_document: refused_document.clone(),
+                loads: loads.clone(),
+                reach: reach.clone(),
+            };
+            guard.start(&page).await?;
+            // No run reads what another loaded: the page may serve its
+            // scrap's next run (and a fresh context's cache is empty anyway).
+            page.execute(SetCacheDisabledParams::new(true)).await.map_err(|e| e.to_string())?;
             let bytes = count_bytes(&page).await?;
             let watch = Watch::new(&page).await?;
             let crashed = page.event_listener::<EventTargetCrashed>().await.map_err(|e| e.to_string())?;
@@ -322,9 +379,17 @@ impl Inner {
             Ok::<_, String>((page, bytes, watch, crashed))
         };
         match tokio::time::timeout(PREPARE_TIMEOUT, opened).await {
-            Ok(Ok((page, bytes, watch, crashed))) => {
-                Ok(FreshPage { warm, context, page, refused_document, loads, bytes, watch, crashed: Some(crashed) })
-            }
+            Ok(Ok((page, bytes, watch, crashed))) => Ok(FreshPage {
+                warm,
+                context,
+                page,
+                refused_document,
+                loads,
+                reach,
+                bytes,
+                watch,
+                crashed: Some(crashed),
+            }),
             failure => {
                 let _ = tokio::time::timeout(DISPOSE_TIMEOUT, warm.browser.dispose_browser_context(context)).await;
                 Err(match failure {
@@ -371,6 +436,92 @@ impl Inner {
         });
     }
 
+    /// A page the last run of `key` left, emptied, if one is parked or
+    /// being emptied (then waited for, `RECYCLE_WAIT` at most); else as
+    /// [`Self::take`].
+    async fn take_warm(self: &Arc<Self>, key: ReuseKey) -> Result<FreshPage, String> {
+        let deadline = tokio::time::Instant::now() + RECYCLE_WAIT;
+        loop {
+            // Listening before looking: a page parked in between still wakes this run.
+            let parked = self.recycled.notified();
+            tokio::pin!(parked);
+            parked.as_mut().enable();
+            let (page, stale, being_emptied) = {
+                let mut warm = self.warm.lock().expect("warm lock");
+                let stale = warm.remove_stale(Instant::now(), |page| page.warm.is_retired());
+                (warm.take(&key), stale, warm.is_recycling(&key))
+            };
+            self.dispose_later(stale);
+            match page {
+                Some(mut page) => {
+                    // Its renderer died while it waited (killed over a cap).
+                    let crashed = page.crashed.as_mut().is_some_and(|c| c.next().now_or_never().is_some());
+                    if crashed || page.warm.is_retired() {
+                        self.dispose_later(vec![page]);
+                        continue;
+                    }
+                    self.reused.fetch_add(1, Ordering::Relaxed);
+                    return Ok(page);
+                }
+                None if being_emptied && tokio::time::Instant::now() < deadline => {
+                    let _ = tokio::time::timeout_at(deadline, parked).await;
+                }
+                None => return self.take().await,
+            }
+        }
+    }
+
+    /// Empties the page of a finished run of `key` and parks it for the
+    /// scrap's next run; a page that cannot be emptied is disposed. The
+    /// caller has counted it as recycling (`WarmPages::recycling`).
+    async fn recycle(self: &Arc<Self>, mut fresh: FreshPage, key: ReuseKey) {
+        let emptied = tokio::time::timeout(RECYCLE_TIMEOUT, empty(&mut fresh)).await;
+        let unkept = {
+            let mut warm = self.warm.lock().expect("warm lock");
+            warm.recycled(&key);
+            match emptied {
+                Ok(Ok(())) if !self.closed.load(Ordering::SeqCst) && !fresh.warm.is_retired() => {
+                    warm.park(key, fresh, Instant::now())
+                }
+                failure => {
+                    if let Ok(Err(e)) = failure {
+                        tracing::debug!("could not empty a page for its scrap's next run: {e}");
+                    }
+                    Some(fresh)
+                }
+            }
+        };
+        self.recycled.notify_waiters();
+        if let Some(page) = unkept {
+            self.dispose(page).await;
+        }
+        // Parked pages no run took go after `IDLE_TTL` (without holding the engine).
+        let engine = Arc::downgrade(self);
+        tokio::spawn(async move {
+            tokio::time::sleep(crate::warm_pages::IDLE_TTL).await;
+            if let Some(engine) = engine.upgrade() {
+                let stale =
+                    engine.warm.lock().expect("warm lock").remove_stale(Instant::now(), |p| p.warm.is_retired());
+                engine.dispose_later(stale);
+            }
+        });
+    }
+
+    /// Disposes `pages` in the background (counted, so that `close` waits for them).
+    fn dispose_later(self: &Arc<Self>, pages: Vec<FreshPage>) {
+        if pages.is_empty() {
+            return;
+        }
+        self.disposing.fetch_add(1, Ordering::SeqCst);
+        let me = self.clone();
+        tokio::spawn(async move {
+            for page in pages {
+                me.dispose(page).await;
+            }
+            me.disposing.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+
     async fn dispose(&self, fresh: FreshPage) {
         if !fresh.warm.is_alive() {
             return;
@@ -384,53 +535,73 @@ impl Inner {
     }
 }
 
-/// Pauses every request of `page` and lets through only what the run may load.
-async fn guard_requests(
-    page: &Page,
+/// What the request guard of a page shares with its runs.
+struct Guard {
     allow_private: bool,
     refused_document: Arc<Mutex<Option<String>>>,
-    loads: Arc<std::sync::Mutex<Loads>>,
-) -> Result<(), String> {
-    let mut paused = page.event_listener::<EventRequestPaused>().await.map_err(|e| e.to_string())?;
-    let pattern = RequestPattern::builder().url_pattern("*").request_stage(RequestStage::Request).build();
-    page.execute(FetchEnableParams::builder().pattern(pattern).build()).await.map_err(|e| e.to_string())?;
-    let page = page.clone();
-    tokio::spawn(async move {
-        let mut verdicts: HashMap<String, Result<(), String>> = HashMap::new();
-        while let Some(event) = paused.next().await {
-            let skip = skipped(*loads.lock().expect("loads lock"), &event.resource_type);
-            let verdict = if skip {
-                Err("not needed for extraction".to_string())
-            } else {
-                let origin = url::Url::parse(&event.request.url)
-                    .map(|u| format!("{}://{}", u.scheme(), u.host_str().unwrap_or_default()))
-                    .unwrap_or_default();
-                match verdicts.get(&origin) {
-                    Some(v) => v.clone(),
-                    None => {
-                        let v = net_guard::check(&event.request.url, allow_private).await.map_err(|r| r.to_string());
-                        verdicts.insert(origin, v.clone());
-                        v
+    loads: Arc<std::sync::Mutex<Option<Loads>>>,
+    reach: Arc<std::sync::Mutex<StorageReach>>,
+}
+
+impl Guard {
+    /// Pauses every request of `page` and lets through only what the run may load.
+    async fn start(self, page: &Page) -> Result<(), String> {
+        let Guard { allow_private, refused_document, loads, reach } = self;
+        let main_frame = page.mainframe().await.map_err(|e| e.to_string())?.ok_or("the page has no main frame")?;
+        let mut paused = page.event_listener::<EventRequestPaused>().await.map_err(|e| e.to_string())?;
+        let pattern = RequestPattern::builder().url_pattern("*").request_stage(RequestStage::Request).build();
+        page.execute(FetchEnableParams::builder().pattern(pattern).build()).await.map_err(|e| e.to_string())?;
+        let page = page.clone();
+        tokio::spawn(async move {
+            let mut verdicts: HashMap<String, Result<(), String>> = HashMap::new();
+            while let Some(event) = paused.next().await {
+                let run_loads = *loads.lock().expect("loads lock");
+                let verdict = if let Some(run_loads) = run_loads
+                    && skipped(run_loads, &event.resource_type)
+                {
+                    Err("not needed for extraction".to_string())
+                } else if run_loads.is_none() {
+                    // A finished run's document, before `about:blank` replaces it.
+                    Err("the run is over".to_string())
+                } else {
+                    let origin = url::Url::parse(&event.request.url)
+                        .map(|u| format!("{}://{}", u.scheme(), u.host_str().unwrap_or_default()))
+                        .unwrap_or_default();
+                    match verdicts.get(&origin) {
+                        Some(v) => v.clone(),
+                        None => {
+                            let v =
+                                net_guard::check(&event.request.url, allow_private).await.map_err(|r| r.to_string());
+                            verdicts.insert(origin, v.clone());
+                            v
+                        }
                     }
-                }
-            };
-            let sent = match verdict {
-                Ok(()) => page.execute(ContinueRequestParams::new(event.request_id.clone())).await.map(|_| ()),
-                Err(why) => {
-                    if event.resource_type == ResourceType::Document {
-                        refused_document.lock().await.get_or_insert(format!("{}: {why}", event.request.url));
+                };
+                let sent = match verdict {
+                    Ok(()) => {
+                        if event.resource_type == ResourceType::Document
+                            && let Ok(url) = url::Url::parse(&event.request.url)
+                        {
+                            reach.lock().expect("reach lock").note_document(&url, event.frame_id == main_frame);
+                        }
+                        page.execute(ContinueRequestParams::new(event.request_id.clone())).await.map(|_| ())
                     }
-                    page.execute(FailRequestParams::new(event.request_id.clone(), ErrorReason::BlockedByClient))
-                        .await
-                        .map(|_| ())
+                    Err(why) => {
+                        if event.resource_type == ResourceType::Document {
+                            refused_document.lock().await.get_or_insert(format!("{}: {why}", event.request.url));
+                        }
+                        page.execute(FailRequestParams::new(event.request_id.clone(), ErrorReason::BlockedByClient))
+                            .await
+                            .map(|_| ())
+                    }
+                };
+                if sent.is_err() {
+                    break;
                 }
-            };
-            if sent.is_err() {
-                break;
             }
-        }
-    });
-    Ok(())
+        });
+        Ok(())
+    }
 }
 
 /// Bytes the page received, per request: chunks as they arrive
@@ -443,6 +614,10 @@ struct Received(std::sync::Mutex<HashMap<String, u64>>);
 impl Received {
     fn total(&self) -> u64 {
         self.0.lock().expect("received lock").values().sum()
+    }
+
+    fn reset(&self) {
+        self.0.lock().expect("received lock").clear();
     }
 }
 
@@ -612,6 +787,43 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
     }
 }
 
+/// Empties a finished run's page for the next run of its scrap, leaving
+/// nothing the run or its page made:
+/// - the guard refuses every request from now on (until the next run's
+///   job opens it);
+/// - the document is replaced by `about:blank`, which ends its scripts (the
+///   page's and the user's isolated world alike), timers, workers and
+///   loads, so nothing writes after what follows;
+/// - the context's cookies, then every kind of storage (local and session
+///   storage, IndexedDB, Cache Storage, service workers, ...) of every
+///   document the run loaded, its iframes' partitioned storage included
+///   (storage_reach.rs), the tab's history and `window.name` are cleared;
+/// - what the engine noted of the run (bytes, the refused document, page
+///   events) is forgotten.
+///
+/// The HTTP cache needs nothing: no page uses it (`prepare`).
+async fn empty(fresh: &mut FreshPage) -> Result<(), String> {
+    *fresh.loads.lock().expect("loads lock") = None;
+    fresh.page.goto("about:blank").await.map_err(|e| format!("about:blank: {e}"))?;
+    let cookies = StorageClearCookies::builder().browser_context_id(fresh.context.clone()).build();
+    fresh.warm.browser.execute(cookies).await.map_err(|e| format!("clearing cookies: {e}"))?;
+    let reach = std::mem::take(&mut *fresh.reach.lock().expect("reach lock"));
+    for origin in reach.origins() {
+        let clear = ClearDataForOriginParams::new(origin, "all");
+        fresh.page.execute(clear).await.map_err(|e| format!("clearing storage: {e}"))?;
+    }
+    for key in reach.partitioned_keys() {
+        let clear = ClearDataForStorageKeyParams::new(key, "all");
+        fresh.page.execute(clear).await.map_err(|e| format!("clearing partitioned storage: {e}"))?;
+    }
+    fresh.page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| format!("history: {e}"))?;
+    fresh.page.evaluate("window.name = ''").await.map_err(|e| format!("window.name: {e}"))?;
+    *fresh.refused_document.lock().await = None;
+    fresh.bytes.reset();
+    fresh.watch.forget();
+    Ok(())
+}
+
 /// Puts a job's saved session into its fresh context before the navigation:
 /// the cookies into the context's cookie jar, the target origin's
 /// `localStorage` through a script run at the start of its documents
@@ -723,10 +935,14 @@ impl Engine for ChromiumEngine {
         if let Err(refusal) = net_guard::check(&job.url, self.inner.allow_private).await {
             return report(failed(format!("target refused: {refusal}")), started.elapsed(), 0, None, None);
         }
-        // A tier's run gets a context of its own (spares are for tier 0).
-        let fresh = match tier_proxy {
-            None => self.inner.take().boxed(),
-            Some(proxy) => self.inner.prepare(Some(proxy)).boxed(),
+        // A saved scrap's run on tier 0 may run in a page its last run left;
+        // a tier's run gets a context of its own (spares are for tier 0).
+        let warm_enabled = self.inner.warm.lock().expect("warm lock").enabled();
+        let reuse = job.reuse.filter(|_| job.tier == 0 && warm_enabled);
+        let fresh = match (tier_proxy, reuse) {
+            (None, Some(key)) => self.inner.take_warm(key).boxed(),
+            (None, None) => self.inner.take().boxed(),
+            (Some(proxy), _) => self.inner.prepare(Some(proxy)).boxed(),
         };
         let mut fresh = match tokio::time::timeout(job.timeout, fresh).await {
             Ok(Ok(fresh)) => fresh,
@@ -737,7 +953,7 @@ impl Engine for ChromiumEngine {
             }
         };
         fresh.warm.count_run();
-        *fresh.loads.lock().expect("loads lock") = job.loads;
+        *fresh.loads.lock().expect("loads lock") = Some(job.loads);
         let remaining = job.timeout.saturating_sub(started.elapsed());
         let egress = self.inner.pool.egress_of(job.tier);
         let mut crashed = fresh.crashed.take();
@@ -747,13 +963,15 @@ impl Engine for ChromiumEngine {
                 None => std::future::pending().await,
             }
         };
-        let outcome = tokio::select! {
+        // A page whose run timed out or crashed serves no other run.
+        let (outcome, page_sound) = tokio::select! {
             finished = tokio::time::timeout(remaining, execute(&mut fresh, &job, egress)) => match finished {
-                Ok(outcome) => outcome,
-                Err(_) => failed(format!("timed out after {} s", job.timeout.as_secs())),
+                Ok(outcome) => (outcome, true),
+                Err(_) => (failed(format!("timed out after {} s", job.timeout.as_secs())), false),
             },
-            _ = until_crash => failed(CRASHED),
+            _ = until_crash => (failed(CRASHED), false),
         };
+        fresh.crashed = crashed;
         // The run's time ends here; the snapshot and clean-up are not part of it.
         let duration = started.elapsed();
         let snap = match &outcome.result {
@@ -775,13 +993,22 @@ impl Engine for ChromiumEngine {
             }
             _ => None,
         };
-        // The context goes away after the result is handed back: disposing
-        // it (the renderer's shut-down) is not on the caller's path, and
-        // neither is preparing the spare that replaces the one taken.
+        // The page is emptied for the scrap's next run, or its context goes
+        // away, after the result is handed back: neither is on the caller's
+        // path, and neither is preparing the spare that replaces one taken.
+        // Counted as recycling now, so that a next run of the scrap that
+        // comes at once waits for this page rather than start a context.
+        let recycle = reuse.filter(|_| page_sound && fresh.warm.is_alive());
+        if let Some(key) = &recycle {
+            self.inner.warm.lock().expect("warm lock").recycling(key);
+        }
         self.inner.disposing.fetch_add(1, Ordering::SeqCst);
         let inner = self.inner.clone();
         tokio::spawn(async move {
-            inner.dispose(fresh).await;
+            match recycle {
+                Some(key) => inner.recycle(fresh, key).await,
+                None => inner.dispose(fresh).await,
+            }
             // Before `disposing` drops, so that `close` waits for it too.
             inner.refill();
             inner.disposing.fetch_sub(1, Ordering::SeqCst);

@@ -16,7 +16,9 @@ pub mod renderer_limits;
 pub mod sandbox;
 pub mod script;
 pub mod session;
+pub mod storage_reach;
 pub mod upstream;
+pub mod warm_pages;
 pub mod worker;
 
 pub use chromium::{ChromiumEngine, EngineConfig};

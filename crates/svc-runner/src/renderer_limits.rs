@@ -8,12 +8,16 @@
 //! fails with that (chromium.rs), while other runs, each in its own
 //! context and renderer, go on.
 //!
-//! A renderer serves one run (every run has a context of its own), so one
-//! that has used more CPU than the longest run may last is one whose run
-//! timed out while its script kept going (`while (true) {}`): Chromium's
-//! full browser keeps such a renderer spinning after its context is
-//! disposed. It is killed too.
+//! A renderer serves one run at a time (a page left for its scrap's next
+//! run waits idle, warm_pages.rs), so one that has used more CPU since it
+//! was last idle than the longest run may last is one whose run timed out
+//! while its script kept going (`while (true) {}`): Chromium's full browser
+//! keeps such a renderer spinning after its context is disposed. It is
+//! killed too. (Runs of one scrap back to back with no idle look between
+//! them count as one stretch: a renderer busy without a pause for that long
+//! is killed as well, and the run in it fails as crashed.)
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -29,12 +33,40 @@ pub fn cpu_cap(longest_run_ms: u64) -> Duration {
     Duration::from_millis(longest_run_ms.saturating_mul(3) / 2) + Duration::from_secs(10)
 }
 
+/// At most this much CPU between two looks, and a renderer counts as idle.
+pub const IDLE_SLACK: Duration = Duration::from_millis(10);
+
+/// What the watch remembers of a renderer between looks: its CPU time at
+/// the last look, and at the last look that found it idle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Track {
+    last: Duration,
+    idle_at: Duration,
+}
+
+impl Track {
+    /// The renderer's record after a look that found `cpu` used in all. A
+    /// renderer seen for the first time has been busy since it started.
+    pub fn after(previous: Option<Track>, cpu: Duration) -> Track {
+        match previous {
+            None => Track { last: cpu, idle_at: Duration::ZERO },
+            Some(t) if cpu.saturating_sub(t.last) <= IDLE_SLACK => Track { last: cpu, idle_at: cpu },
+            Some(t) => Track { last: cpu, idle_at: t.idle_at },
+        }
+    }
+
+    /// The CPU it has used since it was last idle.
+    pub fn busy(&self) -> Duration {
+        self.last.saturating_sub(self.idle_at)
+    }
+}
+
 /// What a renderer is using.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Usage {
     /// Resident memory, in bytes.
     pub rss: u64,
-    /// User and system CPU time so far.
+    /// User and system CPU time since it was last idle.
     pub cpu: Duration,
 }
 
@@ -55,10 +87,17 @@ pub fn over_cap(usage: Usage, longest_run_ms: u64) -> Option<&'static str> {
 pub async fn watch(browser: u32, longest_run_ms: Arc<AtomicU64>) {
     let mut ticker = tokio::time::interval(INTERVAL);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut tracks: HashMap<u32, Track> = HashMap::new();
     loop {
         ticker.tick().await;
         let longest = longest_run_ms.load(Ordering::Relaxed);
-        for (pid, usage) in renderers(browser) {
+        let seen = renderers(browser);
+        // Renderers gone since the last look are forgotten (a pid may come back).
+        tracks.retain(|pid, _| seen.iter().any(|(p, _)| p == pid));
+        for (pid, total) in seen {
+            let track = Track::after(tracks.get(&pid).copied(), total.cpu);
+            tracks.insert(pid, track);
+            let usage = Usage { cpu: track.busy(), ..total };
             if let Some(why) = over_cap(usage, longest) {
                 tracing::warn!(
                     renderer = pid,
@@ -74,7 +113,8 @@ pub async fn watch(browser: u32, longest_run_ms: Arc<AtomicU64>) {
 }
 
 /// The renderer processes under `browser` (children, and their children:
-/// renderers are started by a zygote), with what they use.
+/// renderers are started by a zygote), with what they use (`cpu`: since
+/// they started).
 pub fn renderers(browser: u32) -> Vec<(u32, Usage)> {
     let mut found = Vec::new();
     let mut parents = vec![browser];
@@ -166,6 +206,31 @@ mod tests {
         assert_eq!(over_cap(usage(mib(1025), 1), 10_000), Some("over its memory cap"));
         assert_eq!(over_cap(usage(mib(300), 26), 10_000), Some("still running past its run's timeout"));
         assert_eq!(over_cap(usage(mib(300), 26), 60_000), None);
+    }
+
+    #[test]
+    fn cpu_counts_from_the_last_idle_look() {
+        let ms = Duration::from_millis;
+        // First seen after 3 s of work: busy 3 s (a fresh renderer's whole life).
+        let t = Track::after(None, ms(3000));
+        assert_eq!(t.busy(), ms(3000));
+        // Then idle (10 ms in a look at most): nothing counts from before.
+        let t = Track::after(Some(t), ms(3010));
+        assert_eq!(t.busy(), ms(0));
+        // A next run's work counts from there, across looks.
+        let t = Track::after(Some(t), ms(3200));
+        let t = Track::after(Some(t), ms(3400));
+        assert_eq!(t.busy(), ms(390));
+        // A spinning renderer is never idle: its busy time only grows.
+        let mut t = t;
+        for step in 1..=100 {
+            t = Track::after(Some(t), ms(3400 + step * 200));
+        }
+        assert_eq!(t.busy(), ms(20_390));
+        assert_eq!(
+            over_cap(Usage { rss: 0, cpu: Duration::from_secs(26) }, 10_000),
+            Some("still running past its run's timeout")
+        );
     }
 
     #[test]

@@ -66,6 +66,7 @@ pub(crate) async fn run_script(
         account: None,
         session: None,
         scrapper: DEFAULT_SCRAPPER.to_string(),
+        reuse: None,
     };
     Ok(cx.engine.run(job).await)
 }
@@ -103,6 +104,7 @@ pub(crate) async fn run_script_with(
             AUTO_SCRAPPER => DEFAULT_SCRAPPER.to_string(),
             other => other.to_string(),
         },
+        reuse: None,
     };
     Ok(cx.engine.run(job).await)
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use svc_domain::ObjectId;
 use svc_domain::scrap::ParamSet;
 use svc_domain::site_account::{SessionState, SiteAccount};
 
@@ -49,6 +50,20 @@ pub struct RunJob {
     /// `svc_domain::scrap::SCRAPPERS`; `puppeteer` for test runs without
     /// one and the AI tasks' page loads).
     pub scrapper: String,
+    /// Whose warm pages the run may use: a run of a saved scrap names
+    /// it, and the browser engine may then run it in a page a finished
+    /// run of the same scrap left, emptied (svc-runner's `warm_pages.rs`).
+    /// `None` (test runs of unsaved scripts, the AI tasks' loads and shadow
+    /// runs): a page of its own, in a new context.
+    pub reuse: Option<ReuseKey>,
+}
+
+/// The scrap a run belongs to, with its organization: warm pages are kept
+/// per key and never cross from one key to another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ReuseKey {
+    pub organization: ObjectId,
+    pub scrap: ObjectId,
 }
 
 impl fmt::Debug for RunJob {
@@ -67,6 +82,7 @@ impl fmt::Debug for RunJob {
             .field("account", &self.account)
             .field("session", &self.session)
             .field("scrapper", &self.scrapper)
+            .field("reuse", &self.reuse)
             .finish()
     }
 }
@@ -135,6 +151,7 @@ mod tests {
             account: Some(SiteAccount { username: "alice".into(), password: "hunter2-secret".into() }),
             session: Some(SessionState::new(r#"{"cookies":[{"value":"sid-123456"}]}"#)),
             scrapper: "puppeteer".into(),
+            reuse: None,
         };
         let shown = format!("{job:?}");
         for secret in ["alice", "hunter2-secret", "sid-123456", "SVC.account"] {
@@ -176,6 +193,7 @@ mod tests {
             account: None,
             session: None,
             scrapper: scrapper.into(),
+            reuse: None,
         }
     }
 

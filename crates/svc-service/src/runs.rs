@@ -21,7 +21,7 @@ use crate::ai_model::{AiModel, AiPricing};
 use crate::attachments::{AttachedModel, Attachments};
 use crate::digest;
 use crate::email_compose;
-use crate::engine::{Engine, RunJob};
+use crate::engine::{Engine, ReuseKey, RunJob};
 use crate::engine_choice;
 use crate::fix_policy::{self, Diagnosis};
 use crate::history::HistoryView;
@@ -268,6 +268,7 @@ impl RunService {
             account: login.account,
             session: login.session,
             scrapper,
+            reuse: None,
         };
         // `auto`: static, then the browser when static found nothing (a
         // test run neither reads nor changes what the scrap's runs learned).
@@ -463,6 +464,7 @@ impl RunService {
             account: login.account,
             session: login.session,
             scrapper: scrap.scrapper,
+            reuse: Some(ReuseKey { organization: claim.organization_id, scrap: claim.scrap_id }),
         };
         Ok(Some((job, row, login_error)))
     }

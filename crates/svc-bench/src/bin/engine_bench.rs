@@ -231,6 +231,7 @@ fn job(url: &str, scrapper: &str) -> RunJob {
         scrapper: scrapper.to_string(),
         account: None,
         session: None,
+        reuse: None,
     }
 }
 
@@ -291,6 +292,7 @@ async fn engine_only(args: &Args, page: &str) -> Result<(Figures, Figures)> {
         allow_private_networks: true,
         runs_per_browser: 200,
         spare_pages: args.concurrency.min(4),
+        warm_pages: args.concurrency,
         resolver: Default::default(),
         tiers: Default::default(),
     }));

@@ -190,6 +190,7 @@ fn engine(allow_private: bool, tiers: [Vec<UpstreamProxy>; 4]) -> ChromiumEngine
         allow_private_networks: allow_private,
         runs_per_browser: 100,
         spare_pages: 1,
+        warm_pages: 0,
         resolver: Default::default(),
         tiers,
     })
@@ -210,6 +211,7 @@ fn job(url: &str, script: &str, tier: u8) -> RunJob {
         account: None,
         session: None,
         scrapper: "puppeteer".into(),
+        reuse: None,
     }
 }
 
@@ -330,6 +332,7 @@ fn engine_config_shown(tiers: &[Vec<UpstreamProxy>; 4]) -> EngineConfig {
         allow_private_networks: false,
         runs_per_browser: 1,
         spare_pages: 0,
+        warm_pages: 0,
         resolver: Default::default(),
         tiers: tiers.clone(),
     }

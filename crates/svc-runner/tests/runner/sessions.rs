@@ -66,6 +66,7 @@ fn engine() -> ChromiumEngine {
         allow_private_networks: true,
         runs_per_browser: 100,
         spare_pages: 1,
+        warm_pages: 0,
         resolver: Default::default(),
         tiers: Default::default(),
     })
@@ -86,6 +87,7 @@ fn job(url: String, script: &str, account: Option<&SiteAccount>, session: Option
         scrapper: "puppeteer".into(),
         account: account.cloned(),
         session,
+        reuse: None,
     }
 }
 

@@ -32,5 +32,6 @@ mod static_engine;
 mod tenancy;
 mod test_runs;
 mod typed_client;
+mod warm_pages;
 mod web;
 mod webhooks;

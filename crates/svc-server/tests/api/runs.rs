@@ -26,19 +26,26 @@ fn engine_on_private_networks(runs_per_browser: u64, spare_pages: usize) -> svc_
 
 /// The same, with Chromium run as `browser_user` when the tests run as root.
 fn engine_as(browser_user: &str, runs_per_browser: u64, spare_pages: usize) -> svc_runner::ChromiumEngine {
-    svc_runner::ChromiumEngine::new(svc_runner::EngineConfig {
+    svc_runner::ChromiumEngine::new(engine_config(browser_user, runs_per_browser, spare_pages))
+}
+
+/// The configuration of those engines: the browser under test, private
+/// networks allowed, no warm pages.
+pub(crate) fn engine_config(browser_user: &str, runs_per_browser: u64, spare_pages: usize) -> svc_runner::EngineConfig {
+    svc_runner::EngineConfig {
         chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
         browser_user: browser_user.into(),
         allow_private_networks: true,
         runs_per_browser,
         spare_pages,
+        warm_pages: 0,
         resolver: Default::default(),
         tiers: Default::default(),
-    })
+    }
 }
 
 /// A job for an engine driven directly.
-fn job_for(url: &str, script: &str) -> svc_service::engine::RunJob {
+pub(crate) fn job_for(url: &str, script: &str) -> svc_service::engine::RunJob {
     svc_service::engine::RunJob {
         history_id: ObjectId::new().to_string(),
         url: url.to_string(),
@@ -53,6 +60,7 @@ fn job_for(url: &str, script: &str) -> svc_service::engine::RunJob {
         account: None,
         session: None,
         scrapper: "puppeteer".into(),
+        reuse: None,
     }
 }
 

@@ -89,6 +89,7 @@ async fn the_static_engine_returns_what_the_browser_returns() {
         allow_private_networks: true,
         runs_per_browser: 200,
         spare_pages: 1,
+        warm_pages: 0,
         resolver: Default::default(),
         tiers: Default::default(),
     });

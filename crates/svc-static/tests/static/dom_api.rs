@@ -30,6 +30,7 @@ pub fn job(url: &str, script: &str) -> svc_service::engine::RunJob {
         scrapper: "static".into(),
         account: None,
         session: None,
+        reuse: None,
     }
 }
 

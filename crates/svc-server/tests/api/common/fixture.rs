@@ -40,6 +40,62 @@ async fn cookie(headers: HeaderMap) -> Response {
     ([(header::SET_COOKIE, "visited=yes; Path=/"), (header::CONTENT_TYPE, "text/html")], body).into_response()
 }
 
+/// What a page finds when it starts, in `#seen` as JSON: the cookie the
+/// server got and every kind of state a page can keep in its browser (its
+/// own and, through an iframe, another origin's), whose values it then
+/// sets, with a timer that goes on setting some. `body[data-ready]` once
+/// done. The iframe's origin is `localhost` on the same port (another site
+/// than `127.0.0.1`).
+async fn state(headers: HeaderMap) -> Response {
+    let sent = headers.get(header::COOKIE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let port = host.rsplit(':').next().unwrap_or("80");
+    let body = format!(
+        r#"<!doctype html><html><body><p id="seen"></p>
+<iframe src="http://localhost:{port}/state-frame"></iframe>
+<script>
+(async () => {{
+  const frame = new Promise(resolve => addEventListener('message', e => resolve(e.data)));
+  const keys = store => Object.keys(store).sort().join(',');
+  const seen = {{
+    server: {sent:?},
+    cookie: document.cookie,
+    local: keys(localStorage),
+    session: keys(sessionStorage),
+    name: window.name,
+    history: history.length,
+    idb: (await indexedDB.databases()).map(d => d.name).sort().join(','),
+    caches: (await caches.keys()).sort().join(','),
+    frame: await frame,
+  }};
+  document.getElementById('seen').textContent = JSON.stringify(seen);
+  document.cookie = 'page=1; max-age=3600';
+  localStorage.setItem('page', '1');
+  sessionStorage.setItem('page', '1');
+  window.name = 'page';
+  await new Promise(done => {{ const open = indexedDB.open('page', 1); open.onsuccess = done; open.onerror = done; }});
+  await caches.open('page');
+  setInterval(() => {{ localStorage.setItem('late', '1'); document.cookie = 'late=1; max-age=3600'; }}, 5);
+  document.body.dataset.ready = '1';
+}})();
+</script></body></html>"#
+    );
+    ([(header::SET_COOKIE, "server=1; Path=/; Max-Age=3600"), (header::CONTENT_TYPE, "text/html")], body)
+        .into_response()
+}
+
+/// The iframe of `/state`: tells its parent which `localStorage` keys it
+/// found in its origin, then sets one.
+async fn state_frame() -> Html<&'static str> {
+    Html(
+        "<!doctype html><html><body><script>\
+         const found = Object.keys(localStorage).sort().join(',');\
+         localStorage.setItem('frame', '1');\
+         parent.postMessage(found, '*');\
+         </script></body></html>",
+    )
+}
+
 async fn status(Path(code): Path<u16>) -> Response {
     let code = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     (code, Html(format!("<html><body><h1>status {}</h1></body></html>", code.as_u16()))).into_response()
@@ -134,6 +190,8 @@ pub async fn start() -> Fixture {
     let app = Router::new()
         .route("/items/{n}", get(items))
         .route("/cookie", get(cookie))
+        .route("/state", get(state))
+        .route("/state-frame", get(state_frame))
         .route("/status/{code}", get(status))
         .route("/framing/{code}", get(framing))
         .route("/slow", get(slow))

@@ -1,0 +1,176 @@
+//! Warm pages: where the pages of finished runs wait for the next run of
+//! the same scrap.
+//!
+//! Starting a renderer process is most of what a run costs the browser
+//! (docs/benchmarks.md). A page whose run is over is emptied (chromium.rs,
+//! `Inner::recycle`: its document replaced by `about:blank`, its context's
+//! cookies, storage and history cleared) and parked here under its run's
+//! key, the scrap and its organization; the scrap's next run navigates it
+//! again, and a same-site navigation keeps the renderer. A page never
+//! serves another key: keys are compared whole, and a page leaves this
+//! pool only to the key it was parked under or to be disposed.
+//!
+//! This file is the bookkeeping alone, generic over the page, so that its
+//! rules are tested without a browser.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::time::{Duration, Instant};
+
+/// How long a parked page waits for its scrap's next run before it is
+/// disposed: long enough for a scrap run every minute to find its page.
+pub const IDLE_TTL: Duration = Duration::from_secs(90);
+
+struct Parked<K, P> {
+    key: K,
+    page: P,
+    since: Instant,
+}
+
+/// Parked pages by key, at most `capacity` of them (0: none are kept),
+/// and how many pages of each key are being emptied.
+pub struct WarmPages<K, P> {
+    capacity: usize,
+    /// Oldest first.
+    parked: Vec<Parked<K, P>>,
+    recycling: HashMap<K, usize>,
+}
+
+impl<K: Eq + Hash + Clone, P> WarmPages<K, P> {
+    pub fn new(capacity: usize) -> Self {
+        WarmPages { capacity, parked: Vec::new(), recycling: HashMap::new() }
+    }
+
+    /// Whether pages are kept at all.
+    pub fn enabled(&self) -> bool {
+        self.capacity > 0
+    }
+
+    /// The page of `key` parked last, if any.
+    pub fn take(&mut self, key: &K) -> Option<P> {
+        let index = self.parked.iter().rposition(|p| &p.key == key)?;
+        Some(self.parked.remove(index).page)
+    }
+
+    /// Parks `page` under `key`; hands back the page that no longer fits
+    /// (the oldest parked), to be disposed. With no capacity, `page` itself.
+    pub fn park(&mut self, key: K, page: P, now: Instant) -> Option<P> {
+        if self.capacity == 0 {
+            return Some(page);
+        }
+        self.parked.push(Parked { key, page, since: now });
+        (self.parked.len() > self.capacity).then(|| self.parked.remove(0).page)
+    }
+
+    /// Removes and hands back the pages parked for `IDLE_TTL` or more at
+    /// `now`, and those `unusable` says cannot serve a run any more.
+    pub fn remove_stale(&mut self, now: Instant, unusable: impl Fn(&P) -> bool) -> Vec<P> {
+        let (stale, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.parked)
+            .into_iter()
+            .partition(|p| now.saturating_duration_since(p.since) >= IDLE_TTL || unusable(&p.page));
+        self.parked = kept;
+        stale.into_iter().map(|p| p.page).collect()
+    }
+
+    /// Every parked page (the engine is closing).
+    pub fn drain(&mut self) -> Vec<P> {
+        std::mem::take(&mut self.parked).into_iter().map(|p| p.page).collect()
+    }
+
+    /// A page of `key` is being emptied: a run of `key` may wait for it.
+    pub fn recycling(&mut self, key: &K) {
+        *self.recycling.entry(key.clone()).or_default() += 1;
+    }
+
+    /// That page is parked, or was disposed.
+    pub fn recycled(&mut self, key: &K) {
+        if let Some(count) = self.recycling.get_mut(key) {
+            *count -= 1;
+            if *count == 0 {
+                self.recycling.remove(key);
+            }
+        }
+    }
+
+    /// Whether a page of `key` is being emptied.
+    pub fn is_recycling(&self, key: &K) -> bool {
+        self.recycling.contains_key(key)
+    }
+
+    pub fn len(&self) -> usize {
+        self.parked.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parked.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_serves_only_its_own_key() {
+        let now = Instant::now();
+        let mut pool = WarmPages::new(4);
+        assert!(pool.park(("org-a", "scrap-1"), "page-a1", now).is_none());
+        assert!(pool.park(("org-b", "scrap-1"), "page-b1", now).is_none());
+        assert_eq!(pool.take(&("org-a", "scrap-2")), None, "another scrap of the organization");
+        assert_eq!(pool.take(&("org-c", "scrap-1")), None, "the same scrap id under another organization");
+        assert_eq!(pool.take(&("org-b", "scrap-1")), Some("page-b1"));
+        assert_eq!(pool.take(&("org-b", "scrap-1")), None, "a page serves one run at a time");
+        assert_eq!(pool.take(&("org-a", "scrap-1")), Some("page-a1"));
+        assert!(pool.is_empty());
+    }
+
+    #[test]
+    fn the_newest_page_of_a_key_is_taken_and_the_oldest_overall_makes_room() {
+        let start = Instant::now();
+        let mut pool = WarmPages::new(2);
+        assert!(pool.park("a", 1, start).is_none());
+        assert!(pool.park("a", 2, start + Duration::from_secs(1)).is_none());
+        assert_eq!(pool.park("b", 3, start + Duration::from_secs(2)), Some(1), "over capacity: the oldest goes");
+        assert_eq!(pool.len(), 2);
+        assert_eq!(pool.take(&"a"), Some(2));
+        assert_eq!(pool.take(&"a"), None);
+    }
+
+    #[test]
+    fn without_capacity_nothing_is_kept() {
+        let mut pool = WarmPages::new(0);
+        assert!(!pool.enabled());
+        assert_eq!(pool.park("a", 1, Instant::now()), Some(1));
+        assert_eq!(pool.take(&"a"), None);
+    }
+
+    #[test]
+    fn idle_and_unusable_pages_are_removed() {
+        let start = Instant::now();
+        let mut pool = WarmPages::new(8);
+        pool.park("old", 1, start);
+        pool.park("dead", -2, start + Duration::from_secs(60));
+        pool.park("fresh", 3, start + Duration::from_secs(60));
+        let later = start + IDLE_TTL;
+        let mut stale = pool.remove_stale(later, |page| *page < 0);
+        stale.sort();
+        assert_eq!(stale, vec![-2, 1]);
+        assert_eq!(pool.take(&"fresh"), Some(3));
+        assert!(pool.remove_stale(later + IDLE_TTL, |_| false).is_empty(), "nothing left");
+    }
+
+    #[test]
+    fn recycling_is_counted_per_key() {
+        let mut pool: WarmPages<&str, ()> = WarmPages::new(1);
+        pool.recycling(&"a");
+        pool.recycling(&"a");
+        assert!(pool.is_recycling(&"a"));
+        assert!(!pool.is_recycling(&"b"));
+        pool.recycled(&"a");
+        assert!(pool.is_recycling(&"a"));
+        pool.recycled(&"a");
+        assert!(!pool.is_recycling(&"a"));
+        pool.recycled(&"a");
+        assert!(!pool.is_recycling(&"a"), "an extra end changes nothing");
+    }
+}

@@ -1,0 +1,138 @@
+//! Warm pages (svc-runner's `warm_pages.rs`): a finished run's page serves
+//! the next run of the same scrap, emptied, and nobody else's. Each test
+//! proves both halves: that the page was reused (the engine counts it), and
+//! that the run in it found no state of any earlier run.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use svc_domain::ObjectId;
+use svc_service::engine::{Engine, ReuseKey, RunJob};
+use svc_service::run_outcome::ScriptResult;
+
+use crate::common::fixture;
+use crate::runs::{engine_config, job_for};
+
+/// Waits for `/state` to settle, leaves state of its own from the script's
+/// world too (a value, and a timer that writes later), and returns what the
+/// page found when it started.
+const READ_STATE: &str = "await SVC.waitFor('body[data-ready]'); \
+    localStorage.setItem('script', '1'); \
+    setTimeout(() => localStorage.setItem('script-late', '1'), 0); \
+    returnData([JSON.parse(document.getElementById('seen').textContent)])";
+
+fn warm_engine(warm_pages: usize) -> Arc<svc_runner::ChromiumEngine> {
+    let config = engine_config(svc_runner::sandbox::DEFAULT_BROWSER_USER, 100, 1);
+    Arc::new(svc_runner::ChromiumEngine::new(svc_runner::EngineConfig { warm_pages, ..config }))
+}
+
+fn job(url: &str, script: &str, key: ReuseKey) -> RunJob {
+    RunJob { reuse: Some(key), ..job_for(url, script) }
+}
+
+/// What the page found, from a run that must have succeeded.
+async fn state_seen(engine: &dyn Engine, job: RunJob) -> Value {
+    let report = engine.run(job).await;
+    match report.result {
+        ScriptResult::Data { json, .. } => serde_json::from_str::<Value>(&json).unwrap()[0].clone(),
+        ScriptResult::Failed { message } => panic!("the run failed: {message}"),
+    }
+}
+
+/// What a page finds in a new context: nothing but the cookie its own
+/// response set, and a history of the blank page and itself.
+fn clean() -> Value {
+    json!({
+        "server": "", "cookie": "server=1", "local": "", "session": "", "name": "", "history": 2,
+        "idb": "", "caches": "", "frame": "",
+    })
+}
+
+#[tokio::test]
+async fn a_warm_page_keeps_no_state_from_one_run_to_the_next() {
+    let site = fixture::start().await;
+    let engine = warm_engine(4);
+    let url = format!("{}/state", site.base);
+    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+
+    let first = state_seen(&*engine, job(&url, READ_STATE, key)).await;
+    assert_eq!(first, clean(), "a new context is empty");
+    assert_eq!(engine.runs_in_warm_pages(), 0);
+    for run in 1..=3 {
+        let seen = state_seen(&*engine, job(&url, READ_STATE, key)).await;
+        assert_eq!(engine.runs_in_warm_pages(), run, "run {run} ran in the page the run before left");
+        assert_eq!(seen, clean(), "run {run} found state an earlier run left");
+    }
+    engine.close().await;
+}
+
+#[tokio::test]
+async fn a_warm_page_serves_only_its_own_scrap() {
+    let site = fixture::start().await;
+    let engine = warm_engine(4);
+    let url = format!("{}/state", site.base);
+    let alice = ObjectId::new();
+    let a1 = ReuseKey { organization: alice, scrap: ObjectId::new() };
+    let a2 = ReuseKey { organization: alice, scrap: ObjectId::new() };
+    // The same scrap id under another organization: keys are compared whole.
+    let mallory = ReuseKey { organization: ObjectId::new(), scrap: a1.scrap };
+
+    assert_eq!(state_seen(&*engine, job(&url, READ_STATE, a1)).await, clean());
+    // a1's page is parked (or being emptied): neither a2 nor mallory gets it.
+    assert_eq!(state_seen(&*engine, job(&url, READ_STATE, a2)).await, clean());
+    assert_eq!(state_seen(&*engine, job(&url, READ_STATE, mallory)).await, clean());
+    assert_eq!(engine.runs_in_warm_pages(), 0, "no run of another scrap took a parked page");
+    // A run without a key (a test run, an AI task) takes none either.
+    let unkeyed = state_seen(&*engine, job_for(&url, READ_STATE)).await;
+    assert_eq!(unkeyed, clean());
+    assert_eq!(engine.runs_in_warm_pages(), 0);
+    // Each scrap's next run finds its own page, and nothing in it.
+    for (n, key) in [a1, a2, mallory].into_iter().enumerate() {
+        assert_eq!(state_seen(&*engine, job(&url, READ_STATE, key)).await, clean());
+        assert_eq!(engine.runs_in_warm_pages(), n as u64 + 1);
+    }
+    engine.close().await;
+}
+
+#[tokio::test]
+async fn pages_of_failed_runs_are_reused_but_not_those_that_timed_out() {
+    let site = fixture::start().await;
+    let engine = warm_engine(4);
+    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let items = format!("{}/items/3", site.base);
+
+    // A script that throws leaves a sound page: the next run takes it.
+    let report = engine.run(job(&items, "throw new Error('broken selector')", key)).await;
+    assert!(matches!(report.result, ScriptResult::Failed { .. }), "{:?}", report.result);
+    let report = engine
+        .run(job(&items, "returnData([...document.querySelectorAll('li')].map(li => li.textContent))", key))
+        .await;
+    assert!(matches!(report.result, ScriptResult::Data { length: 3, .. }), "{:?}", report.result);
+    assert_eq!(engine.runs_in_warm_pages(), 1);
+
+    // A run that timed out with its script still spinning leaves no page.
+    let spinning = RunJob { timeout: std::time::Duration::from_secs(3), ..job(&items, "while (true) {}", key) };
+    let report = engine.run(spinning).await;
+    match &report.result {
+        ScriptResult::Failed { message } => assert!(message.contains("timed out"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(engine.runs_in_warm_pages(), 2, "the spinning run ran in the page the data run left");
+    let report = engine.run(job(&items, "returnData([document.title])", key)).await;
+    assert!(matches!(report.result, ScriptResult::Data { length: 1, .. }), "{:?}", report.result);
+    assert_eq!(engine.runs_in_warm_pages(), 2, "the page of the run that timed out was not kept");
+    engine.close().await;
+}
+
+#[tokio::test]
+async fn without_warm_pages_every_run_has_a_new_context() {
+    let site = fixture::start().await;
+    let engine = warm_engine(0);
+    let url = format!("{}/state", site.base);
+    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    for _ in 0..2 {
+        assert_eq!(state_seen(&*engine, job(&url, READ_STATE, key)).await, clean());
+    }
+    assert_eq!(engine.runs_in_warm_pages(), 0);
+    engine.close().await;
+}
