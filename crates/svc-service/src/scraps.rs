@@ -306,17 +306,12 @@ impl ScrapService {
 
     /// Makes an older version the scrap's script again (a new `rollback`
     /// version; nothing is lost). Restoring the current script is refused.
-    pub async fn restore_version(
-        &self,
-        principal: &Principal,
-        id: ObjectId,
-        version: ObjectId,
-    ) -> Result<ScriptVersion> {
-        principal.require(&[Scope::ScrapsWrite])?;
-        authorize_scrap(&*self.store, principal, id).await?;
-        let scrap = self.store.scrap(principal.org(), id).await?.ok_or(ServiceError::NotFound("scrap"))?;
+    /// A scrap write, so web sessions only (interface.md: scrap writes are
+    /// never made with an API key).
+    pub async fn restore_version(&self, session: &Session, id: ObjectId, version: ObjectId) -> Result<ScriptVersion> {
+        let scrap = self.store.scrap(session.org(), id).await?.ok_or(ServiceError::NotFound("scrap"))?;
         let old =
-            self.store.script_version(principal.org(), id, version).await?.ok_or(ServiceError::NotFound("version"))?;
+            self.store.script_version(session.org(), id, version).await?.ok_or(ServiceError::NotFound("version"))?;
         if old.request == scrap.request {
             return Err(ServiceError::Conflict {
                 code: "ALREADY_CURRENT",
@@ -324,14 +319,14 @@ impl ScrapService {
             });
         }
         let log = activity(
-            principal.org(),
+            session.org(),
             id,
             "script.restored",
-            principal.actor(),
+            Principal::Session(session.clone()).actor(),
             format!("Script restored to version {}", old.number),
         );
         self.store
-            .restore_version(principal.org(), id, version, Utc::now(), &log)
+            .restore_version(session.org(), id, version, Utc::now(), &log)
             .await?
             .ok_or(ServiceError::NotFound("version"))
     }

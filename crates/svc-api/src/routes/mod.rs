@@ -71,7 +71,7 @@ where
 pub(crate) fn table() -> Vec<RestRoute> {
     use Access::{Key, Public, Session};
     use Method as M;
-    use Scope::{HistoryRead, MailAnnounce, ScrapsRead, ScrapsRun, ScrapsWrite};
+    use Scope::{HistoryRead, MailAnnounce, ScrapsRead, ScrapsRun};
     use openapi::{
         AI_NOT_CONFIGURED, ALREADY_CURRENT, BAD_CREDENTIALS, EMAIL_OFF, EMAIL_TAKEN, INACTIVE_WEBHOOK,
         INSUFFICIENT_BALANCE, NOT_IN_KEY_SCOPE, NOT_PLATFORM_ADMIN, PLAN_REQUIRED, RATE_LIMITED, SIGNUP_CLOSED,
@@ -101,7 +101,7 @@ pub(crate) fn table() -> Vec<RestRoute> {
         at(M::GET, "/api/scraps/{id}/versions", Key(ScrapsRead), scraps::versions).failing(&[NOT_IN_KEY_SCOPE]),
         at(M::GET, "/api/scraps/{id}/versions/{version}", Key(ScrapsRead), scraps::version)
             .failing(&[NOT_IN_KEY_SCOPE]),
-        at(M::POST, "/api/scraps/{id}/versions/{version}/restore", Key(ScrapsWrite), scraps::restore_version)
+        at(M::POST, "/api/scraps/{id}/versions/{version}/restore", Session, scraps::restore_version)
             .failing(&[NOT_IN_KEY_SCOPE, ALREADY_CURRENT]),
         at(M::POST, "/api/ai/wizard", Session, ai::wizard).failing(AI_TASK),
         at(M::POST, "/api/ai/generate", Session, ai::generate).failing(AI_TASK),

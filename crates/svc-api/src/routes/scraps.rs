@@ -184,7 +184,8 @@ pub(crate) async fn version(
 /// Restore a script version
 ///
 /// Makes an older version the scrap's script again, as a new version (a
-/// copy of the restored one, now current); nothing is lost.
+/// copy of the restored one, now current); nothing is lost. A scrap write:
+/// web sessions only, like create, update and delete (an API key gets 401).
 #[utoipa::path(
     post,
     path = "/api/scraps/{id}/versions/{version}/restore",
@@ -195,11 +196,11 @@ pub(crate) async fn version(
 )]
 pub(crate) async fn restore_version(
     State(services): State<Arc<Services>>,
-    Caller(principal): Caller,
+    WebSession(session): WebSession,
     Path((id, version)): Path<(String, String)>,
 ) -> Result<(StatusCode, Json<VersionView>), ApiError> {
     let id = parse_id("id", &id)?;
     let version = parse_id("version", &version)?;
-    let restored = services.scraps.restore_version(&principal, id, version).await?;
+    let restored = services.scraps.restore_version(&session, id, version).await?;
     Ok((StatusCode::CREATED, Json(restored.into())))
 }

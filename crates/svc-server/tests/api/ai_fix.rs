@@ -171,6 +171,15 @@ async fn a_redesigned_page_is_repaired_versioned_announced_and_rolled_back() {
     assert_eq!(scrap["request"], LIST_SCRIPT);
     let (status, err) = app.post(&format!("/api/scraps/{sid}/versions/{v1}/restore"), &alice.token, json!({})).await;
     assert_error(status, &err, StatusCode::CONFLICT, "ALREADY_CURRENT");
+    // A scrap write: never with an API key, whatever its scopes.
+    let v2 = versions["data"][0]["id"].as_str().unwrap();
+    for scopes in [json!([]), json!(["svc:scraps:write"])] {
+        let (_, key) = app.create_key(&alice, json!({"name": "writer", "scopes": scopes})).await;
+        let (status, err) = app.post(&format!("/api/scraps/{sid}/versions/{v2}/restore"), &key, json!({})).await;
+        assert_error(status, &err, StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    }
+    let (_, scrap) = app.get(&format!("/api/scraps/{sid}"), &alice.token).await;
+    assert_eq!(scrap["request"], LIST_SCRIPT, "the refused restores changed nothing");
     assert!(activities(&app, &alice, &sid).await.iter().any(|a| a["type"] == "script.restored"));
     // Another organization sees none of it.
     let eve = app.signup("eve@example.com").await;

@@ -230,7 +230,7 @@ pub(crate) async fn restore(
     let id = object_id(&id, "scrap")?;
     let version = object_id(&version, "version")?;
     let principal = user.principal();
-    match services.scraps.restore_version(&principal, id, version).await {
+    match services.scraps.restore_version(&user.session, id, version).await {
         Ok(made) => {
             let old = services.scraps.version(&principal, id, version).await?;
             let to = format!("/scraps/{id}/versions?v={}&restored={}#selected", made.id, old.number);
