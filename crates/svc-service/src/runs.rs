@@ -106,6 +106,12 @@ pub struct EmailSettings {
     pub public_url: String,
 }
 
+/// Why a test run cannot run in this process: it runs on the engine of the
+/// server's embedded worker, which `SVC_EMBEDDED_WORKER=false` leaves out.
+pub const NO_ENGINE_HERE: &str = "Test runs need a browser in this server process, and this one has none: it was \
+     started with SVC_EMBEDDED_WORKER=false. Save the scrap and run it (a worker runs it), or serve the web app from a \
+     server with the embedded worker on (the default)";
+
 pub struct RunService {
     store: Arc<dyn Store>,
     email: EmailSettings,
@@ -231,8 +237,7 @@ impl RunService {
                     ServiceError::validation("param", format!("no parameter set `{key}` in `params`"))
                 })?),
             };
-        let engine =
-            self.attached.engine().ok_or_else(|| ServiceError::Internal("no browser in this process".into()))?;
+        let engine = self.attached.engine().ok_or_else(|| ServiceError::Unavailable(NO_ENGINE_HERE.into()))?;
         let org = self.store.organization(session.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
         if org.balance <= 0 {
             return Err(ServiceError::InsufficientBalance);

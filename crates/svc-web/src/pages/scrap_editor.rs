@@ -491,6 +491,14 @@ async fn test_run(
             let view = TestRunView::from_outcome(outcome);
             render(&editor(services, user, scrap_id, stored, form, FieldErrors::default(), Some(view), login))
         }
+        // A server without a browser (`SVC_EMBEDDED_WORKER=false`) says so
+        // above the form, and what was typed stays.
+        Err(ServiceError::Unavailable(message)) => {
+            let mut errors = FieldErrors::default();
+            errors.general = Some(message);
+            let page = editor(services, user, scrap_id, stored, form, errors, None, login);
+            with_status(StatusCode::SERVICE_UNAVAILABLE, &page)
+        }
         Err(e) => {
             let Some(errors) = FieldErrors::from_service(&e, "title") else { return Err(e.into()) };
             let page = editor(services, user, scrap_id, stored, form, errors, None, login);

@@ -144,3 +144,34 @@ async fn login_token(app: &TestApp, email: &str) -> String {
     let login = svc_service::accounts::Login { email: email.into(), password: "password-123".into() };
     app.services.accounts.login(login, std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST)).await.unwrap().token
 }
+
+/// A server started without its embedded worker has no browser for a test
+/// run: the editor says so above the form, keeps what was typed, and
+/// nothing is charged (it answered 500 before).
+#[tokio::test]
+async fn a_test_run_on_a_server_without_a_browser_says_why_and_keeps_the_draft() {
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[("SVC_ALLOW_PRIVATE_NETWORKS", "true"), ("SVC_EMBEDDED_WORKER", "false")]).await;
+    let browser = WebBrowser::launch().await;
+    let tab = browser.tab(&app.base).await;
+    sign_up_in(&tab, "nobrowser@example.com").await;
+    let me = app.services.auth.session(&login_token(&app, "nobrowser@example.com").await).await.unwrap();
+    let before = app.services.accounts.me(&me).await.unwrap().1.balance;
+
+    tab.click_and_load("New scrap").await;
+    let url = format!("{}/items/3", site.base);
+    tab.fill("Title", "Shop items").await;
+    tab.fill("URL", &url).await;
+    tab.fill("Script", ITEMS).await;
+    tab.click_and_load("Test run").await;
+    let alert: String = tab.eval("document.querySelector('.alert-error').textContent").await;
+    assert!(alert.contains("SVC_EMBEDDED_WORKER=false"), "{alert}");
+    assert!(alert.contains("Test runs need a browser"), "{alert}");
+    let result: bool = tab.eval("document.getElementById('test-result') === null").await;
+    assert!(result, "no test result is shown");
+    assert_eq!(tab.value("Title").await, "Shop items", "what was typed stays");
+    assert_eq!(tab.value("URL").await, url);
+    assert_eq!(tab.value("Script").await, ITEMS);
+    assert_eq!(app.services.accounts.me(&me).await.unwrap().1.balance, before, "nothing charged");
+    tab.screenshots("scrap-test-run-no-browser").await;
+}
