@@ -805,19 +805,33 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
 async fn empty(fresh: &mut FreshPage) -> Result<(), String> {
     *fresh.loads.lock().expect("loads lock") = None;
     fresh.page.goto("about:blank").await.map_err(|e| format!("about:blank: {e}"))?;
-    let cookies = StorageClearCookies::builder().browser_context_id(fresh.context.clone()).build();
-    fresh.warm.browser.execute(cookies).await.map_err(|e| format!("clearing cookies: {e}"))?;
+    // The clearings are independent of one another: sent together.
     let reach = std::mem::take(&mut *fresh.reach.lock().expect("reach lock"));
+    let page = &fresh.page;
+    let cookies = StorageClearCookies::builder().browser_context_id(fresh.context.clone()).build();
+    let mut clearings = vec![
+        async { fresh.warm.browser.execute(cookies).await.map(drop).map_err(|e| format!("clearing cookies: {e}")) }
+            .boxed(),
+        async {
+            page.execute(ResetNavigationHistoryParams::default()).await.map(drop).map_err(|e| format!("history: {e}"))
+        }
+        .boxed(),
+        async { page.evaluate("window.name = ''").await.map(drop).map_err(|e| format!("window.name: {e}")) }.boxed(),
+    ];
     for origin in reach.origins() {
         let clear = ClearDataForOriginParams::new(origin, "all");
-        fresh.page.execute(clear).await.map_err(|e| format!("clearing storage: {e}"))?;
+        clearings.push(
+            async move { page.execute(clear).await.map(drop).map_err(|e| format!("clearing storage: {e}")) }.boxed(),
+        );
     }
     for key in reach.partitioned_keys() {
         let clear = ClearDataForStorageKeyParams::new(key, "all");
-        fresh.page.execute(clear).await.map_err(|e| format!("clearing partitioned storage: {e}"))?;
+        clearings.push(
+            async move { page.execute(clear).await.map(drop).map_err(|e| format!("clearing partitioned storage: {e}")) }
+                .boxed(),
+        );
     }
-    fresh.page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| format!("history: {e}"))?;
-    fresh.page.evaluate("window.name = ''").await.map_err(|e| format!("window.name: {e}"))?;
+    futures::future::try_join_all(clearings).await?;
     *fresh.refused_document.lock().await = None;
     fresh.bytes.reset();
     fresh.watch.forget();

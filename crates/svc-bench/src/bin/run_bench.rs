@@ -23,6 +23,8 @@
 //!     target/release/run-bench --sequential 5 --runs 20   # quick
 //!     target/release/run-bench --svc-disable-features WebUIOmniboxPopup,WebUIOmniboxAimPopup --phases 20
 //!
+//! `--svc-fresh-contexts` adds a row: svc again with `SVC_WARM_PAGES=0`, so
+//! that every run has a new context (as before warm pages).
 //! `--svc-disable-features` adds a row: svc again, its Chromium started
 //! through a wrapper that adds those features to `--disable-features`.
 //! `--phases N` adds an experiment on a Chromium of its own (not through
@@ -100,6 +102,10 @@ struct Args {
     /// effect of a flag change measured end to end without changing svc.
     #[arg(long)]
     svc_disable_features: Option<String>,
+    /// Also run svc with `SVC_WARM_PAGES=0` (a new context for every run,
+    /// as before warm pages), as one more row.
+    #[arg(long)]
+    svc_fresh_contexts: bool,
     /// Also run the peer with these features disabled, as one more row.
     #[arg(long)]
     peer_disable_features: Option<String>,
@@ -288,6 +294,7 @@ async fn svc_setup(base: &str, fixture: &str) -> Result<SvcClient> {
 async fn bench_svc(
     name: &str,
     chromium: &str,
+    settings: &[(&str, &str)],
     args: &Args,
     fixture: &str,
     hits: &Hits,
@@ -303,7 +310,8 @@ async fn bench_svc(
         ("SVC_CHROMIUM", chromium.to_string()),
         ("SVC_FREE_GRANT", "1000000000".into()),
     ];
-    let config = Config::load(None, env.into_iter().map(|(k, v)| (k.to_string(), v)))?;
+    let env = env.into_iter().map(|(k, v)| (k.to_string(), v));
+    let config = Config::load(None, env.chain(settings.iter().map(|(k, v)| (k.to_string(), v.to_string()))))?;
     let app = App::build(config).await?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);
@@ -1097,12 +1105,17 @@ fn main() -> Result<()> {
         let sampler = Sampler::start();
         let mut results = Vec::new();
         if !args.skip_svc {
-            results.push(bench_svc("svc", &args.chromium, &args, &fixture, &hits, &sampler).await?);
+            results.push(bench_svc("svc", &args.chromium, &[], &args, &fixture, &hits, &sampler).await?);
+            if args.svc_fresh_contexts {
+                let name = "svc, a new context per run (SVC_WARM_PAGES=0)";
+                let settings = [("SVC_WARM_PAGES", "0")];
+                results.push(bench_svc(name, &args.chromium, &settings, &args, &fixture, &hits, &sampler).await?);
+            }
             if let Some(features) = &args.svc_disable_features {
                 let dir = tempfile::Builder::new().prefix("run-bench-wrapper-").tempdir()?;
                 let wrapper = chromium_wrapper(dir.path(), &args.chromium, features)?;
                 let name = format!("svc, Chromium with --disable-features=+{features}");
-                results.push(bench_svc(&name, &wrapper, &args, &fixture, &hits, &sampler).await?);
+                results.push(bench_svc(&name, &wrapper, &[], &args, &fixture, &hits, &sampler).await?);
             }
         }
         if !args.skip_peer {

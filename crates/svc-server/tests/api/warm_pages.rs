@@ -15,11 +15,14 @@ use crate::runs::{engine_config, job_for};
 
 /// Waits for `/state` to settle, leaves state of its own from the script's
 /// world too (a value, and a timer that writes later), and returns what the
-/// page found when it started.
+/// page found when it started, with the page's visibility once an animation
+/// frame has been drawn.
 const READ_STATE: &str = "await SVC.waitFor('body[data-ready]'); \
     localStorage.setItem('script', '1'); \
     setTimeout(() => localStorage.setItem('script-late', '1'), 0); \
-    returnData([JSON.parse(document.getElementById('seen').textContent)])";
+    const seen = JSON.parse(document.getElementById('seen').textContent); \
+    await new Promise(frame => requestAnimationFrame(frame)); \
+    returnData([{ ...seen, visibleForTheScript: document.visibilityState }])";
 
 fn warm_engine(warm_pages: usize) -> Arc<svc_runner::ChromiumEngine> {
     let config = engine_config(svc_runner::sandbox::DEFAULT_BROWSER_USER, 100, 1);
@@ -44,6 +47,7 @@ async fn state_seen(engine: &dyn Engine, job: RunJob) -> Value {
 fn clean() -> Value {
     json!({
         "server": "", "cookie": "server=1", "local": "", "session": "", "name": "", "history": 2,
+        "visibility": "visible", "visibleForTheScript": "visible",
         "idb": "", "caches": "", "frame": "",
     })
 }

@@ -64,6 +64,7 @@ async fn state(headers: HeaderMap) -> Response {
     session: keys(sessionStorage),
     name: window.name,
     history: history.length,
+    visibility: document.visibilityState,
     idb: (await indexedDB.databases()).map(d => d.name).sort().join(','),
     caches: (await caches.keys()).sort().join(','),
     frame: await frame,
