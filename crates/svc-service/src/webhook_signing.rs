@@ -57,7 +57,9 @@ pub fn verify_hex(secret: &str, body: &[u8], signature: &str) -> bool {
 /// What a Standard Webhooks receiver does: any `v1,` signature of the
 /// header list matches, and the timestamp is within the tolerance of `now`.
 pub fn verify_standard(secret: &str, id: &str, timestamp: i64, body: &[u8], header: &str, now: i64) -> bool {
-    if (now - timestamp).abs() > TOLERANCE_SECS {
+    // `abs_diff`: `now - timestamp` overflows for timestamps far from now
+    // (a panic in debug builds, a wrap that passes the check in release).
+    if now.abs_diff(timestamp) > TOLERANCE_SECS.unsigned_abs() {
         return false;
     }
     let ts = timestamp.to_string();
@@ -107,5 +109,30 @@ mod tests {
         assert!(verify_standard(secret, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body, &sig, 1614265330 + 299));
         assert!(!verify_standard(secret, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body, &sig, 1614265330 + 301));
         assert!(!verify_standard(secret, "msg_other", 1614265330, body, &sig, 1614265330));
+    }
+
+    #[test]
+    fn timestamps_at_the_ends_of_i64_are_refused_without_overflow() {
+        // `now - timestamp` overflowed here: a panic in debug builds, and in
+        // release a difference of 2^63 s or more wrapped past the tolerance check.
+        let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        let body = b"{}";
+        let now = 1614265330;
+        // `now - 2^63`: the difference wrapped to i64::MIN, whose `abs()` (i64::MIN again) passed.
+        let wrapped = now + i64::MIN;
+        for (timestamp, now) in
+            [(i64::MIN, now), (i64::MAX, now), (wrapped, now), (i64::MIN, i64::MAX), (i64::MAX, i64::MIN)]
+        {
+            let sig = standard_signature(secret, "msg_1", timestamp, body);
+            assert!(!verify_standard(secret, "msg_1", timestamp, body, &sig, now), "{timestamp} at {now}");
+        }
+        for at in [i64::MIN, i64::MAX] {
+            let sig = standard_signature(secret, "msg_1", at, body);
+            assert!(verify_standard(secret, "msg_1", at, body, &sig, at), "a signature made at {at} verifies then");
+        }
+        let near_max = i64::MAX - TOLERANCE_SECS;
+        let sig = standard_signature(secret, "msg_1", i64::MAX, body);
+        assert!(verify_standard(secret, "msg_1", i64::MAX, body, &sig, near_max), "exactly the tolerance");
+        assert!(!verify_standard(secret, "msg_1", i64::MAX, body, &sig, near_max - 1));
     }
 }
