@@ -319,11 +319,14 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let (digits, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
     let n: u64 = digits.parse().map_err(|_| "expected a duration such as 60s, 500ms, 5m or 2h".to_string())?;
+    let secs = |per_unit: u64| {
+        n.checked_mul(per_unit).map(Duration::from_secs).ok_or_else(|| format!("too long (at most {} s)", u64::MAX))
+    };
     match unit {
         "" | "s" => Ok(Duration::from_secs(n)),
         "ms" => Ok(Duration::from_millis(n)),
-        "m" => Ok(Duration::from_secs(n * 60)),
-        "h" => Ok(Duration::from_secs(n * 3600)),
+        "m" => secs(60),
+        "h" => secs(3600),
         other => Err(format!("unknown unit `{other}` (use ms, s, m or h)")),
     }
 }
@@ -509,14 +512,29 @@ impl Config {
 
     /// Reads the file named by `file` (if any), then the `SVC_*` variables of `env`.
     pub fn load(file: Option<&Path>, env: impl IntoIterator<Item = (String, String)>) -> Result<Self, ConfigError> {
+        let file = match file {
+            Some(path) => Some((
+                path.display().to_string(),
+                std::fs::read_to_string(path)
+                    .map_err(|e| ConfigError::File { path: path.display().to_string(), reason: e.to_string() })?,
+            )),
+            None => None,
+        };
+        Self::load_text(file.as_ref().map(|(path, text)| (path.as_str(), text.as_str())), env)
+    }
+
+    /// [`Config::load`] with the file already read: `file` is its path (for
+    /// errors) and its TOML text. Public for the fuzz targets (`fuzz/`).
+    #[doc(hidden)]
+    pub fn load_text(
+        file: Option<(&str, &str)>,
+        env: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Self, ConfigError> {
         let mut raw = Raw::default();
-        if let Some(path) = file {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| ConfigError::File { path: path.display().to_string(), reason: e.to_string() })?;
-            let table: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError::File {
-                path: path.display().to_string(),
-                reason: e.to_string(),
-            })?;
+        if let Some((path, text)) = file {
+            let table: toml::Table = text
+                .parse()
+                .map_err(|e: toml::de::Error| ConfigError::File { path: path.to_string(), reason: e.to_string() })?;
             for (key, value) in table {
                 let text = match value {
                     toml::Value::String(s) => s,
@@ -611,7 +629,7 @@ impl Config {
         let run_timeout = raw.get("RUN_TIMEOUT", Duration::from_secs(60), positive_duration)?;
         let request_timeout = raw.get("REQUEST_TIMEOUT", None, |s| positive_duration(s).map(Some))?;
         let request_timeout = match request_timeout {
-            None => run_timeout + Duration::from_secs(30),
+            None => run_timeout.saturating_add(Duration::from_secs(30)),
             Some(t) if t > run_timeout => t,
             Some(t) => {
                 return Err(ConfigError::Invalid {
@@ -1021,6 +1039,45 @@ mod tests {
         assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
         assert!(parse_duration("5 parsecs").is_err());
         assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn durations_too_long_to_hold_are_refused_not_overflowed() {
+        // `n * 60` and `n * 3600` overflowed u64 (a panic in debug builds).
+        for value in ["18446744073709551615m", "18446744073709551615h", "307445734561825861m", "5124095576030432h"] {
+            let reason = parse_duration(value).unwrap_err();
+            assert!(reason.contains("too long"), "{value}: {reason}");
+        }
+        assert_eq!(parse_duration("307445734561825860m").unwrap(), Duration::from_secs(307445734561825860 * 60));
+        assert_eq!(parse_duration("5124095576030431h").unwrap(), Duration::from_secs(5124095576030431 * 3600));
+        assert_eq!(parse_duration("18446744073709551615s").unwrap(), Duration::from_secs(u64::MAX));
+        assert!(parse_duration("18446744073709551616s").is_err(), "more than u64 seconds");
+        let e = Config::load(None, env(&[("SVC_RUN_TIMEOUT", "18446744073709551615m")])).unwrap_err().to_string();
+        assert!(e.contains("SVC_RUN_TIMEOUT") && e.contains("too long"), "{e}");
+    }
+
+    #[test]
+    fn the_default_request_timeout_saturates_after_the_longest_run_timeout() {
+        // The run timeout plus 30 s overflowed `Duration` (a panic in every build).
+        let c = Config::load(None, env(&[("SVC_RUN_TIMEOUT", "18446744073709551615s")])).unwrap();
+        assert_eq!(c.run_timeout, Duration::from_secs(u64::MAX));
+        assert_eq!(c.request_timeout, Duration::MAX);
+        let e = Config::load(
+            None,
+            env(&[("SVC_RUN_TIMEOUT", "18446744073709551615s"), ("SVC_REQUEST_TIMEOUT", "18446744073709551615s")]),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("must be longer than SVC_RUN_TIMEOUT"), "{e}");
+    }
+
+    #[test]
+    fn a_config_text_is_read_like_a_file() {
+        let c = Config::load_text(Some(("svc.toml", "run_timeout = \"90s\"\nsignup = \"closed\"")), []).unwrap();
+        assert_eq!((c.run_timeout, c.signup_open), (Duration::from_secs(90), false));
+        let e = Config::load_text(Some(("svc.toml", "run_timeout = ")), []).unwrap_err().to_string();
+        assert!(e.starts_with("cannot read config file svc.toml"), "{e}");
+        let e = Config::load_text(Some(("svc.toml", "nope = 1")), []).unwrap_err().to_string();
+        assert!(e.contains("unknown key `nope`"), "{e}");
     }
 
     /// Every setting, given any text, is read or refused with a message,
