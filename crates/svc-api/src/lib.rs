@@ -9,7 +9,9 @@ mod client_ip;
 mod commands;
 mod error;
 mod extract;
-mod mcp;
+/// Public for the fuzz targets (`fuzz/`) only: argument checks and bounding.
+#[doc(hidden)]
+pub mod mcp;
 mod openapi;
 mod ops;
 mod routes;

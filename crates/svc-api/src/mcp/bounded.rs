@@ -7,16 +7,16 @@
 use serde_json::Value;
 use svc_api_types::HistoryRowView;
 
-pub(crate) const MAX_ITEMS: usize = 100;
-pub(crate) const MAX_BYTES: usize = 50 * 1024;
+pub const MAX_ITEMS: usize = 100;
+pub const MAX_BYTES: usize = 50 * 1024;
 /// Items of each row in a list of rows.
-pub(crate) const LIST_ITEMS: usize = 10;
-pub(crate) const LIST_BYTES: usize = 5 * 1024;
+pub const LIST_ITEMS: usize = 10;
+pub const LIST_BYTES: usize = 5 * 1024;
 
 /// The part of a row's result that `bound_data` kept: items
 /// `offset..offset + shown` of `total`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Cut {
+pub struct Cut {
     pub offset: usize,
     pub shown: usize,
     pub total: usize,
@@ -33,7 +33,7 @@ impl Cut {
 /// `max_bytes` of JSON, still as a JSON-encoded array. Returns what was kept
 /// when that is not the whole result; `None` when the row is whole (or its
 /// data is not an array, which is then left as it is).
-pub(crate) fn bound_data(row: &mut HistoryRowView, offset: usize, max_items: usize, max_bytes: usize) -> Option<Cut> {
+pub fn bound_data(row: &mut HistoryRowView, offset: usize, max_items: usize, max_bytes: usize) -> Option<Cut> {
     let Ok(Value::Array(items)) = serde_json::from_str::<Value>(&row.data) else { return None };
     let total = items.len();
     // Compact JSON of an array: brackets, the items, a comma between two.
@@ -58,7 +58,7 @@ pub(crate) fn bound_data(row: &mut HistoryRowView, offset: usize, max_items: usi
 
 /// The note on a row of `svc_get_history_row` (or a finished `svc_run_scrap`)
 /// whose data was cut.
-pub(crate) fn row_note(cut: Cut) -> String {
+pub fn row_note(cut: Cut) -> String {
     let Cut { offset, shown, total } = cut;
     let next = cut.next();
     if offset >= total {
@@ -78,7 +78,7 @@ pub(crate) fn row_note(cut: Cut) -> String {
 }
 
 /// The note on a list of rows some of whose data was cut.
-pub(crate) fn list_note(cuts: &[(String, Cut)]) -> String {
+pub fn list_note(cuts: &[(String, Cut)]) -> String {
     let rows: Vec<String> =
         cuts.iter().map(|(id, cut)| format!("{id} (first {} of {} items)", cut.shown, cut.total)).collect();
     format!(

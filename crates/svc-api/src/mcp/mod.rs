@@ -1,9 +1,9 @@
 //! The MCP adapter at `POST /api/mcp`: Streamable HTTP (stateless, JSON
 //! responses) from the official Rust SDK, behind the gate of `gate.rs`.
 
-mod bounded;
+pub mod bounded;
 mod gate;
-mod tools;
+pub mod tools;
 
 use std::sync::Arc;
 

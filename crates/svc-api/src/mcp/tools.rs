@@ -27,7 +27,7 @@ pub(crate) struct SvcMcp {
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ListScrapsArgs {
+pub struct ListScrapsArgs {
     /// Case-insensitive text to find in title, description or URL.
     pub search: Option<String>,
     /// Page number, from 1.
@@ -38,14 +38,14 @@ pub(crate) struct ListScrapsArgs {
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ScrapArgs {
+pub struct ScrapArgs {
     /// The scrap's id (24 hex characters).
     pub scrap_id: String,
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ScrapHistoryArgs {
+pub struct ScrapHistoryArgs {
     /// The scrap's id (24 hex characters).
     pub scrap_id: String,
     /// How many runs, newest first: 1 to 50 (default 10).
@@ -54,7 +54,7 @@ pub(crate) struct ScrapHistoryArgs {
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct HistoryRowArgs {
+pub struct HistoryRowArgs {
     /// The run's history row id (24 hex characters).
     pub history_id: String,
     /// First result item to return (for results of more than 100 items).
@@ -63,7 +63,7 @@ pub(crate) struct HistoryRowArgs {
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct RunScrapArgs {
+pub struct RunScrapArgs {
     /// The scrap's id (24 hex characters).
     pub scrap_id: String,
     /// Seconds to wait for the run to finish, 0 to 120 (default 0: return the pending run).
@@ -118,7 +118,7 @@ fn refusal(e: ServiceError, what: &str) -> Answer {
 }
 
 /// A tool's early answer: a tool error, or a JSON-RPC error.
-type Answer = Result<CallToolResult, ErrorData>;
+pub type Answer = Result<CallToolResult, ErrorData>;
 
 /// The value, or return the early answer.
 macro_rules! or_answer {
@@ -130,7 +130,7 @@ macro_rules! or_answer {
     };
 }
 
-fn parse(raw: &str, field: &str) -> Result<ObjectId, Answer> {
+pub fn parse(raw: &str, field: &str) -> Result<ObjectId, Answer> {
     ObjectId::parse(raw.trim()).ok_or_else(|| Ok(tool_error(format!("{field} must be a 24-character hex id"))))
 }
 
