@@ -84,6 +84,10 @@ pub struct Config {
     pub cron_min_interval: Duration,
     pub run_timeout: Duration,
     pub worker_concurrency: usize,
+    /// `SVC_WARM_PAGES`: emptied pages of finished runs the browser engine
+    /// keeps for their scrap's next run (default: `SVC_WORKER_CONCURRENCY`;
+    /// 0: a new browser context for every run).
+    pub warm_pages: usize,
     pub free_grant: i64,
     /// `SVC_GROWTH_WEEKLY`, `SVC_PRO_WEEKLY`: the balances Growth and Pro are
     /// topped up to every Monday 00:00 UTC (the scheduler's weekly renewal).
@@ -627,6 +631,7 @@ impl Config {
         }
         let chromium = raw.get("CHROMIUM", None, |s| Ok(Some(s.trim().to_string()).filter(|s| !s.is_empty())))?;
         let run_timeout = raw.get("RUN_TIMEOUT", Duration::from_secs(60), positive_duration)?;
+        let worker_concurrency = raw.get("WORKER_CONCURRENCY", 4, positive_int::<usize>)?;
         let request_timeout = raw.get("REQUEST_TIMEOUT", None, |s| positive_duration(s).map(Some))?;
         let request_timeout = match request_timeout {
             None => run_timeout.saturating_add(Duration::from_secs(30)),
@@ -686,7 +691,10 @@ impl Config {
             webhook_timeout: raw.get("WEBHOOK_TIMEOUT", Duration::from_secs(10), positive_duration)?,
             cron_min_interval: raw.get("CRON_MIN_INTERVAL", Duration::from_secs(60), positive_duration)?,
             run_timeout,
-            worker_concurrency: raw.get("WORKER_CONCURRENCY", 4, positive_int::<usize>)?,
+            worker_concurrency,
+            warm_pages: raw.get("WARM_PAGES", worker_concurrency, |s| {
+                s.trim().parse::<usize>().map_err(|_| "expected an integer >= 0".to_string())
+            })?,
             free_grant: raw.get("FREE_GRANT", 1_000, non_negative)?,
             proxy_tiers,
             proxy_tier_prices,
@@ -760,8 +768,19 @@ mod tests {
         assert_eq!(c.webhook_retry_delays, vec![Duration::from_secs(60), Duration::from_secs(300)]);
         assert_eq!(c.run_timeout, Duration::from_secs(60));
         assert_eq!(c.worker_concurrency, 4);
+        assert_eq!(c.warm_pages, 4, "as many warm pages as runs at once");
         assert_eq!(c.free_grant, 1000);
         assert!(!c.allow_private_networks);
+    }
+
+    #[test]
+    fn warm_pages_follow_the_concurrency_unless_set() {
+        let c = Config::load(None, env(&[("SVC_WORKER_CONCURRENCY", "8")])).unwrap();
+        assert_eq!((c.worker_concurrency, c.warm_pages), (8, 8));
+        let c = Config::load(None, env(&[("SVC_WORKER_CONCURRENCY", "8"), ("SVC_WARM_PAGES", "0")])).unwrap();
+        assert_eq!(c.warm_pages, 0, "0 turns warm pages off");
+        let e = Config::load(None, env(&[("SVC_WARM_PAGES", "-1")])).unwrap_err().to_string();
+        assert!(e.contains("SVC_WARM_PAGES"), "{e}");
     }
 
     #[test]

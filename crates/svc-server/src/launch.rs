@@ -210,7 +210,7 @@ impl App {
             allow_private_networks: self.config.allow_private_networks,
             runs_per_browser: 200,
             spare_pages: self.config.worker_concurrency.min(4),
-            warm_pages: self.config.worker_concurrency,
+            warm_pages: self.config.warm_pages,
             resolver: Default::default(),
             tiers: self.config.proxy_tiers.clone(),
         }));
