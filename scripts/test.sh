@@ -33,4 +33,4 @@ SVC_TEST_BACKEND=postgres cargo test --workspace --locked --no-fail-fast --test 
 # the /usr/bin wrapper script.
 echo "== run suites on Chromium" >&2
 SVC_TEST_CHROMIUM=/usr/lib/chromium/chromium \
-    cargo test --workspace --locked --no-fail-fast --test api -- runs:: run_faults::
+    cargo test --workspace --locked --no-fail-fast --test api -- runs:: run_faults:: warm_pages::
