@@ -323,17 +323,25 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let (digits, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
     let n: u64 = digits.parse().map_err(|_| "expected a duration such as 60s, 500ms, 5m or 2h".to_string())?;
-    let secs = |per_unit: u64| {
-        n.checked_mul(per_unit).map(Duration::from_secs).ok_or_else(|| format!("too long (at most {} s)", u64::MAX))
-    };
-    match unit {
+    let too_long = || format!("too long (at most {} days)", MAX_DURATION.as_secs() / 86_400);
+    let secs = |per_unit: u64| n.checked_mul(per_unit).map(Duration::from_secs).ok_or_else(too_long);
+    let duration = match unit {
         "" | "s" => Ok(Duration::from_secs(n)),
         "ms" => Ok(Duration::from_millis(n)),
         "m" => secs(60),
         "h" => secs(3600),
         other => Err(format!("unknown unit `{other}` (use ms, s, m or h)")),
+    }?;
+    // The services add these to clock times and to one another: a bound
+    // far above any sensible setting keeps every such sum in range.
+    if duration > MAX_DURATION {
+        return Err(too_long());
     }
+    Ok(duration)
 }
+
+/// The longest duration a setting may have.
+const MAX_DURATION: Duration = Duration::from_secs(365 * 86_400);
 
 fn parse_bool(s: &str) -> Result<bool, String> {
     match s.trim().to_ascii_lowercase().as_str() {
@@ -1067,25 +1075,25 @@ mod tests {
             let reason = parse_duration(value).unwrap_err();
             assert!(reason.contains("too long"), "{value}: {reason}");
         }
-        assert_eq!(parse_duration("307445734561825860m").unwrap(), Duration::from_secs(307445734561825860 * 60));
-        assert_eq!(parse_duration("5124095576030431h").unwrap(), Duration::from_secs(5124095576030431 * 3600));
-        assert_eq!(parse_duration("18446744073709551615s").unwrap(), Duration::from_secs(u64::MAX));
+        // Past a year, every unit: the services add settings to clock times.
+        for value in ["307445734561825860m", "18446744073709551615s", "18446744073709551615ms", "8761h", "31536001"] {
+            let reason = parse_duration(value).unwrap_err();
+            assert!(reason.contains("too long (at most 365 days)"), "{value}: {reason}");
+        }
+        assert_eq!(parse_duration("8760h").unwrap(), Duration::from_secs(365 * 86_400), "a year is the most");
         assert!(parse_duration("18446744073709551616s").is_err(), "more than u64 seconds");
         let e = Config::load(None, env(&[("SVC_RUN_TIMEOUT", "18446744073709551615m")])).unwrap_err().to_string();
         assert!(e.contains("SVC_RUN_TIMEOUT") && e.contains("too long"), "{e}");
     }
 
     #[test]
-    fn the_default_request_timeout_saturates_after_the_longest_run_timeout() {
-        // The run timeout plus 30 s overflowed `Duration` (a panic in every build).
-        let c = Config::load(None, env(&[("SVC_RUN_TIMEOUT", "18446744073709551615s")])).unwrap();
-        assert_eq!(c.run_timeout, Duration::from_secs(u64::MAX));
-        assert_eq!(c.request_timeout, Duration::MAX);
-        let e = Config::load(
-            None,
-            env(&[("SVC_RUN_TIMEOUT", "18446744073709551615s"), ("SVC_REQUEST_TIMEOUT", "18446744073709551615s")]),
-        )
-        .unwrap_err();
+    fn the_default_request_timeout_follows_the_longest_run_timeout() {
+        // The run timeout plus 30 s overflowed `Duration` (a panic in every build): now the
+        // longest run timeout is a year, and the default request timeout 30 s more.
+        let c = Config::load(None, env(&[("SVC_RUN_TIMEOUT", "8760h")])).unwrap();
+        assert_eq!(c.run_timeout, Duration::from_secs(365 * 86_400));
+        assert_eq!(c.request_timeout, Duration::from_secs(365 * 86_400 + 30));
+        let e = Config::load(None, env(&[("SVC_RUN_TIMEOUT", "8760h"), ("SVC_REQUEST_TIMEOUT", "8760h")])).unwrap_err();
         assert!(e.to_string().contains("must be longer than SVC_RUN_TIMEOUT"), "{e}");
     }
 

@@ -17,11 +17,19 @@ fn field(text: &str) -> Cow<'_, str> {
 }
 
 fn record(out: &mut String, fields: impl Iterator<Item = impl AsRef<str>>) {
+    let start = out.len();
+    let mut count = 0;
     for (i, f) in fields.enumerate() {
         if i > 0 {
             out.push(',');
         }
         out.push_str(&field(f.as_ref()));
+        count += 1;
+    }
+    // A record of one empty field would be a blank line, which CSV
+    // readers skip (the row would be lost): quoted, it is a record.
+    if count == 1 && out.len() == start {
+        out.push_str("\"\"");
     }
     out.push_str("\r\n");
 }
@@ -80,6 +88,16 @@ mod tests {
         assert_eq!(from_json("[]").unwrap(), "");
         assert_eq!(from_json("[{}]").unwrap(), "");
         assert!(from_json("nope").is_err());
+    }
+
+    #[test]
+    fn an_empty_value_alone_is_still_a_record() {
+        let csv = from_json(r#"["a", "", {"other": 1}]"#).unwrap();
+        assert_eq!(csv, "value,other\r\na,\r\n,\r\n,1\r\n", "several columns: the commas keep the record");
+        let csv = from_json(r#"["", "b", ""]"#).unwrap();
+        assert_eq!(csv, "value\r\n\"\"\r\nb\r\n\"\"\r\n");
+        // What a CSV reader makes of it: every item a record.
+        assert_eq!(csv.lines().filter(|line| !line.is_empty()).count(), 4);
     }
 
     #[test]
