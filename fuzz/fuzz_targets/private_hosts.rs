@@ -17,9 +17,9 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use svc_domain::net::is_public_ip;
-use svc_fuzz::ready;
+use svc_fuzz::{literal, ready};
 use svc_service::host_vetting::{Refusal, Resolver, vetted_addresses};
-use url::{Host, Url};
+use url::Url;
 
 /// Non-public IPv4 ranges: (network, prefix length).
 const V4: &[([u8; 4], u32)] = &[
@@ -204,14 +204,6 @@ fn disguise(s: &str, bits: &mut Bits) -> String {
         }
     }
     out
-}
-
-fn literal(url: &Url) -> Option<IpAddr> {
-    match url.host() {
-        Some(Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
-        Some(Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
-        _ => None,
-    }
 }
 
 fuzz_target!(|input: Input| {

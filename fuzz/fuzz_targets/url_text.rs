@@ -15,9 +15,9 @@ use std::net::IpAddr;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use svc_domain::net::is_public_ip;
-use svc_fuzz::ready;
+use svc_fuzz::{literal, ready};
 use svc_service::host_vetting::{Refusal, Resolver, bare_host, vetted_addresses};
-use url::{Host, Url};
+use url::Url;
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -61,14 +61,6 @@ fn vet(host: &str, port: u16, allow_private: bool, resolver: &Resolver) {
             assert_eq!(addrs.len(), 1);
             assert_eq!(addrs[0].ip(), ip);
         }
-    }
-}
-
-fn literal(url: &Url) -> Option<IpAddr> {
-    match url.host() {
-        Some(Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
-        Some(Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
-        _ => None,
     }
 }
 
