@@ -476,18 +476,18 @@ impl Inner {
     /// caller has counted it as recycling (`WarmPages::recycling`).
     async fn recycle(self: &Arc<Self>, mut fresh: FreshPage, key: ReuseKey) {
         let emptied = tokio::time::timeout(RECYCLE_TIMEOUT, empty(&mut fresh)).await;
-        let unkept = {
+        let (unkept, start_sweeper) = {
             let mut warm = self.warm.lock().expect("warm lock");
             warm.recycled(&key);
             match emptied {
                 Ok(Ok(())) if !self.closed.load(Ordering::SeqCst) && !fresh.warm.is_retired() => {
-                    warm.park(key, fresh, Instant::now())
+                    (warm.park(key, fresh, Instant::now()), warm.sweeper_needed())
                 }
                 failure => {
                     if let Ok(Err(e)) = failure {
                         tracing::debug!("could not empty a page for its scrap's next run: {e}");
                     }
-                    Some(fresh)
+                    (Some(fresh), false)
                 }
             }
         };
@@ -495,16 +495,9 @@ impl Inner {
         if let Some(page) = unkept {
             self.dispose(page).await;
         }
-        // Parked pages no run took go after `IDLE_TTL` (without holding the engine).
-        let engine = Arc::downgrade(self);
-        tokio::spawn(async move {
-            tokio::time::sleep(crate::warm_pages::IDLE_TTL).await;
-            if let Some(engine) = engine.upgrade() {
-                let stale =
-                    engine.warm.lock().expect("warm lock").remove_stale(Instant::now(), |p| p.warm.is_retired());
-                engine.dispose_later(stale);
-            }
-        });
+        if start_sweeper {
+            tokio::spawn(sweep_idle(Arc::downgrade(self)));
+        }
     }
 
     /// Disposes `pages` in the background (counted, so that `close` waits for them).
@@ -531,6 +524,25 @@ impl Inner {
         if !matches!(disposed, Ok(Ok(()))) {
             tracing::warn!("could not dispose a browser context; replacing the browser");
             self.pool.discard(&fresh.warm).await;
+        }
+    }
+}
+
+/// Disposes parked pages once idle for `IDLE_TTL` (or of a replaced
+/// browser), looking every quarter of it, until none is parked; it does not
+/// hold the engine.
+async fn sweep_idle(engine: std::sync::Weak<Inner>) {
+    loop {
+        tokio::time::sleep(crate::warm_pages::IDLE_TTL / 4).await;
+        let Some(engine) = engine.upgrade() else { return };
+        let (stale, done) = {
+            let mut warm = engine.warm.lock().expect("warm lock");
+            let stale = warm.remove_stale(Instant::now(), |p| p.warm.is_retired());
+            (stale, warm.sweeper_done())
+        };
+        engine.dispose_later(stale);
+        if done {
+            return;
         }
     }
 }

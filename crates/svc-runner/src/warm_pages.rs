@@ -34,11 +34,13 @@ pub struct WarmPages<K, P> {
     /// Oldest first.
     parked: Vec<Parked<K, P>>,
     recycling: HashMap<K, usize>,
+    /// A sweeper is looking for idle pages (`sweeper_needed`, `sweeper_done`).
+    swept: bool,
 }
 
 impl<K: Eq + Hash + Clone, P> WarmPages<K, P> {
     pub fn new(capacity: usize) -> Self {
-        WarmPages { capacity, parked: Vec::new(), recycling: HashMap::new() }
+        WarmPages { capacity, parked: Vec::new(), recycling: HashMap::new(), swept: false }
     }
 
     /// Whether pages are kept at all.
@@ -95,6 +97,22 @@ impl<K: Eq + Hash + Clone, P> WarmPages<K, P> {
     /// Whether a page of `key` is being emptied.
     pub fn is_recycling(&self, key: &K) -> bool {
         self.recycling.contains_key(key)
+    }
+
+    /// Whether the caller, which just parked a page, must start a sweeper
+    /// (none is running): one sweeper at a time, whatever the rate of runs.
+    pub fn sweeper_needed(&mut self) -> bool {
+        !std::mem::replace(&mut self.swept, true)
+    }
+
+    /// Whether the sweeper may stop: nothing is parked any more. Decided
+    /// under the same lock as `sweeper_needed`, so that a page parked in
+    /// between is never left without a sweeper.
+    pub fn sweeper_done(&mut self) -> bool {
+        if self.parked.is_empty() {
+            self.swept = false;
+        }
+        !self.swept
     }
 
     pub fn len(&self) -> usize {
@@ -157,6 +175,20 @@ mod tests {
         assert_eq!(stale, vec![-2, 1]);
         assert_eq!(pool.take(&"fresh"), Some(3));
         assert!(pool.remove_stale(later + IDLE_TTL, |_| false).is_empty(), "nothing left");
+    }
+
+    #[test]
+    fn one_sweeper_runs_while_pages_are_parked() {
+        let mut pool = WarmPages::new(4);
+        pool.park("a", 1, Instant::now());
+        assert!(pool.sweeper_needed(), "the first park starts one");
+        pool.park("b", 2, Instant::now());
+        assert!(!pool.sweeper_needed(), "one is running");
+        assert!(!pool.sweeper_done(), "pages are parked: it goes on");
+        pool.drain();
+        assert!(pool.sweeper_done(), "nothing parked: it stops");
+        pool.park("c", 3, Instant::now());
+        assert!(pool.sweeper_needed(), "the next park starts one again");
     }
 
     #[test]
