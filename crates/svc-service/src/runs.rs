@@ -1258,7 +1258,7 @@ mod tests {
         assert_eq!(field_of(runs.test_run(&ada.session, unknown_engine).await), "scrapper");
 
         match runs.test_run(&ada.session, draft(ok, "returnData([])")).await {
-            Err(ServiceError::Internal(message)) => assert_eq!(message, "no browser in this process"),
+            Err(ServiceError::Unavailable(message)) => assert_eq!(message, NO_ENGINE_HERE),
             other => panic!("expected no browser, got {other:?}"),
         }
     }
