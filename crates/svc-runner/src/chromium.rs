@@ -48,6 +48,7 @@ use chromiumoxide::cdp::browser_protocol::storage::{
     GetCookiesParams as StorageGetCookies, SetCookiesParams as StorageSetCookies,
 };
 use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, CreateTargetParams};
+use chromiumoxide::cdp::js_protocol::heap_profiler::CollectGarbageParams;
 use chromiumoxide::cdp::js_protocol::runtime::{
     CallFunctionOnParams, EvaluateParams, EventExecutionContextCreated, EventExecutionContextDestroyed,
     ExecutionContextId,
@@ -529,18 +530,25 @@ impl Inner {
 }
 
 /// Disposes parked pages once idle for `IDLE_TTL` (or of a replaced
-/// browser), looking every quarter of it, until none is parked; it does not
+/// browser), and collects the garbage of those idle for `COLLECT_AFTER`,
+/// looking every quarter of `IDLE_TTL`, until none is parked; it does not
 /// hold the engine.
 async fn sweep_idle(engine: std::sync::Weak<Inner>) {
     loop {
         tokio::time::sleep(crate::warm_pages::IDLE_TTL / 4).await;
         let Some(engine) = engine.upgrade() else { return };
-        let (stale, done) = {
+        let (stale, idle, done) = {
             let mut warm = engine.warm.lock().expect("warm lock");
-            let stale = warm.remove_stale(Instant::now(), |p| p.warm.is_retired());
-            (stale, warm.sweeper_done())
+            let now = Instant::now();
+            let stale = warm.remove_stale(now, |p| p.warm.is_retired());
+            let idle = warm.due_for_collection(now, |p| p.page.clone());
+            (stale, idle, warm.sweeper_done())
         };
         engine.dispose_later(stale);
+        for page in idle {
+            // Best effort: a page that does not answer is disposed when it expires.
+            let _ = tokio::time::timeout(DISPOSE_TIMEOUT, page.execute(CollectGarbageParams::default())).await;
+        }
         if done {
             return;
         }

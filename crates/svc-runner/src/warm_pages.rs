@@ -20,11 +20,17 @@ use std::time::{Duration, Instant};
 /// How long a parked page waits for its scrap's next run before it is
 /// disposed: long enough for a scrap run every minute to find its page.
 pub const IDLE_TTL: Duration = Duration::from_secs(90);
+/// How long a parked page waits before its renderer's garbage is collected
+/// (once per parking): a renderer that served many runs holds about twice
+/// the memory of a new one until then, and pages used back to back never
+/// pay for it.
+pub const COLLECT_AFTER: Duration = Duration::from_secs(20);
 
 struct Parked<K, P> {
     key: K,
     page: P,
     since: Instant,
+    collected: bool,
 }
 
 /// Parked pages by key, at most `capacity` of them (0: none are kept),
@@ -60,7 +66,7 @@ impl<K: Eq + Hash + Clone, P> WarmPages<K, P> {
         if self.capacity == 0 {
             return Some(page);
         }
-        self.parked.push(Parked { key, page, since: now });
+        self.parked.push(Parked { key, page, since: now, collected: false });
         (self.parked.len() > self.capacity).then(|| self.parked.remove(0).page)
     }
 
@@ -72,6 +78,18 @@ impl<K: Eq + Hash + Clone, P> WarmPages<K, P> {
             .partition(|p| now.saturating_duration_since(p.since) >= IDLE_TTL || unusable(&p.page));
         self.parked = kept;
         stale.into_iter().map(|p| p.page).collect()
+    }
+
+    /// `what` of each page parked for `COLLECT_AFTER` or more at `now` and
+    /// not yet collected since it was parked, which now counts as collected.
+    pub fn due_for_collection<T>(&mut self, now: Instant, what: impl Fn(&P) -> T) -> Vec<T> {
+        let due =
+            self.parked.iter_mut().filter(|p| !p.collected && now.saturating_duration_since(p.since) >= COLLECT_AFTER);
+        due.map(|p| {
+            p.collected = true;
+            what(&p.page)
+        })
+        .collect()
     }
 
     /// Every parked page (the engine is closing).
@@ -189,6 +207,22 @@ mod tests {
         assert!(pool.sweeper_done(), "nothing parked: it stops");
         pool.park("c", 3, Instant::now());
         assert!(pool.sweeper_needed(), "the next park starts one again");
+    }
+
+    #[test]
+    fn idle_pages_are_collected_once_per_parking() {
+        let start = Instant::now();
+        let mut pool = WarmPages::new(4);
+        pool.park("a", 1, start);
+        pool.park("b", 2, start + Duration::from_secs(10));
+        assert!(pool.due_for_collection(start + Duration::from_secs(19), |p| *p).is_empty(), "not idle long enough");
+        assert_eq!(pool.due_for_collection(start + COLLECT_AFTER, |p| *p), vec![1]);
+        assert!(pool.due_for_collection(start + COLLECT_AFTER, |p| *p).is_empty(), "once");
+        assert_eq!(pool.due_for_collection(start + Duration::from_secs(60), |p| *p), vec![2]);
+        // Taken and parked again: collected again when idle again.
+        let page = pool.take(&"a").unwrap();
+        pool.park("a", page, start + Duration::from_secs(60));
+        assert_eq!(pool.due_for_collection(start + Duration::from_secs(80), |p| *p), vec![1]);
     }
 
     #[test]
