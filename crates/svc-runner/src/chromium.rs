@@ -576,33 +576,36 @@ impl Guard {
             let mut verdicts: HashMap<String, Result<(), String>> = HashMap::new();
             while let Some(event) = paused.next().await {
                 let run_loads = *loads.lock().expect("loads lock");
-                let verdict = if let Some(run_loads) = run_loads
-                    && skipped(run_loads, &event.resource_type)
-                {
-                    Err("not needed for extraction".to_string())
-                } else if run_loads.is_none() {
+                let url = url::Url::parse(&event.request.url).ok();
+                let verdict = match run_loads {
                     // A finished run's document, before `about:blank` replaces it.
-                    Err("the run is over".to_string())
-                } else {
-                    let origin = url::Url::parse(&event.request.url)
-                        .map(|u| format!("{}://{}", u.scheme(), u.host_str().unwrap_or_default()))
-                        .unwrap_or_default();
-                    match verdicts.get(&origin) {
-                        Some(v) => v.clone(),
-                        None => {
-                            let v =
-                                net_guard::check(&event.request.url, allow_private).await.map_err(|r| r.to_string());
-                            verdicts.insert(origin, v.clone());
-                            v
+                    None => Err("the run is over".to_string()),
+                    Some(run_loads) if skipped(run_loads, &event.resource_type) => {
+                        Err("not needed for extraction".to_string())
+                    }
+                    Some(_) => {
+                        let origin = url
+                            .as_ref()
+                            .map(|u| format!("{}://{}", u.scheme(), u.host_str().unwrap_or_default()))
+                            .unwrap_or_default();
+                        match verdicts.get(&origin) {
+                            Some(v) => v.clone(),
+                            None => {
+                                let v = net_guard::check(&event.request.url, allow_private)
+                                    .await
+                                    .map_err(|r| r.to_string());
+                                verdicts.insert(origin, v.clone());
+                                v
+                            }
                         }
                     }
                 };
                 let sent = match verdict {
                     Ok(()) => {
                         if event.resource_type == ResourceType::Document
-                            && let Ok(url) = url::Url::parse(&event.request.url)
+                            && let Some(url) = &url
                         {
-                            reach.lock().expect("reach lock").note_document(&url, event.frame_id == main_frame);
+                            reach.lock().expect("reach lock").note_document(url, event.frame_id == main_frame);
                         }
                         page.execute(ContinueRequestParams::new(event.request_id.clone())).await.map(|_| ())
                     }
