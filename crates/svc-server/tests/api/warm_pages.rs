@@ -14,12 +14,12 @@ use crate::common::fixture;
 use crate::runs::{engine_config, job_for};
 
 /// Waits for `/state` to settle, leaves state of its own from the script's
-/// world too (a value, and a timer that writes later), and returns what the
-/// page found when it started, with the page's visibility once an animation
-/// frame has been drawn.
+/// world too (a value, and a timer that goes on writing storage and a
+/// cookie), and returns what the page found when it started, with the
+/// page's visibility once an animation frame has been drawn.
 const READ_STATE: &str = "await SVC.waitFor('body[data-ready]'); \
     localStorage.setItem('script', '1'); \
-    setTimeout(() => localStorage.setItem('script-late', '1'), 0); \
+    setInterval(() => { localStorage.setItem('script-late', '1'); document.cookie = 'script-late=1'; }, 5); \
     const seen = JSON.parse(document.getElementById('seen').textContent); \
     await new Promise(frame => requestAnimationFrame(frame)); \
     returnData([{ ...seen, visibleForTheScript: document.visibilityState }])";
@@ -66,6 +66,24 @@ async fn a_warm_page_keeps_no_state_from_one_run_to_the_next() {
         let seen = state_seen(&*engine, job(&url, READ_STATE, key)).await;
         assert_eq!(engine.runs_in_warm_pages(), run, "run {run} ran in the page the run before left");
         assert_eq!(seen, clean(), "run {run} found state an earlier run left");
+    }
+    engine.close().await;
+}
+
+#[tokio::test]
+async fn a_warm_page_is_emptied_whatever_the_url_brings() {
+    let site = fixture::start().await;
+    let engine = warm_engine(4);
+    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    // The page already shows `/state`: the same URL with a fragment would
+    // otherwise be a navigation within its document.
+    let fragment = format!("{}/state#top", site.base);
+    // The new document comes after a redirect.
+    let redirected = format!("{}/redirect/state", site.base);
+    let urls = [&fragment, &fragment, &redirected, &redirected, &fragment];
+    for (n, url) in urls.into_iter().enumerate() {
+        assert_eq!(state_seen(&*engine, job(url, READ_STATE, key)).await, clean(), "run {n}, {url}");
+        assert_eq!(engine.runs_in_warm_pages(), n as u64, "run {n} ran in the page the run before left");
     }
     engine.close().await;
 }

@@ -43,8 +43,9 @@ async fn cookie(headers: HeaderMap) -> Response {
 /// What a page finds when it starts, in `#seen` as JSON: the cookie the
 /// server got and every kind of state a page can keep in its browser (its
 /// own and, through an iframe, another origin's), whose values it then
-/// sets, with a timer that goes on setting some. `body[data-ready]` once
-/// done. The iframe's origin is `localhost` on the same port (another site
+/// sets, with a timer that goes on setting some and a `pagehide` handler
+/// that sets some when the page goes. `body[data-ready]` once done. Its
+/// Content-Security-Policy refuses every connection its scripts open. The iframe's origin is `localhost` on the same port (another site
 /// than `127.0.0.1`).
 async fn state(headers: HeaderMap) -> Response {
     let sent = headers.get(header::COOKIE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
@@ -77,11 +78,19 @@ async fn state(headers: HeaderMap) -> Response {
   await new Promise(done => {{ const open = indexedDB.open('page', 1); open.onsuccess = done; open.onerror = done; }});
   await caches.open('page');
   setInterval(() => {{ localStorage.setItem('late', '1'); document.cookie = 'late=1; max-age=3600'; }}, 5);
+  addEventListener('pagehide', () => {{
+    localStorage.setItem('unloading', '1');
+    sessionStorage.setItem('unloading', '1');
+    document.cookie = 'unloading=1; max-age=3600';
+    window.name = 'unloading';
+  }});
   document.body.dataset.ready = '1';
 }})();
 </script></body></html>"#
     );
-    ([(header::SET_COOKIE, "server=1; Path=/; Max-Age=3600"), (header::CONTENT_TYPE, "text/html")], body)
+    // A policy that would refuse any connection the page's scripts open.
+    let policy = (header::CONTENT_SECURITY_POLICY, "connect-src 'none'");
+    ([(header::SET_COOKIE, "server=1; Path=/; Max-Age=3600"), (header::CONTENT_TYPE, "text/html"), policy], body)
         .into_response()
 }
 
