@@ -14,7 +14,10 @@
 //! on every new document). Each page serves `--runs / --concurrency` runs
 //! in a row: navigate, find the world, evaluate the extraction, empty.
 //! Some variants leave the old document alive and are not isolated: they
-//! measure what a step costs, not a design.
+//! measure what a step costs, not a design. `freeze-hold` and
+//! `scripts-off-hold` are the two designs without a document between runs
+//! (docs/decisions.md, "Warm pages": not shipped), and `--probe` shows what
+//! the state page finds in four runs of a page emptied each of those ways.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
