@@ -31,17 +31,19 @@ use async_trait::async_trait;
 use base64::Engine as _;
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
+use chromiumoxide::cdp::browser_protocol::emulation::SetScriptExecutionDisabledParams;
 use chromiumoxide::cdp::browser_protocol::fetch::{
-    ContinueRequestParams, EnableParams as FetchEnableParams, EventRequestPaused, FailRequestParams, RequestPattern,
-    RequestStage,
+    ContinueRequestParams, EnableParams as FetchEnableParams, EventRequestPaused, FailRequestParams,
+    FulfillRequestParams, RequestId as PausedRequestId, RequestPattern, RequestStage,
 };
 use chromiumoxide::cdp::browser_protocol::inspector::{EnableParams as InspectorEnableParams, EventTargetCrashed};
 use chromiumoxide::cdp::browser_protocol::network::{
-    ErrorReason, EventDataReceived, EventLoadingFinished, EventResponseReceived, ResourceType, SetCacheDisabledParams,
+    Cookie, ErrorReason, EventDataReceived, EventLoadingFinished, EventResponseReceived, ResourceType,
+    SetCacheDisabledParams,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, CreateIsolatedWorldParams, FrameId,
-    RemoveScriptToEvaluateOnNewDocumentParams, ResetNavigationHistoryParams, ScriptIdentifier,
+    RemoveScriptToEvaluateOnNewDocumentParams, ResetNavigationHistoryParams, ScriptIdentifier, SetBypassCspParams,
 };
 use chromiumoxide::cdp::browser_protocol::storage::{
     ClearCookiesParams as StorageClearCookies, ClearDataForOriginParams, ClearDataForStorageKeyParams,
@@ -67,6 +69,7 @@ use tokio::sync::Mutex;
 use crate::browser::{BrowserPool, WarmBrowser};
 use crate::egress_proxy::{ANSWER_HEADER, EgressProxy, EgressStats};
 use crate::net_guard;
+use crate::page_hold::{self, Hold, Phase};
 use crate::script;
 use crate::session;
 use crate::storage_reach::StorageReach;
@@ -135,6 +138,8 @@ struct Inner {
     recycled: tokio::sync::Notify,
     /// Runs that ran in a page an earlier run of their scrap left.
     reused: std::sync::atomic::AtomicU64,
+    /// What holds a warm page's next document (page_hold.rs).
+    hold: Hold,
 }
 
 /// A browser context with one page, guarded and metered: used by one run
@@ -151,6 +156,20 @@ struct FreshPage {
     /// The documents the guard let through since the page was last
     /// emptied: where the run may have left storage.
     reach: Arc<std::sync::Mutex<StorageReach>>,
+    /// Where the page is between two runs of its scrap (page_hold.rs).
+    phase: Arc<std::sync::Mutex<Phase>>,
+    /// The held requests of the page's new documents (page_hold.rs), to be
+    /// answered once what the previous run left is cleared again.
+    holds: tokio::sync::mpsc::UnboundedReceiver<PausedRequestId>,
+    /// Whether the hold script is on the page's new documents (from its first parking).
+    hold_installed: bool,
+    /// The context's cookies when the next document answered, before it
+    /// committed (theirs and their redirects' included): what the cookie
+    /// jar is set back to when that document is held.
+    jar: Arc<std::sync::Mutex<Option<Vec<Cookie>>>>,
+    /// Where the page's previous runs reached, cleared when the page was
+    /// parked and again when the next document is held.
+    left: StorageReach,
     bytes: Arc<Received>,
     watch: Watch,
     /// Fires when the page's renderer dies (out of memory, or killed):
@@ -274,6 +293,7 @@ impl ChromiumEngine {
                 warm: std::sync::Mutex::new(WarmPages::new(config.warm_pages)),
                 recycled: tokio::sync::Notify::new(),
                 reused: std::sync::atomic::AtomicU64::new(0),
+                hold: Hold::default(),
             }),
         }
     }
@@ -356,6 +376,9 @@ impl Inner {
         let refused_document = Arc::new(Mutex::new(None));
         let loads = Arc::new(std::sync::Mutex::new(None));
         let reach = Arc::new(std::sync::Mutex::new(StorageReach::default()));
+        let phase = Arc::new(std::sync::Mutex::new(Phase::Running));
+        let (hold_tx, holds) = tokio::sync::mpsc::unbounded_channel();
+        let jar = Arc::new(std::sync::Mutex::new(None));
         let opened = async {
             let params = CreateTargetParams::builder()
                 .url("about:blank")
@@ -368,8 +391,17 @@ impl Inner {
                 refused_document: refused_document.clone(),
                 loads: loads.clone(),
                 reach: reach.clone(),
+                phase: phase.clone(),
+                hold: self.hold.clone(),
+                hold_tx,
+                warm: warm.clone(),
+                context: context.clone(),
+                jar: jar.clone(),
             };
             guard.start(&page).await?;
+            // Every page, so that a scrap's first run sees what the runs in
+            // its warm page see: a policy could refuse the hold (page_hold.rs).
+            page.execute(SetBypassCspParams::new(true)).await.map_err(|e| e.to_string())?;
             // No run reads what another loaded: the page may serve its
             // scrap's next run (and a fresh context's cache is empty anyway).
             page.execute(SetCacheDisabledParams::new(true)).await.map_err(|e| e.to_string())?;
@@ -387,6 +419,11 @@ impl Inner {
                 refused_document,
                 loads,
                 reach,
+                phase,
+                holds,
+                hold_installed: false,
+                jar,
+                left: StorageReach::default(),
                 bytes,
                 watch,
                 crashed: Some(crashed),
@@ -476,7 +513,7 @@ impl Inner {
     /// scrap's next run; a page that cannot be emptied is disposed. The
     /// caller has counted it as recycling (`WarmPages::recycling`).
     async fn recycle(self: &Arc<Self>, mut fresh: FreshPage, key: ReuseKey) {
-        let emptied = tokio::time::timeout(RECYCLE_TIMEOUT, empty(&mut fresh)).await;
+        let emptied = tokio::time::timeout(RECYCLE_TIMEOUT, empty(&mut fresh, &self.hold)).await;
         let (unkept, start_sweeper) = {
             let mut warm = self.warm.lock().expect("warm lock");
             warm.recycled(&key);
@@ -561,25 +598,95 @@ struct Guard {
     refused_document: Arc<Mutex<Option<String>>>,
     loads: Arc<std::sync::Mutex<Option<Loads>>>,
     reach: Arc<std::sync::Mutex<StorageReach>>,
+    phase: Arc<std::sync::Mutex<Phase>>,
+    hold: Hold,
+    hold_tx: tokio::sync::mpsc::UnboundedSender<PausedRequestId>,
+    warm: Arc<WarmBrowser>,
+    context: BrowserContextId,
+    jar: Arc<std::sync::Mutex<Option<Vec<Cookie>>>>,
 }
 
 impl Guard {
-    /// Pauses every request of `page` and lets through only what the run may load.
+    /// Pauses every request of `page` and lets through only what the run
+    /// may load; pauses documents' answers too, for a warm page's next
+    /// document (page_hold.rs).
     async fn start(self, page: &Page) -> Result<(), String> {
-        let Guard { allow_private, refused_document, loads, reach } = self;
+        let Guard { allow_private, refused_document, loads, reach, phase, hold, hold_tx, warm, context, jar } = self;
         let main_frame = page.mainframe().await.map_err(|e| e.to_string())?.ok_or("the page has no main frame")?;
         let mut paused = page.event_listener::<EventRequestPaused>().await.map_err(|e| e.to_string())?;
-        let pattern = RequestPattern::builder().url_pattern("*").request_stage(RequestStage::Request).build();
-        page.execute(FetchEnableParams::builder().pattern(pattern).build()).await.map_err(|e| e.to_string())?;
+        let requests = RequestPattern::builder().url_pattern("*").request_stage(RequestStage::Request).build();
+        let answers = RequestPattern::builder()
+            .url_pattern("*")
+            .resource_type(ResourceType::Document)
+            .request_stage(RequestStage::Response)
+            .build();
+        page.execute(FetchEnableParams::builder().patterns(vec![requests, answers]).build())
+            .await
+            .map_err(|e| e.to_string())?;
         let page = page.clone();
         tokio::spawn(async move {
             let mut verdicts: HashMap<String, Result<(), String>> = HashMap::new();
             while let Some(event) = paused.next().await {
-                let run_loads = *loads.lock().expect("loads lock");
+                let main_document = event.resource_type == ResourceType::Document && event.frame_id == main_frame;
+                if event.response_status_code.is_some() || event.response_error_reason.is_some() {
+                    // A document's answer. The main frame's next document
+                    // (not a redirect) turns a parked page's scripts back on
+                    // before it commits, so that its hold script runs.
+                    let commits = main_document
+                        && event.response_error_reason.is_none()
+                        && !page_hold::is_redirect(event.response_status_code.unwrap_or(0));
+                    let reopen = commits && {
+                        let mut phase = phase.lock().expect("phase lock");
+                        let parked = *phase == Phase::Parked;
+                        if parked {
+                            *phase = Phase::Navigating;
+                        }
+                        parked
+                    };
+                    if reopen {
+                        // The jar now: what the navigation's answers set (the
+                        // run emptied it before navigating). Fetch does not
+                        // show `Set-Cookie` headers, so it is read every time.
+                        let params = StorageGetCookies::builder().browser_context_id(context.clone()).build();
+                        let cookies = warm.browser.execute(params).await.map(|r| r.result.cookies);
+                        *jar.lock().expect("jar lock") = cookies.ok();
+                        if let Err(e) = page.execute(SetScriptExecutionDisabledParams::new(false)).await {
+                            tracing::warn!("could not turn a warm page's scripts back on: {e}");
+                        }
+                    }
+                    if page.execute(ContinueRequestParams::new(event.request_id.clone())).await.is_err() {
+                        break;
+                    }
+                    continue;
+                }
                 let url = url::Url::parse(&event.request.url).ok();
+                if url.as_ref().is_some_and(|u| hold.is_hold(u)) {
+                    let held = {
+                        let mut phase = phase.lock().expect("phase lock");
+                        // From the top-level document: the script holds no iframe.
+                        let navigating = *phase == Phase::Navigating && event.frame_id == main_frame;
+                        if navigating {
+                            *phase = Phase::Running;
+                        }
+                        navigating
+                    };
+                    // The run answers it once it has cleared; otherwise nothing to clear.
+                    if held && hold_tx.send(event.request_id.clone()).is_ok() {
+                        continue;
+                    }
+                    let answer = FulfillRequestParams::new(event.request_id.clone(), page_hold::NOTHING);
+                    if page.execute(answer).await.is_err() {
+                        break;
+                    }
+                    continue;
+                }
+                let run_loads = *loads.lock().expect("loads lock");
+                let unloading = *phase.lock().expect("phase lock") == Phase::Navigating;
                 let verdict = match run_loads {
-                    // A finished run's document, before `about:blank` replaces it.
+                    // A finished run's document, parked.
                     None => Err("the run is over".to_string()),
+                    // The previous run's document, unloading: only the next document may load.
+                    Some(_) if unloading && !main_document => Err("the previous document is unloading".to_string()),
                     Some(run_loads) if skipped(run_loads, &event.resource_type) => {
                         Err("not needed for extraction".to_string())
                     }
@@ -605,7 +712,7 @@ impl Guard {
                         if event.resource_type == ResourceType::Document
                             && let Some(url) = &url
                         {
-                            reach.lock().expect("reach lock").note_document(url, event.frame_id == main_frame);
+                            reach.lock().expect("reach lock").note_document(url, main_document);
                         }
                         page.execute(ContinueRequestParams::new(event.request_id.clone())).await.map(|_| ())
                     }
@@ -691,9 +798,9 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
         Some(state) => restore_session(fresh, job, state).await,
         None => None,
     };
-    let FreshPage { page, refused_document, watch, .. } = fresh;
     let started = Instant::now();
-    let navigated = page.goto(job.url.as_str()).await;
+    let navigated = navigate(fresh, &job.url).await;
+    let FreshPage { page, refused_document, watch, .. } = fresh;
     // Restored once: a document loaded later in the run keeps what the run wrote.
     if let Some(script) = restored {
         let _ = page.execute(RemoveScriptToEvaluateOnNewDocumentParams::new(script)).await;
@@ -810,37 +917,115 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
     }
 }
 
-/// Empties a finished run's page for the next run of its scrap, leaving
-/// nothing the run or its page made:
-/// - the guard refuses every request from now on (until the next run's
-///   job opens it);
-/// - the document is replaced by `about:blank`, which ends its scripts (the
-///   page's and the user's isolated world alike), timers, workers and
-///   loads, so nothing writes after what follows;
-/// - the context's cookies, then every kind of storage (local and session
-///   storage, IndexedDB, Cache Storage, service workers, ...) of every
-///   document the run loaded, its iframes' partitioned storage included
-///   (storage_reach.rs), the tab's history and `window.name` are cleared;
-/// - what the engine noted of the run (bytes, the refused document, page
-///   events) is forgotten.
-///
-/// The HTTP cache needs nothing: no page uses it (`prepare`).
-async fn empty(fresh: &mut FreshPage) -> Result<(), String> {
-    *fresh.loads.lock().expect("loads lock") = None;
-    fresh.page.goto("about:blank").await.map_err(|e| format!("about:blank: {e}"))?;
-    // The clearings are independent of one another: sent together.
-    let reach = std::mem::take(&mut *fresh.reach.lock().expect("reach lock"));
-    let page = &fresh.page;
-    let cookies = StorageClearCookies::builder().browser_context_id(fresh.context.clone()).build();
-    let mut clearings = vec![
-        async { fresh.warm.browser.execute(cookies).await.map(drop).map_err(|e| format!("clearing cookies: {e}")) }
-            .boxed(),
-        async {
-            page.execute(ResetNavigationHistoryParams::default()).await.map(drop).map_err(|e| format!("history: {e}"))
+/// Navigates the run's page to `url` (`page.goto`: until the document has
+/// loaded). In a page an earlier run of the scrap left, the new document is
+/// held by its first script until what the old one left is cleared again
+/// (page_hold.rs); a clearing that fails fails the navigation.
+async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
+    let parked = *fresh.phase.lock().expect("phase lock") == Phase::Parked;
+    // A URL with a fragment would be a same-document navigation in a page
+    // already showing it: no new document, no hold. `about:blank` first.
+    if parked && url::Url::parse(url).is_ok_and(|u| u.fragment().is_some()) {
+        fresh.page.goto("about:blank").await.map_err(|e| e.to_string())?;
+        // Its entry is no earlier run's to show.
+        fresh.page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| e.to_string())?;
+    }
+    if parked {
+        // Cleared at parking too, but a cookie the old page set just before
+        // its scripts went off can reach the jar after that clearing (the
+        // renderer writes to the network service directly): the document
+        // request must carry none of it.
+        let clear = StorageClearCookies::builder().browser_context_id(fresh.context.clone()).build();
+        fresh.warm.browser.execute(clear).await.map_err(|e| format!("clearing cookies: {e}"))?;
+    }
+    let FreshPage { warm, context, page, holds, left, phase, jar, .. } = fresh;
+    let goto = page.goto(url);
+    tokio::pin!(goto);
+    let mut unclean = None;
+    let navigated = loop {
+        tokio::select! {
+            navigated = &mut goto => break navigated.map(drop).map_err(|e| e.to_string()),
+            Some(held) = holds.recv() => {
+                // What the old document's unload handlers wrote: storage,
+                // and cookies (the jar goes back to what it held before).
+                let jar_then = jar.lock().expect("jar lock").take();
+                let cookies = async {
+                    let Some(then) = jar_then else { return Err("the cookies before the commit are unknown".to_string()) };
+                    let clear = StorageClearCookies::builder().browser_context_id(context.clone()).build();
+                    warm.browser.execute(clear).await.map_err(|e| format!("clearing cookies: {e}"))?;
+                    let params = session::cookie_params(&then);
+                    if !params.is_empty() {
+                        let set = StorageSetCookies::builder().cookies(params).browser_context_id(context.clone()).build()?;
+                        warm.browser.execute(set).await.map_err(|e| format!("setting cookies back: {e}"))?;
+                    }
+                    Ok(())
+                };
+                // One after the other: clearing an origin's storage takes its cookies too.
+                let cleared = match clear_storage(page, left).await {
+                    Ok(()) => cookies.await,
+                    Err(e) => Err(e),
+                };
+                if cleared.is_ok() {
+                    *left = StorageReach::default();
+                }
+                let answer = match cleared {
+                    Ok(()) => page.execute(FulfillRequestParams::new(held, page_hold::CLEARED)).await.map(drop),
+                    Err(e) => {
+                        unclean = Some(e);
+                        page.execute(FailRequestParams::new(held, ErrorReason::Aborted)).await.map(drop)
+                    }
+                };
+                if let Err(e) = answer {
+                    tracing::debug!("could not answer a held document: {e}");
+                }
+            }
         }
-        .boxed(),
-        async { page.evaluate("window.name = ''").await.map(drop).map_err(|e| format!("window.name: {e}")) }.boxed(),
-    ];
+    };
+    let unheld = {
+        let mut phase = phase.lock().expect("phase lock");
+        let unheld = *phase != Phase::Running;
+        *phase = Phase::Running;
+        unheld
+    };
+    // No new document was held: the answer had none (204, a download) and
+    // the old one is still there, or the navigation failed. End it as
+    // before warm pages held documents, so that the run finds a blank page,
+    // not the last run's.
+    if parked
+        && unheld
+        && let Err(e) = end_unheld(warm, context, page, left).await
+    {
+        unclean.get_or_insert(e);
+    }
+    match unclean {
+        Some(e) => Err(format!("the page could not be emptied of the previous run: {e}")),
+        None => navigated,
+    }
+}
+
+/// Ends the document of a warm page whose next document was not held:
+/// `about:blank`, scripts on again, then the cookies, the storage of every
+/// origin in `left` and the history cleared.
+async fn end_unheld(
+    warm: &WarmBrowser,
+    context: &BrowserContextId,
+    page: &Page,
+    left: &mut StorageReach,
+) -> Result<(), String> {
+    page.goto("about:blank").await.map_err(|e| format!("about:blank: {e}"))?;
+    page.execute(SetScriptExecutionDisabledParams::new(false)).await.map_err(|e| format!("turning scripts on: {e}"))?;
+    clear_storage(page, left).await?;
+    let cookies = StorageClearCookies::builder().browser_context_id(context.clone()).build();
+    warm.browser.execute(cookies).await.map_err(|e| format!("clearing cookies: {e}"))?;
+    page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| format!("history: {e}"))?;
+    *left = StorageReach::default();
+    Ok(())
+}
+
+/// Clears the storage of every origin in `reach`, partitioned storage of
+/// its iframes included: what the runs since the last clearing may have left.
+async fn clear_storage(page: &Page, reach: &StorageReach) -> Result<(), String> {
+    let mut clearings = Vec::new();
     for origin in reach.origins() {
         let clear = ClearDataForOriginParams::new(origin, "all");
         clearings.push(
@@ -854,7 +1039,53 @@ async fn empty(fresh: &mut FreshPage) -> Result<(), String> {
                 .boxed(),
         );
     }
-    futures::future::try_join_all(clearings).await?;
+    futures::future::try_join_all(clearings).await.map(drop)
+}
+
+/// Empties a finished run's page for the next run of its scrap, leaving
+/// nothing the run or its page made (page_hold.rs):
+/// - the guard refuses every request from now on (until the next run's
+///   job opens it);
+/// - the page's scripts are turned off, so that the document (the page's
+///   scripts and the user's isolated world alike: timers, handlers,
+///   promises) writes nothing after what follows;
+/// - the hold script goes on the page's new documents (once per page);
+/// - the service workers of every document the run loaded are removed (one
+///   would otherwise answer the next run's document request), and the tab's
+///   history is cleared;
+/// - the next run clears the context's cookies before it navigates, and
+///   once its new document has replaced this one, before that document
+///   runs, every kind of storage (local and session storage, IndexedDB,
+///   Cache Storage, ...) of every document the runs since the last such
+///   clearing loaded, their iframes' partitioned storage included
+///   (storage_reach.rs), and the cookies the old document's unload handlers
+///   set; the hold script then empties `window.name` (`navigate`);
+/// - what the engine noted of the run (bytes, the refused document, page
+///   events) is forgotten.
+///
+/// The HTTP cache needs nothing: no page uses it (`prepare`).
+async fn empty(fresh: &mut FreshPage, hold: &Hold) -> Result<(), String> {
+    *fresh.loads.lock().expect("loads lock") = None;
+    let page = &fresh.page;
+    page.execute(SetScriptExecutionDisabledParams::new(true)).await.map_err(|e| format!("turning scripts off: {e}"))?;
+    *fresh.phase.lock().expect("phase lock") = Phase::Parked;
+    if !fresh.hold_installed {
+        let script = AddScriptToEvaluateOnNewDocumentParams::builder().source(hold.script()).build()?;
+        page.execute(script).await.map_err(|e| format!("the hold script: {e}"))?;
+        fresh.hold_installed = true;
+    }
+    let reach = std::mem::take(&mut *fresh.reach.lock().expect("reach lock"));
+    fresh.left.absorb(reach);
+    let history = async {
+        page.execute(ResetNavigationHistoryParams::default()).await.map(drop).map_err(|e| format!("history: {e}"))
+    };
+    let workers = fresh.left.origins().map(|origin| async move {
+        let clear = ClearDataForOriginParams::new(origin, "service_workers");
+        page.execute(clear).await.map(drop).map_err(|e| format!("removing service workers: {e}"))
+    });
+    let (workers, history) = tokio::join!(futures::future::try_join_all(workers), history);
+    workers?;
+    history?;
     *fresh.refused_document.lock().await = None;
     fresh.bytes.reset();
     fresh.watch.forget();
@@ -975,7 +1206,8 @@ impl Engine for ChromiumEngine {
         // A saved scrap's run on tier 0 may run in a page its last run left;
         // a tier's run gets a context of its own (spares are for tier 0).
         let warm_enabled = self.inner.warm.lock().expect("warm lock").enabled();
-        let reuse = job.reuse.filter(|_| job.tier == 0 && warm_enabled);
+        // A run with a site login keeps its session on purpose, in a context of its own.
+        let reuse = job.reuse.filter(|_| job.tier == 0 && warm_enabled && job.account.is_none());
         let fresh = match (tier_proxy, reuse) {
             (None, Some(key)) => self.inner.take_warm(key).boxed(),
             (None, None) => self.inner.take().boxed(),

@@ -12,6 +12,7 @@ pub mod browser;
 pub mod chromium;
 pub mod egress_proxy;
 pub mod net_guard;
+pub mod page_hold;
 pub mod renderer_limits;
 pub mod sandbox;
 pub mod script;

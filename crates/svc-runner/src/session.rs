@@ -59,6 +59,11 @@ fn cookie_param(cookie: &Value) -> Option<CookieParam> {
     serde_json::from_value(Value::Object(param)).ok()
 }
 
+/// The parameters that set `cookies` again, as they are.
+pub fn cookie_params(cookies: &[Cookie]) -> Vec<CookieParam> {
+    cookies.iter().filter_map(|c| serde_json::to_value(c).ok()).filter_map(|c| cookie_param(&c)).collect()
+}
+
 /// What `state` restores for a run of `target` (its `localStorage` only
 /// when it was saved for the same origin). `None` for a session that is
 /// not one (the run then starts logged out).

@@ -57,6 +57,13 @@ impl StorageReach {
     pub fn is_empty(&self) -> bool {
         self.origins.is_empty()
     }
+
+    /// Adds what `other` reached (a page's next run, before the previous
+    /// run's storage was cleared the second time).
+    pub fn absorb(&mut self, other: StorageReach) {
+        self.origins.extend(other.origins);
+        self.top_level_sites.extend(other.top_level_sites);
+    }
 }
 
 /// The sites `url` may belong to: its scheme and registrable domain,

@@ -1,0 +1,118 @@
+//! How a warm page goes from one run of its scrap to the next without a
+//! document in between (docs/decisions.md, "Warm pages"):
+//!
+//! 1. **Parked.** When a run ends, the page's scripts are turned off
+//!    (`Emulation.setScriptExecutionDisabled`): the old document stays, but
+//!    none of its timers, handlers or promises run any more, so it writes
+//!    nothing after the clearing that follows.
+//! 2. **Navigating.** The next run navigates the page to its target. When
+//!    the main frame's document answers (not a redirect), scripts are turned
+//!    back on, just before that document commits. The old document's
+//!    unload handlers run then; the guard refuses any request they make.
+//! 3. **Held.** The new document's first script (this module's `script`,
+//!    installed on the page's new documents once it is first parked) asks
+//!    for [`Hold::path`] synchronously: the guard holds that request while
+//!    the run clears again what the unload handlers may have written, then
+//!    answers [`CLEARED`], and the script empties the document's
+//!    `localStorage` and `sessionStorage` (which the renderer may have
+//!    cached before the clearing) and `window.name` before any of the
+//!    page's own scripts start.
+//!
+//! Pages bypass Content-Security-Policy (`Page.setBypassCSP`, every page,
+//! warm or not, so that a scrap's first run sees what its later runs see):
+//! a policy's `connect-src` would otherwise refuse the held request.
+
+/// The hold's answer when the run cleared what the old document left: the
+/// script then empties the storage the renderer may still cache.
+pub const CLEARED: i64 = 205;
+/// The hold's answer when there was nothing to clear (a document loaded
+/// during a run, or a fresh page's).
+pub const NOTHING: i64 = 204;
+
+/// Where a warm page is between two runs (see the module's text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Scripts on: a run, or a page that was never parked.
+    Running,
+    /// Scripts off since the last run ended; the next document's answer turns them on.
+    Parked,
+    /// Scripts on again, the new document not yet held: the old document's
+    /// unload handlers may run now, and nothing but the main document may load.
+    Navigating,
+}
+
+/// The path a page's new documents ask for, unique to this engine, so that
+/// it is no site's own.
+#[derive(Clone, Debug)]
+pub struct Hold {
+    pub path: String,
+}
+
+impl Default for Hold {
+    /// A path of its own (random).
+    fn default() -> Hold {
+        Hold { path: format!("/.well-known/svc-hold-{:016x}", rand::random::<u64>()) }
+    }
+}
+
+impl Hold {
+    /// Whether `url` is the hold's request.
+    pub fn is_hold(&self, url: &url::Url) -> bool {
+        url.path() == self.path
+    }
+
+    /// The script that holds a page's new top-level documents: first in
+    /// every document, in the page's own world.
+    pub fn script(&self) -> String {
+        format!(
+            "(() => {{ if (window !== window.top || !location.protocol.startsWith('http')) return; \
+             const hold = new XMLHttpRequest(); \
+             try {{ hold.open('GET', {path:?}, false); hold.send(); }} catch (e) {{ return; }} \
+             if (hold.status !== {CLEARED}) return; \
+             window.name = ''; \
+             try {{ localStorage.clear(); }} catch (e) {{}} \
+             try {{ sessionStorage.clear(); }} catch (e) {{}} }})()",
+            path = self.path,
+        )
+    }
+}
+
+/// Whether a paused response is a redirect: the document that follows it
+/// is the one that commits, so scripts stay off until then.
+pub fn is_redirect(status: i64) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_engine_has_its_own_hold_path_and_knows_it() {
+        let (a, b) = (Hold::default(), Hold::default());
+        assert_ne!(a.path, b.path);
+        let url = url::Url::parse(&format!("https://example.com{}", a.path)).unwrap();
+        assert!(a.is_hold(&url));
+        assert!(!b.is_hold(&url));
+        assert!(!a.is_hold(&url::Url::parse("https://example.com/.well-known/other").unwrap()));
+    }
+
+    #[test]
+    fn the_script_asks_for_the_path_and_clears_only_when_told() {
+        let hold = Hold::default();
+        let script = hold.script();
+        assert!(script.contains(&format!("{:?}", hold.path)));
+        assert!(script.contains("hold.status !== 205"));
+        assert!(script.contains("window !== window.top"), "iframes are not held");
+    }
+
+    #[test]
+    fn redirects_keep_scripts_off() {
+        for status in [301, 302, 303, 307, 308] {
+            assert!(is_redirect(status));
+        }
+        for status in [200, 204, 304, 404, 500] {
+            assert!(!is_redirect(status));
+        }
+    }
+}
