@@ -6,13 +6,12 @@
 //! `session.rs`); every request the page makes is paused and checked
 //! (scheme, address, resource type) before it may continue; the user's
 //! script runs in an isolated world. A run of a saved scrap that ends
-//! normally leaves its page to the scrap's next run, emptied first
-//! (`Inner::recycle`: the document replaced by `about:blank`, then the
-//! context's cookies, the storage of every origin the run reached, the
-//! tab's history and `window.name` cleared; no page uses the HTTP cache),
-//! so that run navigates a renderer that is already running
-//! (`warm_pages.rs`); any other page's context is disposed at the end
-//! whatever happened.
+//! normally leaves its page to the scrap's next run (`warm_pages.rs`), its
+//! scripts off (`Inner::recycle`, `empty`); that run navigates a renderer
+//! that is already running, and its new document is held until what the
+//! earlier runs left is cleared (`navigate`, page_hold.rs; no page uses the
+//! HTTP cache). Any other page's context is disposed at the end whatever
+//! happened.
 //!
 //! Nothing the run needs after the navigation costs a DevTools round trip
 //! of its own: the document's HTTP status comes from the page's network
@@ -647,6 +646,8 @@ impl Guard {
                         // The jar now: what the navigation's answers set (the
                         // run emptied it before navigating). Fetch does not
                         // show `Set-Cookie` headers, so it is read every time.
+                        // Read before the old document's scripts are back
+                        // on: a cookie they set must not be in it.
                         let params = StorageGetCookies::builder().browser_context_id(context.clone()).build();
                         let cookies = warm.browser.execute(params).await.map(|r| r.result.cookies);
                         *jar.lock().expect("jar lock") = cookies.ok();
@@ -950,20 +951,26 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
                 // and cookies (the jar goes back to what it held before).
                 let jar_then = jar.lock().expect("jar lock").take();
                 let cookies = async {
-                    let Some(then) = jar_then else { return Err("the cookies before the commit are unknown".to_string()) };
                     let clear = StorageClearCookies::builder().browser_context_id(context.clone()).build();
-                    warm.browser.execute(clear).await.map_err(|e| format!("clearing cookies: {e}"))?;
-                    let params = session::cookie_params(&then);
-                    if !params.is_empty() {
-                        let set = StorageSetCookies::builder().cookies(params).browser_context_id(context.clone()).build()?;
-                        warm.browser.execute(set).await.map_err(|e| format!("setting cookies back: {e}"))?;
-                    }
-                    Ok(())
+                    warm.browser.execute(clear).await.map(drop).map_err(|e| format!("clearing cookies: {e}"))
                 };
-                // One after the other: clearing an origin's storage takes its cookies too.
-                let cleared = match clear_storage(page, left).await {
-                    Ok(()) => cookies.await,
-                    Err(e) => Err(e),
+                // Clearing an origin's storage takes its cookies too: the
+                // jar is set back once both are done.
+                let (storage, cookies) = tokio::join!(clear_storage(page, left), cookies);
+                let cleared = match (storage.and(cookies), jar_then) {
+                    (Err(e), _) => Err(e),
+                    (Ok(()), None) => Err("the cookies before the commit are unknown".to_string()),
+                    (Ok(()), Some(then)) if then.is_empty() => Ok(()),
+                    (Ok(()), Some(then)) => {
+                        let set = StorageSetCookies::builder()
+                            .cookies(session::cookie_params(&then))
+                            .browser_context_id(context.clone())
+                            .build();
+                        match set {
+                            Ok(set) => warm.browser.execute(set).await.map(drop).map_err(|e| format!("setting cookies back: {e}")),
+                            Err(e) => Err(e),
+                        }
+                    }
                 };
                 if cleared.is_ok() {
                     *left = StorageReach::default();

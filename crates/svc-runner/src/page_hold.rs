@@ -1,23 +1,36 @@
 //! How a warm page goes from one run of its scrap to the next without a
-//! document in between (docs/decisions.md, "Warm pages"):
+//! document in between (docs/decisions.md, "Warm pages"; chromium.rs,
+//! `empty` and `navigate`):
 //!
-//! 1. **Parked.** When a run ends, the page's scripts are turned off
-//!    (`Emulation.setScriptExecutionDisabled`): the old document stays, but
-//!    none of its timers, handlers or promises run any more, so it writes
-//!    nothing after the clearing that follows.
-//! 2. **Navigating.** The next run navigates the page to its target. When
-//!    the main frame's document answers (not a redirect), scripts are turned
-//!    back on, just before that document commits. The old document's
-//!    unload handlers run then; the guard refuses any request they make.
-//! 3. **Held.** The new document's first script (this module's `script`,
-//!    installed on the page's new documents once it is first parked) asks
-//!    for [`Hold::path`] synchronously: the guard holds that request while
-//!    the run clears again what the unload handlers may have written, then
-//!    answers [`CLEARED`], and the script empties the document's
-//!    `localStorage` and `sessionStorage` (which the renderer may have
-//!    cached before the clearing) and `window.name` before any of the
-//!    page's own scripts start.
+//! 1. **Parked.** When a run ends, the guard refuses every request and the
+//!    page's scripts are turned off (`Emulation.setScriptExecutionDisabled`):
+//!    the old document stays, but none of its timers or promises run any
+//!    more. Its service workers are removed (one would answer the next
+//!    document request) and the tab's history is cleared.
+//! 2. **Navigating.** The next run clears the context's cookies (a cookie
+//!    the old page set just before its scripts went off may have reached the
+//!    jar after any earlier clearing) and navigates. When the main frame's
+//!    document answers (not a redirect), the guard reads the cookie jar
+//!    (what this navigation's answers set) and turns scripts back on, before
+//!    that document commits. At the commit the old document's unload
+//!    handlers run (they run with scripts off too); the guard refuses any
+//!    request but the new document's own until it is held.
+//! 3. **Held.** The new document's first script (this module's
+//!    [`Hold::script`], put on the page's documents when it is first parked)
+//!    asks for [`Hold::path`] synchronously: the guard holds that request
+//!    while the run clears the storage of every origin the earlier runs
+//!    reached (partitioned storage included) and sets the cookie jar back to
+//!    what it read, then answers [`CLEARED`]; the script empties the
+//!    document's `localStorage` and `sessionStorage` (the renderer may have
+//!    cached them) and `window.name` before any of the page's own scripts
+//!    start. (DevTools commands that the renderer must run, such as
+//!    `Emulation`, would wait for the held thread: only browser-side ones
+//!    are sent while it is held.)
 //!
+//! A document that is never held (no commit: the old one is still there)
+//! is ended with `about:blank` and the page emptied as a whole before the
+//! run reads it; a URL with a fragment gets `about:blank` first (in a page
+//! already showing it, it would be a navigation within the document).
 //! Pages bypass Content-Security-Policy (`Page.setBypassCSP`, every page,
 //! warm or not, so that a scrap's first run sees what its later runs see):
 //! a policy's `connect-src` would otherwise refuse the held request.

@@ -7,7 +7,7 @@
 //! The engine does not take that object by value: the user's script shares
 //! the world and can hand any value to the wrapper's internals (its text
 //! is spliced into the wrapper), so the engine reads the result through
-//! [`READ_RESULT`], which copies out only strings and numbers within the
+//! [`read_result`], which copies out only strings and numbers within the
 //! caps. Nothing over 10 MiB crosses the DevTools connection that every
 //! concurrent run shares.
 //!
