@@ -141,6 +141,10 @@ struct Inner {
     hold: Hold,
 }
 
+/// The cookie clearing a warm page's next run starts with its navigation:
+/// the guard lets the main document's request go once it is done.
+type CookieClearing = Arc<std::sync::Mutex<Option<tokio::task::JoinHandle<Result<(), String>>>>>;
+
 /// A browser context with one page, guarded and metered: used by one run
 /// at a time, and by the runs of one scrap only.
 struct FreshPage {
@@ -166,6 +170,8 @@ struct FreshPage {
     /// committed (theirs and their redirects' included): what the cookie
     /// jar is set back to when that document is held.
     jar: Arc<std::sync::Mutex<Option<Vec<Cookie>>>>,
+    /// The cookie clearing under way for the next document request, if any.
+    clearing: CookieClearing,
     /// Where the page's previous runs reached, cleared when the page was
     /// parked and again when the next document is held.
     left: StorageReach,
@@ -378,6 +384,7 @@ impl Inner {
         let phase = Arc::new(std::sync::Mutex::new(Phase::Running));
         let (hold_tx, holds) = tokio::sync::mpsc::unbounded_channel();
         let jar = Arc::new(std::sync::Mutex::new(None));
+        let clearing: CookieClearing = Arc::new(std::sync::Mutex::new(None));
         let opened = async {
             let params = CreateTargetParams::builder()
                 .url("about:blank")
@@ -396,6 +403,7 @@ impl Inner {
                 warm: warm.clone(),
                 context: context.clone(),
                 jar: jar.clone(),
+                clearing: clearing.clone(),
             };
             guard.start(&page).await?;
             // Every page, so that a scrap's first run sees what the runs in
@@ -422,6 +430,7 @@ impl Inner {
                 holds,
                 hold_installed: false,
                 jar,
+                clearing,
                 left: StorageReach::default(),
                 bytes,
                 watch,
@@ -603,6 +612,7 @@ struct Guard {
     warm: Arc<WarmBrowser>,
     context: BrowserContextId,
     jar: Arc<std::sync::Mutex<Option<Vec<Cookie>>>>,
+    clearing: CookieClearing,
 }
 
 impl Guard {
@@ -610,7 +620,8 @@ impl Guard {
     /// may load; pauses documents' answers too, for a warm page's next
     /// document (page_hold.rs).
     async fn start(self, page: &Page) -> Result<(), String> {
-        let Guard { allow_private, refused_document, loads, reach, phase, hold, hold_tx, warm, context, jar } = self;
+        let Guard { allow_private, refused_document, loads, reach, phase, hold, hold_tx, warm, context, jar, clearing } =
+            self;
         let main_frame = page.mainframe().await.map_err(|e| e.to_string())?.ok_or("the page has no main frame")?;
         let mut paused = page.event_listener::<EventRequestPaused>().await.map_err(|e| e.to_string())?;
         let requests = RequestPattern::builder().url_pattern("*").request_stage(RequestStage::Request).build();
@@ -681,9 +692,16 @@ impl Guard {
                     }
                     continue;
                 }
+                // A warm page's next document goes once the cookies it must
+                // not carry are cleared (`navigate`).
+                let cleared = match main_document.then(|| clearing.lock().expect("clearing lock").take()).flatten() {
+                    Some(clearing) => clearing.await.unwrap_or_else(|e| Err(e.to_string())),
+                    None => Ok(()),
+                };
                 let run_loads = *loads.lock().expect("loads lock");
                 let unloading = *phase.lock().expect("phase lock") == Phase::Navigating;
                 let verdict = match run_loads {
+                    _ if cleared.is_err() => cleared.map_err(|e| format!("the page could not be emptied: {e}")),
                     // A finished run's document, parked.
                     None => Err("the run is over".to_string()),
                     // The previous run's document, unloading: only the next document may load.
@@ -932,14 +950,18 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
         fresh.page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| e.to_string())?;
     }
     if parked {
-        // Cleared at parking too, but a cookie the old page set just before
-        // its scripts went off can reach the jar after that clearing (the
-        // renderer writes to the network service directly): the document
-        // request must carry none of it.
+        // A cookie the old page set just before its scripts went off can
+        // reach the jar late (the renderer writes to the network service
+        // directly): the document request must carry none of it. Cleared
+        // while the navigation starts; the guard holds the request until done.
         let clear = StorageClearCookies::builder().browser_context_id(fresh.context.clone()).build();
-        fresh.warm.browser.execute(clear).await.map_err(|e| format!("clearing cookies: {e}"))?;
+        let warm = fresh.warm.clone();
+        let clearing = tokio::spawn(async move {
+            warm.browser.execute(clear).await.map(drop).map_err(|e| format!("clearing cookies: {e}"))
+        });
+        *fresh.clearing.lock().expect("clearing lock") = Some(clearing);
     }
-    let FreshPage { warm, context, page, holds, left, phase, jar, .. } = fresh;
+    let FreshPage { warm, context, page, holds, left, phase, jar, clearing, .. } = fresh;
     let goto = page.goto(url);
     tokio::pin!(goto);
     let mut unclean = None;
@@ -988,6 +1010,13 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
             }
         }
     };
+    // A navigation that sent no request (it failed first) leaves the clearing here.
+    let left_clearing = clearing.lock().expect("clearing lock").take();
+    if let Some(clearing) = left_clearing
+        && let Err(e) = clearing.await.unwrap_or_else(|e| Err(e.to_string()))
+    {
+        unclean.get_or_insert(e);
+    }
     let unheld = {
         let mut phase = phase.lock().expect("phase lock");
         let unheld = *phase != Phase::Running;

@@ -7,9 +7,10 @@
 //!    the old document stays, but none of its timers or promises run any
 //!    more. Its service workers are removed (one would answer the next
 //!    document request) and the tab's history is cleared.
-//! 2. **Navigating.** The next run clears the context's cookies (a cookie
-//!    the old page set just before its scripts went off may have reached the
-//!    jar after any earlier clearing) and navigates. When the main frame's
+//! 2. **Navigating.** The next run navigates and at the same time clears
+//!    the context's cookies (a cookie the old page set just before its
+//!    scripts went off may have reached the jar after any earlier clearing);
+//!    the guard lets the document request go once that is done. When the main frame's
 //!    document answers (not a redirect), the guard reads the cookie jar
 //!    (what this navigation's answers set) and turns scripts back on, before
 //!    that document commits. At the commit the old document's unload
