@@ -122,6 +122,26 @@ async fn an_answer_without_a_document_never_shows_the_last_runs_page() {
 }
 
 #[tokio::test]
+async fn a_warm_page_reads_documents_that_are_not_html() {
+    let site = fixture::start().await;
+    let engine = warm_engine(4);
+    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let url = format!("{}/json", site.base);
+    let read = "returnData([document.body.innerText, location.href])";
+    for run in 0..3 {
+        match engine.run(job(&url, read, key)).await.result {
+            ScriptResult::Data { json, .. } => {
+                let seen: Vec<String> = serde_json::from_str(&json).unwrap();
+                assert_eq!(seen, [r#"{"items":[1,2,3]}"#, url.as_str()], "run {run}");
+            }
+            ScriptResult::Failed { message } => panic!("run {run}: {message}"),
+        }
+        assert_eq!(engine.runs_in_warm_pages(), run, "run {run} ran in the page the run before left");
+    }
+    engine.close().await;
+}
+
+#[tokio::test]
 async fn a_warm_page_serves_only_its_own_scrap() {
     let site = fixture::start().await;
     let engine = warm_engine(4);

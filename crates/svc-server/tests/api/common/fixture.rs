@@ -106,6 +106,11 @@ async fn state_frame() -> Html<&'static str> {
     )
 }
 
+/// A JSON document (an API a scrap reads as its page).
+async fn json_document() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], r#"{"items":[1,2,3]}"#).into_response()
+}
+
 async fn status(Path(code): Path<u16>) -> Response {
     let code = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     (code, Html(format!("<html><body><h1>status {}</h1></body></html>", code.as_u16()))).into_response()
@@ -208,6 +213,7 @@ pub async fn start() -> Fixture {
         .route("/loop/{n}", get(redirect_loop))
         .route("/redirect/{target}", get(redirect_to))
         .route("/huge", get(huge))
+        .route("/json", get(json_document))
         .route("/hostile", get(hostile))
         .route("/late", get(late_items))
         .route("/assets", get(assets_page))
