@@ -7,7 +7,7 @@
 //! (scheme, address, resource type) before it may continue; the user's
 //! script runs in an isolated world. A run of a saved scrap that ends
 //! normally leaves its page to the scrap's next run (`warm_pages.rs`), its
-//! scripts off (`Inner::recycle`, `empty`); that run navigates a renderer
+//! frozen (`Inner::recycle`, `empty`); that run navigates a renderer
 //! that is already running, and its new document is held until what the
 //! earlier runs left is cleared (`navigate`, page_hold.rs; no page uses the
 //! HTTP cache). Any other page's context is disposed at the end whatever
@@ -30,7 +30,9 @@ use async_trait::async_trait;
 use base64::Engine as _;
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
-use chromiumoxide::cdp::browser_protocol::emulation::SetScriptExecutionDisabledParams;
+use chromiumoxide::cdp::browser_protocol::browser::{
+    Bounds, GetWindowForTargetParams, SetWindowBoundsParams, WindowId, WindowState,
+};
 use chromiumoxide::cdp::browser_protocol::fetch::{
     ContinueRequestParams, EnableParams as FetchEnableParams, EventRequestPaused, FailRequestParams,
     FulfillRequestParams, RequestId as PausedRequestId, RequestPattern, RequestStage,
@@ -43,6 +45,7 @@ use chromiumoxide::cdp::browser_protocol::network::{
 use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, CreateIsolatedWorldParams, FrameId,
     RemoveScriptToEvaluateOnNewDocumentParams, ResetNavigationHistoryParams, ScriptIdentifier, SetBypassCspParams,
+    SetWebLifecycleStateParams, SetWebLifecycleStateState,
 };
 use chromiumoxide::cdp::browser_protocol::storage::{
     ClearCookiesParams as StorageClearCookies, ClearDataForOriginParams, ClearDataForStorageKeyParams,
@@ -172,6 +175,9 @@ struct FreshPage {
     jar: Arc<std::sync::Mutex<Option<Vec<Cookie>>>>,
     /// The cookie clearing under way for the next document request, if any.
     clearing: CookieClearing,
+    /// Whether the page is frozen (parked), and its window (to show it again).
+    frozen: bool,
+    window: Option<WindowId>,
     /// Where the page's previous runs reached, cleared when the page was
     /// parked and again when the next document is held.
     left: StorageReach,
@@ -431,6 +437,8 @@ impl Inner {
                 hold_installed: false,
                 jar,
                 clearing,
+                frozen: false,
+                window: None,
                 left: StorageReach::default(),
                 bytes,
                 watch,
@@ -640,8 +648,8 @@ impl Guard {
                 let main_document = event.resource_type == ResourceType::Document && event.frame_id == main_frame;
                 if event.response_status_code.is_some() || event.response_error_reason.is_some() {
                     // A document's answer. The main frame's next document
-                    // (not a redirect) turns a parked page's scripts back on
-                    // before it commits, so that its hold script runs.
+                    // (not a redirect) of a parked page: the cookie jar is
+                    // read before it commits, and the hold is expected.
                     let commits = main_document
                         && event.response_error_reason.is_none()
                         && !page_hold::is_redirect(event.response_status_code.unwrap_or(0));
@@ -655,16 +663,12 @@ impl Guard {
                     };
                     if reopen {
                         // The jar now: what the navigation's answers set (the
-                        // run emptied it before navigating). Fetch does not
-                        // show `Set-Cookie` headers, so it is read every time.
-                        // Read before the old document's scripts are back
-                        // on: a cookie they set must not be in it.
+                        // run emptied it before navigating), before the old
+                        // document's unload handlers run at the commit. Fetch
+                        // does not show `Set-Cookie`, so it is read every time.
                         let params = StorageGetCookies::builder().browser_context_id(context.clone()).build();
                         let cookies = warm.browser.execute(params).await.map(|r| r.result.cookies);
                         *jar.lock().expect("jar lock") = cookies.ok();
-                        if let Err(e) = page.execute(SetScriptExecutionDisabledParams::new(false)).await {
-                            tracing::warn!("could not turn a warm page's scripts back on: {e}");
-                        }
                     }
                     if page.execute(ContinueRequestParams::new(event.request_id.clone())).await.is_err() {
                         break;
@@ -943,14 +947,16 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
 async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
     let parked = *fresh.phase.lock().expect("phase lock") == Phase::Parked;
     // A URL with a fragment would be a same-document navigation in a page
-    // already showing it: no new document, no hold. `about:blank` first.
+    // already showing it: no new document, no hold. `about:blank` first
+    // (what the old document does once thawed is cleared later, as below).
     if parked && url::Url::parse(url).is_ok_and(|u| u.fragment().is_some()) {
+        thaw(&fresh.warm, &fresh.page, &mut fresh.frozen, &mut fresh.window).await?;
         fresh.page.goto("about:blank").await.map_err(|e| e.to_string())?;
         // Its entry is no earlier run's to show.
         fresh.page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| e.to_string())?;
     }
     if parked {
-        // A cookie the old page set just before its scripts went off can
+        // A cookie the old page set just before it was frozen can
         // reach the jar late (the renderer writes to the network service
         // directly): the document request must carry none of it. Cleared
         // while the navigation starts; the guard holds the request until done.
@@ -961,7 +967,7 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
         });
         *fresh.clearing.lock().expect("clearing lock") = Some(clearing);
     }
-    let FreshPage { warm, context, page, holds, left, phase, jar, clearing, .. } = fresh;
+    let FreshPage { warm, context, page, holds, left, phase, jar, clearing, frozen, window, .. } = fresh;
     let goto = page.goto(url);
     tokio::pin!(goto);
     let mut unclean = None;
@@ -997,6 +1003,11 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
                 if cleared.is_ok() {
                     *left = StorageReach::default();
                 }
+                // Browser-side commands only: the document's thread waits.
+                let cleared = match cleared {
+                    Ok(()) => thaw(warm, page, frozen, window).await,
+                    Err(e) => Err(e),
+                };
                 let answer = match cleared {
                     Ok(()) => page.execute(FulfillRequestParams::new(held, page_hold::CLEARED)).await.map(drop),
                     Err(e) => {
@@ -1027,11 +1038,14 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
     // the old one is still there, or the navigation failed. End it as
     // before warm pages held documents, so that the run finds a blank page,
     // not the last run's.
-    if parked
-        && unheld
-        && let Err(e) = end_unheld(warm, context, page, left).await
-    {
-        unclean.get_or_insert(e);
+    if parked && unheld {
+        let ended = match thaw(warm, page, frozen, window).await {
+            Ok(()) => end_unheld(warm, context, page, left).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = ended {
+            unclean.get_or_insert(e);
+        }
     }
     match unclean {
         Some(e) => Err(format!("the page could not be emptied of the previous run: {e}")),
@@ -1039,9 +1053,45 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
     }
 }
 
+/// Makes a frozen (parked) page active and visible again: freezing hid it
+/// (`Page.setWebLifecycleState` hides a page it freezes and does not show
+/// it again: minimizing and restoring its window does). Browser-side
+/// commands only, so it may be sent while the page's document is held.
+async fn thaw(warm: &WarmBrowser, page: &Page, frozen: &mut bool, window: &mut Option<WindowId>) -> Result<(), String> {
+    if !*frozen {
+        return Ok(());
+    }
+    let active = || page.execute(SetWebLifecycleStateParams::new(SetWebLifecycleStateState::Active));
+    // Right after a commit Chromium may not have the new document's page
+    // as its active one yet ("Not attached to an active page"): once more.
+    if active().await.is_err() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        active().await.map_err(|e| format!("thawing the page: {e}"))?;
+    }
+    let id = match *window {
+        Some(id) => id,
+        None => {
+            let params = GetWindowForTargetParams::builder().target_id(page.target_id().clone()).build();
+            let id =
+                warm.browser.execute(params).await.map_err(|e| format!("the page's window: {e}"))?.result.window_id;
+            *window = Some(id);
+            id
+        }
+    };
+    for state in [WindowState::Minimized, WindowState::Normal] {
+        let bounds = Bounds { window_state: Some(state), ..Default::default() };
+        warm.browser
+            .execute(SetWindowBoundsParams::new(id, bounds))
+            .await
+            .map_err(|e| format!("showing the page: {e}"))?;
+    }
+    *frozen = false;
+    Ok(())
+}
+
 /// Ends the document of a warm page whose next document was not held:
-/// `about:blank`, scripts on again, then the cookies, the storage of every
-/// origin in `left` and the history cleared.
+/// `about:blank`, then the cookies, the storage of every origin in `left`
+/// and the history cleared.
 async fn end_unheld(
     warm: &WarmBrowser,
     context: &BrowserContextId,
@@ -1049,7 +1099,6 @@ async fn end_unheld(
     left: &mut StorageReach,
 ) -> Result<(), String> {
     page.goto("about:blank").await.map_err(|e| format!("about:blank: {e}"))?;
-    page.execute(SetScriptExecutionDisabledParams::new(false)).await.map_err(|e| format!("turning scripts on: {e}"))?;
     clear_storage(page, left).await?;
     let cookies = StorageClearCookies::builder().browser_context_id(context.clone()).build();
     warm.browser.execute(cookies).await.map_err(|e| format!("clearing cookies: {e}"))?;
@@ -1082,7 +1131,7 @@ async fn clear_storage(page: &Page, reach: &StorageReach) -> Result<(), String> 
 /// nothing the run or its page made (page_hold.rs):
 /// - the guard refuses every request from now on (until the next run's
 ///   job opens it);
-/// - the page's scripts are turned off, so that the document (the page's
+/// - the page is frozen, so that the document (the page's
 ///   scripts and the user's isolated world alike: timers, handlers,
 ///   promises) writes nothing after what follows;
 /// - the hold script goes on the page's new documents (once per page);
@@ -1103,7 +1152,12 @@ async fn clear_storage(page: &Page, reach: &StorageReach) -> Result<(), String> 
 async fn empty(fresh: &mut FreshPage, hold: &Hold) -> Result<(), String> {
     *fresh.loads.lock().expect("loads lock") = None;
     let page = &fresh.page;
-    page.execute(SetScriptExecutionDisabledParams::new(true)).await.map_err(|e| format!("turning scripts off: {e}"))?;
+    // Frozen: no task of the document runs any more, in any world (scripts
+    // turned off would stop the page's own, not the isolated world's timers).
+    page.execute(SetWebLifecycleStateParams::new(SetWebLifecycleStateState::Frozen))
+        .await
+        .map_err(|e| format!("freezing the page: {e}"))?;
+    fresh.frozen = true;
     *fresh.phase.lock().expect("phase lock") = Phase::Parked;
     if !fresh.hold_installed {
         let script = AddScriptToEvaluateOnNewDocumentParams::builder().source(hold.script()).build()?;

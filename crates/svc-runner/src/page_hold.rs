@@ -3,19 +3,21 @@
 //! `empty` and `navigate`):
 //!
 //! 1. **Parked.** When a run ends, the guard refuses every request and the
-//!    page's scripts are turned off (`Emulation.setScriptExecutionDisabled`):
-//!    the old document stays, but none of its timers or promises run any
-//!    more. Its service workers are removed (one would answer the next
-//!    document request) and the tab's history is cleared.
-//! 2. **Navigating.** The next run navigates and at the same time clears
-//!    the context's cookies (a cookie the old page set just before its
-//!    scripts went off may have reached the jar after any earlier clearing);
-//!    the guard lets the document request go once that is done. When the main frame's
-//!    document answers (not a redirect), the guard reads the cookie jar
-//!    (what this navigation's answers set) and turns scripts back on, before
-//!    that document commits. At the commit the old document's unload
-//!    handlers run (they run with scripts off too); the guard refuses any
-//!    request but the new document's own until it is held.
+//!    page is frozen (`Page.setWebLifecycleState`): the old document stays,
+//!    but no task of it runs any more, in any world and its workers
+//!    (turning scripts off, tried first, left the isolated world's timers
+//!    running: one wrote a cookie that reached the next run). Its service
+//!    workers are removed (one would answer the next document request) and
+//!    the tab's history is cleared.
+//! 2. **Navigating.** The next run navigates the frozen page and at the same
+//!    time clears the context's cookies (a cookie the old page set just
+//!    before it was frozen may have reached the jar after any earlier
+//!    clearing); the guard lets the document request go once that is done.
+//!    When the main frame's document answers (not a redirect), the guard
+//!    reads the cookie jar (what this navigation's answers set) before that
+//!    document commits. At the commit the old document's unload handlers
+//!    run (frozen or not); the guard refuses any request but the new
+//!    document's own until it is held.
 //! 3. **Held.** The new document's first script (this module's
 //!    [`Hold::script`], put on the page's documents when it is first parked)
 //!    asks for [`Hold::path`] synchronously: the guard holds that request
@@ -24,7 +26,9 @@
 //!    what it read, then answers [`CLEARED`]; the script empties the
 //!    document's `localStorage` and `sessionStorage` (the renderer may have
 //!    cached them) and `window.name` before any of the page's own scripts
-//!    start. (DevTools commands that the renderer must run, such as
+//!    start. Before answering, the run makes the page active and visible
+//!    again (freezing hid it: its window is minimized and restored), so the
+//!    document's first script already sees it visible. (DevTools commands that the renderer must run, such as
 //!    `Emulation`, would wait for the held thread: only browser-side ones
 //!    are sent while it is held.)
 //!
@@ -46,11 +50,11 @@ pub const NOTHING: i64 = 204;
 /// Where a warm page is between two runs (see the module's text).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
-    /// Scripts on: a run, or a page that was never parked.
+    /// A run, or a page that was never parked.
     Running,
-    /// Scripts off since the last run ended; the next document's answer turns them on.
+    /// Frozen since the last run ended; the next document's answer is awaited.
     Parked,
-    /// Scripts on again, the new document not yet held: the old document's
+    /// The new document answered and is not yet held: the old document's
     /// unload handlers may run now, and nothing but the main document may load.
     Navigating,
 }
