@@ -1,6 +1,8 @@
 //! What the bench binaries share: a fresh store and an organization to
-//! load it with, the process sampler and the timing statistics.
+//! load it with, the process sampler, the timing statistics and the
+//! 50-item page.
 
+pub mod items_page;
 pub mod sampler;
 pub mod stats;
 

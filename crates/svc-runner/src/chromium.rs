@@ -6,7 +6,7 @@
 //! `session.rs`); every request the page makes is paused and checked
 //! (scheme, address, resource type) before it may continue; the user's
 //! script runs in an isolated world. A run of a saved scrap that ends
-//! normally leaves its page to the scrap's next run (`warm_pages.rs`), its
+//! normally leaves its page to the scrap's next run (`warm_pages.rs`),
 //! frozen (`Inner::recycle`, `empty`); that run navigates a renderer
 //! that is already running, and its new document is held until what the
 //! earlier runs left is cleared (`navigate`, page_hold.rs; no page uses the
@@ -653,7 +653,7 @@ impl Guard {
                     let commits = main_document
                         && event.response_error_reason.is_none()
                         && !page_hold::is_redirect(event.response_status_code.unwrap_or(0));
-                    let reopen = commits && {
+                    let answers_parked = commits && {
                         let mut phase = phase.lock().expect("phase lock");
                         let parked = *phase == Phase::Parked;
                         if parked {
@@ -661,7 +661,7 @@ impl Guard {
                         }
                         parked
                     };
-                    if reopen {
+                    if answers_parked {
                         // The jar now: what the navigation's answers set (the
                         // run emptied it before navigating), before the old
                         // document's unload handlers run at the commit. Fetch
@@ -960,11 +960,8 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
         // reach the jar late (the renderer writes to the network service
         // directly): the document request must carry none of it. Cleared
         // while the navigation starts; the guard holds the request until done.
-        let clear = StorageClearCookies::builder().browser_context_id(fresh.context.clone()).build();
-        let warm = fresh.warm.clone();
-        let clearing = tokio::spawn(async move {
-            warm.browser.execute(clear).await.map(drop).map_err(|e| format!("clearing cookies: {e}"))
-        });
+        let (warm, context) = (fresh.warm.clone(), fresh.context.clone());
+        let clearing = tokio::spawn(async move { clear_cookies(&warm, &context).await });
         *fresh.clearing.lock().expect("clearing lock") = Some(clearing);
     }
     let FreshPage { warm, context, page, holds, left, phase, jar, clearing, frozen, window, .. } = fresh;
@@ -978,13 +975,9 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
                 // What the old document's unload handlers wrote: storage,
                 // and cookies (the jar goes back to what it held before).
                 let jar_then = jar.lock().expect("jar lock").take();
-                let cookies = async {
-                    let clear = StorageClearCookies::builder().browser_context_id(context.clone()).build();
-                    warm.browser.execute(clear).await.map(drop).map_err(|e| format!("clearing cookies: {e}"))
-                };
                 // Clearing an origin's storage takes its cookies too: the
                 // jar is set back once both are done.
-                let (storage, cookies) = tokio::join!(clear_storage(page, left), cookies);
+                let (storage, cookies) = tokio::join!(clear_storage(page, left), clear_cookies(warm, context));
                 let cleared = match (storage.and(cookies), jar_then) {
                     (Err(e), _) => Err(e),
                     (Ok(()), None) => Err("the cookies before the commit are unknown".to_string()),
@@ -1100,11 +1093,16 @@ async fn end_unheld(
 ) -> Result<(), String> {
     page.goto("about:blank").await.map_err(|e| format!("about:blank: {e}"))?;
     clear_storage(page, left).await?;
-    let cookies = StorageClearCookies::builder().browser_context_id(context.clone()).build();
-    warm.browser.execute(cookies).await.map_err(|e| format!("clearing cookies: {e}"))?;
+    clear_cookies(warm, context).await?;
     page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| format!("history: {e}"))?;
     *left = StorageReach::default();
     Ok(())
+}
+
+/// Clears every cookie of the page's context.
+async fn clear_cookies(warm: &WarmBrowser, context: &BrowserContextId) -> Result<(), String> {
+    let clear = StorageClearCookies::builder().browser_context_id(context.clone()).build();
+    warm.browser.execute(clear).await.map(drop).map_err(|e| format!("clearing cookies: {e}"))
 }
 
 /// Clears the storage of every origin in `reach`, partitioned storage of

@@ -55,10 +55,10 @@ use chromiumoxide::cdp::browser_protocol::fetch::{
 use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, EventLoadingFinished, ResourceType};
 use chromiumoxide::cdp::browser_protocol::page::CreateIsolatedWorldParams;
 use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, CreateTargetParams};
-use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use clap::Parser;
 use futures::StreamExt;
 use serde_json::{Value, json};
+use svc_bench::items_page::{self, ITEMS};
 use svc_bench::sampler::{
     CpuSplit, MemPeak, Sampler, chromium_cpu_by_kind, cpu_jiffies, cpu_ms, cpu_split, cpu_split_per_run, per_run_delta,
 };
@@ -66,7 +66,6 @@ use svc_bench::stats::{Stats, stats};
 use svc_server::{App, Config};
 use svc_storage::testing::TestDb;
 
-const ITEMS: usize = 50;
 const EXTRACTION: &str = "returnData([...document.querySelectorAll('li')].map(li => li.textContent))";
 
 #[derive(Parser, Clone)]
@@ -140,21 +139,10 @@ impl Hits {
     }
 }
 
-fn items_page() -> String {
-    let items: String = (0..ITEMS).map(|i| format!("<li class=\"item\">Item {i}</li>")).collect();
-    format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Items</title><style>\
-         @font-face {{ font-family: BenchFont; src: url(/font.woff2) format(\"woff2\"); }}\
-         body {{ font-family: BenchFont, sans-serif; }}</style></head>\
-         <body><h1>Items</h1><img src=\"/image.png\" width=\"64\" height=\"64\" alt=\"logo\">\
-         <ul id=\"list\">{items}</ul></body></html>"
-    )
-}
-
 /// Serves the page, its image and its font (20 KiB, not a real font: the
 /// browser fetches it, then falls back), all uncacheable.
 async fn serve_fixture(hits: Arc<Hits>) -> Result<String> {
-    let page = items_page();
+    let page = items_page::html();
     let font: Vec<u8> = (0..20 * 1024).map(|i| (i * 7 % 251) as u8).collect();
     const NO_STORE: (header::HeaderName, &str) = (header::CACHE_CONTROL, "no-store");
     let app = Router::new()
@@ -621,23 +609,7 @@ async fn extract(page: &chromiumoxide::Page, url: &str, steps: &mut Steps, t: &m
         )
         .await?;
     steps.add("6 isolated world", t);
-    let expression = "(async () => JSON.stringify([...document.querySelectorAll('li')].map(li => li.textContent)))()";
-    let evaluated = page
-        .execute(
-            EvaluateParams::builder()
-                .expression(expression)
-                .context_id(world.result.execution_context_id)
-                .await_promise(true)
-                .return_by_value(true)
-                .build()
-                .map_err(anyhow::Error::msg)?,
-        )
-        .await?;
-    let json = evaluated.result.result.value.and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-    let items: Vec<String> = serde_json::from_str(&json)?;
-    if items.len() != ITEMS {
-        bail!("{} items", items.len());
-    }
+    items_page::extract(page, world.result.execution_context_id).await?;
     steps.add("7 evaluate", t);
     Ok(())
 }

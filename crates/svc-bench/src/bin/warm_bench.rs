@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use axum::Router;
 use axum::http::header;
 use axum::response::Html;
@@ -45,12 +45,11 @@ use chromiumoxide::cdp::browser_protocol::page::{
 };
 use chromiumoxide::cdp::browser_protocol::storage::{ClearCookiesParams, ClearDataForOriginParams};
 use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, CreateTargetParams};
-use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use clap::Parser;
 use futures::StreamExt;
+use svc_bench::items_page;
 use svc_bench::sampler::{chromium_cpu_by_kind, cpu_split, per_run_delta};
 
-const ITEMS: usize = 50;
 const WORLD: &str = "svc-run";
 
 #[derive(Parser)]
@@ -146,17 +145,6 @@ const HOLD_SCRIPT: &str = "(() => { if (!location.protocol.startsWith('http')) r
     const x = new XMLHttpRequest(); x.open('GET', '/__svc_ready', false); try { x.send(); } catch (e) {} \
     if (x.status === 205) { try { localStorage.clear(); } catch (e) {} try { sessionStorage.clear(); } catch (e) {} } })()";
 
-fn items_page() -> String {
-    let items: String = (0..ITEMS).map(|i| format!("<li class=\"item\">Item {i}</li>")).collect();
-    format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Items</title><style>\
-         @font-face {{ font-family: BenchFont; src: url(/font.woff2) format(\"woff2\"); }}\
-         body {{ font-family: BenchFont, sans-serif; }}</style></head>\
-         <body><h1>Items</h1><img src=\"/image.png\" width=\"64\" height=\"64\" alt=\"logo\">\
-         <ul id=\"list\">{items}</ul></body></html>"
-    )
-}
-
 const STATE_PAGE: &str = r#"<!doctype html><html><head><script>
 window.__report = {
   visibility: document.visibilityState,
@@ -180,7 +168,7 @@ window.name = 'dirty';
 </script></body></html>"#;
 
 async fn serve_fixture() -> Result<String> {
-    let page = items_page();
+    let page = items_page::html();
     let app = Router::new()
         .route(
             "/items",
@@ -323,23 +311,7 @@ async fn run(browser: &Browser, warm: &WarmPage, variant: Variant, url: &str) ->
                 .map_err(anyhow::Error::msg)?,
         )
         .await?;
-    let expression = "(async () => JSON.stringify([...document.querySelectorAll('li')].map(li => li.textContent)))()";
-    let evaluated = page
-        .execute(
-            EvaluateParams::builder()
-                .expression(expression)
-                .context_id(world.result.execution_context_id)
-                .await_promise(true)
-                .return_by_value(true)
-                .build()
-                .map_err(anyhow::Error::msg)?,
-        )
-        .await?;
-    let json = evaluated.result.result.value.and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-    let items: Vec<String> = serde_json::from_str(&json)?;
-    if items.len() != ITEMS {
-        bail!("{} items", items.len());
-    }
+    items_page::extract(page, world.result.execution_context_id).await?;
     empty(browser, warm, variant.empty).await
 }
 
@@ -474,7 +446,15 @@ struct Measured {
     by_kind: BTreeMap<String, f64>,
 }
 
-async fn measure(args: &Args, variant: Variant, url: &str) -> Result<Measured> {
+/// A new Chromium with svc's flags and a profile of its own (removed when
+/// dropped), its DevTools handler driven by a task.
+struct Launched {
+    browser: Browser,
+    handler: tokio::task::JoinHandle<()>,
+    _profile: tempfile::TempDir,
+}
+
+async fn launch(args: &Args, request_timeout: Duration) -> Result<Launched> {
     let profile = tempfile::Builder::new().prefix("warm-bench-chromium-").tempdir()?;
     let config = BrowserConfig::builder()
         .chrome_executable(&args.chromium)
@@ -483,12 +463,17 @@ async fn measure(args: &Args, variant: Variant, url: &str) -> Result<Measured> {
         .disable_default_args()
         .args(svc_runner::browser::ARGS.iter().map(|a| a.to_string()))
         .launch_timeout(Duration::from_secs(30))
-        .request_timeout(Duration::from_secs(60))
+        .request_timeout(request_timeout)
         .viewport(None)
         .build()
         .map_err(anyhow::Error::msg)?;
     let (browser, mut handler) = Browser::launch(config).await?;
     let handler = tokio::spawn(async move { while handler.next().await.is_some() {} });
+    Ok(Launched { browser, handler, _profile: profile })
+}
+
+async fn measure(args: &Args, variant: Variant, url: &str) -> Result<Measured> {
+    let Launched { browser, handler, _profile } = launch(args, Duration::from_secs(60)).await?;
     let browser = Arc::new(browser);
     let origin = url.trim_end_matches("/items").to_string();
     let mut pages = Vec::new();
@@ -551,20 +536,7 @@ async fn probe_hold(args: &Args, items_url: &str, how: Empty) -> Result<()> {
     println!("{how:?}");
     let url = items_url.replace("/items", "/state");
     let origin = items_url.trim_end_matches("/items").to_string();
-    let profile = tempfile::Builder::new().prefix("warm-bench-chromium-").tempdir()?;
-    let config = BrowserConfig::builder()
-        .chrome_executable(&args.chromium)
-        .no_sandbox()
-        .user_data_dir(profile.path())
-        .disable_default_args()
-        .args(svc_runner::browser::ARGS.iter().map(|a| a.to_string()))
-        .launch_timeout(Duration::from_secs(30))
-        .request_timeout(Duration::from_secs(10))
-        .viewport(None)
-        .build()
-        .map_err(anyhow::Error::msg)?;
-    let (mut browser, mut handler) = Browser::launch(config).await?;
-    let handler = tokio::spawn(async move { while handler.next().await.is_some() {} });
+    let Launched { mut browser, handler, _profile } = launch(args, Duration::from_secs(10)).await?;
     let variant = *VARIANTS.iter().find(|v| v.empty == how).unwrap();
     let warm = open(&browser, variant, &origin).await?;
     for round in 0..4 {
