@@ -167,6 +167,9 @@ struct FreshPage {
     /// The held requests of the page's new documents (page_hold.rs), to be
     /// answered once what the previous run left is cleared again.
     holds: tokio::sync::mpsc::UnboundedReceiver<PausedRequestId>,
+    /// To the guard: the requests that waited for a held document's
+    /// clearings may be judged (`true`) or are refused (`false`).
+    releases: tokio::sync::mpsc::UnboundedSender<bool>,
     /// Whether the hold script is on the page's new documents (from its first parking).
     hold_installed: bool,
     /// The context's cookies when the next document answered, before it
@@ -389,6 +392,7 @@ impl Inner {
         let reach = Arc::new(std::sync::Mutex::new(StorageReach::default()));
         let phase = Arc::new(std::sync::Mutex::new(Phase::Running));
         let (hold_tx, holds) = tokio::sync::mpsc::unbounded_channel();
+        let (releases, released) = tokio::sync::mpsc::unbounded_channel();
         let jar = Arc::new(std::sync::Mutex::new(None));
         let clearing: CookieClearing = Arc::new(std::sync::Mutex::new(None));
         let opened = async {
@@ -406,6 +410,7 @@ impl Inner {
                 phase: phase.clone(),
                 hold: self.hold.clone(),
                 hold_tx,
+                releases: released,
                 warm: warm.clone(),
                 context: context.clone(),
                 jar: jar.clone(),
@@ -434,6 +439,7 @@ impl Inner {
                 reach,
                 phase,
                 holds,
+                releases,
                 hold_installed: false,
                 jar,
                 clearing,
@@ -617,6 +623,10 @@ struct Guard {
     phase: Arc<std::sync::Mutex<Phase>>,
     hold: Hold,
     hold_tx: tokio::sync::mpsc::UnboundedSender<PausedRequestId>,
+    /// From the run, once a held document's clearings are done (`true`)
+    /// or failed or the document never came (`false`): the requests that
+    /// waited for them go then, or are refused.
+    releases: tokio::sync::mpsc::UnboundedReceiver<bool>,
     warm: Arc<WarmBrowser>,
     context: BrowserContextId,
     jar: Arc<std::sync::Mutex<Option<Vec<Cookie>>>>,
@@ -628,8 +638,20 @@ impl Guard {
     /// may load; pauses documents' answers too, for a warm page's next
     /// document (page_hold.rs).
     async fn start(self, page: &Page) -> Result<(), String> {
-        let Guard { allow_private, refused_document, loads, reach, phase, hold, hold_tx, warm, context, jar, clearing } =
-            self;
+        let Guard {
+            allow_private,
+            refused_document,
+            loads,
+            reach,
+            phase,
+            hold,
+            hold_tx,
+            mut releases,
+            warm,
+            context,
+            jar,
+            clearing,
+        } = self;
         let main_frame = page.mainframe().await.map_err(|e| e.to_string())?.ok_or("the page has no main frame")?;
         let mut paused = page.event_listener::<EventRequestPaused>().await.map_err(|e| e.to_string())?;
         let requests = RequestPattern::builder().url_pattern("*").request_stage(RequestStage::Request).build();
@@ -641,10 +663,40 @@ impl Guard {
         page.execute(FetchEnableParams::builder().patterns(vec![requests, answers]).build())
             .await
             .map_err(|e| e.to_string())?;
+        let mut judge = Judge {
+            page: page.clone(),
+            main_frame: main_frame.clone(),
+            allow_private,
+            refused_document,
+            loads,
+            reach,
+            phase: phase.clone(),
+            clearing,
+            verdicts: HashMap::new(),
+        };
         let page = page.clone();
         tokio::spawn(async move {
-            let mut verdicts: HashMap<String, Result<(), String>> = HashMap::new();
-            while let Some(event) = paused.next().await {
+            // Requests of a warm page's next document that wait for its clearings.
+            let mut waiting: Vec<Arc<EventRequestPaused>> = Vec::new();
+            loop {
+                let event = tokio::select! {
+                    event = paused.next() => match event {
+                        Some(event) => event,
+                        None => break,
+                    },
+                    Some(cleared) = releases.recv() => {
+                        for event in std::mem::take(&mut waiting) {
+                            let sent = match cleared {
+                                true => judge.decide(&event).await,
+                                false => judge.refuse(&event, "the previous document is unloading".into()).await,
+                            };
+                            if sent.is_err() {
+                                return;
+                            }
+                        }
+                        continue;
+                    }
+                };
                 let main_document = event.resource_type == ResourceType::Document && event.frame_id == main_frame;
                 if event.response_status_code.is_some() || event.response_error_reason.is_some() {
                     // A document's answer. The main frame's next document
@@ -670,7 +722,7 @@ impl Guard {
                         let cookies = warm.browser.execute(params).await.map(|r| r.result.cookies);
                         *jar.lock().expect("jar lock") = cookies.ok();
                     }
-                    if page.execute(ContinueRequestParams::new(event.request_id.clone())).await.is_err() {
+                    if answered(page.execute(ContinueRequestParams::new(event.request_id.clone())).await).is_err() {
                         break;
                     }
                     continue;
@@ -682,7 +734,7 @@ impl Guard {
                         // From the top-level document: the script holds no iframe.
                         let navigating = *phase == Phase::Navigating && event.frame_id == main_frame;
                         if navigating {
-                            *phase = Phase::Running;
+                            *phase = Phase::Held;
                         }
                         navigating
                     };
@@ -691,69 +743,123 @@ impl Guard {
                         continue;
                     }
                     let answer = FulfillRequestParams::new(event.request_id.clone(), page_hold::NOTHING);
-                    if page.execute(answer).await.is_err() {
+                    if answered(page.execute(answer).await).is_err() {
                         break;
                     }
                     continue;
                 }
-                // A warm page's next document goes once the cookies it must
-                // not carry are cleared (`navigate`).
-                let cleared = match main_document.then(|| clearing.lock().expect("clearing lock").take()).flatten() {
-                    Some(clearing) => clearing.await.unwrap_or_else(|e| Err(e.to_string())),
-                    None => Ok(()),
+                let waits = match *phase.lock().expect("phase lock") {
+                    Phase::Held => true,
+                    Phase::Navigating => {
+                        !main_document
+                            && page_hold::waits_for_the_hold(
+                                &event.resource_type,
+                                event.request.is_link_preload.unwrap_or(false),
+                            )
+                    }
+                    Phase::Running | Phase::Parked => false,
                 };
-                let run_loads = *loads.lock().expect("loads lock");
-                let unloading = *phase.lock().expect("phase lock") == Phase::Navigating;
-                let verdict = match run_loads {
-                    _ if cleared.is_err() => cleared.map_err(|e| format!("the page could not be emptied: {e}")),
-                    // A finished run's document, parked.
-                    None => Err("the run is over".to_string()),
-                    // The previous run's document, unloading: only the next document may load.
-                    Some(_) if unloading && !main_document => Err("the previous document is unloading".to_string()),
-                    Some(run_loads) if skipped(run_loads, &event.resource_type) => {
-                        Err("not needed for extraction".to_string())
-                    }
-                    Some(_) => {
-                        let origin = url
-                            .as_ref()
-                            .map(|u| format!("{}://{}", u.scheme(), u.host_str().unwrap_or_default()))
-                            .unwrap_or_default();
-                        match verdicts.get(&origin) {
-                            Some(v) => v.clone(),
-                            None => {
-                                let v = net_guard::check(&event.request.url, allow_private)
-                                    .await
-                                    .map_err(|r| r.to_string());
-                                verdicts.insert(origin, v.clone());
-                                v
-                            }
-                        }
-                    }
-                };
-                let sent = match verdict {
-                    Ok(()) => {
-                        if event.resource_type == ResourceType::Document
-                            && let Some(url) = &url
-                        {
-                            reach.lock().expect("reach lock").note_document(url, main_document);
-                        }
-                        page.execute(ContinueRequestParams::new(event.request_id.clone())).await.map(|_| ())
-                    }
-                    Err(why) => {
-                        if event.resource_type == ResourceType::Document {
-                            refused_document.lock().await.get_or_insert(format!("{}: {why}", event.request.url));
-                        }
-                        page.execute(FailRequestParams::new(event.request_id.clone(), ErrorReason::BlockedByClient))
-                            .await
-                            .map(|_| ())
-                    }
-                };
-                if sent.is_err() {
+                if waits {
+                    waiting.push(event);
+                    continue;
+                }
+                if judge.decide(&event).await.is_err() {
                     break;
                 }
             }
         });
         Ok(())
+    }
+}
+
+/// What the guard's task judges a paused request by.
+struct Judge {
+    page: Page,
+    main_frame: FrameId,
+    allow_private: bool,
+    refused_document: Arc<Mutex<Option<String>>>,
+    loads: Arc<std::sync::Mutex<Option<Loads>>>,
+    reach: Arc<std::sync::Mutex<StorageReach>>,
+    phase: Arc<std::sync::Mutex<Phase>>,
+    clearing: CookieClearing,
+    /// Per origin: whether the address it resolves to may be reached.
+    verdicts: HashMap<String, Result<(), String>>,
+}
+
+impl Judge {
+    /// Lets `event`'s request go or refuses it, and tells Chromium; an
+    /// error when the page is gone.
+    async fn decide(&mut self, event: &EventRequestPaused) -> Result<(), ()> {
+        let main_document = event.resource_type == ResourceType::Document && event.frame_id == self.main_frame;
+        // A warm page's next document goes once the cookies it must not
+        // carry are cleared (`navigate`).
+        let clearing = main_document.then(|| self.clearing.lock().expect("clearing lock").take()).flatten();
+        let cleared = match clearing {
+            Some(clearing) => clearing.await.unwrap_or_else(|e| Err(e.to_string())),
+            None => Ok(()),
+        };
+        let run_loads = *self.loads.lock().expect("loads lock");
+        // Until the next document commits, nothing but it is this run's.
+        let unloading = matches!(*self.phase.lock().expect("phase lock"), Phase::Parked | Phase::Navigating);
+        let url = url::Url::parse(&event.request.url).ok();
+        let verdict = match run_loads {
+            _ if cleared.is_err() => cleared.map_err(|e| format!("the page could not be emptied: {e}")),
+            // A finished run's document, parked.
+            None => Err("the run is over".to_string()),
+            // The previous run's document (frozen, thawed to be ended, or
+            // unloading): only the next document may load.
+            Some(_) if unloading && !main_document => Err("the previous document is unloading".to_string()),
+            Some(run_loads) if skipped(run_loads, &event.resource_type) => Err("not needed for extraction".to_string()),
+            Some(_) => {
+                let origin = url
+                    .as_ref()
+                    .map(|u| format!("{}://{}", u.scheme(), u.host_str().unwrap_or_default()))
+                    .unwrap_or_default();
+                match self.verdicts.get(&origin) {
+                    Some(v) => v.clone(),
+                    None => {
+                        let v =
+                            net_guard::check(&event.request.url, self.allow_private).await.map_err(|r| r.to_string());
+                        self.verdicts.insert(origin, v.clone());
+                        v
+                    }
+                }
+            }
+        };
+        match verdict {
+            Ok(()) => {
+                if event.resource_type == ResourceType::Document
+                    && let Some(url) = &url
+                {
+                    self.reach.lock().expect("reach lock").note_document(url, main_document);
+                }
+                answered(self.page.execute(ContinueRequestParams::new(event.request_id.clone())).await)
+            }
+            Err(why) => self.refuse(event, why).await,
+        }
+    }
+
+    /// Refuses `event`'s request, noting why when it is a document.
+    async fn refuse(&self, event: &EventRequestPaused, why: String) -> Result<(), ()> {
+        if event.resource_type == ResourceType::Document {
+            self.refused_document.lock().await.get_or_insert(format!("{}: {why}", event.request.url));
+        }
+        let fail = FailRequestParams::new(event.request_id.clone(), ErrorReason::BlockedByClient);
+        answered(self.page.execute(fail).await)
+    }
+}
+
+/// Whether the guard may go on after answering a paused request: yes
+/// unless the page is gone. Chromium refusing the answer is no reason to
+/// stop: the request was cancelled meanwhile (a request that waited for a
+/// held document's clearings and whose document went).
+fn answered<T>(answer: chromiumoxide::error::Result<T>) -> Result<(), ()> {
+    match answer {
+        Ok(_) | Err(chromiumoxide::error::CdpError::Chrome(_)) => Ok(()),
+        Err(e) => {
+            tracing::debug!("the request guard stops: {e}");
+            Err(())
+        }
     }
 }
 
@@ -964,7 +1070,7 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
         let clearing = tokio::spawn(async move { clear_cookies(&warm, &context).await });
         *fresh.clearing.lock().expect("clearing lock") = Some(clearing);
     }
-    let FreshPage { warm, context, page, holds, left, phase, jar, clearing, frozen, window, .. } = fresh;
+    let FreshPage { warm, context, page, holds, releases, left, phase, jar, clearing, frozen, window, .. } = fresh;
     let goto = page.goto(url);
     tokio::pin!(goto);
     let mut unclean = None;
@@ -996,6 +1102,9 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
                 if cleared.is_ok() {
                     *left = StorageReach::default();
                 }
+                // What the new document asked for meanwhile goes now (or is refused).
+                *phase.lock().expect("phase lock") = Phase::Running;
+                let _ = releases.send(cleared.is_ok());
                 // Browser-side commands only: the document's thread waits.
                 let cleared = match cleared {
                     Ok(()) => thaw(warm, page, frozen, window).await,
@@ -1024,9 +1133,16 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
     let unheld = {
         let mut phase = phase.lock().expect("phase lock");
         let unheld = *phase != Phase::Running;
-        *phase = Phase::Running;
+        if unheld {
+            // The old document may run again while it is ended: nothing it asks for goes.
+            *phase = Phase::Parked;
+        }
         unheld
     };
+    if unheld {
+        // Nothing of a document that never came goes.
+        let _ = releases.send(false);
+    }
     // No new document was held: the answer had none (204, a download) and
     // the old one is still there, or the navigation failed. End it as
     // before warm pages held documents, so that the run finds a blank page,
@@ -1040,6 +1156,7 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
             unclean.get_or_insert(e);
         }
     }
+    *phase.lock().expect("phase lock") = Phase::Running;
     match unclean {
         Some(e) => Err(format!("the page could not be emptied of the previous run: {e}")),
         None => navigated,

@@ -16,8 +16,11 @@
 //!    When the main frame's document answers (not a redirect), the guard
 //!    reads the cookie jar (what this navigation's answers set) before that
 //!    document commits. At the commit the old document's unload handlers
-//!    run (frozen or not); the guard refuses any request but the new
-//!    document's own until it is held.
+//!    run (frozen or not). Until the new document is held, the guard lets
+//!    nothing else go at once: what the new document's preload scanner
+//!    asks for waits for the clearings ([`waits_for_the_hold`]), anything
+//!    else (the old document's beacons) is refused. While the page is
+//!    parked, only the main document's request goes.
 //! 3. **Held.** The new document's first script (this module's
 //!    [`Hold::script`], put on the page's documents when it is first parked)
 //!    asks for [`Hold::path`] synchronously: the guard holds that request
@@ -40,6 +43,8 @@
 //! warm or not, so that a scrap's first run sees what its later runs see):
 //! a policy's `connect-src` would otherwise refuse the held request.
 
+use chromiumoxide::cdp::browser_protocol::network::ResourceType;
+
 /// The hold's answer when the run cleared what the old document left: the
 /// script then empties the storage the renderer may still cache.
 pub const CLEARED: i64 = 205;
@@ -55,8 +60,33 @@ pub enum Phase {
     /// Frozen since the last run ended; the next document's answer is awaited.
     Parked,
     /// The new document answered and is not yet held: the old document's
-    /// unload handlers may run now, and nothing but the main document may load.
+    /// unload handlers may run now. Nothing but the main document loads
+    /// yet: what the new document's preload scanner asks for waits for the
+    /// clearings ([`waits_for_the_hold`]), the rest is refused.
     Navigating,
+    /// The new document is held while the run clears: its requests wait.
+    Held,
+}
+
+/// Whether a request made while a warm page's next document commits
+/// (`Phase::Navigating`) waits until the clearings are done, rather than
+/// being refused. Both documents may ask then: the new one's preload
+/// scanner, which fetches scripts, stylesheets, images, fonts and media
+/// (and `<link rel=preload>`s) before any script of it runs, and the old
+/// one's unload handlers, whose requests that outlive their document are
+/// beacons (`Ping`) and `keepalive` fetches: refused. An old document's
+/// other requests are cancelled with it before they would go.
+pub fn waits_for_the_hold(kind: &ResourceType, link_preload: bool) -> bool {
+    match kind {
+        ResourceType::Script
+        | ResourceType::Stylesheet
+        | ResourceType::Image
+        | ResourceType::Font
+        | ResourceType::Media
+        | ResourceType::TextTrack => true,
+        ResourceType::Fetch => link_preload,
+        _ => false,
+    }
 }
 
 /// The path a page's new documents ask for, unique to this engine, so that
@@ -122,6 +152,18 @@ mod tests {
         assert!(script.contains(&format!("{:?}", hold.path)));
         assert!(script.contains("hold.status !== 205"));
         assert!(script.contains("window !== window.top"), "iframes are not held");
+    }
+
+    #[test]
+    fn what_a_new_document_preloads_waits_and_beacons_are_refused() {
+        for kind in [ResourceType::Script, ResourceType::Stylesheet, ResourceType::Image, ResourceType::Font] {
+            assert!(waits_for_the_hold(&kind, false), "{kind:?}");
+        }
+        assert!(waits_for_the_hold(&ResourceType::Fetch, true), "<link rel=preload as=fetch>");
+        for kind in [ResourceType::Ping, ResourceType::Fetch, ResourceType::Xhr, ResourceType::EventSource] {
+            assert!(!waits_for_the_hold(&kind, false), "{kind:?}");
+        }
+        assert!(!waits_for_the_hold(&ResourceType::Document, false), "an iframe is no preload");
     }
 
     #[test]

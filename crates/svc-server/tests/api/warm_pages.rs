@@ -48,6 +48,15 @@ async fn state_seen(engine: &dyn Engine, job: RunJob) -> Value {
     seen
 }
 
+/// Whether none of the requests `/state`'s `pagehide` handler makes when
+/// a warm page's next document replaces it went (checked before the engine
+/// closes: Debian's full Chromium does not pause the requests of a page
+/// being closed, so these go then).
+fn no_request_outlived_its_document(site: &fixture::Fixture) {
+    let hits = site.asset_hits.lock().unwrap().clone();
+    assert!(!hits.iter().any(|hit| hit.starts_with("unload-")), "an old document's request went: {hits:?}");
+}
+
 /// What a page finds in a new context: nothing but the cookie its own
 /// response set.
 fn clean() -> Value {
@@ -73,6 +82,7 @@ async fn a_warm_page_keeps_no_state_from_one_run_to_the_next() {
         assert_eq!(engine.runs_in_warm_pages(), run, "run {run} ran in the page the run before left");
         assert_eq!(seen, clean(), "run {run} found state an earlier run left");
     }
+    no_request_outlived_its_document(&site);
     engine.close().await;
 }
 
@@ -91,6 +101,7 @@ async fn a_warm_page_is_emptied_whatever_the_url_brings() {
         assert_eq!(state_seen(&*engine, job(url, READ_STATE, key)).await, clean(), "run {n}, {url}");
         assert_eq!(engine.runs_in_warm_pages(), n as u64, "run {n} ran in the page the run before left");
     }
+    no_request_outlived_its_document(&site);
     engine.close().await;
 }
 
@@ -133,6 +144,27 @@ async fn a_warm_page_reads_documents_that_are_not_html() {
             ScriptResult::Data { json, .. } => {
                 let seen: Vec<String> = serde_json::from_str(&json).unwrap();
                 assert_eq!(seen, [r#"{"items":[1,2,3]}"#, url.as_str()], "run {run}");
+            }
+            ScriptResult::Failed { message } => panic!("run {run}: {message}"),
+        }
+        assert_eq!(engine.runs_in_warm_pages(), run, "run {run} ran in the page the run before left");
+    }
+    engine.close().await;
+}
+
+#[tokio::test]
+async fn a_warm_page_loads_the_new_documents_scripts_and_styles() {
+    let site = fixture::start().await;
+    let engine = warm_engine(4);
+    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let url = format!("{}/scripted", site.base);
+    let read = "returnData([String(document.documentElement.dataset.app), \
+                getComputedStyle(document.querySelector('p')).color])";
+    for run in 0..4 {
+        match engine.run(job(&url, read, key)).await.result {
+            ScriptResult::Data { json, .. } => {
+                let seen: Vec<String> = serde_json::from_str(&json).unwrap();
+                assert_eq!(seen, ["ran", "rgb(1, 2, 3)"], "run {run}: the page's own script and stylesheet");
             }
             ScriptResult::Failed { message } => panic!("run {run}: {message}"),
         }

@@ -44,7 +44,8 @@ async fn cookie(headers: HeaderMap) -> Response {
 /// server got and every kind of state a page can keep in its browser (its
 /// own and, through an iframe, another origin's), whose values it then
 /// sets, with a timer that goes on setting some and a `pagehide` handler
-/// that sets some when the page goes. `body[data-ready]` once done. Its
+/// that sets some when the page goes and asks for `/asset/unload-*` in
+/// every way a request can outlive its document (or try to). `body[data-ready]` once done. Its
 /// Content-Security-Policy refuses every connection its scripts open. The iframe's origin is `localhost` on the same port (another site
 /// than `127.0.0.1`).
 async fn state(headers: HeaderMap) -> Response {
@@ -83,6 +84,16 @@ async fn state(headers: HeaderMap) -> Response {
     sessionStorage.setItem('unloading', '1');
     document.cookie = 'unloading=1; max-age=3600';
     window.name = 'unloading';
+    // What could carry the old document's state to the next run's.
+    navigator.sendBeacon('/asset/unload-beacon');
+    fetch('/asset/unload-keepalive', {{ keepalive: true }}).catch(() => {{}});
+    const script = document.createElement('script');
+    script.src = '/asset/unload-script.js';
+    document.head.appendChild(script);
+    const sheet = document.createElement('link');
+    sheet.rel = 'stylesheet';
+    sheet.href = '/asset/unload-sheet.css';
+    document.head.appendChild(sheet);
   }});
   document.body.dataset.ready = '1';
 }})();
@@ -190,11 +201,25 @@ async fn assets_page() -> Html<&'static str> {
     ))
 }
 
+/// A page whose content comes from its own script and stylesheet, both
+/// in its head (what the preload scanner fetches first).
+async fn scripted_page() -> Html<&'static str> {
+    Html(concat!(
+        "<!doctype html><html><head><title>scripted</title><script src=\"/asset/app.js\"></script>",
+        "<link rel=\"stylesheet\" href=\"/asset/style.css\"></head><body><p>scripted</p></body></html>"
+    ))
+}
+
 async fn asset(State(hits): State<Arc<Mutex<Vec<String>>>>, Path(name): Path<String>) -> Response {
     hits.lock().unwrap().push(name.clone());
     if name.ends_with(".css") {
-        let css = "@font-face { font-family: Face; src: url(/asset/face.woff2) format('woff2'); }";
+        let css =
+            "@font-face { font-family: Face; src: url(/asset/face.woff2) format('woff2'); } p { color: rgb(1, 2, 3); }";
         return ([(header::CONTENT_TYPE, "text/css")], css).into_response();
+    }
+    if name.ends_with(".js") {
+        let js = "document.documentElement.dataset.app = 'ran';";
+        return ([(header::CONTENT_TYPE, "text/javascript")], js).into_response();
     }
     let kind = if name.ends_with(".woff2") { "font/woff2" } else { "image/png" };
     ([(header::CONTENT_TYPE, kind)], vec![b'a'; 1024]).into_response()
@@ -217,6 +242,7 @@ pub async fn start() -> Fixture {
         .route("/hostile", get(hostile))
         .route("/late", get(late_items))
         .route("/assets", get(assets_page))
+        .route("/scripted", get(scripted_page))
         .route("/asset/{name}", get(asset))
         .with_state(asset_hits.clone());
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
