@@ -1081,35 +1081,39 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
                 // What the old document's unload handlers wrote: storage,
                 // and cookies (the jar goes back to what it held before).
                 let jar_then = jar.lock().expect("jar lock").take();
-                // Clearing an origin's storage takes its cookies too: the
-                // jar is set back once both are done.
-                let (storage, cookies) = tokio::join!(clear_storage(page, left), clear_cookies(warm, context));
-                let cleared = match (storage.and(cookies), jar_then) {
-                    (Err(e), _) => Err(e),
-                    (Ok(()), None) => Err("the cookies before the commit are unknown".to_string()),
-                    (Ok(()), Some(then)) if then.is_empty() => Ok(()),
-                    (Ok(()), Some(then)) => {
-                        let set = StorageSetCookies::builder()
-                            .cookies(session::cookie_params(&then))
-                            .browser_context_id(context.clone())
-                            .build();
-                        match set {
-                            Ok(set) => warm.browser.execute(set).await.map(drop).map_err(|e| format!("setting cookies back: {e}")),
-                            Err(e) => Err(e),
+                let reach: &StorageReach = left;
+                let clearing = async {
+                    // Clearing an origin's storage takes its cookies too: the
+                    // jar is set back once both are done.
+                    let (storage, cookies) = tokio::join!(clear_storage(page, reach), clear_cookies(warm, context));
+                    let cleared = match (storage.and(cookies), jar_then) {
+                        (Err(e), _) => Err(e),
+                        (Ok(()), None) => Err("the cookies before the commit are unknown".to_string()),
+                        (Ok(()), Some(then)) if then.is_empty() => Ok(()),
+                        (Ok(()), Some(then)) => {
+                            let set = StorageSetCookies::builder()
+                                .cookies(session::cookie_params(&then))
+                                .browser_context_id(context.clone())
+                                .build();
+                            match set {
+                                Ok(set) => warm.browser.execute(set).await.map(drop).map_err(|e| format!("setting cookies back: {e}")),
+                                Err(e) => Err(e),
+                            }
                         }
-                    }
+                    };
+                    // What the new document asked for meanwhile goes now (or is refused).
+                    *phase.lock().expect("phase lock") = Phase::Running;
+                    let _ = releases.send(cleared.is_ok());
+                    cleared
                 };
+                // Shown again while the clearings run: browser-side commands
+                // only (the document's thread waits), and nothing of the old
+                // document is left to run.
+                let (cleared, shown) = tokio::join!(clearing, thaw(warm, page, frozen, window));
                 if cleared.is_ok() {
                     *left = StorageReach::default();
                 }
-                // What the new document asked for meanwhile goes now (or is refused).
-                *phase.lock().expect("phase lock") = Phase::Running;
-                let _ = releases.send(cleared.is_ok());
-                // Browser-side commands only: the document's thread waits.
-                let cleared = match cleared {
-                    Ok(()) => thaw(warm, page, frozen, window).await,
-                    Err(e) => Err(e),
-                };
+                let cleared = cleared.and(shown);
                 let answer = match cleared {
                     Ok(()) => page.execute(FulfillRequestParams::new(held, page_hold::CLEARED)).await.map(drop),
                     Err(e) => {
@@ -1165,19 +1169,38 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
 
 /// Makes a frozen (parked) page active and visible again: freezing hid it
 /// (`Page.setWebLifecycleState` hides a page it freezes and does not show
-/// it again: minimizing and restoring its window does). Browser-side
-/// commands only, so it may be sent while the page's document is held.
+/// it again: restoring its window, minimized when it was parked, does).
+/// Browser-side commands only, so it may be sent while the page's document
+/// is held.
 async fn thaw(warm: &WarmBrowser, page: &Page, frozen: &mut bool, window: &mut Option<WindowId>) -> Result<(), String> {
     if !*frozen {
         return Ok(());
     }
-    let active = || page.execute(SetWebLifecycleStateParams::new(SetWebLifecycleStateState::Active));
-    // Right after a commit Chromium may not have the new document's page
-    // as its active one yet ("Not attached to an active page"): once more.
-    if active().await.is_err() {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        active().await.map_err(|e| format!("thawing the page: {e}"))?;
-    }
+    let active = async {
+        let active = || page.execute(SetWebLifecycleStateParams::new(SetWebLifecycleStateState::Active));
+        // Right after a commit Chromium may not have the new document's page
+        // as its active one yet ("Not attached to an active page"): once more.
+        if active().await.is_err() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            active().await.map_err(|e| format!("thawing the page: {e}"))?;
+        }
+        Ok::<_, String>(())
+    };
+    let (active, shown) = tokio::join!(active, set_window_state(warm, page, window, WindowState::Normal));
+    active?;
+    shown?;
+    *frozen = false;
+    Ok(())
+}
+
+/// Minimizes or restores the page's window (its id asked for once).
+/// Restoring a minimized window shows its page (`WasShown`).
+async fn set_window_state(
+    warm: &WarmBrowser,
+    page: &Page,
+    window: &mut Option<WindowId>,
+    state: WindowState,
+) -> Result<(), String> {
     let id = match *window {
         Some(id) => id,
         None => {
@@ -1188,15 +1211,12 @@ async fn thaw(warm: &WarmBrowser, page: &Page, frozen: &mut bool, window: &mut O
             id
         }
     };
-    for state in [WindowState::Minimized, WindowState::Normal] {
-        let bounds = Bounds { window_state: Some(state), ..Default::default() };
-        warm.browser
-            .execute(SetWindowBoundsParams::new(id, bounds))
-            .await
-            .map_err(|e| format!("showing the page: {e}"))?;
-    }
-    *frozen = false;
-    Ok(())
+    let bounds = Bounds { window_state: Some(state), ..Default::default() };
+    warm.browser
+        .execute(SetWindowBoundsParams::new(id, bounds))
+        .await
+        .map(drop)
+        .map_err(|e| format!("the page's window: {e}"))
 }
 
 /// Ends the document of a warm page whose next document was not held:
@@ -1273,6 +1293,9 @@ async fn empty(fresh: &mut FreshPage, hold: &Hold) -> Result<(), String> {
         .await
         .map_err(|e| format!("freezing the page: {e}"))?;
     fresh.frozen = true;
+    // Hidden already (frozen); minimized now, so that restoring the window
+    // is all it takes to show the page again (`thaw`).
+    set_window_state(&fresh.warm, page, &mut fresh.window, WindowState::Minimized).await?;
     *fresh.phase.lock().expect("phase lock") = Phase::Parked;
     if !fresh.hold_installed {
         let script = AddScriptToEvaluateOnNewDocumentParams::builder().source(hold.script()).build()?;
@@ -1281,6 +1304,8 @@ async fn empty(fresh: &mut FreshPage, hold: &Hold) -> Result<(), String> {
     }
     let reach = std::mem::take(&mut *fresh.reach.lock().expect("reach lock"));
     fresh.left.absorb(reach);
+    // After the freeze: the document could otherwise register a worker or
+    // add a history entry after these.
     let history = async {
         page.execute(ResetNavigationHistoryParams::default()).await.map(drop).map_err(|e| format!("history: {e}"))
     };

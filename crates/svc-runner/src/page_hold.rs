@@ -3,8 +3,9 @@
 //! `empty` and `navigate`):
 //!
 //! 1. **Parked.** When a run ends, the guard refuses every request and the
-//!    page is frozen (`Page.setWebLifecycleState`): the old document stays,
-//!    but no task of it runs any more, in any world and its workers
+//!    page is frozen (`Page.setWebLifecycleState`) and its window
+//!    minimized: the old document stays, but no task of it runs any more,
+//!    in any world and its workers
 //!    (turning scripts off, tried first, left the isolated world's timers
 //!    running: one wrote a cookie that reached the next run). Its service
 //!    workers are removed (one would answer the next document request) and
@@ -29,11 +30,12 @@
 //!    what it read, then answers [`CLEARED`]; the script empties the
 //!    document's `localStorage` and `sessionStorage` (the renderer may have
 //!    cached them) and `window.name` before any of the page's own scripts
-//!    start. Before answering, the run makes the page active and visible
-//!    again (freezing hid it: its window is minimized and restored), so the
-//!    document's first script already sees it visible. (DevTools commands that the renderer must run, such as
-//!    `Emulation`, would wait for the held thread: only browser-side ones
-//!    are sent while it is held.)
+//!    start. Before answering, and while the clearings run, the run makes
+//!    the page active and visible again (freezing hid it; its window,
+//!    minimized when the page was parked, is restored), so the document's
+//!    first script already sees it visible. (DevTools commands that the
+//!    renderer must run, such as `Emulation`, would wait for the held
+//!    thread: only browser-side ones are sent while it is held.)
 //!
 //! A document that is never held (no commit: the old one is still there)
 //! is ended with `about:blank` and the page emptied as a whole before the

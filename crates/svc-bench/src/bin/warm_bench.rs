@@ -14,10 +14,14 @@
 //! on every new document). Each page serves `--runs / --concurrency` runs
 //! in a row: navigate, find the world, evaluate the extraction, empty.
 //! Some variants leave the old document alive and are not isolated: they
-//! measure what a step costs, not a design. `freeze-hold` and
-//! `scripts-off-hold` are the two designs without a document between runs
-//! (docs/decisions.md, "Warm pages": not shipped), and `--probe` shows what
-//! the state page finds in four runs of a page emptied each of those ways.
+//! measure what a step costs, not a design. `freeze-hold` is the shipped
+//! design's DevTools steps (svc also clears cookies before the navigation
+//! and reads the jar at the answer) and `scripts-off-hold` its first,
+//! dropped version (docs/decisions.md, "Warm pages"); `freeze-hold-hidden`,
+//! `freeze-hold-front` and `freeze-shown-hold` price ways of showing the
+//! page again. `--probe` shows what the state page finds in four runs of a
+//! page emptied as `freeze-hold`, `freeze-hold-front`, `freeze-shown-hold`
+//! and `scripts-off-hold` do.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -65,7 +69,7 @@ struct Args {
     #[arg(long)]
     variants: Option<String>,
     /// Instead of measuring: what the state page finds in four runs in one
-    /// page emptied as `freeze-hold` and `scripts-off-hold` do.
+    /// page emptied as the held variants do.
     #[arg(long)]
     probe: bool,
 }
@@ -90,6 +94,13 @@ enum Empty {
     /// its document's first script (a synchronous request the guard
     /// holds) waits until the page is active and shown again.
     FreezeHold,
+    /// `FreezeHold` without showing the page again (it stays hidden: prices the showing).
+    FreezeHoldHidden,
+    /// `FreezeHold`, shown with `Page.bringToFront` instead of its window.
+    FreezeHoldFront,
+    /// `FreezeHold`, the page shown again as soon as it is frozen (at
+    /// parking, off the next run's path) rather than at the hold.
+    FreezeShownHold,
     /// Scripts disabled while parked, cleared; enabled again when the next
     /// document's response arrives (before its commit); its first script
     /// waits as in `FreezeHold`. The page stays visible.
@@ -132,6 +143,24 @@ const VARIANTS: &[Variant] = &[
     },
     Variant { name: "frozen", empty: Empty::FrozenThenClear, world_on_new_documents: true, network_events: true },
     Variant { name: "freeze-hold", empty: Empty::FreezeHold, world_on_new_documents: true, network_events: true },
+    Variant {
+        name: "freeze-hold-front",
+        empty: Empty::FreezeHoldFront,
+        world_on_new_documents: true,
+        network_events: true,
+    },
+    Variant {
+        name: "freeze-shown-hold",
+        empty: Empty::FreezeShownHold,
+        world_on_new_documents: true,
+        network_events: true,
+    },
+    Variant {
+        name: "freeze-hold-hidden",
+        empty: Empty::FreezeHoldHidden,
+        world_on_new_documents: true,
+        network_events: true,
+    },
     Variant {
         name: "scripts-off-hold",
         empty: Empty::ScriptsOffHold,
@@ -194,6 +223,10 @@ struct WarmPage {
         tokio::sync::mpsc::UnboundedReceiver<chromiumoxide::cdp::browser_protocol::fetch::RequestId>,
     >,
     frozen: std::sync::atomic::AtomicBool,
+    /// Whether the next hold shows the page again (`freeze-hold`).
+    shown: std::sync::atomic::AtomicBool,
+    /// Whether the next hold brings the page to the front (`freeze-hold-front`).
+    front: std::sync::atomic::AtomicBool,
     window: std::sync::Mutex<Option<chromiumoxide::cdp::browser_protocol::browser::WindowId>>,
     /// Scripts are off until the next document's response (the guard turns them on).
     scripts_off: Arc<std::sync::atomic::AtomicBool>,
@@ -258,7 +291,14 @@ async fn open(browser: &Browser, variant: Variant, origin: &str) -> Result<WarmP
     if !variant.network_events {
         page.execute(NetworkDisableParams::default()).await?;
     }
-    if matches!(variant.empty, Empty::FreezeHold | Empty::ScriptsOffHold) {
+    if matches!(
+        variant.empty,
+        Empty::FreezeHold
+            | Empty::FreezeHoldHidden
+            | Empty::FreezeShownHold
+            | Empty::FreezeHoldFront
+            | Empty::ScriptsOffHold
+    ) {
         let hold = AddScriptToEvaluateOnNewDocumentParams::builder()
             .source(HOLD_SCRIPT)
             .build()
@@ -279,6 +319,8 @@ async fn open(browser: &Browser, variant: Variant, origin: &str) -> Result<WarmP
         origin: origin.to_string(),
         ready: tokio::sync::Mutex::new(ready_rx),
         frozen: false.into(),
+        shown: false.into(),
+        front: false.into(),
         window: std::sync::Mutex::new(None),
         scripts_off,
         parked_off: false.into(),
@@ -296,7 +338,14 @@ async fn run(browser: &Browser, warm: &WarmPage, variant: Variant, url: &str) ->
         }
         _ => {}
     }
-    if matches!(variant.empty, Empty::FreezeHold | Empty::ScriptsOffHold) {
+    if matches!(
+        variant.empty,
+        Empty::FreezeHold
+            | Empty::FreezeHoldHidden
+            | Empty::FreezeShownHold
+            | Empty::FreezeHoldFront
+            | Empty::ScriptsOffHold
+    ) {
         navigate_held(browser, warm, url).await?;
     } else {
         page.goto(url).await?;
@@ -316,9 +365,6 @@ async fn run(browser: &Browser, warm: &WarmPage, variant: Variant, url: &str) ->
 }
 
 async fn navigate_held(browser: &Browser, warm: &WarmPage, url: &str) -> Result<()> {
-    use chromiumoxide::cdp::browser_protocol::browser::{
-        Bounds, GetWindowForTargetParams, SetWindowBoundsParams, WindowState,
-    };
     use chromiumoxide::cdp::browser_protocol::fetch::FulfillRequestParams;
     let page = &warm.page;
     let goto = {
@@ -337,25 +383,17 @@ async fn navigate_held(browser: &Browser, warm: &WarmPage, url: &str) -> Result<
         a?;
         b?;
     }
-    if warm.frozen.swap(false, std::sync::atomic::Ordering::SeqCst) {
+    let was_frozen = warm.frozen.swap(false, std::sync::atomic::Ordering::SeqCst);
+    if was_frozen {
         page.execute(SetWebLifecycleStateParams::new(SetWebLifecycleStateState::Active)).await?;
-        let cached = *warm.window.lock().unwrap();
-        let window = match cached {
-            Some(w) => w,
-            None => {
-                let w = browser
-                    .execute(GetWindowForTargetParams::builder().target_id(page.target_id().clone()).build())
-                    .await?
-                    .result
-                    .window_id;
-                *warm.window.lock().unwrap() = Some(w);
-                w
-            }
-        };
-        let minimized = Bounds { window_state: Some(WindowState::Minimized), ..Default::default() };
-        browser.execute(SetWindowBoundsParams::new(window, minimized)).await?;
-        let normal = Bounds { window_state: Some(WindowState::Normal), ..Default::default() };
-        browser.execute(SetWindowBoundsParams::new(window, normal)).await?;
+    }
+    if warm.shown.swap(false, std::sync::atomic::Ordering::SeqCst) {
+        show(browser, warm).await?;
+    }
+    if warm.front.swap(false, std::sync::atomic::Ordering::SeqCst) {
+        page.execute(chromiumoxide::cdp::browser_protocol::page::BringToFrontParams::default()).await?;
+    }
+    if was_frozen {
         // What the old document's unload handlers wrote, at the commit (not
         // `window.name`: the document is blocked in the hold script, which
         // empties it itself).
@@ -369,6 +407,32 @@ async fn navigate_held(browser: &Browser, warm: &WarmPage, url: &str) -> Result<
     }
     page.execute(FulfillRequestParams::new(id, 205)).await?;
     goto.await??;
+    Ok(())
+}
+
+/// Minimizes and restores the page's window: `WasShown`.
+async fn show(browser: &Browser, warm: &WarmPage) -> Result<()> {
+    use chromiumoxide::cdp::browser_protocol::browser::{
+        Bounds, GetWindowForTargetParams, SetWindowBoundsParams, WindowState,
+    };
+    let page = &warm.page;
+    let cached = *warm.window.lock().unwrap();
+    let window = match cached {
+        Some(w) => w,
+        None => {
+            let w = browser
+                .execute(GetWindowForTargetParams::builder().target_id(page.target_id().clone()).build())
+                .await?
+                .result
+                .window_id;
+            *warm.window.lock().unwrap() = Some(w);
+            w
+        }
+    };
+    let minimized = Bounds { window_state: Some(WindowState::Minimized), ..Default::default() };
+    browser.execute(SetWindowBoundsParams::new(window, minimized)).await?;
+    let normal = Bounds { window_state: Some(WindowState::Normal), ..Default::default() };
+    browser.execute(SetWindowBoundsParams::new(window, normal)).await?;
     Ok(())
 }
 
@@ -421,9 +485,14 @@ async fn empty(browser: &Browser, warm: &WarmPage, how: Empty) -> Result<()> {
             c?;
             Ok(())
         }
-        Empty::FreezeHold => {
+        Empty::FreezeHold | Empty::FreezeHoldHidden | Empty::FreezeShownHold | Empty::FreezeHoldFront => {
             page.execute(SetWebLifecycleStateParams::new(SetWebLifecycleStateState::Frozen)).await?;
+            if how == Empty::FreezeShownHold {
+                show(browser, warm).await?;
+            }
             warm.frozen.store(true, std::sync::atomic::Ordering::SeqCst);
+            warm.shown.store(how == Empty::FreezeHold, std::sync::atomic::Ordering::SeqCst);
+            warm.front.store(how == Empty::FreezeHoldFront, std::sync::atomic::Ordering::SeqCst);
             let cookies = ClearCookiesParams::builder().browser_context_id(warm.context.clone()).build();
             let (a, b, c) = tokio::join!(
                 browser.execute(cookies),
@@ -568,6 +637,8 @@ async fn main() -> Result<()> {
     let url = serve_fixture().await?;
     if args.probe {
         probe_hold(&args, &url, Empty::FreezeHold).await?;
+        probe_hold(&args, &url, Empty::FreezeHoldFront).await?;
+        probe_hold(&args, &url, Empty::FreezeShownHold).await?;
         probe_hold(&args, &url, Empty::ScriptsOffHold).await?;
         return Ok(());
     }
