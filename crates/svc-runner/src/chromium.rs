@@ -34,8 +34,8 @@ use chromiumoxide::cdp::browser_protocol::browser::{
     Bounds, GetWindowForTargetParams, SetWindowBoundsParams, WindowId, WindowState,
 };
 use chromiumoxide::cdp::browser_protocol::fetch::{
-    ContinueRequestParams, EnableParams as FetchEnableParams, EventRequestPaused, FailRequestParams,
-    FulfillRequestParams, RequestId as PausedRequestId, RequestPattern, RequestStage,
+    ContinueRequestParams, ContinueResponseParams, EnableParams as FetchEnableParams, EventRequestPaused,
+    FailRequestParams, FulfillRequestParams, HeaderEntry, RequestId as PausedRequestId, RequestPattern, RequestStage,
 };
 use chromiumoxide::cdp::browser_protocol::inspector::{EnableParams as InspectorEnableParams, EventTargetCrashed};
 use chromiumoxide::cdp::browser_protocol::network::{
@@ -88,6 +88,8 @@ const RECYCLE_TIMEOUT: Duration = Duration::from_secs(5);
 /// rather than starting a context of its own: until the emptying ends
 /// either way, so that a scrap's next run reliably finds its page.
 const RECYCLE_WAIT: Duration = RECYCLE_TIMEOUT;
+/// Scraps remembered as having documents that cannot be held, at most.
+const UNHOLDABLE_KEPT: usize = 10_000;
 /// The isolated world the user's script runs in.
 const WORLD: &str = "svc-run";
 /// Why a run whose renderer died failed.
@@ -142,6 +144,18 @@ struct Inner {
     reused: std::sync::atomic::AtomicU64,
     /// What holds a warm page's next document (page_hold.rs).
     hold: Hold,
+    /// Scraps whose documents could not be held: their runs get a context
+    /// of their own (bounded: cleared when full).
+    unholdable: std::sync::Mutex<std::collections::HashSet<ReuseKey>>,
+}
+
+/// What the guard hands a run from its page's new document (page_hold.rs).
+enum HoldEvent {
+    /// The document's hold request, paused until the run has cleared.
+    Held(PausedRequestId),
+    /// The hold script's request failed: the document runs unheld, so it
+    /// cannot be shown to a run.
+    CouldNotHold,
 }
 
 /// The cookie clearing a warm page's next run starts with its navigation:
@@ -166,7 +180,7 @@ struct FreshPage {
     phase: Arc<std::sync::Mutex<Phase>>,
     /// The held requests of the page's new documents (page_hold.rs), to be
     /// answered once what the previous run left is cleared again.
-    holds: tokio::sync::mpsc::UnboundedReceiver<PausedRequestId>,
+    holds: tokio::sync::mpsc::UnboundedReceiver<HoldEvent>,
     /// To the guard: the requests that waited for a held document's
     /// clearings may be judged (`true`) or are refused (`false`).
     releases: tokio::sync::mpsc::UnboundedSender<bool>,
@@ -178,6 +192,9 @@ struct FreshPage {
     jar: Arc<std::sync::Mutex<Option<Vec<Cookie>>>>,
     /// The cookie clearing under way for the next document request, if any.
     clearing: CookieClearing,
+    /// Set when emptying the page for a run failed, or its new document
+    /// could not be held: it serves no other run.
+    spoiled: Option<Spoiled>,
     /// Whether the page is frozen (parked), and its window (to show it again).
     frozen: bool,
     window: Option<WindowId>,
@@ -189,6 +206,15 @@ struct FreshPage {
     /// Fires when the page's renderer dies (out of memory, or killed):
     /// the run ends then rather than at its timeout. Taken by the run.
     crashed: Option<EventStream<EventTargetCrashed>>,
+}
+
+/// Why a page serves no other run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Spoiled {
+    /// What an earlier run left could not be cleared.
+    NotEmptied,
+    /// The new document could not be held (its scrap's runs get contexts of their own).
+    NotHeld,
 }
 
 /// Whether a run that asked for `loads` skips a request of `kind`: images,
@@ -308,6 +334,7 @@ impl ChromiumEngine {
                 recycled: tokio::sync::Notify::new(),
                 reused: std::sync::atomic::AtomicU64::new(0),
                 hold: Hold::default(),
+                unholdable: std::sync::Mutex::new(std::collections::HashSet::new()),
             }),
         }
     }
@@ -441,6 +468,7 @@ impl Inner {
                 holds,
                 releases,
                 hold_installed: false,
+                spoiled: None,
                 jar,
                 clearing,
                 frozen: false,
@@ -622,7 +650,7 @@ struct Guard {
     reach: Arc<std::sync::Mutex<StorageReach>>,
     phase: Arc<std::sync::Mutex<Phase>>,
     hold: Hold,
-    hold_tx: tokio::sync::mpsc::UnboundedSender<PausedRequestId>,
+    hold_tx: tokio::sync::mpsc::UnboundedSender<HoldEvent>,
     /// From the run, once a held document's clearings are done (`true`)
     /// or failed or the document never came (`false`): the requests that
     /// waited for them go then, or are refused.
@@ -722,12 +750,67 @@ impl Guard {
                         let cookies = warm.browser.execute(params).await.map(|r| r.result.cookies);
                         *jar.lock().expect("jar lock") = cookies.ok();
                     }
-                    if answered(page.execute(ContinueRequestParams::new(event.request_id.clone())).await).is_err() {
+                    // A top-level document that forbids synchronous requests
+                    // could not be held: that member of its policy is dropped.
+                    let headers = event.response_headers.as_deref().unwrap_or_default();
+                    let rewritten =
+                        commits && headers.iter().any(|h| page_hold::without_sync_xhr_ban(&h.name, &h.value).is_some());
+                    let sent = if rewritten {
+                        let headers: Vec<HeaderEntry> = headers
+                            .iter()
+                            .filter_map(|h| match page_hold::without_sync_xhr_ban(&h.name, &h.value) {
+                                None => Some(h.clone()),
+                                Some(kept) if kept.is_empty() => None,
+                                Some(kept) => Some(HeaderEntry::new(h.name.clone(), kept)),
+                            })
+                            .collect();
+                        // Chromium takes new headers only with the status.
+                        let params = ContinueResponseParams::builder()
+                            .request_id(event.request_id.clone())
+                            .response_code(event.response_status_code.unwrap_or(200))
+                            .response_headers(headers)
+                            .build();
+                        let rewritten = match params {
+                            Ok(params) => page.execute(params).await.map(drop),
+                            Err(e) => Err(chromiumoxide::error::CdpError::ChromeMessage(e)),
+                        };
+                        match rewritten {
+                            Ok(()) => Ok(()),
+                            // As it came, rather than paused for good.
+                            Err(e) => {
+                                tracing::debug!("could not rewrite a document's policy: {e}");
+                                answered(page.execute(ContinueRequestParams::new(event.request_id.clone())).await)
+                            }
+                        }
+                    } else {
+                        answered(page.execute(ContinueRequestParams::new(event.request_id.clone())).await)
+                    };
+                    if sent.is_err() {
                         break;
                     }
                     continue;
                 }
                 let url = url::Url::parse(&event.request.url).ok();
+                if url.as_ref().is_some_and(|u| hold.is_hold(u) && page_hold::is_unheld_signal(u)) {
+                    // The hold script could not make its request: the
+                    // document runs unheld, nothing more of it goes.
+                    let unheld = {
+                        let mut phase = phase.lock().expect("phase lock");
+                        let navigating = *phase == Phase::Navigating && event.frame_id == main_frame;
+                        if navigating {
+                            *phase = Phase::Ending;
+                        }
+                        navigating
+                    };
+                    if unheld {
+                        let _ = hold_tx.send(HoldEvent::CouldNotHold);
+                    }
+                    let refused = FailRequestParams::new(event.request_id.clone(), ErrorReason::BlockedByClient);
+                    if answered(page.execute(refused).await).is_err() {
+                        break;
+                    }
+                    continue;
+                }
                 if url.as_ref().is_some_and(|u| hold.is_hold(u)) {
                     let held = {
                         let mut phase = phase.lock().expect("phase lock");
@@ -739,7 +822,7 @@ impl Guard {
                         navigating
                     };
                     // The run answers it once it has cleared; otherwise nothing to clear.
-                    if held && hold_tx.send(event.request_id.clone()).is_ok() {
+                    if held && hold_tx.send(HoldEvent::Held(event.request_id.clone())).is_ok() {
                         continue;
                     }
                     let answer = FulfillRequestParams::new(event.request_id.clone(), page_hold::NOTHING);
@@ -749,15 +832,14 @@ impl Guard {
                     continue;
                 }
                 let waits = match *phase.lock().expect("phase lock") {
-                    Phase::Held => true,
-                    Phase::Navigating => {
+                    Phase::Navigating | Phase::Held => {
                         !main_document
                             && page_hold::waits_for_the_hold(
                                 &event.resource_type,
                                 event.request.is_link_preload.unwrap_or(false),
                             )
                     }
-                    Phase::Running | Phase::Parked => false,
+                    Phase::Running | Phase::Parked | Phase::Ending => false,
                 };
                 if waits {
                     waiting.push(event);
@@ -799,13 +881,15 @@ impl Judge {
             None => Ok(()),
         };
         let run_loads = *self.loads.lock().expect("loads lock");
-        // Until the next document commits, nothing but it is this run's.
-        let unloading = matches!(*self.phase.lock().expect("phase lock"), Phase::Parked | Phase::Navigating);
+        let phase = *self.phase.lock().expect("phase lock");
+        // Until the next document is held, nothing but it is this run's.
+        let unloading = matches!(phase, Phase::Parked | Phase::Navigating | Phase::Held);
         let url = url::Url::parse(&event.request.url).ok();
         let verdict = match run_loads {
             _ if cleared.is_err() => cleared.map_err(|e| format!("the page could not be emptied: {e}")),
             // A finished run's document, parked.
             None => Err("the run is over".to_string()),
+            Some(_) if phase == Phase::Ending => Err("the previous document is being ended".to_string()),
             // The previous run's document (frozen, thawed to be ended, or
             // unloading): only the next document may load.
             Some(_) if unloading && !main_document => Err("the previous document is unloading".to_string()),
@@ -855,7 +939,11 @@ impl Judge {
 /// held document's clearings and whose document went).
 fn answered<T>(answer: chromiumoxide::error::Result<T>) -> Result<(), ()> {
     match answer {
-        Ok(_) | Err(chromiumoxide::error::CdpError::Chrome(_)) => Ok(()),
+        Ok(_) => Ok(()),
+        Err(chromiumoxide::error::CdpError::Chrome(e)) => {
+            tracing::debug!("Chromium refused an answer to a paused request: {e}");
+            Ok(())
+        }
         Err(e) => {
             tracing::debug!("the request guard stops: {e}");
             Err(())
@@ -1051,15 +1139,31 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
 /// held by its first script until what the old one left is cleared again
 /// (page_hold.rs); a clearing that fails fails the navigation.
 async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
+    // A hold handed over after its run ended belongs to no document now.
+    while let Ok(stale) = fresh.holds.try_recv() {
+        if let HoldEvent::Held(id) = stale {
+            let _ = fresh.page.execute(FulfillRequestParams::new(id, page_hold::NOTHING)).await;
+        }
+    }
     let parked = *fresh.phase.lock().expect("phase lock") == Phase::Parked;
     // A URL with a fragment would be a same-document navigation in a page
     // already showing it: no new document, no hold. `about:blank` first
     // (what the old document does once thawed is cleared later, as below).
     if parked && url::Url::parse(url).is_ok_and(|u| u.fragment().is_some()) {
-        thaw(&fresh.warm, &fresh.page, &mut fresh.frozen, &mut fresh.window).await?;
-        fresh.page.goto("about:blank").await.map_err(|e| e.to_string())?;
-        // Its entry is no earlier run's to show.
-        fresh.page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| e.to_string())?;
+        *fresh.phase.lock().expect("phase lock") = Phase::Ending;
+        let ended = async {
+            thaw(&fresh.warm, &fresh.page, &mut fresh.frozen, &mut fresh.window).await?;
+            fresh.page.goto("about:blank").await.map_err(|e| e.to_string())?;
+            // Its entry is no earlier run's to show.
+            fresh.page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| e.to_string())?;
+            Ok::<_, String>(())
+        }
+        .await;
+        if let Err(e) = ended {
+            fresh.spoiled = Some(Spoiled::NotEmptied);
+            return Err(format!("the page could not be emptied of the previous run: {e}"));
+        }
+        *fresh.phase.lock().expect("phase lock") = Phase::Parked;
     }
     if parked {
         // A cookie the old page set just before it was frozen can
@@ -1070,14 +1174,25 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
         let clearing = tokio::spawn(async move { clear_cookies(&warm, &context).await });
         *fresh.clearing.lock().expect("clearing lock") = Some(clearing);
     }
-    let FreshPage { warm, context, page, holds, releases, left, phase, jar, clearing, frozen, window, .. } = fresh;
+    let FreshPage { warm, context, page, holds, releases, left, phase, jar, clearing, frozen, window, spoiled, .. } =
+        fresh;
     let goto = page.goto(url);
     tokio::pin!(goto);
     let mut unclean = None;
     let navigated = loop {
         tokio::select! {
             navigated = &mut goto => break navigated.map(drop).map_err(|e| e.to_string()),
-            Some(held) = holds.recv() => {
+            Some(event) = holds.recv() => {
+                let held = match event {
+                    HoldEvent::Held(held) => held,
+                    HoldEvent::CouldNotHold => {
+                        // Its scripts run now: what waited for the clearings never goes.
+                        let _ = releases.send(false);
+                        unclean.get_or_insert("its new document could not be held".to_string());
+                        *spoiled = Some(Spoiled::NotHeld);
+                        continue;
+                    }
+                };
                 // What the old document's unload handlers wrote: storage,
                 // and cookies (the jar goes back to what it held before).
                 let jar_then = jar.lock().expect("jar lock").take();
@@ -1101,8 +1216,9 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
                             }
                         }
                     };
-                    // What the new document asked for meanwhile goes now (or is refused).
-                    *phase.lock().expect("phase lock") = Phase::Running;
+                    // What the new document asked for meanwhile goes now, or
+                    // nothing more of the page does.
+                    *phase.lock().expect("phase lock") = if cleared.is_ok() { Phase::Running } else { Phase::Ending };
                     let _ = releases.send(cleared.is_ok());
                     cleared
                 };
@@ -1118,6 +1234,7 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
                     Ok(()) => page.execute(FulfillRequestParams::new(held, page_hold::CLEARED)).await.map(drop),
                     Err(e) => {
                         unclean = Some(e);
+                        spoiled.get_or_insert(Spoiled::NotEmptied);
                         page.execute(FailRequestParams::new(held, ErrorReason::Aborted)).await.map(drop)
                     }
                 };
@@ -1139,7 +1256,7 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
         let unheld = *phase != Phase::Running;
         if unheld {
             // The old document may run again while it is ended: nothing it asks for goes.
-            *phase = Phase::Parked;
+            *phase = Phase::Ending;
         }
         unheld
     };
@@ -1150,8 +1267,8 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
     // No new document was held: the answer had none (204, a download) and
     // the old one is still there, or the navigation failed. End it as
     // before warm pages held documents, so that the run finds a blank page,
-    // not the last run's.
-    if parked && unheld {
+    // not the last run's. (A page already spoiled is disposed instead.)
+    if parked && unheld && spoiled.is_none() {
         let ended = match thaw(warm, page, frozen, window).await {
             Ok(()) => end_unheld(warm, context, page, left).await,
             Err(e) => Err(e),
@@ -1160,10 +1277,16 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
             unclean.get_or_insert(e);
         }
     }
-    *phase.lock().expect("phase lock") = Phase::Running;
     match unclean {
-        Some(e) => Err(format!("the page could not be emptied of the previous run: {e}")),
-        None => navigated,
+        Some(e) => {
+            // Nothing more of the page goes; it serves no other run.
+            spoiled.get_or_insert(Spoiled::NotEmptied);
+            Err(format!("the page could not be emptied of the previous run: {e}"))
+        }
+        None => {
+            *phase.lock().expect("phase lock") = Phase::Running;
+            navigated
+        }
     }
 }
 
@@ -1437,40 +1560,59 @@ impl Engine for ChromiumEngine {
         // a tier's run gets a context of its own (spares are for tier 0).
         let warm_enabled = self.inner.warm.lock().expect("warm lock").enabled();
         // A run with a site login keeps its session on purpose, in a context of its own.
-        let reuse = job.reuse.filter(|_| job.tier == 0 && warm_enabled && job.account.is_none());
-        let fresh = match (tier_proxy, reuse) {
-            (None, Some(key)) => self.inner.take_warm(key).boxed(),
-            (None, None) => self.inner.take().boxed(),
-            (Some(proxy), _) => self.inner.prepare(Some(proxy)).boxed(),
-        };
-        let mut fresh = match tokio::time::timeout(job.timeout, fresh).await {
-            Ok(Ok(fresh)) => fresh,
-            Ok(Err(e)) => return report(failed(e), started.elapsed(), 0, None, None),
-            Err(_) => {
-                let message = format!("timed out after {} s while opening the page", job.timeout.as_secs());
-                return report(failed(message), started.elapsed(), 0, None, None);
+        let unholdable = |key: &ReuseKey| self.inner.unholdable.lock().expect("unholdable lock").contains(key);
+        let mut reuse =
+            job.reuse.filter(|key| job.tier == 0 && warm_enabled && job.account.is_none() && !unholdable(key));
+        let (fresh, outcome, page_sound) = loop {
+            let fresh = match (tier_proxy, reuse) {
+                (None, Some(key)) => self.inner.take_warm(key).boxed(),
+                (None, None) => self.inner.take().boxed(),
+                (Some(proxy), _) => self.inner.prepare(Some(proxy)).boxed(),
+            };
+            let mut fresh = match tokio::time::timeout(job.timeout.saturating_sub(started.elapsed()), fresh).await {
+                Ok(Ok(fresh)) => fresh,
+                Ok(Err(e)) => return report(failed(e), started.elapsed(), 0, None, None),
+                Err(_) => {
+                    let message = format!("timed out after {} s while opening the page", job.timeout.as_secs());
+                    return report(failed(message), started.elapsed(), 0, None, None);
+                }
+            };
+            fresh.warm.count_run();
+            *fresh.loads.lock().expect("loads lock") = Some(job.loads);
+            let remaining = job.timeout.saturating_sub(started.elapsed());
+            let egress = self.inner.pool.egress_of(job.tier);
+            let mut crashed = fresh.crashed.take();
+            let until_crash = async {
+                match crashed.as_mut() {
+                    Some(crashed) => crashed.next().await,
+                    None => std::future::pending().await,
+                }
+            };
+            // A page whose run timed out or crashed serves no other run.
+            let (outcome, page_sound) = tokio::select! {
+                finished = tokio::time::timeout(remaining, execute(&mut fresh, &job, egress)) => match finished {
+                    Ok(outcome) => (outcome, true),
+                    Err(_) => (failed(format!("timed out after {} s", job.timeout.as_secs())), false),
+                },
+                _ = until_crash => (failed(CRASHED), false),
+            };
+            fresh.crashed = crashed;
+            // A warm page whose new document could not be held (page_hold.rs):
+            // the scrap's runs, this one again first, get contexts of their own.
+            if let (Some(Spoiled::NotHeld), Some(key)) = (fresh.spoiled, reuse) {
+                tracing::info!(history = %job.history_id, "the scrap's documents cannot be held: its runs get contexts of their own");
+                let mut keys = self.inner.unholdable.lock().expect("unholdable lock");
+                if keys.len() >= UNHOLDABLE_KEPT {
+                    keys.clear();
+                }
+                keys.insert(key);
+                drop(keys);
+                self.inner.dispose_later(vec![fresh]);
+                reuse = None;
+                continue;
             }
+            break (fresh, outcome, page_sound);
         };
-        fresh.warm.count_run();
-        *fresh.loads.lock().expect("loads lock") = Some(job.loads);
-        let remaining = job.timeout.saturating_sub(started.elapsed());
-        let egress = self.inner.pool.egress_of(job.tier);
-        let mut crashed = fresh.crashed.take();
-        let until_crash = async {
-            match crashed.as_mut() {
-                Some(crashed) => crashed.next().await,
-                None => std::future::pending().await,
-            }
-        };
-        // A page whose run timed out or crashed serves no other run.
-        let (outcome, page_sound) = tokio::select! {
-            finished = tokio::time::timeout(remaining, execute(&mut fresh, &job, egress)) => match finished {
-                Ok(outcome) => (outcome, true),
-                Err(_) => (failed(format!("timed out after {} s", job.timeout.as_secs())), false),
-            },
-            _ = until_crash => (failed(CRASHED), false),
-        };
-        fresh.crashed = crashed;
         // The run's time ends here; the snapshot and clean-up are not part of it.
         let duration = started.elapsed();
         let snap = match &outcome.result {
@@ -1497,7 +1639,7 @@ impl Engine for ChromiumEngine {
         // path, and neither is preparing the spare that replaces one taken.
         // Counted as recycling now, so that a next run of the scrap that
         // comes at once waits for this page rather than start a context.
-        let recycle = reuse.filter(|_| page_sound && fresh.warm.is_alive());
+        let recycle = reuse.filter(|_| page_sound && fresh.spoiled.is_none() && fresh.warm.is_alive());
         if let Some(key) = &recycle {
             self.inner.warm.lock().expect("warm lock").recycling(key);
         }

@@ -17,9 +17,10 @@
 //!    When the main frame's document answers (not a redirect), the guard
 //!    reads the cookie jar (what this navigation's answers set) before that
 //!    document commits. At the commit the old document's unload handlers
-//!    run (frozen or not). Until the new document is held, the guard lets
-//!    nothing else go at once: what the new document's preload scanner
-//!    asks for waits for the clearings ([`waits_for_the_hold`]), anything
+//!    run (frozen or not; after the commit, while the new one is held, when
+//!    the navigation changed renderer). Until the clearings are done the
+//!    guard lets nothing else go at once: what the new document's preload
+//!    scanner asks for waits for them ([`waits_for_the_hold`]), anything
 //!    else (the old document's beacons) is refused. While the page is
 //!    parked, only the main document's request goes.
 //! 3. **Held.** The new document's first script (this module's
@@ -39,11 +40,17 @@
 //!
 //! A document that is never held (no commit: the old one is still there)
 //! is ended with `about:blank` and the page emptied as a whole before the
-//! run reads it; a URL with a fragment gets `about:blank` first (in a page
-//! already showing it, it would be a navigation within the document).
-//! Pages bypass Content-Security-Policy (`Page.setBypassCSP`, every page,
-//! warm or not, so that a scrap's first run sees what its later runs see):
-//! a policy's `connect-src` would otherwise refuse the held request.
+//! run reads it (`Phase::Ending` meanwhile: nothing loads); a URL with a
+//! fragment gets `about:blank` first (in a page already showing it, it
+//! would be a navigation within the document). A document that commits
+//! but whose hold script cannot make its request says so ([`UNHELD`]): it
+//! was not emptied, so the run starts again in a context of its own, and
+//! so do the scrap's later runs. Pages bypass Content-Security-Policy
+//! (`Page.setBypassCSP`, every page, warm or not, so that a scrap's first
+//! run sees what its later runs see): a policy's `connect-src` would
+//! otherwise refuse the held request; a top-level document's
+//! `Permissions-Policy: sync-xhr=()` is dropped from its answer for the
+//! same reason ([`without_sync_xhr_ban`]).
 
 use chromiumoxide::cdp::browser_protocol::network::ResourceType;
 
@@ -66,12 +73,18 @@ pub enum Phase {
     /// yet: what the new document's preload scanner asks for waits for the
     /// clearings ([`waits_for_the_hold`]), the rest is refused.
     Navigating,
-    /// The new document is held while the run clears: its requests wait.
+    /// The new document is held while the run clears: what its preload
+    /// scanner asks for waits, the rest is refused (the old document's
+    /// unload handlers run after the commit when the navigation changed
+    /// renderer).
     Held,
+    /// The old document is thawed to be ended with `about:blank`, or the
+    /// clearings failed: nothing loads, not even a document.
+    Ending,
 }
 
 /// Whether a request made while a warm page's next document commits
-/// (`Phase::Navigating`) waits until the clearings are done, rather than
+/// (`Phase::Navigating`) or is held waits until the clearings are done, rather than
 /// being refused. Both documents may ask then: the new one's preload
 /// scanner, which fetches scripts, stylesheets, images, fonts and media
 /// (and `<link rel=preload>`s) before any script of it runs, and the old
@@ -106,7 +119,7 @@ impl Default for Hold {
 }
 
 impl Hold {
-    /// Whether `url` is the hold's request.
+    /// Whether `url` is the hold's request (or its [`UNHELD`] signal).
     pub fn is_hold(&self, url: &url::Url) -> bool {
         url.path() == self.path
     }
@@ -117,7 +130,8 @@ impl Hold {
         format!(
             "(() => {{ if (window !== window.top || !location.protocol.startsWith('http')) return; \
              const hold = new XMLHttpRequest(); \
-             try {{ hold.open('GET', {path:?}, false); hold.send(); }} catch (e) {{ return; }} \
+             try {{ hold.open('GET', {path:?}, false); hold.send(); }} \
+             catch (e) {{ try {{ navigator.sendBeacon({path:?} + '?{UNHELD}'); }} catch (e) {{}} return; }} \
              if (hold.status !== {CLEARED}) return; \
              window.name = ''; \
              try {{ localStorage.clear(); }} catch (e) {{}} \
@@ -125,6 +139,40 @@ impl Hold {
             path = self.path,
         )
     }
+}
+
+/// The query of the request the hold script sends when its synchronous
+/// request failed (the document could not be held): the run fails rather
+/// than read a document that was not emptied.
+pub const UNHELD: &str = "unheld";
+
+/// Whether `url` is the hold script's [`UNHELD`] signal.
+pub fn is_unheld_signal(url: &url::Url) -> bool {
+    url.query() == Some(UNHELD)
+}
+
+/// A document's response header that forbids synchronous requests, which
+/// the hold needs, rewritten without that member: `Permissions-Policy:
+/// sync-xhr=()` (or the older `Feature-Policy: sync-xhr 'none'`) would
+/// make every warm run's new document impossible to hold. `None` when the
+/// header is another one or forbids nothing the hold needs. The rest of
+/// the policy is kept.
+pub fn without_sync_xhr_ban(name: &str, value: &str) -> Option<String> {
+    let separator = match name.to_ascii_lowercase().as_str() {
+        "permissions-policy" => ',',
+        "feature-policy" => ';',
+        _ => return None,
+    };
+    let is_sync_xhr = |member: &str| {
+        let feature = member.trim().split(['=', ' ']).next().unwrap_or_default();
+        feature.eq_ignore_ascii_case("sync-xhr")
+    };
+    let members: Vec<&str> = value.split(separator).collect();
+    if !members.iter().any(|m| is_sync_xhr(m)) {
+        return None;
+    }
+    let kept: Vec<&str> = members.into_iter().filter(|m| !is_sync_xhr(m) && !m.trim().is_empty()).collect();
+    Some(kept.iter().map(|m| m.trim()).collect::<Vec<_>>().join(if separator == ',' { ", " } else { "; " }))
 }
 
 /// Whether a paused response is a redirect: the document that follows it
@@ -166,6 +214,28 @@ mod tests {
             assert!(!waits_for_the_hold(&kind, false), "{kind:?}");
         }
         assert!(!waits_for_the_hold(&ResourceType::Document, false), "an iframe is no preload");
+    }
+
+    #[test]
+    fn a_ban_on_synchronous_requests_is_lifted_and_nothing_else() {
+        let lifted = without_sync_xhr_ban("Permissions-Policy", "geolocation=(self), sync-xhr=(), camera=()");
+        assert_eq!(lifted.as_deref(), Some("geolocation=(self), camera=()"));
+        assert_eq!(without_sync_xhr_ban("permissions-policy", "sync-xhr=()").as_deref(), Some(""));
+        let older = without_sync_xhr_ban("Feature-Policy", "sync-xhr 'none'; microphone 'none'");
+        assert_eq!(older.as_deref(), Some("microphone 'none'"));
+        assert_eq!(without_sync_xhr_ban("Permissions-Policy", "geolocation=(self)"), None);
+        assert_eq!(without_sync_xhr_ban("Permissions-Policy", "sync-xhr-like=()"), None);
+        assert_eq!(without_sync_xhr_ban("Content-Security-Policy", "sync-xhr=()"), None);
+    }
+
+    #[test]
+    fn the_unheld_signal_is_told_apart_from_the_hold() {
+        let hold = Hold::default();
+        let signal = url::Url::parse(&format!("https://example.com{}?{UNHELD}", hold.path)).unwrap();
+        assert!(hold.is_hold(&signal) && is_unheld_signal(&signal));
+        let request = url::Url::parse(&format!("https://example.com{}", hold.path)).unwrap();
+        assert!(hold.is_hold(&request) && !is_unheld_signal(&request));
+        assert!(hold.script().contains("sendBeacon"));
     }
 
     #[test]

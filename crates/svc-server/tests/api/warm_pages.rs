@@ -96,7 +96,11 @@ async fn a_warm_page_is_emptied_whatever_the_url_brings() {
     let fragment = format!("{}/state#top", site.base);
     // The new document comes after a redirect.
     let redirected = format!("{}/redirect/state", site.base);
-    let urls = [&fragment, &fragment, &redirected, &redirected, &fragment];
+    // Another site: the next document gets another renderer, and the old
+    // one's unload handlers run after the new one commits (its beacons
+    // come while the new one is held).
+    let other_site = format!("{}/state", site.base.replace("127.0.0.1", "localhost"));
+    let urls = [&fragment, &fragment, &redirected, &redirected, &other_site, &fragment, &other_site, &other_site];
     for (n, url) in urls.into_iter().enumerate() {
         assert_eq!(state_seen(&*engine, job(url, READ_STATE, key)).await, clean(), "run {n}, {url}");
         assert_eq!(engine.runs_in_warm_pages(), n as u64, "run {n} ran in the page the run before left");
@@ -170,6 +174,31 @@ async fn a_warm_page_loads_the_new_documents_scripts_and_styles() {
         }
         assert_eq!(engine.runs_in_warm_pages(), run, "run {run} ran in the page the run before left");
     }
+    engine.close().await;
+}
+
+#[tokio::test]
+async fn a_warm_page_holds_documents_that_forbid_synchronous_requests() {
+    let site = fixture::start().await;
+    let engine = warm_engine(4);
+    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    // Sent with `Permissions-Policy: sync-xhr=(), geolocation=()`: the
+    // hold's member of the policy goes, the rest stays.
+    let url = format!("{}/state?policy=no-sync-xhr", site.base);
+    let read = "await SVC.waitFor('body[data-ready]'); \
+        const seen = JSON.parse(document.getElementById('seen').textContent); \
+        await new Promise(frame => requestAnimationFrame(frame)); \
+        const policy = document.featurePolicy || document.permissionsPolicy; \
+        returnData([{ ...seen, visibleForTheScript: document.visibilityState, \
+                      geolocation: String(policy.allowsFeature('geolocation')) }])";
+    for run in 0..4 {
+        let mut seen = state_seen(&*engine, job(&url, read, key)).await;
+        let geolocation = seen.as_object_mut().unwrap().remove("geolocation");
+        assert_eq!(geolocation, Some(json!("false")), "run {run}: the rest of the policy applies");
+        assert_eq!(seen, clean(), "run {run} found state an earlier run left");
+        assert_eq!(engine.runs_in_warm_pages(), run, "run {run} ran in the page the run before left");
+    }
+    no_request_outlived_its_document(&site);
     engine.close().await;
 }
 

@@ -1,13 +1,14 @@
 //! A local target site for run tests, served by the test itself on port 0.
 #![allow(dead_code)]
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use tokio::net::TcpListener;
@@ -46,9 +47,10 @@ async fn cookie(headers: HeaderMap) -> Response {
 /// sets, with a timer that goes on setting some and a `pagehide` handler
 /// that sets some when the page goes and asks for `/asset/unload-*` in
 /// every way a request can outlive its document (or try to). `body[data-ready]` once done. Its
-/// Content-Security-Policy refuses every connection its scripts open. The iframe's origin is `localhost` on the same port (another site
+/// Content-Security-Policy refuses every connection its scripts open;
+/// `?policy=no-sync-xhr` forbids synchronous requests too. The iframe's origin is `localhost` on the same port (another site
 /// than `127.0.0.1`).
-async fn state(headers: HeaderMap) -> Response {
+async fn state(headers: HeaderMap, Query(query): Query<HashMap<String, String>>) -> Response {
     let sent = headers.get(header::COOKIE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
     let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
     let port = host.rsplit(':').next().unwrap_or("80");
@@ -101,8 +103,15 @@ async fn state(headers: HeaderMap) -> Response {
     );
     // A policy that would refuse any connection the page's scripts open.
     let policy = (header::CONTENT_SECURITY_POLICY, "connect-src 'none'");
-    ([(header::SET_COOKIE, "server=1; Path=/; Max-Age=3600"), (header::CONTENT_TYPE, "text/html"), policy], body)
-        .into_response()
+    let mut response =
+        ([(header::SET_COOKIE, "server=1; Path=/; Max-Age=3600"), (header::CONTENT_TYPE, "text/html"), policy], body)
+            .into_response();
+    // `?policy=no-sync-xhr`: synchronous requests forbidden (and geolocation).
+    if query.get("policy").is_some_and(|p| p == "no-sync-xhr") {
+        let forbid = HeaderValue::from_static("sync-xhr=(), geolocation=()");
+        response.headers_mut().insert(HeaderName::from_static("permissions-policy"), forbid);
+    }
+    response
 }
 
 /// The iframe of `/state`: tells its parent which `localStorage` keys it
