@@ -178,6 +178,9 @@ struct FreshPage {
     reach: Arc<std::sync::Mutex<StorageReach>>,
     /// Where the page is between two runs of its scrap (page_hold.rs).
     phase: Arc<std::sync::Mutex<Phase>>,
+    /// The origin of the last top-level document the guard let go (none
+    /// after `about:blank`): a warm page is held only within it.
+    shown: Arc<std::sync::Mutex<Option<String>>>,
     /// The held requests of the page's new documents (page_hold.rs), to be
     /// answered once what the previous run left is cleared again.
     holds: tokio::sync::mpsc::UnboundedReceiver<HoldEvent>,
@@ -418,6 +421,7 @@ impl Inner {
         let loads = Arc::new(std::sync::Mutex::new(None));
         let reach = Arc::new(std::sync::Mutex::new(StorageReach::default()));
         let phase = Arc::new(std::sync::Mutex::new(Phase::Running));
+        let shown = Arc::new(std::sync::Mutex::new(None));
         let (hold_tx, holds) = tokio::sync::mpsc::unbounded_channel();
         let (releases, released) = tokio::sync::mpsc::unbounded_channel();
         let jar = Arc::new(std::sync::Mutex::new(None));
@@ -435,6 +439,7 @@ impl Inner {
                 loads: loads.clone(),
                 reach: reach.clone(),
                 phase: phase.clone(),
+                shown: shown.clone(),
                 hold: self.hold.clone(),
                 hold_tx,
                 releases: released,
@@ -465,6 +470,7 @@ impl Inner {
                 loads,
                 reach,
                 phase,
+                shown,
                 holds,
                 releases,
                 hold_installed: false,
@@ -649,6 +655,7 @@ struct Guard {
     loads: Arc<std::sync::Mutex<Option<Loads>>>,
     reach: Arc<std::sync::Mutex<StorageReach>>,
     phase: Arc<std::sync::Mutex<Phase>>,
+    shown: Arc<std::sync::Mutex<Option<String>>>,
     hold: Hold,
     hold_tx: tokio::sync::mpsc::UnboundedSender<HoldEvent>,
     /// From the run, once a held document's clearings are done (`true`)
@@ -672,6 +679,7 @@ impl Guard {
             loads,
             reach,
             phase,
+            shown,
             hold,
             hold_tx,
             mut releases,
@@ -699,6 +707,7 @@ impl Guard {
             loads,
             reach,
             phase: phase.clone(),
+            shown,
             clearing,
             verdicts: HashMap::new(),
         };
@@ -863,6 +872,7 @@ struct Judge {
     loads: Arc<std::sync::Mutex<Option<Loads>>>,
     reach: Arc<std::sync::Mutex<StorageReach>>,
     phase: Arc<std::sync::Mutex<Phase>>,
+    shown: Arc<std::sync::Mutex<Option<String>>>,
     clearing: CookieClearing,
     /// Per origin: whether the address it resolves to may be reached.
     verdicts: HashMap<String, Result<(), String>>,
@@ -916,6 +926,9 @@ impl Judge {
                     && let Some(url) = &url
                 {
                     self.reach.lock().expect("reach lock").note_document(url, main_document);
+                    if main_document {
+                        *self.shown.lock().expect("shown lock") = Some(url.origin().ascii_serialization());
+                    }
                 }
                 answered(self.page.execute(ContinueRequestParams::new(event.request_id.clone())).await)
             }
@@ -1147,9 +1160,11 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
     }
     let parked = *fresh.phase.lock().expect("phase lock") == Phase::Parked;
     // A URL with a fragment would be a same-document navigation in a page
-    // already showing it: no new document, no hold. `about:blank` first
-    // (what the old document does once thawed is cleared later, as below).
-    if parked && url::Url::parse(url).is_ok_and(|u| u.fragment().is_some()) {
+    // already showing it, and another origin's document may get another
+    // renderer (page_hold::ends_first): `about:blank` first (what the old
+    // document does once thawed is cleared later, as below).
+    let shown_origin = fresh.shown.lock().expect("shown lock").clone();
+    if parked && url::Url::parse(url).is_ok_and(|u| page_hold::ends_first(shown_origin.as_deref(), &u)) {
         *fresh.phase.lock().expect("phase lock") = Phase::Ending;
         let ended = async {
             thaw(&fresh.warm, &fresh.page, &mut fresh.frozen, &mut fresh.window).await?;
@@ -1163,6 +1178,7 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
             fresh.spoiled = Some(Spoiled::NotEmptied);
             return Err(format!("the page could not be emptied of the previous run: {e}"));
         }
+        *fresh.shown.lock().expect("shown lock") = None;
         *fresh.phase.lock().expect("phase lock") = Phase::Parked;
     }
     if parked {
@@ -1174,8 +1190,22 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
         let clearing = tokio::spawn(async move { clear_cookies(&warm, &context).await });
         *fresh.clearing.lock().expect("clearing lock") = Some(clearing);
     }
-    let FreshPage { warm, context, page, holds, releases, left, phase, jar, clearing, frozen, window, spoiled, .. } =
-        fresh;
+    let FreshPage {
+        warm,
+        context,
+        page,
+        holds,
+        releases,
+        left,
+        phase,
+        shown,
+        jar,
+        clearing,
+        frozen,
+        window,
+        spoiled,
+        ..
+    } = fresh;
     let goto = page.goto(url);
     tokio::pin!(goto);
     let mut unclean = None;
@@ -1273,6 +1303,7 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
             Ok(()) => end_unheld(warm, context, page, left).await,
             Err(e) => Err(e),
         };
+        *shown.lock().expect("shown lock") = None;
         if let Err(e) = ended {
             unclean.get_or_insert(e);
         }

@@ -17,8 +17,8 @@
 //!    When the main frame's document answers (not a redirect), the guard
 //!    reads the cookie jar (what this navigation's answers set) before that
 //!    document commits. At the commit the old document's unload handlers
-//!    run (frozen or not; after the commit, while the new one is held, when
-//!    the navigation changed renderer). Until the clearings are done the
+//!    run (frozen or not: the page goes on held only within the origin it
+//!    shows, so in the same renderer, [`ends_first`]). Until the clearings are done the
 //!    guard lets nothing else go at once: what the new document's preload
 //!    scanner asks for waits for them ([`waits_for_the_hold`]), anything
 //!    else (the old document's beacons) is refused. While the page is
@@ -41,8 +41,8 @@
 //! A document that is never held (no commit: the old one is still there)
 //! is ended with `about:blank` and the page emptied as a whole before the
 //! run reads it (`Phase::Ending` meanwhile: nothing loads); a URL with a
-//! fragment gets `about:blank` first (in a page already showing it, it
-//! would be a navigation within the document). A document that commits
+//! fragment, or of another origin than the one the page shows, gets
+//! `about:blank` first ([`ends_first`]). A document that commits
 //! but whose hold script cannot make its request says so ([`UNHELD`]): it
 //! was not emptied, so the run starts again in a context of its own, and
 //! so do the scrap's later runs. Pages bypass Content-Security-Policy
@@ -74,9 +74,7 @@ pub enum Phase {
     /// clearings ([`waits_for_the_hold`]), the rest is refused.
     Navigating,
     /// The new document is held while the run clears: what its preload
-    /// scanner asks for waits, the rest is refused (the old document's
-    /// unload handlers run after the commit when the navigation changed
-    /// renderer).
+    /// scanner asks for waits, the rest is refused.
     Held,
     /// The old document is thawed to be ended with `about:blank`, or the
     /// clearings failed: nothing loads, not even a document.
@@ -175,6 +173,17 @@ pub fn without_sync_xhr_ban(name: &str, value: &str) -> Option<String> {
     Some(kept.iter().map(|m| m.trim()).collect::<Vec<_>>().join(if separator == ',' { ", " } else { "; " }))
 }
 
+/// Whether a parked page's old document, showing `shown` (the origin of
+/// its last top-level document, if known), is ended with `about:blank`
+/// before the page goes to `target`, rather than held: a URL with a
+/// fragment would be a navigation within a document already showing it,
+/// and a document of another origin may get another renderer, where the
+/// old document's unload handlers run after the new one commits, with
+/// nothing to tell their requests from its own.
+pub fn ends_first(shown: Option<&str>, target: &url::Url) -> bool {
+    target.fragment().is_some() || shown != Some(target.origin().ascii_serialization().as_str())
+}
+
 /// Whether a paused response is a redirect: the document that follows it
 /// is the one that commits, so scripts stay off until then.
 pub fn is_redirect(status: i64) -> bool {
@@ -236,6 +245,19 @@ mod tests {
         let request = url::Url::parse(&format!("https://example.com{}", hold.path)).unwrap();
         assert!(hold.is_hold(&request) && !is_unheld_signal(&request));
         assert!(hold.script().contains("sendBeacon"));
+    }
+
+    #[test]
+    fn a_page_goes_on_held_only_within_the_origin_it_shows() {
+        let url = |u: &str| url::Url::parse(u).unwrap();
+        let shown = Some("http://127.0.0.1:8080");
+        assert!(!ends_first(shown, &url("http://127.0.0.1:8080/state")));
+        assert!(!ends_first(shown, &url("http://127.0.0.1:8080/other?page=2")));
+        assert!(ends_first(shown, &url("http://127.0.0.1:8080/state#top")), "a fragment");
+        assert!(ends_first(shown, &url("http://localhost:8080/state")), "another site");
+        assert!(ends_first(shown, &url("http://127.0.0.1:8081/state")), "another origin");
+        assert!(ends_first(shown, &url("https://127.0.0.1:8080/state")), "another scheme");
+        assert!(ends_first(None, &url("http://127.0.0.1:8080/state")), "nothing known");
     }
 
     #[test]

@@ -107,6 +107,20 @@ enum Empty {
     ScriptsOffHold,
 }
 
+impl Empty {
+    /// Whether the next document is held by its first script.
+    fn holds(self) -> bool {
+        matches!(
+            self,
+            Empty::FreezeHold
+                | Empty::FreezeHoldHidden
+                | Empty::FreezeShownHold
+                | Empty::FreezeHoldFront
+                | Empty::ScriptsOffHold
+        )
+    }
+}
+
 #[derive(Clone, Copy)]
 struct Variant {
     name: &'static str,
@@ -291,14 +305,7 @@ async fn open(browser: &Browser, variant: Variant, origin: &str) -> Result<WarmP
     if !variant.network_events {
         page.execute(NetworkDisableParams::default()).await?;
     }
-    if matches!(
-        variant.empty,
-        Empty::FreezeHold
-            | Empty::FreezeHoldHidden
-            | Empty::FreezeShownHold
-            | Empty::FreezeHoldFront
-            | Empty::ScriptsOffHold
-    ) {
+    if variant.empty.holds() {
         let hold = AddScriptToEvaluateOnNewDocumentParams::builder()
             .source(HOLD_SCRIPT)
             .build()
@@ -338,14 +345,7 @@ async fn run(browser: &Browser, warm: &WarmPage, variant: Variant, url: &str) ->
         }
         _ => {}
     }
-    if matches!(
-        variant.empty,
-        Empty::FreezeHold
-            | Empty::FreezeHoldHidden
-            | Empty::FreezeShownHold
-            | Empty::FreezeHoldFront
-            | Empty::ScriptsOffHold
-    ) {
+    if variant.empty.holds() {
         navigate_held(browser, warm, url).await?;
     } else {
         page.goto(url).await?;

@@ -57,6 +57,29 @@ fn no_request_outlived_its_document(site: &fixture::Fixture) {
     assert!(!hits.iter().any(|hit| hit.starts_with("unload-")), "an old document's request went: {hits:?}");
 }
 
+/// Runs `read` (which returns strings) on `url` `runs` times for one
+/// scrap: each must read `expected`, and each after the first in the page
+/// the run before left.
+async fn reads_in_every_run(
+    engine: &svc_runner::ChromiumEngine,
+    url: &str,
+    read: &str,
+    key: ReuseKey,
+    runs: u64,
+    expected: &[&str],
+) {
+    for run in 0..runs {
+        match engine.run(job(url, read, key)).await.result {
+            ScriptResult::Data { json, .. } => {
+                let seen: Vec<String> = serde_json::from_str(&json).unwrap();
+                assert_eq!(seen, expected, "run {run}");
+            }
+            ScriptResult::Failed { message } => panic!("run {run}: {message}"),
+        }
+        assert_eq!(engine.runs_in_warm_pages(), run, "run {run} ran in the page the run before left");
+    }
+}
+
 /// What a page finds in a new context: nothing but the cookie its own
 /// response set.
 fn clean() -> Value {
@@ -143,16 +166,7 @@ async fn a_warm_page_reads_documents_that_are_not_html() {
     let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
     let url = format!("{}/json", site.base);
     let read = "returnData([document.body.innerText, location.href])";
-    for run in 0..3 {
-        match engine.run(job(&url, read, key)).await.result {
-            ScriptResult::Data { json, .. } => {
-                let seen: Vec<String> = serde_json::from_str(&json).unwrap();
-                assert_eq!(seen, [r#"{"items":[1,2,3]}"#, url.as_str()], "run {run}");
-            }
-            ScriptResult::Failed { message } => panic!("run {run}: {message}"),
-        }
-        assert_eq!(engine.runs_in_warm_pages(), run, "run {run} ran in the page the run before left");
-    }
+    reads_in_every_run(&engine, &url, read, key, 3, &[r#"{"items":[1,2,3]}"#, url.as_str()]).await;
     engine.close().await;
 }
 
@@ -164,16 +178,8 @@ async fn a_warm_page_loads_the_new_documents_scripts_and_styles() {
     let url = format!("{}/scripted", site.base);
     let read = "returnData([String(document.documentElement.dataset.app), \
                 getComputedStyle(document.querySelector('p')).color])";
-    for run in 0..4 {
-        match engine.run(job(&url, read, key)).await.result {
-            ScriptResult::Data { json, .. } => {
-                let seen: Vec<String> = serde_json::from_str(&json).unwrap();
-                assert_eq!(seen, ["ran", "rgb(1, 2, 3)"], "run {run}: the page's own script and stylesheet");
-            }
-            ScriptResult::Failed { message } => panic!("run {run}: {message}"),
-        }
-        assert_eq!(engine.runs_in_warm_pages(), run, "run {run} ran in the page the run before left");
-    }
+    // The page's own script and stylesheet, in every run.
+    reads_in_every_run(&engine, &url, read, key, 4, &["ran", "rgb(1, 2, 3)"]).await;
     engine.close().await;
 }
 
