@@ -69,15 +69,28 @@ async fn reads_in_every_run(
     expected: &[&str],
 ) {
     for run in 0..runs {
-        match engine.run(job(url, read, key)).await.result {
-            ScriptResult::Data { json, .. } => {
-                let seen: Vec<String> = serde_json::from_str(&json).unwrap();
-                assert_eq!(seen, expected, "run {run}");
-            }
-            ScriptResult::Failed { message } => panic!("run {run}: {message}"),
-        }
-        assert_eq!(engine.runs_in_warm_pages(), run, "run {run} ran in the page the run before left");
+        reads_in_run(engine, url, read, key, run, expected).await;
     }
+}
+
+/// Run number `run` (from 0) of a scrap's runs of `read` on `url`: it
+/// must read `expected`, in the page the run before left (but the first).
+async fn reads_in_run(
+    engine: &svc_runner::ChromiumEngine,
+    url: &str,
+    read: &str,
+    key: ReuseKey,
+    run: u64,
+    expected: &[&str],
+) {
+    match engine.run(job(url, read, key)).await.result {
+        ScriptResult::Data { json, .. } => {
+            let seen: Vec<String> = serde_json::from_str(&json).unwrap();
+            assert_eq!(seen, expected, "run {run}");
+        }
+        ScriptResult::Failed { message } => panic!("run {run}: {message}"),
+    }
+    assert_eq!(engine.runs_in_warm_pages(), run, "run {run} ran in the page the run before left");
 }
 
 /// What a page finds in a new context: nothing but the cookie its own
@@ -180,6 +193,22 @@ async fn a_warm_page_loads_the_new_documents_scripts_and_styles() {
                 getComputedStyle(document.querySelector('p')).color])";
     // The page's own script and stylesheet, in every run.
     reads_in_every_run(&engine, &url, read, key, 4, &["ran", "rgb(1, 2, 3)"]).await;
+    engine.close().await;
+}
+
+#[tokio::test]
+async fn a_warm_page_reads_nothing_an_earlier_run_cached() {
+    let site = fixture::start().await;
+    let engine = warm_engine(4);
+    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let url = format!("{}/cached", site.base);
+    let read = "returnData([String(document.documentElement.dataset.served)])";
+    // The script may be cached for an hour, by the HTTP cache or the
+    // renderer's: every run gets it from the server all the same.
+    for run in 0..4u64 {
+        let served = (run + 1).to_string();
+        reads_in_run(&engine, &url, read, key, run, &[served.as_str()]).await;
+    }
     engine.close().await;
 }
 

@@ -219,12 +219,25 @@ async fn scripted_page() -> Html<&'static str> {
     ))
 }
 
+/// A page whose script may be cached for an hour (`/asset/cached.js`,
+/// which says how many times the server sent it).
+async fn cached_page() -> Html<&'static str> {
+    Html("<!doctype html><html><head><script src=\"/asset/cached.js\"></script></head><body>cached</body></html>")
+}
+
 async fn asset(State(hits): State<Arc<Mutex<Vec<String>>>>, Path(name): Path<String>) -> Response {
     hits.lock().unwrap().push(name.clone());
     if name.ends_with(".css") {
         let css =
             "@font-face { font-family: Face; src: url(/asset/face.woff2) format('woff2'); } p { color: rgb(1, 2, 3); }";
         return ([(header::CONTENT_TYPE, "text/css")], css).into_response();
+    }
+    if name == "cached.js" {
+        // Cacheable for an hour; says how many times it was served.
+        let served = hits.lock().unwrap().iter().filter(|hit| *hit == "cached.js").count();
+        let js = format!("document.documentElement.dataset.served = '{served}';");
+        let headers = [(header::CONTENT_TYPE, "text/javascript"), (header::CACHE_CONTROL, "public, max-age=3600")];
+        return (headers, js).into_response();
     }
     if name.ends_with(".js") {
         let js = "document.documentElement.dataset.app = 'ran';";
@@ -252,6 +265,7 @@ pub async fn start() -> Fixture {
         .route("/late", get(late_items))
         .route("/assets", get(assets_page))
         .route("/scripted", get(scripted_page))
+        .route("/cached", get(cached_page))
         .route("/asset/{name}", get(asset))
         .with_state(asset_hits.clone());
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
