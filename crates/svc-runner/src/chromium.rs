@@ -35,7 +35,7 @@ use chromiumoxide::cdp::browser_protocol::browser::{
 };
 use chromiumoxide::cdp::browser_protocol::fetch::{
     ContinueRequestParams, ContinueResponseParams, EnableParams as FetchEnableParams, EventRequestPaused,
-    FailRequestParams, FulfillRequestParams, HeaderEntry, RequestId as PausedRequestId, RequestPattern, RequestStage,
+    FailRequestParams, FulfillRequestParams, RequestId as PausedRequestId, RequestPattern, RequestStage,
 };
 use chromiumoxide::cdp::browser_protocol::inspector::{EnableParams as InspectorEnableParams, EventTargetCrashed};
 use chromiumoxide::cdp::browser_protocol::network::{
@@ -158,9 +158,63 @@ enum HoldEvent {
     CouldNotHold,
 }
 
-/// The cookie clearing a warm page's next run starts with its navigation:
-/// the guard lets the main document's request go once it is done.
-type CookieClearing = Arc<std::sync::Mutex<Option<tokio::task::JoinHandle<Result<(), String>>>>>;
+/// What a page's request guard and the runs in the page share.
+struct PageState {
+    /// The first document request the guard refused during the run, and why.
+    refused_document: Mutex<Option<String>>,
+    /// What the run loads besides what every run does; set from its job
+    /// before it navigates (the guard skips the rest). `None` between runs:
+    /// the guard refuses every request.
+    loads: std::sync::Mutex<Option<Loads>>,
+    /// The documents the guard let through since the page was last
+    /// emptied: where the run may have left storage.
+    reach: std::sync::Mutex<StorageReach>,
+    /// Where the page is between two runs of its scrap (page_hold.rs).
+    phase: std::sync::Mutex<Phase>,
+    /// The origin of the last top-level document the guard let go (none
+    /// after `about:blank`): a warm page is held only within it.
+    shown: std::sync::Mutex<Option<String>>,
+    /// The context's cookies when the next document answered, before it
+    /// committed (theirs and their redirects' included): what the cookie
+    /// jar is set back to when that document is held.
+    jar: std::sync::Mutex<Option<Vec<Cookie>>>,
+    /// The cookie clearing a warm page's next run starts with its
+    /// navigation: the guard lets the main document's request go once it
+    /// is done.
+    clearing: std::sync::Mutex<Option<tokio::task::JoinHandle<Result<(), String>>>>,
+}
+
+impl PageState {
+    fn new() -> PageState {
+        PageState {
+            refused_document: Mutex::new(None),
+            loads: std::sync::Mutex::new(None),
+            reach: std::sync::Mutex::new(StorageReach::default()),
+            phase: std::sync::Mutex::new(Phase::Running),
+            shown: std::sync::Mutex::new(None),
+            jar: std::sync::Mutex::new(None),
+            clearing: std::sync::Mutex::new(None),
+        }
+    }
+
+    fn phase(&self) -> Phase {
+        *self.phase.lock().expect("phase lock")
+    }
+
+    fn set_phase(&self, phase: Phase) {
+        *self.phase.lock().expect("phase lock") = phase;
+    }
+
+    /// Moves the page from phase `from` to `to`, if it is in `from`.
+    fn advance(&self, from: Phase, to: Phase) -> bool {
+        let mut phase = self.phase.lock().expect("phase lock");
+        let moved = *phase == from;
+        if moved {
+            *phase = to;
+        }
+        moved
+    }
+}
 
 /// A browser context with one page, guarded and metered: used by one run
 /// at a time, and by the runs of one scrap only.
@@ -168,19 +222,8 @@ struct FreshPage {
     warm: Arc<WarmBrowser>,
     context: BrowserContextId,
     page: Page,
-    refused_document: Arc<Mutex<Option<String>>>,
-    /// What the run loads besides what every run does; set from its job
-    /// before it navigates (the guard skips the rest). `None` between runs:
-    /// the guard refuses every request.
-    loads: Arc<std::sync::Mutex<Option<Loads>>>,
-    /// The documents the guard let through since the page was last
-    /// emptied: where the run may have left storage.
-    reach: Arc<std::sync::Mutex<StorageReach>>,
-    /// Where the page is between two runs of its scrap (page_hold.rs).
-    phase: Arc<std::sync::Mutex<Phase>>,
-    /// The origin of the last top-level document the guard let go (none
-    /// after `about:blank`): a warm page is held only within it.
-    shown: Arc<std::sync::Mutex<Option<String>>>,
+    /// Shared with the page's request guard.
+    state: Arc<PageState>,
     /// The held requests of the page's new documents (page_hold.rs), to be
     /// answered once what the previous run left is cleared again.
     holds: tokio::sync::mpsc::UnboundedReceiver<HoldEvent>,
@@ -189,12 +232,6 @@ struct FreshPage {
     releases: tokio::sync::mpsc::UnboundedSender<bool>,
     /// Whether the hold script is on the page's new documents (from its first parking).
     hold_installed: bool,
-    /// The context's cookies when the next document answered, before it
-    /// committed (theirs and their redirects' included): what the cookie
-    /// jar is set back to when that document is held.
-    jar: Arc<std::sync::Mutex<Option<Vec<Cookie>>>>,
-    /// The cookie clearing under way for the next document request, if any.
-    clearing: CookieClearing,
     /// Set when emptying the page for a run failed, or its new document
     /// could not be held: it serves no other run.
     spoiled: Option<Spoiled>,
@@ -417,15 +454,9 @@ impl Inner {
                 return Err(format!("the browser failed: {e}"));
             }
         };
-        let refused_document = Arc::new(Mutex::new(None));
-        let loads = Arc::new(std::sync::Mutex::new(None));
-        let reach = Arc::new(std::sync::Mutex::new(StorageReach::default()));
-        let phase = Arc::new(std::sync::Mutex::new(Phase::Running));
-        let shown = Arc::new(std::sync::Mutex::new(None));
+        let state = Arc::new(PageState::new());
         let (hold_tx, holds) = tokio::sync::mpsc::unbounded_channel();
         let (releases, released) = tokio::sync::mpsc::unbounded_channel();
-        let jar = Arc::new(std::sync::Mutex::new(None));
-        let clearing: CookieClearing = Arc::new(std::sync::Mutex::new(None));
         let opened = async {
             let params = CreateTargetParams::builder()
                 .url("about:blank")
@@ -435,18 +466,12 @@ impl Inner {
             let page = warm.browser.new_page(params).await.map_err(|e| format!("cannot open a page: {e}"))?;
             let guard = Guard {
                 allow_private: self.allow_private,
-                refused_document: refused_document.clone(),
-                loads: loads.clone(),
-                reach: reach.clone(),
-                phase: phase.clone(),
-                shown: shown.clone(),
+                state: state.clone(),
                 hold: self.hold.clone(),
                 hold_tx,
                 releases: released,
                 warm: warm.clone(),
                 context: context.clone(),
-                jar: jar.clone(),
-                clearing: clearing.clone(),
             };
             guard.start(&page).await?;
             // Every page, so that a scrap's first run sees what the runs in
@@ -466,17 +491,11 @@ impl Inner {
                 warm,
                 context,
                 page,
-                refused_document,
-                loads,
-                reach,
-                phase,
-                shown,
+                state,
                 holds,
                 releases,
                 hold_installed: false,
                 spoiled: None,
-                jar,
-                clearing,
                 frozen: false,
                 window: None,
                 left: StorageReach::default(),
@@ -648,14 +667,10 @@ async fn sweep_idle(engine: std::sync::Weak<Inner>) {
     }
 }
 
-/// What the request guard of a page shares with its runs.
+/// The request guard of a page, and what it shares with the page's runs.
 struct Guard {
     allow_private: bool,
-    refused_document: Arc<Mutex<Option<String>>>,
-    loads: Arc<std::sync::Mutex<Option<Loads>>>,
-    reach: Arc<std::sync::Mutex<StorageReach>>,
-    phase: Arc<std::sync::Mutex<Phase>>,
-    shown: Arc<std::sync::Mutex<Option<String>>>,
+    state: Arc<PageState>,
     hold: Hold,
     hold_tx: tokio::sync::mpsc::UnboundedSender<HoldEvent>,
     /// From the run, once a held document's clearings are done (`true`)
@@ -664,8 +679,6 @@ struct Guard {
     releases: tokio::sync::mpsc::UnboundedReceiver<bool>,
     warm: Arc<WarmBrowser>,
     context: BrowserContextId,
-    jar: Arc<std::sync::Mutex<Option<Vec<Cookie>>>>,
-    clearing: CookieClearing,
 }
 
 impl Guard {
@@ -673,21 +686,7 @@ impl Guard {
     /// may load; pauses documents' answers too, for a warm page's next
     /// document (page_hold.rs).
     async fn start(self, page: &Page) -> Result<(), String> {
-        let Guard {
-            allow_private,
-            refused_document,
-            loads,
-            reach,
-            phase,
-            shown,
-            hold,
-            hold_tx,
-            mut releases,
-            warm,
-            context,
-            jar,
-            clearing,
-        } = self;
+        let Guard { allow_private, state, hold, hold_tx, mut releases, warm, context } = self;
         let main_frame = page.mainframe().await.map_err(|e| e.to_string())?.ok_or("the page has no main frame")?;
         let mut paused = page.event_listener::<EventRequestPaused>().await.map_err(|e| e.to_string())?;
         let requests = RequestPattern::builder().url_pattern("*").request_stage(RequestStage::Request).build();
@@ -703,12 +702,7 @@ impl Guard {
             page: page.clone(),
             main_frame: main_frame.clone(),
             allow_private,
-            refused_document,
-            loads,
-            reach,
-            phase: phase.clone(),
-            shown,
-            clearing,
+            state: state.clone(),
             verdicts: HashMap::new(),
         };
         let page = page.clone();
@@ -742,14 +736,7 @@ impl Guard {
                     let commits = main_document
                         && event.response_error_reason.is_none()
                         && !page_hold::is_redirect(event.response_status_code.unwrap_or(0));
-                    let answers_parked = commits && {
-                        let mut phase = phase.lock().expect("phase lock");
-                        let parked = *phase == Phase::Parked;
-                        if parked {
-                            *phase = Phase::Navigating;
-                        }
-                        parked
-                    };
+                    let answers_parked = commits && state.advance(Phase::Parked, Phase::Navigating);
                     if answers_parked {
                         // The jar now: what the navigation's answers set (the
                         // run emptied it before navigating), before the old
@@ -757,42 +744,35 @@ impl Guard {
                         // does not show `Set-Cookie`, so it is read every time.
                         let params = StorageGetCookies::builder().browser_context_id(context.clone()).build();
                         let cookies = warm.browser.execute(params).await.map(|r| r.result.cookies);
-                        *jar.lock().expect("jar lock") = cookies.ok();
+                        *state.jar.lock().expect("jar lock") = cookies.ok();
                     }
                     // A top-level document that forbids synchronous requests
                     // could not be held: that member of its policy is dropped.
                     let headers = event.response_headers.as_deref().unwrap_or_default();
-                    let rewritten =
-                        commits && headers.iter().any(|h| page_hold::without_sync_xhr_ban(&h.name, &h.value).is_some());
-                    let sent = if rewritten {
-                        let headers: Vec<HeaderEntry> = headers
-                            .iter()
-                            .filter_map(|h| match page_hold::without_sync_xhr_ban(&h.name, &h.value) {
-                                None => Some(h.clone()),
-                                Some(kept) if kept.is_empty() => None,
-                                Some(kept) => Some(HeaderEntry::new(h.name.clone(), kept)),
-                            })
-                            .collect();
-                        // Chromium takes new headers only with the status.
-                        let params = ContinueResponseParams::builder()
+                    let lifted = commits.then(|| page_hold::headers_without_sync_xhr_ban(headers)).flatten();
+                    // Chromium takes new headers only with the status.
+                    let rewrite = lifted.and_then(|headers| {
+                        ContinueResponseParams::builder()
                             .request_id(event.request_id.clone())
                             .response_code(event.response_status_code.unwrap_or(200))
                             .response_headers(headers)
-                            .build();
-                        let rewritten = match params {
-                            Ok(params) => page.execute(params).await.map(drop),
-                            Err(e) => Err(chromiumoxide::error::CdpError::ChromeMessage(e)),
-                        };
-                        match rewritten {
-                            Ok(()) => Ok(()),
+                            .build()
+                            .ok()
+                    });
+                    let rewritten = match rewrite {
+                        Some(params) => match page.execute(params).await {
+                            Ok(_) => true,
                             // As it came, rather than paused for good.
                             Err(e) => {
                                 tracing::debug!("could not rewrite a document's policy: {e}");
-                                answered(page.execute(ContinueRequestParams::new(event.request_id.clone())).await)
+                                false
                             }
-                        }
-                    } else {
-                        answered(page.execute(ContinueRequestParams::new(event.request_id.clone())).await)
+                        },
+                        None => false,
+                    };
+                    let sent = match rewritten {
+                        true => Ok(()),
+                        false => answered(page.execute(ContinueRequestParams::new(event.request_id.clone())).await),
                     };
                     if sent.is_err() {
                         break;
@@ -803,33 +783,17 @@ impl Guard {
                 if url.as_ref().is_some_and(|u| hold.is_hold(u) && page_hold::is_unheld_signal(u)) {
                     // The hold script could not make its request: the
                     // document runs unheld, nothing more of it goes.
-                    let unheld = {
-                        let mut phase = phase.lock().expect("phase lock");
-                        let navigating = *phase == Phase::Navigating && event.frame_id == main_frame;
-                        if navigating {
-                            *phase = Phase::Ending;
-                        }
-                        navigating
-                    };
-                    if unheld {
+                    if event.frame_id == main_frame && state.advance(Phase::Navigating, Phase::Ending) {
                         let _ = hold_tx.send(HoldEvent::CouldNotHold);
                     }
-                    let refused = FailRequestParams::new(event.request_id.clone(), ErrorReason::BlockedByClient);
-                    if answered(page.execute(refused).await).is_err() {
+                    if judge.refuse(&event, "the hold's signal".into()).await.is_err() {
                         break;
                     }
                     continue;
                 }
                 if url.as_ref().is_some_and(|u| hold.is_hold(u)) {
-                    let held = {
-                        let mut phase = phase.lock().expect("phase lock");
-                        // From the top-level document: the script holds no iframe.
-                        let navigating = *phase == Phase::Navigating && event.frame_id == main_frame;
-                        if navigating {
-                            *phase = Phase::Held;
-                        }
-                        navigating
-                    };
+                    // From the top-level document: the script holds no iframe.
+                    let held = event.frame_id == main_frame && state.advance(Phase::Navigating, Phase::Held);
                     // The run answers it once it has cleared; otherwise nothing to clear.
                     if held && hold_tx.send(HoldEvent::Held(event.request_id.clone())).is_ok() {
                         continue;
@@ -840,7 +804,7 @@ impl Guard {
                     }
                     continue;
                 }
-                let waits = match *phase.lock().expect("phase lock") {
+                let waits = match state.phase() {
                     Phase::Navigating | Phase::Held => {
                         !main_document
                             && page_hold::waits_for_the_hold(
@@ -868,12 +832,7 @@ struct Judge {
     page: Page,
     main_frame: FrameId,
     allow_private: bool,
-    refused_document: Arc<Mutex<Option<String>>>,
-    loads: Arc<std::sync::Mutex<Option<Loads>>>,
-    reach: Arc<std::sync::Mutex<StorageReach>>,
-    phase: Arc<std::sync::Mutex<Phase>>,
-    shown: Arc<std::sync::Mutex<Option<String>>>,
-    clearing: CookieClearing,
+    state: Arc<PageState>,
     /// Per origin: whether the address it resolves to may be reached.
     verdicts: HashMap<String, Result<(), String>>,
 }
@@ -885,13 +844,13 @@ impl Judge {
         let main_document = event.resource_type == ResourceType::Document && event.frame_id == self.main_frame;
         // A warm page's next document goes once the cookies it must not
         // carry are cleared (`navigate`).
-        let clearing = main_document.then(|| self.clearing.lock().expect("clearing lock").take()).flatten();
+        let clearing = main_document.then(|| self.state.clearing.lock().expect("clearing lock").take()).flatten();
         let cleared = match clearing {
             Some(clearing) => clearing.await.unwrap_or_else(|e| Err(e.to_string())),
             None => Ok(()),
         };
-        let run_loads = *self.loads.lock().expect("loads lock");
-        let phase = *self.phase.lock().expect("phase lock");
+        let run_loads = *self.state.loads.lock().expect("loads lock");
+        let phase = self.state.phase();
         // Until the next document is held, nothing but it is this run's.
         let unloading = matches!(phase, Phase::Parked | Phase::Navigating | Phase::Held);
         let url = url::Url::parse(&event.request.url).ok();
@@ -925,9 +884,9 @@ impl Judge {
                 if event.resource_type == ResourceType::Document
                     && let Some(url) = &url
                 {
-                    self.reach.lock().expect("reach lock").note_document(url, main_document);
+                    self.state.reach.lock().expect("reach lock").note_document(url, main_document);
                     if main_document {
-                        *self.shown.lock().expect("shown lock") = Some(url.origin().ascii_serialization());
+                        *self.state.shown.lock().expect("shown lock") = Some(url.origin().ascii_serialization());
                     }
                 }
                 answered(self.page.execute(ContinueRequestParams::new(event.request_id.clone())).await)
@@ -939,7 +898,7 @@ impl Judge {
     /// Refuses `event`'s request, noting why when it is a document.
     async fn refuse(&self, event: &EventRequestPaused, why: String) -> Result<(), ()> {
         if event.resource_type == ResourceType::Document {
-            self.refused_document.lock().await.get_or_insert(format!("{}: {why}", event.request.url));
+            self.state.refused_document.lock().await.get_or_insert(format!("{}: {why}", event.request.url));
         }
         let fail = FailRequestParams::new(event.request_id.clone(), ErrorReason::BlockedByClient);
         answered(self.page.execute(fail).await)
@@ -1030,7 +989,8 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
     };
     let started = Instant::now();
     let navigated = navigate(fresh, &job.url).await;
-    let FreshPage { page, refused_document, watch, .. } = fresh;
+    let FreshPage { page, state, watch, .. } = fresh;
+    let refused_document = &state.refused_document;
     // Restored once: a document loaded later in the run keeps what the run wrote.
     if let Some(script) = restored {
         let _ = page.execute(RemoveScriptToEvaluateOnNewDocumentParams::new(script)).await;
@@ -1158,14 +1118,14 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
             let _ = fresh.page.execute(FulfillRequestParams::new(id, page_hold::NOTHING)).await;
         }
     }
-    let parked = *fresh.phase.lock().expect("phase lock") == Phase::Parked;
+    let parked = fresh.state.phase() == Phase::Parked;
     // A URL with a fragment would be a same-document navigation in a page
     // already showing it, and another origin's document may get another
     // renderer (page_hold::ends_first): `about:blank` first (what the old
     // document does once thawed is cleared later, as below).
-    let shown_origin = fresh.shown.lock().expect("shown lock").clone();
+    let shown_origin = fresh.state.shown.lock().expect("shown lock").clone();
     if parked && url::Url::parse(url).is_ok_and(|u| page_hold::ends_first(shown_origin.as_deref(), &u)) {
-        *fresh.phase.lock().expect("phase lock") = Phase::Ending;
+        fresh.state.set_phase(Phase::Ending);
         let ended = async {
             thaw(&fresh.warm, &fresh.page, &mut fresh.frozen, &mut fresh.window).await?;
             fresh.page.goto("about:blank").await.map_err(|e| e.to_string())?;
@@ -1178,8 +1138,8 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
             fresh.spoiled = Some(Spoiled::NotEmptied);
             return Err(format!("the page could not be emptied of the previous run: {e}"));
         }
-        *fresh.shown.lock().expect("shown lock") = None;
-        *fresh.phase.lock().expect("phase lock") = Phase::Parked;
+        *fresh.state.shown.lock().expect("shown lock") = None;
+        fresh.state.set_phase(Phase::Parked);
     }
     if parked {
         // A cookie the old page set just before it was frozen can
@@ -1188,24 +1148,9 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
         // while the navigation starts; the guard holds the request until done.
         let (warm, context) = (fresh.warm.clone(), fresh.context.clone());
         let clearing = tokio::spawn(async move { clear_cookies(&warm, &context).await });
-        *fresh.clearing.lock().expect("clearing lock") = Some(clearing);
+        *fresh.state.clearing.lock().expect("clearing lock") = Some(clearing);
     }
-    let FreshPage {
-        warm,
-        context,
-        page,
-        holds,
-        releases,
-        left,
-        phase,
-        shown,
-        jar,
-        clearing,
-        frozen,
-        window,
-        spoiled,
-        ..
-    } = fresh;
+    let FreshPage { warm, context, page, state, holds, releases, left, frozen, window, spoiled, .. } = fresh;
     let goto = page.goto(url);
     tokio::pin!(goto);
     let mut unclean = None;
@@ -1225,7 +1170,7 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
                 };
                 // What the old document's unload handlers wrote: storage,
                 // and cookies (the jar goes back to what it held before).
-                let jar_then = jar.lock().expect("jar lock").take();
+                let jar_then = state.jar.lock().expect("jar lock").take();
                 let reach: &StorageReach = left;
                 let clearing = async {
                     // Clearing an origin's storage takes its cookies too: the
@@ -1248,7 +1193,7 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
                     };
                     // What the new document asked for meanwhile goes now, or
                     // nothing more of the page does.
-                    *phase.lock().expect("phase lock") = if cleared.is_ok() { Phase::Running } else { Phase::Ending };
+                    state.set_phase(if cleared.is_ok() { Phase::Running } else { Phase::Ending });
                     let _ = releases.send(cleared.is_ok());
                     cleared
                 };
@@ -1275,14 +1220,14 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
         }
     };
     // A navigation that sent no request (it failed first) leaves the clearing here.
-    let left_clearing = clearing.lock().expect("clearing lock").take();
+    let left_clearing = state.clearing.lock().expect("clearing lock").take();
     if let Some(clearing) = left_clearing
         && let Err(e) = clearing.await.unwrap_or_else(|e| Err(e.to_string()))
     {
         unclean.get_or_insert(e);
     }
     let unheld = {
-        let mut phase = phase.lock().expect("phase lock");
+        let mut phase = state.phase.lock().expect("phase lock");
         let unheld = *phase != Phase::Running;
         if unheld {
             // The old document may run again while it is ended: nothing it asks for goes.
@@ -1303,7 +1248,7 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
             Ok(()) => end_unheld(warm, context, page, left).await,
             Err(e) => Err(e),
         };
-        *shown.lock().expect("shown lock") = None;
+        *state.shown.lock().expect("shown lock") = None;
         if let Err(e) = ended {
             unclean.get_or_insert(e);
         }
@@ -1315,7 +1260,7 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
             Err(format!("the page could not be emptied of the previous run: {e}"))
         }
         None => {
-            *phase.lock().expect("phase lock") = Phase::Running;
+            state.set_phase(Phase::Running);
             navigated
         }
     }
@@ -1439,7 +1384,7 @@ async fn clear_storage(page: &Page, reach: &StorageReach) -> Result<(), String> 
 ///
 /// The HTTP cache needs nothing: no page uses it (`prepare`).
 async fn empty(fresh: &mut FreshPage, hold: &Hold) -> Result<(), String> {
-    *fresh.loads.lock().expect("loads lock") = None;
+    *fresh.state.loads.lock().expect("loads lock") = None;
     let page = &fresh.page;
     // Frozen: no task of the document runs any more, in any world (scripts
     // turned off would stop the page's own, not the isolated world's timers).
@@ -1450,13 +1395,13 @@ async fn empty(fresh: &mut FreshPage, hold: &Hold) -> Result<(), String> {
     // Hidden already (frozen); minimized now, so that restoring the window
     // is all it takes to show the page again (`thaw`).
     set_window_state(&fresh.warm, page, &mut fresh.window, WindowState::Minimized).await?;
-    *fresh.phase.lock().expect("phase lock") = Phase::Parked;
+    fresh.state.set_phase(Phase::Parked);
     if !fresh.hold_installed {
         let script = AddScriptToEvaluateOnNewDocumentParams::builder().source(hold.script()).build()?;
         page.execute(script).await.map_err(|e| format!("the hold script: {e}"))?;
         fresh.hold_installed = true;
     }
-    let reach = std::mem::take(&mut *fresh.reach.lock().expect("reach lock"));
+    let reach = std::mem::take(&mut *fresh.state.reach.lock().expect("reach lock"));
     fresh.left.absorb(reach);
     // After the freeze: the document could otherwise register a worker or
     // add a history entry after these.
@@ -1470,7 +1415,7 @@ async fn empty(fresh: &mut FreshPage, hold: &Hold) -> Result<(), String> {
     let (workers, history) = tokio::join!(futures::future::try_join_all(workers), history);
     workers?;
     history?;
-    *fresh.refused_document.lock().await = None;
+    *fresh.state.refused_document.lock().await = None;
     fresh.bytes.reset();
     fresh.watch.forget();
     Ok(())
@@ -1609,7 +1554,7 @@ impl Engine for ChromiumEngine {
                 }
             };
             fresh.warm.count_run();
-            *fresh.loads.lock().expect("loads lock") = Some(job.loads);
+            *fresh.state.loads.lock().expect("loads lock") = Some(job.loads);
             let remaining = job.timeout.saturating_sub(started.elapsed());
             let egress = self.inner.pool.egress_of(job.tier);
             let mut crashed = fresh.crashed.take();

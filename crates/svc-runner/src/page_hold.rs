@@ -52,6 +52,7 @@
 //! `Permissions-Policy: sync-xhr=()` is dropped from its answer for the
 //! same reason ([`without_sync_xhr_ban`]).
 
+use chromiumoxide::cdp::browser_protocol::fetch::HeaderEntry;
 use chromiumoxide::cdp::browser_protocol::network::ResourceType;
 
 /// The hold's answer when the run cleared what the old document left: the
@@ -184,6 +185,24 @@ pub fn ends_first(shown: Option<&str>, target: &url::Url) -> bool {
     target.fragment().is_some() || shown != Some(target.origin().ascii_serialization().as_str())
 }
 
+/// A top-level document's response headers with [`without_sync_xhr_ban`]
+/// applied (a policy left empty goes), or `None` when none forbids what
+/// the hold needs.
+pub fn headers_without_sync_xhr_ban(headers: &[HeaderEntry]) -> Option<Vec<HeaderEntry>> {
+    let mut lifted = false;
+    let kept = headers
+        .iter()
+        .filter_map(|h| match without_sync_xhr_ban(&h.name, &h.value) {
+            None => Some(h.clone()),
+            Some(kept) => {
+                lifted = true;
+                (!kept.is_empty()).then(|| HeaderEntry::new(h.name.clone(), kept))
+            }
+        })
+        .collect();
+    lifted.then_some(kept)
+}
+
 /// Whether a paused response is a redirect: the document that follows it
 /// is the one that commits, so scripts stay off until then.
 pub fn is_redirect(status: i64) -> bool {
@@ -235,6 +254,23 @@ mod tests {
         assert_eq!(without_sync_xhr_ban("Permissions-Policy", "geolocation=(self)"), None);
         assert_eq!(without_sync_xhr_ban("Permissions-Policy", "sync-xhr-like=()"), None);
         assert_eq!(without_sync_xhr_ban("Content-Security-Policy", "sync-xhr=()"), None);
+    }
+
+    #[test]
+    fn headers_keep_all_but_the_ban() {
+        let header = |name: &str, value: &str| HeaderEntry::new(name, value);
+        let names = |headers: Vec<HeaderEntry>| headers.into_iter().map(|h| (h.name, h.value)).collect::<Vec<_>>();
+        let plain = [header("content-type", "text/html"), header("permissions-policy", "camera=()")];
+        assert!(headers_without_sync_xhr_ban(&plain).is_none());
+        let banned = [header("content-type", "text/html"), header("Permissions-Policy", "sync-xhr=(), camera=()")];
+        let lifted = names(headers_without_sync_xhr_ban(&banned).unwrap());
+        assert_eq!(
+            lifted,
+            [("content-type".into(), "text/html".into()), ("Permissions-Policy".into(), "camera=()".into())]
+        );
+        let only = [header("content-type", "text/html"), header("feature-policy", "sync-xhr 'none'")];
+        let lifted = names(headers_without_sync_xhr_ban(&only).unwrap());
+        assert_eq!(lifted, [("content-type".to_string(), "text/html".to_string())], "an empty policy goes");
     }
 
     #[test]
