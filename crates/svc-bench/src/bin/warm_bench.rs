@@ -237,10 +237,8 @@ struct WarmPage {
         tokio::sync::mpsc::UnboundedReceiver<chromiumoxide::cdp::browser_protocol::fetch::RequestId>,
     >,
     frozen: std::sync::atomic::AtomicBool,
-    /// Whether the next hold shows the page again (`freeze-hold`).
-    shown: std::sync::atomic::AtomicBool,
-    /// Whether the next hold brings the page to the front (`freeze-hold-front`).
-    front: std::sync::atomic::AtomicBool,
+    /// How the page is emptied (and so how a frozen page is shown at the hold).
+    empty: Empty,
     window: std::sync::Mutex<Option<chromiumoxide::cdp::browser_protocol::browser::WindowId>>,
     /// Scripts are off until the next document's response (the guard turns them on).
     scripts_off: Arc<std::sync::atomic::AtomicBool>,
@@ -326,8 +324,7 @@ async fn open(browser: &Browser, variant: Variant, origin: &str) -> Result<WarmP
         origin: origin.to_string(),
         ready: tokio::sync::Mutex::new(ready_rx),
         frozen: false.into(),
-        shown: false.into(),
-        front: false.into(),
+        empty: variant.empty,
         window: std::sync::Mutex::new(None),
         scripts_off,
         parked_off: false.into(),
@@ -387,11 +384,12 @@ async fn navigate_held(browser: &Browser, warm: &WarmPage, url: &str) -> Result<
     if was_frozen {
         page.execute(SetWebLifecycleStateParams::new(SetWebLifecycleStateState::Active)).await?;
     }
-    if warm.shown.swap(false, std::sync::atomic::Ordering::SeqCst) {
-        show(browser, warm).await?;
-    }
-    if warm.front.swap(false, std::sync::atomic::Ordering::SeqCst) {
-        page.execute(chromiumoxide::cdp::browser_protocol::page::BringToFrontParams::default()).await?;
+    match warm.empty {
+        Empty::FreezeHold if was_frozen => show(browser, warm).await?,
+        Empty::FreezeHoldFront if was_frozen => {
+            page.execute(chromiumoxide::cdp::browser_protocol::page::BringToFrontParams::default()).await?;
+        }
+        _ => {}
     }
     if was_frozen {
         // What the old document's unload handlers wrote, at the commit (not
@@ -491,8 +489,6 @@ async fn empty(browser: &Browser, warm: &WarmPage, how: Empty) -> Result<()> {
                 show(browser, warm).await?;
             }
             warm.frozen.store(true, std::sync::atomic::Ordering::SeqCst);
-            warm.shown.store(how == Empty::FreezeHold, std::sync::atomic::Ordering::SeqCst);
-            warm.front.store(how == Empty::FreezeHoldFront, std::sync::atomic::Ordering::SeqCst);
             let cookies = ClearCookiesParams::builder().browser_context_id(warm.context.clone()).build();
             let (a, b, c) = tokio::join!(
                 browser.execute(cookies),
