@@ -38,6 +38,7 @@ use chromiumoxide::cdp::browser_protocol::fetch::{
     FailRequestParams, FulfillRequestParams, RequestId as PausedRequestId, RequestPattern, RequestStage,
 };
 use chromiumoxide::cdp::browser_protocol::inspector::{EnableParams as InspectorEnableParams, EventTargetCrashed};
+use chromiumoxide::cdp::browser_protocol::log::DisableParams as LogDisableParams;
 use chromiumoxide::cdp::browser_protocol::network::{
     Cookie, ErrorReason, EventDataReceived, EventLoadingFinished, EventResponseReceived, ResourceType,
     SetCacheDisabledParams,
@@ -47,6 +48,7 @@ use chromiumoxide::cdp::browser_protocol::page::{
     RemoveScriptToEvaluateOnNewDocumentParams, ResetNavigationHistoryParams, ScriptIdentifier, SetBypassCspParams,
     SetWebLifecycleStateParams, SetWebLifecycleStateState,
 };
+use chromiumoxide::cdp::browser_protocol::performance::DisableParams as PerformanceDisableParams;
 use chromiumoxide::cdp::browser_protocol::storage::{
     ClearCookiesParams as StorageClearCookies, ClearDataForOriginParams, ClearDataForStorageKeyParams,
     GetCookiesParams as StorageGetCookies, SetCookiesParams as StorageSetCookies,
@@ -484,6 +486,11 @@ impl Inner {
             let watch = Watch::new(&page).await?;
             let crashed = page.event_listener::<EventTargetCrashed>().await.map_err(|e| e.to_string())?;
             page.execute(InspectorEnableParams::default()).await.map_err(|e| e.to_string())?;
+            // chromiumoxide turns these on for every page; svc reads neither
+            // the page's metrics nor its log, which every page load would
+            // otherwise keep count of and send (a refused image is a log entry).
+            page.execute(PerformanceDisableParams::default()).await.map_err(|e| e.to_string())?;
+            page.execute(LogDisableParams::default()).await.map_err(|e| e.to_string())?;
             Ok::<_, String>((page, bytes, watch, crashed))
         };
         match tokio::time::timeout(PREPARE_TIMEOUT, opened).await {
@@ -1597,7 +1604,7 @@ impl Engine for ChromiumEngine {
             ScriptResult::Failed { .. } => Some(snapshot(&fresh.page, outcome.selector.clone()).await),
             ScriptResult::Data { .. } => None,
         };
-        let html = match (&snap, job.capture_page) {
+        let html = match (&snap, job.capture_page.wants(&outcome.result)) {
             (_, false) => None,
             (Some(snap), true) if snap["html"].is_string() => snap["html"].as_str().map(str::to_string),
             (_, true) => tokio::time::timeout(SNAPSHOT_TIMEOUT, page_html(&fresh.page)).await.ok().flatten(),

@@ -19,6 +19,9 @@ use std::collections::BTreeSet;
 pub struct StorageReach {
     origins: BTreeSet<String>,
     top_level_sites: BTreeSet<String>,
+    /// Whether any of the documents was an iframe's: without one nothing
+    /// was partitioned.
+    subframes: bool,
 }
 
 impl StorageReach {
@@ -30,6 +33,8 @@ impl StorageReach {
         self.origins.insert(url.origin().ascii_serialization());
         if main_frame {
             self.top_level_sites.extend(candidate_sites(url));
+        } else {
+            self.subframes = true;
         }
     }
 
@@ -40,9 +45,14 @@ impl StorageReach {
 
     /// The partitioned storage keys to clear: every document origin under
     /// every site its top-level page may have been on, and with the
-    /// cross-site ancestor bit. Keys that hold nothing cost one call each.
+    /// cross-site ancestor bit. Keys that hold nothing cost one call each,
+    /// so none when no iframe loaded a document (only an iframe's storage
+    /// is partitioned, and its document came through the guard).
     pub fn partitioned_keys(&self) -> Vec<String> {
         let mut keys = Vec::new();
+        if !self.subframes {
+            return keys;
+        }
         for origin in &self.origins {
             for site in &self.top_level_sites {
                 if !origin.starts_with(&format!("{site}:")) && origin != site {
@@ -63,6 +73,7 @@ impl StorageReach {
     pub fn absorb(&mut self, other: StorageReach) {
         self.origins.extend(other.origins);
         self.top_level_sites.extend(other.top_level_sites);
+        self.subframes |= other.subframes;
     }
 }
 
@@ -116,6 +127,21 @@ mod tests {
             reach.partitioned_keys(),
             ["http://127.0.0.1:4000/^31", "http://localhost:4000/^0http://127.0.0.1", "http://localhost:4000/^31"]
         );
+    }
+
+    #[test]
+    fn without_an_iframe_nothing_is_partitioned() {
+        let mut reach = StorageReach::default();
+        reach.note_document(&url("http://127.0.0.1:4000/state"), true);
+        reach.note_document(&url("http://localhost:4000/other"), true);
+        assert_eq!(reach.origins().count(), 2);
+        assert!(reach.partitioned_keys().is_empty());
+        // An iframe in a later run of the page, before the clearing.
+        let mut later = StorageReach::default();
+        later.note_document(&url("http://localhost:4000/state-frame"), false);
+        reach.absorb(later);
+        assert!(reach.partitioned_keys().contains(&"http://localhost:4000/^0http://127.0.0.1".to_string()));
+        assert!(reach.partitioned_keys().contains(&"http://127.0.0.1:4000/^31".to_string()));
     }
 
     #[test]

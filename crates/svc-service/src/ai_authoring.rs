@@ -14,7 +14,7 @@ use svc_domain::task::{Task, TaskState};
 
 use crate::ai_prompts::{self, Attempt, SNAPSHOT_BUDGET_TOKENS};
 use crate::ai_spend::Spend;
-use crate::engine::RunJob;
+use crate::engine::{PageCapture, RunJob};
 use crate::model_answer::script_from;
 use crate::page_snapshot::snapshot;
 use crate::run_outcome::{EngineReport, ScriptResult, short_error};
@@ -48,7 +48,7 @@ pub(crate) async fn run_script(
     task: ObjectId,
     url: &str,
     script: &str,
-    capture_page: bool,
+    capture_page: PageCapture,
 ) -> std::result::Result<EngineReport, String> {
     let loads = check_request(script).map_err(|e| e.to_string())?;
     let job = RunJob {
@@ -94,7 +94,7 @@ pub(crate) async fn run_script_with(
         triggered_by: TriggeredBy::Cron.as_str(),
         timeout: cx.run_timeout,
         loads,
-        capture_page: false,
+        capture_page: PageCapture::Never,
         tier,
         account: login.account.clone(),
         session: login.session.clone(),
@@ -117,7 +117,7 @@ async fn page_outline(
     terms: &str,
     spend: &mut Spend,
 ) -> std::result::Result<String, String> {
-    let report = run_script(cx, task.id, url, PROBE, true).await?;
+    let report = run_script(cx, task.id, url, PROBE, PageCapture::Always).await?;
     spend.page_load(&report);
     if let ScriptResult::Failed { message } = &report.result {
         return Err(format!("the page could not be loaded: {message}"));
@@ -240,7 +240,7 @@ pub(crate) async fn generate(cx: &TaskContext<'_>, task: &Task) -> Result<TaskOu
                     continue;
                 }
             };
-            let report = match run_script(cx, task.id, url, &script, false).await {
+            let report = match run_script(cx, task.id, url, &script, PageCapture::Never).await {
                 Ok(report) => report,
                 Err(problem) => {
                     tried.push(Attempt { script, problem });

@@ -16,6 +16,32 @@ use svc_domain::site_account::{SessionState, SiteAccount};
 use crate::run_outcome::{EngineReport, ScriptResult};
 use crate::script_directives::Loads;
 
+/// When an engine hands back the page's HTML after the script
+/// (`EngineReport::html`). Serializing a page is work on every run that asks
+/// for it, and a large page is large, so a job asks only when it may read it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PageCapture {
+    #[default]
+    Never,
+    /// Unless the script returned items: what tells a blocked page (proxy
+    /// tier `auto`), which a run that found items never is.
+    UnlessItems,
+    /// Whatever the outcome (AI Fix reads a regression's page, the AI
+    /// tasks every page).
+    Always,
+}
+
+impl PageCapture {
+    /// Whether a run that ended with `result` hands back its page.
+    pub fn wants(self, result: &ScriptResult) -> bool {
+        match self {
+            PageCapture::Never => false,
+            PageCapture::UnlessItems => !matches!(result, ScriptResult::Data { length, .. } if *length > 0),
+            PageCapture::Always => true,
+        }
+    }
+}
+
 /// Everything a run needs to know. `Debug` shows neither the site login
 /// nor the session (nor the script, which is long).
 #[derive(Clone, PartialEq)]
@@ -30,9 +56,8 @@ pub struct RunJob {
     pub timeout: Duration,
     /// Subresources loaded besides what every run loads (`// svc:load`).
     pub loads: Loads,
-    /// Hand back the page's HTML after the script, whatever the outcome
-    /// (AI Fix and the AI tasks read it).
-    pub capture_page: bool,
+    /// When to hand back the page's HTML after the script.
+    pub capture_page: PageCapture,
     /// The proxy tier the run leaves through: 0 is direct (svc's own egress
     /// proxy dials the target), 1 to 4 go on through that tier's upstream
     /// proxies (`SVC_PROXY_TIER1`..`4`). A tier that is not configured
@@ -146,7 +171,7 @@ mod tests {
             triggered_by: "user",
             timeout: Duration::from_secs(5),
             loads: Loads::default(),
-            capture_page: false,
+            capture_page: PageCapture::Never,
             tier: 0,
             account: Some(SiteAccount { username: "alice".into(), password: "hunter2-secret".into() }),
             session: Some(SessionState::new(r#"{"cookies":[{"value":"sid-123456"}]}"#)),
@@ -188,7 +213,7 @@ mod tests {
             triggered_by: "user",
             timeout: Duration::from_secs(1),
             loads: Loads::default(),
-            capture_page: false,
+            capture_page: PageCapture::Never,
             tier: 0,
             account: None,
             session: None,

@@ -21,7 +21,7 @@ use crate::ai_model::{AiModel, AiPricing};
 use crate::attachments::{AttachedModel, Attachments};
 use crate::digest;
 use crate::email_compose;
-use crate::engine::{Engine, ReuseKey, RunJob};
+use crate::engine::{Engine, PageCapture, ReuseKey, RunJob};
 use crate::engine_choice;
 use crate::fix_policy::{self, Diagnosis};
 use crate::history::HistoryView;
@@ -268,7 +268,7 @@ impl RunService {
             triggered_by: TriggeredBy::User.as_str(),
             timeout: self.run_timeout,
             loads,
-            capture_page: false,
+            capture_page: PageCapture::Never,
             tier: 0,
             account: login.account,
             session: login.session,
@@ -464,7 +464,7 @@ impl RunService {
             triggered_by: row.triggered_by.as_str(),
             timeout: self.run_timeout,
             loads,
-            capture_page: scrap.auto_fix && self.ai_enabled(),
+            capture_page: if scrap.auto_fix && self.ai_enabled() { PageCapture::Always } else { PageCapture::Never },
             tier: 0,
             account: login.account,
             session: login.session,
@@ -542,8 +542,10 @@ impl RunService {
             return self.finish_attempts(claim, row, report, &[], Some(&note), &secrets, &job.scrapper).await.map(Some);
         }
         let auto = matches!(mode, TierMode::Auto { .. });
-        // Telling a blocked page needs the page.
-        job.capture_page |= auto;
+        // Telling a blocked page needs the page (one with items is not blocked).
+        if auto {
+            job.capture_page = job.capture_page.max(PageCapture::UnlessItems);
+        }
         let mut attempts = Vec::new();
         // `scrapper: "auto"`: static first when it is worth a try.
         let mut auto_engine = None;

@@ -97,7 +97,9 @@ fn run_page(html: String, url: Url, job: &RunJob, limits: ScriptLimits, network:
     let source = crate::script::wrap(job);
     let run = crate::script_runtime::run_with_network(document.clone(), &source, deadline, secs, limits, Some(network));
     let failed = !matches!(run, Ok(ScriptRun { result: ScriptResult::Data { .. }, .. }));
-    let html = (failed || job.capture_page).then(|| cut_html(document.page_html()));
+    // A failure's snapshot needs the page; a capture only when the job wants it.
+    let wanted = run.as_ref().is_ok_and(|r| job.capture_page.wants(&r.result));
+    let html = (failed || wanted).then(|| cut_html(document.page_html()));
     PageOutcome { run, html }
 }
 
@@ -146,8 +148,9 @@ impl Engine for StaticEngine {
             };
         let fail = |e: StaticError, html: Option<String>| {
             let status = e.status();
-            let capture = job.capture_page.then(|| html.clone()).flatten();
-            report(ScriptResult::Failed { message: e.to_string() }, status, Some(snapshot(html, None)), capture)
+            let result = ScriptResult::Failed { message: e.to_string() };
+            let capture = job.capture_page.wants(&result).then(|| html.clone()).flatten();
+            report(result, status, Some(snapshot(html, None)), capture)
         };
         if job.tier != 0 {
             return fail(StaticError::ProxyTier(job.tier), None);
@@ -176,10 +179,11 @@ impl Engine for StaticEngine {
         let page = run_on_thread(html, fetched.url, job.clone(), self.limits, network).await;
         match page.run {
             Ok(ScriptRun { result: result @ ScriptResult::Data { .. }, .. }) => {
-                report(result, Some(status), None, page.html)
+                let capture = page.html.filter(|_| job.capture_page.wants(&result));
+                report(result, Some(status), None, capture)
             }
             Ok(ScriptRun { result, selector }) => {
-                let capture = job.capture_page.then(|| page.html.clone()).flatten();
+                let capture = job.capture_page.wants(&result).then(|| page.html.clone()).flatten();
                 report(result, Some(status), Some(snapshot(page.html, selector)), capture)
             }
             Err(e) => EngineReport { status: Some(status), ..fail(e, page.html) },

@@ -226,7 +226,7 @@ fn job(url: &str, scrapper: &str) -> RunJob {
         triggered_by: "api",
         timeout: Duration::from_secs(60),
         loads: Default::default(),
-        capture_page: false,
+        capture_page: svc_service::engine::PageCapture::Never,
         tier: 0,
         scrapper: scrapper.to_string(),
         account: None,

@@ -4,6 +4,7 @@
 //! `SVC.account` on a real Chromium.
 
 mod egress_proxy;
+mod page_capture;
 mod proxy_tiers;
 mod sessions;
 mod stand_ins;

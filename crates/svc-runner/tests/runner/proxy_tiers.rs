@@ -206,7 +206,7 @@ fn job(url: &str, script: &str, tier: u8) -> RunJob {
         triggered_by: "user",
         timeout: Duration::from_secs(30),
         loads: Default::default(),
-        capture_page: false,
+        capture_page: svc_service::engine::PageCapture::Never,
         tier,
         account: None,
         session: None,

@@ -20,12 +20,12 @@ use crate::stand_ins::read_head;
 /// A site on loopback: `/login` sets the cookie `sid=S-<n>` (HttpOnly), and
 /// every page shows the `Cookie` header it got in `#seen`. It remembers the
 /// cookie header of every request.
-struct SessionSite {
-    base: String,
+pub(crate) struct SessionSite {
+    pub(crate) base: String,
     cookies: Arc<Mutex<Vec<String>>>,
 }
 
-async fn session_site() -> SessionSite {
+pub(crate) async fn session_site() -> SessionSite {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let cookies = Arc::new(Mutex::new(Vec::new()));
@@ -59,7 +59,7 @@ async fn session_site() -> SessionSite {
     SessionSite { base, cookies }
 }
 
-fn engine() -> ChromiumEngine {
+pub(crate) fn engine() -> ChromiumEngine {
     ChromiumEngine::new(EngineConfig {
         chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
         browser_user: svc_runner::sandbox::DEFAULT_BROWSER_USER.into(),
@@ -72,7 +72,7 @@ fn engine() -> ChromiumEngine {
     })
 }
 
-fn job(url: String, script: &str, account: Option<&SiteAccount>, session: Option<SessionState>) -> RunJob {
+pub(crate) fn job(url: String, script: &str, account: Option<&SiteAccount>, session: Option<SessionState>) -> RunJob {
     RunJob {
         history_id: ObjectId::new().to_string(),
         url,
@@ -82,7 +82,7 @@ fn job(url: String, script: &str, account: Option<&SiteAccount>, session: Option
         triggered_by: "user",
         timeout: Duration::from_secs(30),
         loads: Default::default(),
-        capture_page: false,
+        capture_page: svc_service::engine::PageCapture::Never,
         tier: 0,
         scrapper: "puppeteer".into(),
         account: account.cloned(),

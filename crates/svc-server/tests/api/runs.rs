@@ -55,7 +55,7 @@ pub(crate) fn job_for(url: &str, script: &str) -> svc_service::engine::RunJob {
         triggered_by: "user",
         timeout: Duration::from_secs(20),
         loads: Default::default(),
-        capture_page: false,
+        capture_page: svc_service::engine::PageCapture::Never,
         tier: 0,
         account: None,
         session: None,

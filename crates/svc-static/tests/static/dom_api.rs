@@ -25,7 +25,7 @@ pub fn job(url: &str, script: &str) -> svc_service::engine::RunJob {
         triggered_by: "user",
         timeout: Duration::from_secs(5),
         loads: Default::default(),
-        capture_page: false,
+        capture_page: svc_service::engine::PageCapture::Never,
         tier: 0,
         scrapper: "static".into(),
         account: None,

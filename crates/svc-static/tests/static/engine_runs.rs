@@ -61,10 +61,26 @@ async fn a_server_rendered_list_is_extracted() {
     assert_eq!(report.html, None, "only when the job asks");
 
     let mut capture = job(&format!("{}/items/3", site.base), ITEMS);
-    capture.capture_page = true;
+    capture.capture_page = svc_service::engine::PageCapture::Always;
     let report = engine(true).run(capture).await;
     let html = report.html.expect("the page, as asked");
     assert!(html.starts_with("<html><head><title>Items</title></head><body><ul id=\"list\">"), "{html}");
+
+    // Only to tell a blocked page: not from a run that found items.
+    let unless = |script: &str| {
+        let mut job = job(&format!("{}/items/3", site.base), script);
+        job.capture_page = svc_service::engine::PageCapture::UnlessItems;
+        job
+    };
+    let report = engine(true).run(unless(ITEMS)).await;
+    assert!(matches!(report.result, ScriptResult::Data { length: 3, .. }));
+    assert_eq!(report.html, None, "a run with items is not blocked");
+    let report = engine(true).run(unless("returnData([])")).await;
+    assert!(matches!(report.result, ScriptResult::Data { length: 0, .. }));
+    assert!(report.html.is_some_and(|h| h.contains("<ul id=\"list\">")), "an empty run's page");
+    let report = engine(true).run(unless("throw new Error('nope')")).await;
+    assert!(error(&report).contains("nope"), "{}", error(&report));
+    assert!(report.html.is_some_and(|h| h.contains("<ul id=\"list\">")), "a failed run's page");
 }
 
 #[tokio::test]
