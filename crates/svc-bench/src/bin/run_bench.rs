@@ -114,6 +114,13 @@ struct Args {
     /// Runs at `--concurrency` per variant of the phase experiment.
     #[arg(long, default_value_t = 40)]
     phases_concurrent: usize,
+    /// Measure svc and the peer this many times each, alternating which goes
+    /// first, and summarize the ratios of each round (median, lowest,
+    /// highest): on a shared machine whose speed drifts from minute to
+    /// minute, one measurement of each engine cannot settle a gap of a few
+    /// percent. Only the plain svc and peer rows take part.
+    #[arg(long, default_value_t = 1)]
+    rounds: usize,
 }
 
 // ---------------------------------------------------------------- fixture
@@ -185,7 +192,7 @@ async fn serve_fixture(hits: Arc<Hits>) -> Result<String> {
 
 // ---------------------------------------------------------------- results
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct EngineResult {
     name: String,
     /// The puppeteer-core baseline.
@@ -1068,6 +1075,78 @@ fn print_phases(args: &Args, variants: &[VariantResult]) {
     println!();
 }
 
+/// `--rounds`: svc and the peer measured `args.rounds` times each, svc first
+/// in odd rounds and the peer first in even ones; every round's rows, then
+/// the ratios round by round and their median.
+async fn rounds(args: &Args, fixture: &str, hits: &Arc<Hits>, sampler: &Sampler) -> Result<()> {
+    let mut pairs = Vec::new();
+    for round in 1..=args.rounds {
+        let svc_first = round % 2 == 1;
+        let mut svc = None;
+        let mut peer = None;
+        for turn in 0..2 {
+            if (turn == 0) == svc_first {
+                let mut result = bench_svc("svc", &args.chromium, &[], args, fixture, hits, sampler).await?;
+                result.name = format!("svc, round {round}");
+                svc = Some(result);
+            } else {
+                let mut result = tokio::task::block_in_place(|| bench_peer(args, None, fixture, hits, sampler))?;
+                result.name = format!("{}, round {round}", result.name);
+                peer = Some(result);
+            }
+        }
+        let (svc, peer) = (svc.expect("measured"), peer.expect("measured"));
+        eprintln!(
+            "round {round}: throughput {:.2}x, sequential median {:.2}x",
+            svc.throughput() / peer.throughput(),
+            stats(&svc.sequential).median / stats(&peer.sequential).median
+        );
+        pairs.push((svc, peer));
+    }
+    let rows: Vec<EngineResult> = pairs.iter().flat_map(|(s, p)| [s.clone(), p.clone()]).collect();
+    print_report(args, &rows, fixture);
+    println!();
+    println!(
+        "| round | first | svc seq. median ms | peer seq. median ms | latency | svc c={c} runs/s | peer c={c} runs/s | throughput | svc / peer machine CPU ms per run at c={c} |",
+        c = args.concurrency
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let (mut latency, mut throughput) = (Vec::new(), Vec::new());
+    for (i, (svc, peer)) in pairs.iter().enumerate() {
+        let (s, p) = (stats(&svc.sequential).median, stats(&peer.sequential).median);
+        let (l, t) = (s / p, svc.throughput() / peer.throughput());
+        latency.push(l);
+        throughput.push(t);
+        println!(
+            "| {} | {} | {s:.0} | {p:.0} | {l:.2}x | {:.2} | {:.2} | {t:.2}x | {:.0} / {:.0} |",
+            i + 1,
+            if i % 2 == 0 { "svc" } else { "peer" },
+            svc.throughput(),
+            peer.throughput(),
+            svc.cpu_ms_per_run_concurrent,
+            peer.cpu_ms_per_run_concurrent,
+        );
+    }
+    let summary = |name: &str, values: &[f64]| {
+        let st = stats(values);
+        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        println!(
+            "{name}: median {:.2}x over {} rounds (lowest {low:.2}x, highest {high:.2}x)",
+            st.median,
+            values.len()
+        );
+    };
+    println!();
+    summary("svc ÷ peer throughput", &throughput);
+    summary("svc ÷ peer sequential median", &latency);
+    let failures: usize = pairs.iter().map(|(s, p)| s.failures + p.failures).sum();
+    if failures > 0 {
+        anyhow::bail!("{failures} runs failed");
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let args = Args::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -1075,6 +1154,9 @@ fn main() -> Result<()> {
         let hits = Arc::new(Hits::default());
         let fixture = serve_fixture(hits.clone()).await?;
         let sampler = Sampler::start();
+        if args.rounds > 1 {
+            return rounds(&args, &fixture, &hits, &sampler).await;
+        }
         let mut results = Vec::new();
         if !args.skip_svc {
             results.push(bench_svc("svc", &args.chromium, &[], &args, &fixture, &hits, &sampler).await?);
