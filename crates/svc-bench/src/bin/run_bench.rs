@@ -192,7 +192,7 @@ async fn serve_fixture(hits: Arc<Hits>) -> Result<String> {
 
 // ---------------------------------------------------------------- results
 
-#[derive(Default, Clone)]
+#[derive(Default)]
 struct EngineResult {
     name: String,
     /// The puppeteer-core baseline.
@@ -1101,10 +1101,12 @@ async fn rounds(args: &Args, fixture: &str, hits: &Arc<Hits>, sampler: &Sampler)
             svc.throughput() / peer.throughput(),
             stats(&svc.sequential).median / stats(&peer.sequential).median
         );
-        pairs.push((svc, peer));
+        pairs.push([svc, peer]);
     }
-    let rows: Vec<EngineResult> = pairs.iter().flat_map(|(s, p)| [s.clone(), p.clone()]).collect();
-    print_report(args, &rows, fixture);
+    // Each round's rows against that round's peer.
+    for pair in &pairs {
+        print_report(args, pair, fixture);
+    }
     println!();
     println!(
         "| round | first | svc seq. median ms | peer seq. median ms | latency | svc c={c} runs/s | peer c={c} runs/s | throughput | svc / peer machine CPU ms per run at c={c} |",
@@ -1112,7 +1114,7 @@ async fn rounds(args: &Args, fixture: &str, hits: &Arc<Hits>, sampler: &Sampler)
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     let (mut latency, mut throughput) = (Vec::new(), Vec::new());
-    for (i, (svc, peer)) in pairs.iter().enumerate() {
+    for (i, [svc, peer]) in pairs.iter().enumerate() {
         let (s, p) = (stats(&svc.sequential).median, stats(&peer.sequential).median);
         let (l, t) = (s / p, svc.throughput() / peer.throughput());
         latency.push(l);
@@ -1129,18 +1131,18 @@ async fn rounds(args: &Args, fixture: &str, hits: &Arc<Hits>, sampler: &Sampler)
     }
     let summary = |name: &str, values: &[f64]| {
         let st = stats(values);
-        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         println!(
-            "{name}: median {:.2}x over {} rounds (lowest {low:.2}x, highest {high:.2}x)",
+            "{name}: median {:.2}x over {} rounds (lowest {:.2}x, highest {:.2}x)",
             st.median,
-            values.len()
+            values.len(),
+            st.min,
+            st.max
         );
     };
     println!();
     summary("svc ÷ peer throughput", &throughput);
     summary("svc ÷ peer sequential median", &latency);
-    let failures: usize = pairs.iter().map(|(s, p)| s.failures + p.failures).sum();
+    let failures: usize = pairs.iter().flatten().map(|r| r.failures).sum();
     if failures > 0 {
         anyhow::bail!("{failures} runs failed");
     }
