@@ -726,7 +726,7 @@ impl Guard {
                         for event in std::mem::take(&mut waiting) {
                             let sent = match cleared {
                                 true => judge.decide(&event).await,
-                                false => judge.refuse(&event, "the previous document is unloading".into()).await,
+                                false => judge.refuse(&event, UNLOADING.into()).await,
                             };
                             if sent.is_err() {
                                 return;
@@ -834,6 +834,10 @@ impl Guard {
     }
 }
 
+/// Why the guard refuses a request made while the previous run's document
+/// is still the page's (parked, unloading, or the new one not yet cleared).
+const UNLOADING: &str = "the previous document is unloading";
+
 /// What the guard's task judges a paused request by.
 struct Judge {
     page: Page,
@@ -868,7 +872,7 @@ impl Judge {
             Some(_) if phase == Phase::Ending => Err("the previous document is being ended".to_string()),
             // The previous run's document (frozen, thawed to be ended, or
             // unloading): only the next document may load.
-            Some(_) if unloading && !main_document => Err("the previous document is unloading".to_string()),
+            Some(_) if unloading && !main_document => Err(UNLOADING.to_string()),
             Some(run_loads) if skipped(run_loads, &event.resource_type) => Err("not needed for extraction".to_string()),
             Some(_) => {
                 let origin = url
