@@ -17,13 +17,13 @@
 //! of its own: the document's HTTP status comes from the page's network
 //! events and the script's isolated world is created by Chromium with every
 //! new document (both read from event streams once `goto` returns), so a run
-//! is `Page.navigate`, then one `Runtime.evaluate`. When an event is not
+//! is `Page.navigate`, then one `Runtime.callFunctionOn`. When an event is not
 //! there yet, the run asks Chromium as before.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -56,7 +56,7 @@ use chromiumoxide::cdp::browser_protocol::storage::{
 use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, CreateTargetParams};
 use chromiumoxide::cdp::js_protocol::heap_profiler::CollectGarbageParams;
 use chromiumoxide::cdp::js_protocol::runtime::{
-    CallFunctionOnParams, EvaluateParams, EventExecutionContextCreated, EventExecutionContextDestroyed,
+    CallArgument, CallFunctionOnParams, EventExecutionContextCreated, EventExecutionContextDestroyed,
     ExecutionContextId,
 };
 use chromiumoxide::listeners::EventStream;
@@ -92,8 +92,12 @@ const RECYCLE_TIMEOUT: Duration = Duration::from_secs(5);
 const RECYCLE_WAIT: Duration = RECYCLE_TIMEOUT;
 /// Scraps remembered as having documents that cannot be held, at most.
 const UNHOLDABLE_KEPT: usize = 10_000;
-/// The isolated world the user's script runs in.
-const WORLD: &str = "svc-run";
+/// The isolated world the user's script runs in: the one chromiumoxide puts
+/// in every document of the pages it drives (its "utility world", which
+/// svc does not otherwise use), so that a document gets one isolated world
+/// rather than two. Chromium makes it at the document's start, with no
+/// universal access (`Page.addScriptToEvaluateOnNewDocument`).
+const WORLD: &str = chromiumoxide::handler::frame::UTILITY_WORLD_NAME;
 /// Why a run whose renderer died failed.
 const CRASHED: &str = "the page crashed: it ran out of memory (a page's JavaScript heap is capped at 512 MiB and a \
                        renderer at 1 GiB) or it was killed";
@@ -144,6 +148,8 @@ struct Inner {
     recycled: tokio::sync::Notify,
     /// Runs that ran in a page an earlier run of their scrap left.
     reused: std::sync::atomic::AtomicU64,
+    /// Runs that found no script world in their document and made one.
+    worlds_made: std::sync::atomic::AtomicU64,
     /// What holds a warm page's next document (page_hold.rs).
     hold: Hold,
     /// Scraps whose documents could not be held: their runs get a context
@@ -288,9 +294,7 @@ impl Watch {
         let contexts = page.event_listener::<EventExecutionContextCreated>().await.map_err(|e| e.to_string())?;
         let destroyed = page.event_listener::<EventExecutionContextDestroyed>().await.map_err(|e| e.to_string())?;
         let responses = page.event_listener::<EventResponseReceived>().await.map_err(|e| e.to_string())?;
-        // Every document the page loads from now on gets the script's world.
-        let world = AddScriptToEvaluateOnNewDocumentParams::builder().source("").world_name(WORLD).build()?;
-        page.execute(world).await.map_err(|e| e.to_string())?;
+        // Every document the page loads gets the script's world (`WORLD`) from chromiumoxide.
         Ok(Watch { main_frame, contexts, destroyed, responses })
     }
 
@@ -375,6 +379,7 @@ impl ChromiumEngine {
                 warm: std::sync::Mutex::new(WarmPages::new(config.warm_pages)),
                 recycled: tokio::sync::Notify::new(),
                 reused: std::sync::atomic::AtomicU64::new(0),
+                worlds_made: std::sync::atomic::AtomicU64::new(0),
                 hold: Hold::default(),
                 unholdable: std::sync::Mutex::new(std::collections::HashSet::new()),
             }),
@@ -414,6 +419,12 @@ impl ChromiumEngine {
     /// How many runs ran in a page an earlier run of their scrap left.
     pub fn runs_in_warm_pages(&self) -> u64 {
         self.inner.reused.load(Ordering::Relaxed)
+    }
+
+    /// How many runs found no script world in their document and had to
+    /// ask Chromium for one (a round trip and a second world).
+    pub fn worlds_made_for_runs(&self) -> u64 {
+        self.inner.worlds_made.load(Ordering::Relaxed)
     }
 
     /// Disposes the spare and warm pages and closes the browser.
@@ -992,8 +1003,14 @@ fn navigation_failed(tier: u8, why: impl std::fmt::Display) -> String {
 }
 
 /// Runs `job` on a prepared page; `egress` is the egress proxy of the
-/// job's tier (the one whose failures explain a failed navigation).
-async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProxy>) -> Outcome {
+/// job's tier (the one whose failures explain a failed navigation);
+/// `worlds_made` counts runs that had to make their script world.
+async fn execute(
+    fresh: &mut FreshPage,
+    job: &RunJob,
+    egress: Option<&EgressProxy>,
+    worlds_made: &AtomicU64,
+) -> Outcome {
     let restored = match &job.session {
         Some(state) => restore_session(fresh, job, state).await,
         None => None,
@@ -1048,6 +1065,7 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
         // Not seen yet (see the status above), or a document without it: ask for one.
         None => {
             tracing::debug!("no script world event yet; creating the world");
+            worlds_made.fetch_add(1, Ordering::Relaxed);
             let world =
                 match CreateIsolatedWorldParams::builder().frame_id(watch.main_frame.clone()).world_name(WORLD).build()
                 {
@@ -1060,41 +1078,28 @@ async fn execute(fresh: &mut FreshPage, job: &RunJob, egress: Option<&EgressProx
             }
         }
     };
-    // The result stays in the page (by reference) until `read_result` has
-    // checked it there: see script.rs.
-    let evaluate = EvaluateParams::builder()
-        .expression(script::wrap(job))
-        .context_id(context)
+    // One call: the script compiled from an argument and run, its outcome
+    // read field by field in the page (script.rs).
+    let call = CallFunctionOnParams::builder()
+        .function_declaration(script::RUN.as_str())
+        .execution_context_id(context)
+        .arguments(script::arguments(job).map(|value| CallArgument::builder().value(value).build()))
         .await_promise(true)
-        .return_by_value(false)
-        .build();
-    let evaluated = match evaluate {
-        Ok(params) => page.execute(params).await,
-        Err(e) => return failed(e),
-    };
-    let evaluated = match evaluated {
-        Ok(r) => r.result,
-        Err(e) => return failed(format!("the script could not run: {e}")),
-    };
-    if let Some(ex) = evaluated.exception_details {
-        let what = ex.exception.as_ref().and_then(|e| e.description.clone()).unwrap_or(ex.text);
-        return failed(format!("the script could not run: {what}"));
-    }
-    let Some(handle) = evaluated.result.object_id else {
-        return failed("the script's result could not be read".into());
-    };
-    let read = CallFunctionOnParams::builder()
-        .function_declaration(script::read_result())
-        .object_id(handle)
         .return_by_value(true)
         .build();
-    let read = match read {
+    let called = match call {
         Ok(params) => page.execute(params).await,
         Err(e) => return failed(e),
     };
-    let value = match read {
-        Ok(r) if r.result.exception_details.is_none() => r.result.result.value.unwrap_or(Value::Null),
-        Ok(_) | Err(_) => return failed("the script's result could not be read".into()),
+    let value = match called {
+        Ok(r) => match r.result.exception_details {
+            None => r.result.result.value.unwrap_or(Value::Null),
+            Some(ex) => {
+                let what = ex.exception.as_ref().and_then(|e| e.description.clone()).unwrap_or(ex.text);
+                return failed(format!("{}{what}", script::NOT_RUN));
+            }
+        },
+        Err(e) => return failed(format!("{}{e}", script::NOT_RUN)),
     };
     if value["ok"] == json!(true) {
         let json = value["json"].as_str().unwrap_or("[]").to_string();
@@ -1577,7 +1582,7 @@ impl Engine for ChromiumEngine {
             };
             // A page whose run timed out or crashed serves no other run.
             let (outcome, page_sound) = tokio::select! {
-                finished = tokio::time::timeout(remaining, execute(&mut fresh, &job, egress)) => match finished {
+                finished = tokio::time::timeout(remaining, execute(&mut fresh, &job, egress, &self.inner.worlds_made)) => match finished {
                     Ok(outcome) => (outcome, true),
                     Err(_) => (failed(format!("timed out after {} s", job.timeout.as_secs())), false),
                 },

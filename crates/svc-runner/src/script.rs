@@ -1,15 +1,20 @@
-//! The JavaScript a run evaluates: the user's script as the body of an async
-//! function, given a frozen `SVC` and `returnData`. It is evaluated in an
-//! isolated world, so the page's own scripts can neither see `SVC` nor call
-//! `returnData`. The expression resolves to
-//! `{ok: true, json, length, storage}` or `{ok: false, error, selector}`.
+//! The JavaScript a run calls: one function, called in an isolated world
+//! (`Runtime.callFunctionOn` with the world's context, awaited, by value),
+//! that compiles the user's script as the body of an async function of
+//! `SVC` and `returnData`, runs it, and hands back what it returned. The
+//! isolated world keeps the page's own scripts from seeing `SVC` or calling
+//! `returnData`.
 //!
-//! The engine does not take that object by value: the user's script shares
-//! the world and can hand any value to the wrapper's internals (its text
-//! is spliced into the wrapper), so the engine reads the result through
-//! [`read_result`], which copies out only strings and numbers within the
-//! caps. Nothing over 10 MiB crosses the DevTools connection that every
-//! concurrent run shares.
+//! The script's text is an argument of the call, compiled by the
+//! `AsyncFunction` constructor, never spliced into the caller's text: a
+//! script cannot end the function it runs in and return something else.
+//! It shares the world with the caller, though, and may replace what the
+//! world offers (a prototype method, a getter) or hand any value to
+//! `returnData`'s promise; so the caller reads the outcome field by field
+//! once, keeps only strings and numbers within their caps, and returns a
+//! new object of those alone. Nothing over 10 MiB crosses the DevTools
+//! connection that every concurrent run shares. The call resolves to
+//! `{ok: true, json, length, storage}` or `{ok: false, error, selector}`.
 //!
 //! `SVC.account` is the scrap's site login (`{username, password}`, frozen)
 //! or `null`. For a job with a login, `returnData` with items also hands
@@ -17,7 +22,9 @@
 //! `null` when over [`MAX_STORAGE_CHARS`] or unreadable), which the engine
 //! keeps in the run's session.
 
-use serde_json::json;
+use std::sync::LazyLock;
+
+use serde_json::{Value, json};
 use svc_service::engine::RunJob;
 
 /// Largest result, in characters of JSON, accepted from `returnData`.
@@ -26,62 +33,41 @@ pub const MAX_RESULT_CHARS: usize = 10 * 1024 * 1024;
 pub const MAX_STORAGE_CHARS: usize = 256 * 1024;
 /// Largest error message or selector read back from a failed script.
 pub const MAX_MESSAGE_CHARS: usize = 16 * 1024;
+/// How a script that does not compile is reported (before the engine's
+/// "SyntaxError: ..."): the same words as before the script runs at all.
+pub const NOT_RUN: &str = "the script could not run: ";
 
-/// The function the engine calls on the object `wrap` resolved to
-/// (`Runtime.callFunctionOn`, by value): each field is read once, kept only
-/// when it is a primitive within its cap, and copied into a new object, so
-/// neither a getter nor a replaced prototype method of the script's can
-/// pass more. A too-large result becomes `{ok: false}` in the page.
-pub fn read_result() -> String {
+/// The function a run calls with [`arguments`]: `(input, body)`.
+pub static RUN: LazyLock<String> = LazyLock::new(|| {
     format!(
-        r#"function () {{
-  const r = this;
-  if (r === null || typeof r !== "object") return {{ ok: false, error: "the script's result could not be read" }};
-  const ok = r.ok === true, json = r.json, length = r.length, storage = r.storage, error = r.error, selector = r.selector;
+        r#"async function (input, body) {{
   const text = (v, max) => (typeof v === "string" && v.length <= max ? v : null);
-  if (!ok) return {{ ok: false, error: text(error, {max_message}) ?? "the script failed", selector: text(selector, {max_message}) }};
-  if (typeof json !== "string") return {{ ok: false, error: "the script's result could not be read" }};
-  if (json.length > {max}) return {{ ok: false, error: "returnData: the result is larger than 10 MiB of JSON (" + json.length + " characters)" }};
-  return {{ ok: true, json, length: typeof length === "number" ? length : 0, storage: text(storage, {max_storage_json}) }};
-}}"#,
-        max = MAX_RESULT_CHARS,
-        max_message = MAX_MESSAGE_CHARS,
-        // Keys and values, quoted and escaped, with the origin.
-        max_storage_json = MAX_STORAGE_CHARS * 6 + 4096,
-    )
-}
-
-pub fn wrap(job: &RunJob) -> String {
-    let account = job.account.as_ref().map(|a| json!({"username": a.username, "password": a.password}));
-    let input = json!({
-        "url": job.url,
-        "param": job.param,
-        "params": job.params,
-        "historyId": job.history_id,
-        "triggeredBy": job.triggered_by,
-        "account": account,
-        "captureStorage": job.account.is_some(),
-    });
-    format!(
-        r#"(async () => {{
-  const input = {input};
-  const deepFreeze = (v) => {{ if (v && typeof v === "object") {{ Object.values(v).forEach(deepFreeze); Object.freeze(v); }} return v; }};
+  const AsyncFunction = (async function () {{}}).constructor;
+  let script;
+  try {{
+    script = new AsyncFunction("SVC", "returnData", body);
+  }} catch (e) {{
+    const what = e instanceof Error ? e.name + ": " + e.message : String(e);
+    return {{ ok: false, error: {not_run:?} + (text(what, {max_message}) ?? "it does not compile"), selector: null }};
+  }}
+  const stringify = JSON.stringify, isArray = Array.isArray, freeze = Object.freeze, values = Object.values;
+  const deepFreeze = (v) => {{ if (v && typeof v === "object") {{ values(v).forEach(deepFreeze); freeze(v); }} return v; }};
   let failingSelector = null;
-  return await new Promise((resolve) => {{
+  const r = await new Promise((resolve) => {{
     let done = false;
     const finish = (v) => {{ if (!done) {{ done = true; resolve(v); }} }};
     const returnData = (data) => {{
       if (done) return;
-      if (!Array.isArray(data)) {{
+      if (!isArray(data)) {{
         finish({{ ok: false, error: "returnData expects an array, got " + (data === null ? "null" : typeof data) }});
         return;
       }}
       let json;
-      try {{ json = JSON.stringify(data); }} catch (e) {{
+      try {{ json = stringify(data); }} catch (e) {{
         finish({{ ok: false, error: "returnData: the data cannot be turned into JSON: " + (e && e.message) }});
         return;
       }}
-      if (json.length > {max}) {{
+      if (typeof json === "string" && json.length > {max}) {{
         finish({{ ok: false, error: "returnData: the result is larger than 10 MiB of JSON (" + json.length + " characters)" }});
         return;
       }}
@@ -95,7 +81,7 @@ pub fn wrap(job: &RunJob) -> String {
             if (size > {max_storage}) {{ items = null; break; }}
             items.push([key, value]);
           }}
-          storage = items && JSON.stringify({{ origin: location.origin, items }});
+          storage = items && stringify({{ origin: location.origin, items }});
         }} catch (e) {{ storage = null; }}
       }}
       finish({{ ok: true, json, length: data.length, storage }});
@@ -108,12 +94,12 @@ pub fn wrap(job: &RunJob) -> String {
         if (found) return found;
         if (Date.now() >= deadline) {{
           failingSelector = String(selector);
-          throw new Error("SVC.waitFor(" + JSON.stringify(String(selector)) + ") timed out after " + timeoutMs + " ms");
+          throw new Error("SVC.waitFor(" + stringify(String(selector)) + ") timed out after " + timeoutMs + " ms");
         }}
         await sleep(50);
       }}
     }};
-    const SVC = Object.freeze({{
+    const SVC = freeze({{
       url: input.url,
       param: deepFreeze(input.param),
       params: deepFreeze(input.params),
@@ -123,17 +109,40 @@ pub fn wrap(job: &RunJob) -> String {
       waitFor,
       sleep,
     }});
-    const script = async function (SVC, returnData) {{
-{body}
-    }};
     Promise.resolve().then(() => script(SVC, returnData)).then(
       () => finish({{ ok: false, error: "the script finished without calling returnData" }}),
       (e) => finish({{ ok: false, error: "the script threw: " + (e && e.message !== undefined ? e.message : String(e)), selector: failingSelector }}),
     );
   }});
-}})()"#,
+  // What came back, whatever the script made of it: each field read once,
+  // only primitives within their caps kept, in a new object.
+  if (r === null || typeof r !== "object") return {{ ok: false, error: "the script's result could not be read" }};
+  const ok = r.ok === true, json = r.json, length = r.length, storage = r.storage, error = r.error, selector = r.selector;
+  if (!ok) return {{ ok: false, error: text(error, {max_message}) ?? "the script failed", selector: text(selector, {max_message}) }};
+  if (typeof json !== "string") return {{ ok: false, error: "the script's result could not be read" }};
+  if (json.length > {max}) return {{ ok: false, error: "returnData: the result is larger than 10 MiB of JSON (" + json.length + " characters)" }};
+  return {{ ok: true, json, length: typeof length === "number" ? length : 0, storage: text(storage, {max_storage_json}) }};
+}}"#,
         max = MAX_RESULT_CHARS,
         max_storage = MAX_STORAGE_CHARS,
-        body = job.script,
+        max_message = MAX_MESSAGE_CHARS,
+        // Keys and values, quoted and escaped, with the origin.
+        max_storage_json = MAX_STORAGE_CHARS * 6 + 4096,
+        not_run = NOT_RUN,
     )
+});
+
+/// The arguments of [`RUN`] for `job`: what `SVC` shows, and the script.
+pub fn arguments(job: &RunJob) -> [Value; 2] {
+    let account = job.account.as_ref().map(|a| json!({"username": a.username, "password": a.password}));
+    let input = json!({
+        "url": job.url,
+        "param": job.param,
+        "params": job.params,
+        "historyId": job.history_id,
+        "triggeredBy": job.triggered_by,
+        "account": account,
+        "captureStorage": job.account.is_some(),
+    });
+    [input, Value::String(job.script.clone())]
 }

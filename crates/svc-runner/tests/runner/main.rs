@@ -6,5 +6,6 @@
 mod egress_proxy;
 mod page_capture;
 mod proxy_tiers;
+mod script_world;
 mod sessions;
 mod stand_ins;

@@ -435,11 +435,13 @@ async fn an_empty_balance_refuses_the_run_without_a_row() {
     assert_eq!(row["statusDetail"], "success", "{}", brief(&row));
 }
 
-/// The 10 MiB cap holds on the Rust side too. The user's script is spliced
-/// into the wrapper, so it can close its function and hand the wrapper's
-/// `finish` anything: 50 MB of "JSON", a non-string, a primitive. Each ends
-/// as an `error` row (the engine reads the result through a checked copy,
-/// so none of it crosses the DevTools connection every run shares), and
+/// The 10 MiB cap holds on the Rust side too. The user's script shares its
+/// world with the code that runs it, so it can hand that code anything in
+/// place of what `returnData` made: here through a `then` getter on every
+/// object, which the promise `returnData` resolves then adopts. 50 MB of
+/// "JSON", a non-string, a primitive, 50 MB of error text: each ends as an
+/// `error` row (the outcome is read field by field into a checked copy, so
+/// none of it crosses the DevTools connection every run shares), and
 /// another organization's runs on the same browser at the same time
 /// succeed.
 #[tokio::test]
@@ -449,8 +451,13 @@ async fn results_that_bypass_the_page_check_are_refused_and_other_tenants_go_on(
     let mallory = app.signup("mallory@example.com").await;
     let alice = app.signup("alice@example.com").await;
     let page = format!("{}/items/3", site.base);
-    // What follows `};` runs in the wrapper's promise executor, where `finish` is in scope.
-    let bypass = |value: &str| format!("}}; finish({value}); return; const unused = async function () {{");
+    // Taken once, by the promise `returnData` resolves, which then settles with `value`.
+    let bypass = |value: &str| {
+        format!(
+            "Object.defineProperty(Object.prototype, 'then', {{ configurable: true, \
+             get() {{ delete Object.prototype.then; return (resolve) => resolve({value}); }} }}); returnData([1]);"
+        )
+    };
     let cases: Vec<(String, &[&str])> = vec![
         (
             bypass(r#"{ ok: true, json: "[" + JSON.stringify("x".repeat(50 * 1024 * 1024)) + "]", length: 1 }"#),

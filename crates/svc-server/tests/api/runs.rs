@@ -283,6 +283,51 @@ async fn runs_are_isolated_and_pages_cannot_forge_results() {
     assert_eq!(data(&row), json!(["undefined", "undefined", "undefined"]), "page and script worlds are apart");
 }
 
+/// The script is compiled in its world from the call's arguments (an
+/// `eval`-like step): a page whose policy refuses scripts, `eval` and
+/// strings that are not Trusted Types still has its items read; a script
+/// that tries to close its function does not compile; and the script sees
+/// `SVC` and `returnData`, nothing of the code that runs it.
+#[tokio::test]
+async fn the_script_is_compiled_apart_and_no_page_policy_stops_it() {
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[PRIVATE_OK]).await;
+    let alice = app.signup("alice@example.com").await;
+    let scrap = |title: &str, path: &str, script: &str| json!({"title": title, "url": format!("{}{path}", site.base), "request": script});
+    let strict = app
+        .scrap_with(
+            &alice,
+            scrap(
+                "Strict",
+                "/strict-policy",
+                "returnData([...document.querySelectorAll('.item')].map(li => li.textContent))",
+            ),
+        )
+        .await;
+    let (_, row) = app.run_and_wait(&alice.token, &strict).await;
+    assert_eq!(row["statusDetail"], "success", "{row}");
+    assert_eq!(data(&row), json!(["Item 0", "Item 1", "Item 2"]));
+
+    let escape = "}); return { ok: true, json: '[\"forged\"]', length: 1 }; (async () => {";
+    let escape = app.scrap_with(&alice, scrap("Escape", "/items/3", escape)).await;
+    let (_, row) = app.run_and_wait(&alice.token, &escape).await;
+    assert_eq!(row["statusDetail"], "error", "{row}");
+    let error = row["error"].as_str().unwrap();
+    assert!(error.starts_with("the script could not run: SyntaxError"), "{error}");
+
+    let seen = "returnData([typeof input, typeof body, typeof finish, typeof deepFreeze, typeof waitFor, \
+                typeof sleep, typeof SVC.waitFor, typeof returnData, arguments.length])";
+    let seen = app.scrap_with(&alice, scrap("Seen", "/items/3", seen)).await;
+    let (_, row) = app.run_and_wait(&alice.token, &seen).await;
+    assert_eq!(row["statusDetail"], "success", "{row}");
+    let u = "undefined";
+    assert_eq!(
+        data(&row),
+        json!([u, u, u, u, u, u, "function", "function", 2]),
+        "only SVC and returnData, as arguments"
+    );
+}
+
 #[tokio::test]
 async fn trigger_scopes_allow_lists_and_tenancy() {
     let site = fixture::start().await;

@@ -191,6 +191,13 @@ async fn hostile() -> Html<&'static str> {
     ))
 }
 
+/// Three items under a policy that refuses every script, `eval` and
+/// string that is not a Trusted Type.
+async fn strict_policy() -> Response {
+    let policy = "default-src 'none'; script-src 'none'; require-trusted-types-for 'script'; trusted-types 'none'";
+    ([(header::CONTENT_SECURITY_POLICY, policy), (header::CONTENT_TYPE, "text/html")], items_page(3)).into_response()
+}
+
 /// A page that adds its items a while after load.
 async fn late_items() -> Html<&'static str> {
     Html(concat!(
@@ -262,6 +269,7 @@ pub async fn start() -> Fixture {
         .route("/huge", get(huge))
         .route("/json", get(json_document))
         .route("/hostile", get(hostile))
+        .route("/strict-policy", get(strict_policy))
         .route("/late", get(late_items))
         .route("/assets", get(assets_page))
         .route("/scripted", get(scripted_page))
