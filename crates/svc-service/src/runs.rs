@@ -128,6 +128,15 @@ pub struct RunService {
     metrics: Arc<Metrics>,
 }
 
+/// What a claimed run needs before it goes to an engine (`prepare`).
+struct Prepared {
+    job: RunJob,
+    row: HistoryRow,
+    scrap: Scrap,
+    /// Why the scrap's site login cannot be used, when it is stored but cannot be opened.
+    login_error: Option<String>,
+}
+
 /// A run of a script that is not saved (the web app's "Test run").
 #[derive(Clone, Debug, PartialEq)]
 pub struct TestRun {
@@ -442,25 +451,31 @@ impl RunService {
     /// What a worker needs to run a claimed run; `None` when the scrap is gone.
     /// The job carries the scrap's site login and saved session.
     pub async fn job(&self, claim: &ClaimedRun) -> Result<Option<(RunJob, HistoryRow)>> {
-        Ok(self.prepare(claim).await?.map(|(job, row, _)| (job, row)))
+        Ok(self.prepare(claim).await?.map(|prepared| (prepared.job, prepared.row)))
     }
 
-    /// The job and pending row of a claimed run, and why its login cannot
-    /// be used when it is stored but cannot be opened.
-    async fn prepare(&self, claim: &ClaimedRun) -> Result<Option<(RunJob, HistoryRow, Option<String>)>> {
-        let Some(scrap) = self.store.scrap(claim.organization_id, claim.scrap_id).await? else { return Ok(None) };
-        let Some(row) = self.store.history_row(claim.organization_id, claim.history_id).await? else { return Ok(None) };
+    /// The job, pending row and scrap of a claimed run, and why its login
+    /// cannot be used when it is stored but cannot be opened. The three
+    /// reads are independent and go together: they are on the run's path.
+    async fn prepare(&self, claim: &ClaimedRun) -> Result<Option<Prepared>> {
+        let (org, scrap_id) = (claim.organization_id, claim.scrap_id);
+        let (scrap, row, login) = tokio::try_join!(
+            async { Ok::<_, ServiceError>(self.store.scrap(org, scrap_id).await?) },
+            async { Ok(self.store.history_row(org, claim.history_id).await?) },
+            run_login(&*self.store, org, scrap_id),
+        )?;
+        let (Some(scrap), Some(row)) = (scrap, row) else { return Ok(None) };
         let loads = crate::script_directives::loads_for_run(&scrap.request);
-        let (login, login_error) = match run_login(&*self.store, claim.organization_id, claim.scrap_id).await? {
+        let (login, login_error) = match login {
             Ok(login) => (login, None),
             Err(why) => (RunLogin::default(), Some(why)),
         };
         let job = RunJob {
             history_id: claim.history_id.to_string(),
-            url: scrap.url,
-            script: scrap.request,
+            url: scrap.url.clone(),
+            script: scrap.request.clone(),
             param: claim.param.clone(),
-            params: scrap.params,
+            params: scrap.params.clone(),
             triggered_by: row.triggered_by.as_str(),
             timeout: self.run_timeout,
             loads,
@@ -468,10 +483,10 @@ impl RunService {
             tier: 0,
             account: login.account,
             session: login.session,
-            scrapper: scrap.scrapper,
+            scrapper: scrap.scrapper.clone(),
             reuse: Some(ReuseKey { organization: claim.organization_id, scrap: claim.scrap_id }),
         };
-        Ok(Some((job, row, login_error)))
+        Ok(Some(Prepared { job, row, scrap, login_error }))
     }
 
     /// Records the end of a claimed run that went direct (`tier0`):
@@ -494,8 +509,7 @@ impl RunService {
     /// calls for (escalating within the run when auto and blocked), then
     /// records it. `None` when the scrap or row is gone.
     pub async fn execute(&self, claim: &ClaimedRun, engine: &dyn Engine) -> Result<Option<StatusDetail>> {
-        let Some((mut job, row, login_error)) = self.prepare(claim).await? else { return Ok(None) };
-        let Some(scrap) = self.store.scrap(claim.organization_id, claim.scrap_id).await? else { return Ok(None) };
+        let Some(Prepared { mut job, row, scrap, login_error }) = self.prepare(claim).await? else { return Ok(None) };
         if let Some(message) = login_error {
             let report = EngineReport {
                 result: ScriptResult::Failed { message },
@@ -661,7 +675,12 @@ impl RunService {
         // What AI Fix reads of the page (captured for autoFix scraps only).
         let (page_status, page_html) = (report.status, report.html.take().map(|html| secrets.text(&html)));
         let session = report.session.take();
-        let previous = self.store.last_success(claim.organization_id, claim.scrap_id).await?;
+        // Read once for the digest and the emails (gone: neither), beside
+        // the previous success: both on the path of whoever waits for the row.
+        let (previous, scrap) = tokio::try_join!(
+            self.store.last_success(claim.organization_id, claim.scrap_id),
+            self.store.scrap(claim.organization_id, claim.scrap_id),
+        )?;
         let detail = classify(&report.result, previous.as_ref().map(|r| r.length));
         match report.result {
             ScriptResult::Data { json, length } => {
@@ -689,8 +708,6 @@ impl RunService {
             Some(e) => format!("{} ({})", detail.as_str(), short_error(e).chars().take(200).collect::<String>()),
             None => format!("{} ({} items)", detail.as_str(), row.length),
         };
-        // Read once for the digest and the emails (gone: neither).
-        let scrap = self.store.scrap(claim.organization_id, claim.scrap_id).await?;
         let ai_units = match &scrap {
             Some(scrap) => self.add_digest(claim, scrap, &mut row, detail, previous.as_ref()).await?,
             None => 0,
