@@ -164,6 +164,10 @@ enum HoldEvent {
     /// The hold script's request failed: the document runs unheld, so it
     /// cannot be shown to a run.
     CouldNotHold,
+    /// The main frame's answer has no document (HTTP 204 or 205, with this
+    /// status): Chromium keeps the page's current one and never reports the
+    /// navigation done.
+    NoDocument(i64),
 }
 
 /// What a page's request guard and the runs in the page share.
@@ -751,9 +755,12 @@ impl Guard {
                     // A document's answer. The main frame's next document
                     // (not a redirect) of a parked page: the cookie jar is
                     // read before it commits, and the hold is expected.
-                    let commits = main_document
-                        && event.response_error_reason.is_none()
-                        && !page_hold::is_redirect(event.response_status_code.unwrap_or(0));
+                    let status = event.response_status_code.unwrap_or(0);
+                    let answered_ok = main_document && event.response_error_reason.is_none();
+                    if answered_ok && page_hold::has_no_document(status) {
+                        let _ = hold_tx.send(HoldEvent::NoDocument(status));
+                    }
+                    let commits = answered_ok && !page_hold::is_redirect(status) && !page_hold::has_no_document(status);
                     let answers_parked = commits && state.advance(Phase::Parked, Phase::Navigating);
                     if answers_parked {
                         // The jar now: what the navigation's answers set (the
@@ -1170,12 +1177,17 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
     let goto = page.goto(url);
     tokio::pin!(goto);
     let mut unclean = None;
+    let mut no_document = None;
     let navigated = loop {
         tokio::select! {
             navigated = &mut goto => break navigated.map(drop).map_err(|e| e.to_string()),
             Some(event) = holds.recv() => {
                 let held = match event {
                     HoldEvent::Held(held) => held,
+                    HoldEvent::NoDocument(status) => {
+                        no_document = Some(status);
+                        break Err(format!("the page answered HTTP {status}, which has no document to run the script on"));
+                    }
                     HoldEvent::CouldNotHold => {
                         // Its scripts run now: what waited for the clearings never goes.
                         let _ = releases.send(false);
@@ -1241,6 +1253,15 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
         && let Err(e) = clearing.await.unwrap_or_else(|e| Err(e.to_string()))
     {
         unclean.get_or_insert(e);
+    }
+    if no_document.is_some() {
+        // The navigation never ends in chromiumoxide, so the page cannot
+        // navigate again: nothing more of it goes, and it serves no other
+        // run (its context is disposed, what it showed with it).
+        state.set_phase(Phase::Ending);
+        let _ = releases.send(false);
+        spoiled.get_or_insert(Spoiled::NotEmptied);
+        return navigated;
     }
     let unheld = {
         let mut phase = state.phase.lock().expect("phase lock");

@@ -203,6 +203,12 @@ pub fn headers_without_sync_xhr_ban(headers: &[HeaderEntry]) -> Option<Vec<Heade
     lifted.then_some(kept)
 }
 
+/// Whether a main-frame answer with `status` has no document to show: the
+/// browser keeps the page it had (HTTP 204 No Content, 205 Reset Content).
+pub fn has_no_document(status: i64) -> bool {
+    matches!(status, 204 | 205)
+}
+
 /// Whether a paused response is a redirect: the document that follows it
 /// is the one that commits, so scripts stay off until then.
 pub fn is_redirect(status: i64) -> bool {
@@ -303,6 +309,14 @@ mod tests {
         }
         for status in [200, 204, 304, 404, 500] {
             assert!(!is_redirect(status));
+        }
+    }
+
+    #[test]
+    fn answers_without_a_document() {
+        assert!(has_no_document(204) && has_no_document(205));
+        for status in [200, 206, 301, 304, 404, 500] {
+            assert!(!has_no_document(status), "{status}");
         }
     }
 }

@@ -198,7 +198,8 @@ async fn broken_targets_end_as_error_rows_and_the_worker_keeps_going() {
 }
 
 /// The status that decides is the main document's, after its redirects: a
-/// 404 in an iframe, or a redirect on the way, does not fail the run.
+/// 404 in an iframe, or a redirect on the way, does not fail the run; a 204
+/// or 205 has no document to run the script on.
 #[tokio::test]
 async fn the_main_documents_final_status_decides() {
     let app = app_with_private_networks().await;
@@ -216,6 +217,14 @@ async fn the_main_documents_final_status_decides() {
     assert_eq!(row["length"], 4, "{}", brief(&row));
     let row = run(&app, &alice, &to_missing).await;
     assert_error_row(&row, &["HTTP 410"], WITHIN_TIMEOUT);
+    // An answer without a document ends the run at once (not by its timeout).
+    for code in [204, 205] {
+        let empty = scrap(&app, &alice, "no content", &format!("{}/status/{code}", site.base), ITEMS).await;
+        let row = run(&app, &alice, &empty).await;
+        assert_error_row(&row, &[&format!("HTTP {code}")], WITHIN_TIMEOUT);
+        assert!(row["error"].as_str().unwrap().contains("no document"), "{}", brief(&row));
+        assert!(row["time"].as_i64().unwrap() < TIMEOUT_MS, "not ended by the timeout: {}", brief(&row));
+    }
 }
 
 /// Case 8: a 1 GiB body ends as an error (the run times out, or its
