@@ -134,15 +134,7 @@ pub static RUN: LazyLock<String> = LazyLock::new(|| {
 
 /// The arguments of [`RUN`] for `job`: what `SVC` shows, and the script.
 pub fn arguments(job: &RunJob) -> [Value; 2] {
-    let account = job.account.as_ref().map(|a| json!({"username": a.username, "password": a.password}));
-    let input = json!({
-        "url": job.url,
-        "param": job.param,
-        "params": job.params,
-        "historyId": job.history_id,
-        "triggeredBy": job.triggered_by,
-        "account": account,
-        "captureStorage": job.account.is_some(),
-    });
+    let mut input = job.script_input();
+    input["captureStorage"] = json!(job.account.is_some());
     [input, Value::String(job.script.clone())]
 }

@@ -91,6 +91,24 @@ pub struct ReuseKey {
     pub scrap: ObjectId,
 }
 
+impl RunJob {
+    /// What the script's `SVC` shows of the run, for the engines'
+    /// JavaScript: `url`, `param`, `params`, `historyId`, `triggeredBy` and
+    /// `account` (`{username, password}`, or null without a site login).
+    pub fn script_input(&self) -> serde_json::Value {
+        let account =
+            self.account.as_ref().map(|a| serde_json::json!({"username": a.username, "password": a.password}));
+        serde_json::json!({
+            "url": self.url,
+            "param": self.param,
+            "params": self.params,
+            "historyId": self.history_id,
+            "triggeredBy": self.triggered_by,
+            "account": account,
+        })
+    }
+}
+
 impl fmt::Debug for RunJob {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RunJob")

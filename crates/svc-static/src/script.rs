@@ -1,7 +1,9 @@
-//! The JavaScript a static run evaluates: the user's script as the body of an
-//! async function, given a frozen `SVC` and `returnData`, exactly as the
-//! browser engine wraps it (`svc-runner/src/script.rs`; the compatibility
-//! test holds the two together). What differs is what a page without a
+//! The JavaScript a static run evaluates: the user's script compiled as the
+//! body of an async function of a frozen `SVC` and `returnData` (by the
+//! `AsyncFunction` constructor, from a string, so that its text cannot end
+//! the function it runs in), exactly as the browser engine runs it
+//! (`svc-runner/src/script.rs`; the compatibility test holds the two
+//! together). What differs is what a page without a
 //! browser can do: `SVC.waitFor` answers at once (the element is in the
 //! HTML or it never will be) and `SVC.sleep` skips ahead on the virtual
 //! clock instead of waiting.
@@ -9,24 +11,27 @@
 //! The expression resolves to `{ok: true, json, length}` or
 //! `{ok: false, error, selector}`.
 
-use serde_json::json;
 use svc_service::engine::RunJob;
 
 /// Largest result, in characters of JSON, accepted from `returnData`.
 pub const MAX_RESULT_CHARS: usize = 10 * 1024 * 1024;
+/// How a script that does not compile is reported, before the engine's
+/// "SyntaxError: ...", as the browser engine does.
+const NOT_RUN: &str = "the script could not run: ";
 
 pub fn wrap(job: &RunJob) -> String {
-    let input = json!({
-        "url": job.url,
-        "param": job.param,
-        "params": job.params,
-        "historyId": job.history_id,
-        "triggeredBy": job.triggered_by,
-        "account": job.account.as_ref().map(|a| json!({"username": a.username, "password": a.password})),
-    });
+    let input = job.script_input();
+    // A JSON string is a JavaScript string literal: the text stays data.
+    let body = serde_json::Value::String(job.script.clone());
     format!(
         r#"(async () => {{
   const input = {input};
+  let script;
+  try {{
+    script = new (async function () {{}}).constructor("SVC", "returnData", {body});
+  }} catch (e) {{
+    return {{ ok: false, error: {not_run:?} + (e instanceof Error ? e.name + ": " + e.message : String(e)) }};
+  }}
   const deepFreeze = (v) => {{ if (v && typeof v === "object") {{ Object.values(v).forEach(deepFreeze); Object.freeze(v); }} return v; }};
   let failingSelector = null;
   return await new Promise((resolve) => {{
@@ -66,9 +71,6 @@ pub fn wrap(job: &RunJob) -> String {
       waitFor,
       sleep,
     }});
-    const script = async function (SVC, returnData) {{
-{body}
-    }};
     Promise.resolve().then(() => script(SVC, returnData)).then(
       () => finish({{ ok: false, error: "the script finished without calling returnData" }}),
       (e) => finish({{ ok: false, error: "the script threw: " + (e && e.message !== undefined ? e.message : String(e)), selector: failingSelector }}),
@@ -76,6 +78,6 @@ pub fn wrap(job: &RunJob) -> String {
   }});
 }})()"#,
         max = MAX_RESULT_CHARS,
-        body = job.script,
+        not_run = NOT_RUN,
     )
 }

@@ -398,6 +398,22 @@ fn the_svc_object_and_return_data_follow_the_contract() {
     assert!(syntax.starts_with("the script could not run: SyntaxError"), "{syntax}");
 }
 
+/// The script is compiled from its text as the body of an async function of
+/// `SVC` and `returnData`, as on the browser: it cannot close that function
+/// to hand back something else, and it sees none of the code that runs it.
+#[test]
+fn the_script_is_compiled_apart_from_the_code_that_runs_it() {
+    let escape = error(RICH, "}); return { ok: true, json: '[\"forged\"]', length: 1 }; (async () => {");
+    assert!(escape.starts_with("the script could not run: SyntaxError"), "{escape}");
+    let seen = data(
+        RICH,
+        "returnData([typeof input, typeof finish, typeof deepFreeze, typeof waitFor, typeof sleep, \
+         typeof SVC.waitFor, typeof returnData, arguments.length])",
+    );
+    let u = "undefined";
+    assert_eq!(seen, json!([u, u, u, u, u, "function", "function", 2]), "only SVC and returnData, as arguments");
+}
+
 #[test]
 fn the_site_login_is_svc_account_and_frozen() {
     let got = on_script_thread(|| {
