@@ -96,7 +96,9 @@ const UNHOLDABLE_KEPT: usize = 10_000;
 /// in every document of the pages it drives (its "utility world", which
 /// svc does not otherwise use), so that a document gets one isolated world
 /// rather than two. Chromium makes it at the document's start, with no
-/// universal access (`Page.addScriptToEvaluateOnNewDocument`).
+/// universal access (`Page.addScriptToEvaluateOnNewDocument`). svc calls
+/// nothing of chromiumoxide's that runs code in it (`Page::set_content`
+/// would): what a script leaves in its world can mislead only itself.
 const WORLD: &str = chromiumoxide::handler::frame::UTILITY_WORLD_NAME;
 /// Why a run whose renderer died failed.
 const CRASHED: &str = "the page crashed: it ran out of memory (a page's JavaScript heap is capped at 512 MiB and a \
