@@ -759,10 +759,11 @@ impl Guard {
                     // read before it commits, and the hold is expected.
                     let status = event.response_status_code.unwrap_or(0);
                     let answered_ok = main_document && event.response_error_reason.is_none();
-                    if answered_ok && page_hold::has_no_document(status) {
+                    let no_document = answered_ok && page_hold::has_no_document(status);
+                    if no_document {
                         let _ = hold_tx.send(HoldEvent::NoDocument(status));
                     }
-                    let commits = answered_ok && !page_hold::is_redirect(status) && !page_hold::has_no_document(status);
+                    let commits = answered_ok && !no_document && !page_hold::is_redirect(status);
                     let answers_parked = commits && state.advance(Phase::Parked, Phase::Navigating);
                     if answers_parked {
                         // The jar now: what the navigation's answers set (the
@@ -1179,7 +1180,7 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
     let goto = page.goto(url);
     tokio::pin!(goto);
     let mut unclean = None;
-    let mut no_document = None;
+    let mut no_document = false;
     let navigated = loop {
         tokio::select! {
             navigated = &mut goto => break navigated.map(drop).map_err(|e| e.to_string()),
@@ -1187,7 +1188,7 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
                 let held = match event {
                     HoldEvent::Held(held) => held,
                     HoldEvent::NoDocument(status) => {
-                        no_document = Some(status);
+                        no_document = true;
                         break Err(format!("the page answered HTTP {status}, which has no document to run the script on"));
                     }
                     HoldEvent::CouldNotHold => {
@@ -1256,7 +1257,7 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
     {
         unclean.get_or_insert(e);
     }
-    if no_document.is_some() {
+    if no_document {
         // The navigation never ends in chromiumoxide, so the page cannot
         // navigate again: nothing more of it goes, and it serves no other
         // run (its context is disposed, what it showed with it).

@@ -67,7 +67,7 @@ pub static RUN: LazyLock<String> = LazyLock::new(|| {
         finish({{ ok: false, error: "returnData: the data cannot be turned into JSON: " + (e && e.message) }});
         return;
       }}
-      if (typeof json === "string" && json.length > {max}) {{
+      if (json.length > {max}) {{
         finish({{ ok: false, error: "returnData: the result is larger than 10 MiB of JSON (" + json.length + " characters)" }});
         return;
       }}

@@ -22,7 +22,7 @@ const NOT_RUN: &str = "the script could not run: ";
 pub fn wrap(job: &RunJob) -> String {
     let input = job.script_input();
     // A JSON string is a JavaScript string literal: the text stays data.
-    let body = serde_json::Value::String(job.script.clone());
+    let body = serde_json::to_string(&job.script).expect("a string is JSON");
     format!(
         r#"(async () => {{
   const input = {input};
