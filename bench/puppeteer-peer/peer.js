@@ -12,7 +12,8 @@
 //
 //   npm install            # puppeteer-core only; it downloads no browser
 //   node peer.js --url http://127.0.0.1:PORT/items --sequential 20 --runs 200
-//   (optional: --concurrency 4 --warmup 3 --pauseMs 0 --chromium /usr/bin/chromium --disableFeatures A,B)
+//   (optional: --concurrency 4 --warmup 3 --pauseMs 0 --chromium /usr/bin/chromium --disableFeatures A,B
+//    --extraArgs '--flag-a --flag-b')
 'use strict';
 
 const fs = require('fs');
@@ -36,6 +37,8 @@ function parseArgs(argv) {
     expected: EXPECTED_LENGTH,
     // Extra Chromium features to disable (puppeteer merges them with its own).
     disableFeatures: '',
+    // Extra Chromium flags, separated by spaces (e.g. --disable-remote-fonts).
+    extraArgs: '',
   };
   for (let i = 0; i < argv.length; i++) {
     const key = argv[i].replace(/^--/, '');
@@ -98,6 +101,7 @@ async function main() {
       '--disable-component-update',
       '--disable-sync',
       ...(opts.disableFeatures ? [`--disable-features=${opts.disableFeatures}`] : []),
+      ...opts.extraArgs.split(' ').filter((flag) => flag !== ''),
     ],
   });
   const out = { engine: 'puppeteer-core', puppeteerVersion: require('puppeteer-core/package.json').version };

@@ -1,6 +1,7 @@
-//! One warm headless Chromium, launched on first use, replaced when it dies
-//! or after a number of runs (when no run holds it), and closed and reaped
-//! on replacement so that no process is left behind.
+//! The warm headless Chromiums: one of each [`Fonts`] kind, each launched
+//! on first use, replaced when it dies or after a number of runs (when no
+//! run holds it), and closed and reaped on replacement so that no process
+//! is left behind.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -65,8 +66,47 @@ pub const ARGS: &[&str] = &[
     "disable-features=TranslateUI,Translate,MediaRouter,OptimizationHints,WebUIOmniboxPopup,WebUIOmniboxAimPopup,SpareRendererForSitePerProcess",
 ];
 
+/// Which of the two browsers a run needs: whether its pages may load web
+/// fonts (`// svc:load fonts`).
+///
+/// The browser runs use by default is started with
+/// [`NO_REMOTE_FONTS`]: its renderers never ask for an `@font-face`
+/// file, where otherwise every such request would be paused and refused
+/// (the page would then lay its text out again with the fallback font,
+/// about 8 ms of a renderer per run on the benchmark's page,
+/// docs/benchmarks.md). What a script sees is the same either way: the
+/// font face's status is `error` and the fallback font is used. A run that
+/// opts in to fonts runs in the other browser, started when first needed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fonts {
+    /// No web font is ever requested: what runs use by default.
+    Refused,
+    /// Web fonts may be requested (the guard still refuses them unless
+    /// the run opted in).
+    Loadable,
+}
+
+impl Fonts {
+    /// The kind a run that asked for fonts or not needs.
+    pub fn for_run(loads_fonts: bool) -> Fonts {
+        if loads_fonts { Fonts::Loadable } else { Fonts::Refused }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Fonts::Refused => 0,
+            Fonts::Loadable => 1,
+        }
+    }
+}
+
+/// The flag of the [`Fonts::Refused`] browser.
+pub const NO_REMOTE_FONTS: &str = "disable-remote-fonts";
+
 pub struct WarmBrowser {
     pub browser: Browser,
+    /// Whether its pages may ask for web fonts.
+    pub fonts: Fonts,
     handler: JoinHandle<()>,
     runs: AtomicU64,
     /// The browser process, for diagnostics and tests.
@@ -105,7 +145,8 @@ pub struct BrowserPool {
     /// How to start Chromium (`None` when no browser was found).
     launcher: Option<Launcher>,
     max_runs: u64,
-    current: Mutex<Option<Arc<WarmBrowser>>>,
+    /// The current browser of each kind (`Fonts::index`).
+    current: [Mutex<Option<Arc<WarmBrowser>>>; 2],
     /// What the proxy allows, and the proxy once the first browser starts.
     egress: (bool, Resolver),
     proxy: OnceCell<EgressProxy>,
@@ -145,16 +186,21 @@ pub fn find_chromium(configured: Option<&str>) -> Option<PathBuf> {
 /// Starts a browser whose traffic goes through `proxy`: with Chromium's
 /// sandbox, unless the launcher found on its first launch that only a
 /// launch without it works (sandbox.rs).
-async fn launch(launcher: &Launcher, proxy: SocketAddr, longest: &Arc<AtomicU64>) -> Result<WarmBrowser, String> {
+async fn launch(
+    launcher: &Launcher,
+    fonts: Fonts,
+    proxy: SocketAddr,
+    longest: &Arc<AtomicU64>,
+) -> Result<WarmBrowser, String> {
     match launcher.sandboxed() {
-        Some(sandbox) => start(launcher, proxy, sandbox, longest.clone()).await,
-        None => match start(launcher, proxy, true, longest.clone()).await {
+        Some(sandbox) => start(launcher, fonts, proxy, sandbox, longest.clone()).await,
+        None => match start(launcher, fonts, proxy, true, longest.clone()).await {
             Ok(warm) => {
                 launcher.decide(Ok(()));
                 Ok(warm)
             }
             Err(why) => {
-                let warm = start(launcher, proxy, false, longest.clone())
+                let warm = start(launcher, fonts, proxy, false, longest.clone())
                     .await
                     .map_err(|e| format!("{e} (and with its sandbox: {why})"))?;
                 launcher.decide(Err(why));
@@ -166,6 +212,7 @@ async fn launch(launcher: &Launcher, proxy: SocketAddr, longest: &Arc<AtomicU64>
 
 async fn start(
     launcher: &Launcher,
+    fonts: Fonts,
     proxy: SocketAddr,
     sandbox: bool,
     longest_run_ms: Arc<AtomicU64>,
@@ -175,11 +222,12 @@ async fn start(
     // Every URL through the egress proxy, loopback included (Chromium
     // bypasses proxies for loopback unless told `<-loopback>`).
     let egress = [format!("proxy-server=http://{proxy}"), "proxy-bypass-list=<-loopback>".to_string()];
+    let no_fonts = (fonts == Fonts::Refused).then(|| NO_REMOTE_FONTS.to_string());
     let mut config = BrowserConfig::builder()
         .chrome_executable(launcher.program())
         .user_data_dir(profile.path())
         .disable_default_args()
-        .args(ARGS.iter().map(|a| a.to_string()).chain(egress))
+        .args(ARGS.iter().map(|a| a.to_string()).chain(egress).chain(no_fonts))
         .envs(envs)
         .launch_timeout(Duration::from_secs(30))
         .request_timeout(Duration::from_secs(120))
@@ -202,6 +250,7 @@ async fn start(
     });
     Ok(WarmBrowser {
         browser,
+        fonts,
         handler,
         runs: AtomicU64::new(0),
         pid,
@@ -252,7 +301,7 @@ impl BrowserPool {
         BrowserPool {
             launcher: executable.map(|chromium| Launcher::new(chromium, browser_user)),
             max_runs,
-            current: Mutex::new(None),
+            current: [Mutex::new(None), Mutex::new(None)],
             egress: (allow_private, resolver),
             proxy: OnceCell::new(),
             tiers,
@@ -297,9 +346,9 @@ impl BrowserPool {
             .map_err(|e| format!("cannot start the egress proxy of proxy tier {tier}: {e}"))
     }
 
-    /// The warm browser, launching or replacing it as needed.
-    pub async fn get(&self) -> Result<Arc<WarmBrowser>, String> {
-        let mut current = self.current.lock().await;
+    /// The warm browser of kind `fonts`, launching or replacing it as needed.
+    pub async fn get(&self, fonts: Fonts) -> Result<Arc<WarmBrowser>, String> {
+        let mut current = self.current[fonts.index()].lock().await;
         if let Some(warm) = current.as_ref() {
             let worn_out = warm.runs.load(Ordering::Relaxed) >= self.max_runs;
             if warm.is_alive() && !worn_out {
@@ -328,14 +377,14 @@ impl BrowserPool {
             .get_or_try_init(|| EgressProxy::start(allow_private, resolver, Vec::new()))
             .await
             .map_err(|e| format!("cannot start the egress proxy: {e}"))?;
-        let warm = Arc::new(launch(launcher, proxy.addr(), &self.longest_run_ms).await?);
+        let warm = Arc::new(launch(launcher, fonts, proxy.addr(), &self.longest_run_ms).await?);
         *current = Some(warm.clone());
         Ok(warm)
     }
 
     /// Drops the current browser (after a protocol failure), so the next run starts a new one.
     pub async fn discard(&self, broken: &Arc<WarmBrowser>) {
-        let mut current = self.current.lock().await;
+        let mut current = self.current[broken.fonts.index()].lock().await;
         if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, broken))
             && let Some(old) = current.take()
         {
@@ -355,14 +404,16 @@ impl BrowserPool {
         self.launcher.as_ref()
     }
 
-    /// The process id of the current browser, if one runs.
-    pub async fn pid(&self) -> Option<u32> {
-        self.current.lock().await.as_ref().and_then(|warm| warm.pid)
+    /// The process id of the current browser of kind `fonts`, if one runs.
+    pub async fn pid(&self, fonts: Fonts) -> Option<u32> {
+        self.current[fonts.index()].lock().await.as_ref().and_then(|warm| warm.pid)
     }
 
     pub async fn close(&self) {
-        if let Some(old) = self.current.lock().await.take() {
-            shut_down(old).await;
+        for current in &self.current {
+            if let Some(old) = current.lock().await.take() {
+                shut_down(old).await;
+            }
         }
     }
 }

@@ -70,7 +70,7 @@ use svc_service::run_outcome::{EngineReport, ScriptResult};
 use svc_service::script_directives::Loads;
 use tokio::sync::Mutex;
 
-use crate::browser::{BrowserPool, WarmBrowser};
+use crate::browser::{BrowserPool, Fonts, WarmBrowser};
 use crate::egress_proxy::{ANSWER_HEADER, EgressProxy, EgressStats};
 use crate::net_guard;
 use crate::page_hold::{self, Hold, Phase};
@@ -152,6 +152,9 @@ struct Inner {
     reused: std::sync::atomic::AtomicU64,
     /// Runs that found no script world in their document and made one.
     worlds_made: std::sync::atomic::AtomicU64,
+    /// Web fonts the request guards refused: none while the default
+    /// browser's renderers never ask for one (`Fonts`).
+    fonts_refused: Arc<AtomicU64>,
     /// What holds a warm page's next document (page_hold.rs).
     hold: Hold,
     /// Scraps whose documents could not be held: their runs get a context
@@ -386,6 +389,7 @@ impl ChromiumEngine {
                 recycled: tokio::sync::Notify::new(),
                 reused: std::sync::atomic::AtomicU64::new(0),
                 worlds_made: std::sync::atomic::AtomicU64::new(0),
+                fonts_refused: Arc::new(AtomicU64::new(0)),
                 hold: Hold::default(),
                 unholdable: std::sync::Mutex::new(std::collections::HashSet::new()),
             }),
@@ -406,9 +410,14 @@ impl ChromiumEngine {
         }
     }
 
-    /// The process id of the current browser, if one runs.
+    /// The process id of the browser runs use by default, if one runs.
     pub async fn browser_pid(&self) -> Option<u32> {
-        self.inner.pool.pid().await
+        self.inner.pool.pid(Fonts::Refused).await
+    }
+
+    /// The process id of the browser of kind `fonts`, if one runs.
+    pub async fn browser_pid_of(&self, fonts: Fonts) -> Option<u32> {
+        self.inner.pool.pid(fonts).await
     }
 
     /// What went through the egress proxy, once a browser has started.
@@ -433,6 +442,12 @@ impl ChromiumEngine {
         self.inner.worlds_made.load(Ordering::Relaxed)
     }
 
+    /// How many web font requests the request guards refused (runs that
+    /// did not ask for fonts whose renderer asked for one anyway).
+    pub fn fonts_refused_by_the_guard(&self) -> u64 {
+        self.inner.fonts_refused.load(Ordering::Relaxed)
+    }
+
     /// Disposes the spare and warm pages and closes the browser.
     pub async fn close(&self) {
         self.inner.closed.store(true, Ordering::SeqCst);
@@ -453,11 +468,11 @@ impl ChromiumEngine {
 }
 
 impl Inner {
-    /// A new context with a guarded blank page. With `proxy` (a proxy
-    /// tier's egress proxy), the context's every connection goes there
-    /// instead of the browser-wide egress proxy.
-    async fn prepare(&self, proxy: Option<std::net::SocketAddr>) -> Result<FreshPage, String> {
-        let warm = self.pool.get().await?;
+    /// A new context with a guarded blank page, in the browser of kind
+    /// `fonts`. With `proxy` (a proxy tier's egress proxy), the context's
+    /// every connection goes there instead of the browser-wide egress proxy.
+    async fn prepare(&self, proxy: Option<std::net::SocketAddr>, fonts: Fonts) -> Result<FreshPage, String> {
+        let warm = self.pool.get(fonts).await?;
         let params = match proxy {
             // Loopback too: Chromium's implicit bypass rules would send it around the proxy.
             Some(proxy) => CreateBrowserContextParams::builder()
@@ -485,6 +500,7 @@ impl Inner {
             let page = warm.browser.new_page(params).await.map_err(|e| format!("cannot open a page: {e}"))?;
             let guard = Guard {
                 allow_private: self.allow_private,
+                fonts_refused: self.fonts_refused.clone(),
                 state: state.clone(),
                 hold: self.hold.clone(),
                 hold_tx,
@@ -539,8 +555,12 @@ impl Inner {
 
     /// A spare page if one is ready, else a new one (and a spare prepared
     /// beside it). A spare taken is replaced when its run ends, not now: the
-    /// replacement's renderer start-up would compete with the run.
-    async fn take(self: &Arc<Self>) -> Result<FreshPage, String> {
+    /// replacement's renderer start-up would compete with the run. Spares
+    /// are of the default browser: a run that loads fonts gets a new page.
+    async fn take(self: &Arc<Self>, fonts: Fonts) -> Result<FreshPage, String> {
+        if fonts != Fonts::Refused {
+            return self.prepare(None, fonts).await;
+        }
         loop {
             let spare = self.spares.lock().expect("spares lock").pop();
             match spare {
@@ -549,7 +569,7 @@ impl Inner {
                 Some(stale) => self.dispose(stale).await,
                 None => {
                     self.refill();
-                    return self.prepare(None).await;
+                    return self.prepare(None, fonts).await;
                 }
             }
         }
@@ -563,7 +583,7 @@ impl Inner {
         self.preparing.fetch_add(1, Ordering::SeqCst);
         let me = self.clone();
         tokio::spawn(async move {
-            let prepared = me.prepare(None).await;
+            let prepared = me.prepare(None, Fonts::Refused).await;
             match prepared {
                 Ok(fresh) if me.closed.load(Ordering::SeqCst) => me.dispose(fresh).await,
                 Ok(fresh) => me.spares.lock().expect("spares lock").push(fresh),
@@ -575,8 +595,9 @@ impl Inner {
 
     /// A page the last run of `key` left, emptied, if one is parked or
     /// being emptied (then waited for, `RECYCLE_WAIT` at most); else as
-    /// [`Self::take`].
-    async fn take_warm(self: &Arc<Self>, key: ReuseKey) -> Result<FreshPage, String> {
+    /// [`Self::take`]. A page of the other browser (the scrap's script
+    /// changed its mind on fonts) is disposed.
+    async fn take_warm(self: &Arc<Self>, key: ReuseKey, fonts: Fonts) -> Result<FreshPage, String> {
         let deadline = tokio::time::Instant::now() + RECYCLE_WAIT;
         loop {
             // Listening before looking: a page parked in between still wakes this run.
@@ -593,7 +614,7 @@ impl Inner {
                 Some(mut page) => {
                     // Its renderer died while it waited (killed over a cap).
                     let crashed = page.crashed.as_mut().is_some_and(|c| c.next().now_or_never().is_some());
-                    if crashed || page.warm.is_retired() {
+                    if crashed || page.warm.is_retired() || page.warm.fonts != fonts {
                         self.dispose_later(vec![page]);
                         continue;
                     }
@@ -603,7 +624,7 @@ impl Inner {
                 None if being_emptied && tokio::time::Instant::now() < deadline => {
                     let _ = tokio::time::timeout_at(deadline, parked).await;
                 }
-                None => return self.take().await,
+                None => return self.take(fonts).await,
             }
         }
     }
@@ -694,6 +715,7 @@ async fn sweep_idle(engine: std::sync::Weak<Inner>) {
 /// The request guard of a page, and what it shares with the page's runs.
 struct Guard {
     allow_private: bool,
+    fonts_refused: Arc<AtomicU64>,
     state: Arc<PageState>,
     hold: Hold,
     hold_tx: tokio::sync::mpsc::UnboundedSender<HoldEvent>,
@@ -710,7 +732,7 @@ impl Guard {
     /// may load; pauses documents' answers too, for a warm page's next
     /// document (page_hold.rs).
     async fn start(self, page: &Page) -> Result<(), String> {
-        let Guard { allow_private, state, hold, hold_tx, mut releases, warm, context } = self;
+        let Guard { allow_private, fonts_refused, state, hold, hold_tx, mut releases, warm, context } = self;
         let main_frame = page.mainframe().await.map_err(|e| e.to_string())?.ok_or("the page has no main frame")?;
         let mut paused = page.event_listener::<EventRequestPaused>().await.map_err(|e| e.to_string())?;
         let requests = RequestPattern::builder().url_pattern("*").request_stage(RequestStage::Request).build();
@@ -728,6 +750,7 @@ impl Guard {
             allow_private,
             state: state.clone(),
             verdicts: HashMap::new(),
+            fonts_refused,
         };
         let page = page.clone();
         tokio::spawn(async move {
@@ -861,6 +884,7 @@ const UNLOADING: &str = "the previous document is unloading";
 
 /// What the guard's task judges a paused request by.
 struct Judge {
+    fonts_refused: Arc<AtomicU64>,
     page: Page,
     main_frame: FrameId,
     allow_private: bool,
@@ -894,7 +918,12 @@ impl Judge {
             // The previous run's document (frozen, thawed to be ended, or
             // unloading): only the next document may load.
             Some(_) if unloading && !main_document => Err(UNLOADING.to_string()),
-            Some(run_loads) if skipped(run_loads, &event.resource_type) => Err("not needed for extraction".to_string()),
+            Some(run_loads) if skipped(run_loads, &event.resource_type) => {
+                if event.resource_type == ResourceType::Font {
+                    self.fonts_refused.fetch_add(1, Ordering::Relaxed);
+                }
+                Err("not needed for extraction".to_string())
+            }
             Some(_) => {
                 let origin = url
                     .as_ref()
@@ -1579,11 +1608,12 @@ impl Engine for ChromiumEngine {
         let unholdable = |key: &ReuseKey| self.inner.unholdable.lock().expect("unholdable lock").contains(key);
         let mut reuse =
             job.reuse.filter(|key| job.tier == 0 && warm_enabled && job.account.is_none() && !unholdable(key));
+        let fonts = Fonts::for_run(job.loads.fonts);
         let (fresh, outcome, page_sound) = loop {
             let fresh = match (tier_proxy, reuse) {
-                (None, Some(key)) => self.inner.take_warm(key).boxed(),
-                (None, None) => self.inner.take().boxed(),
-                (Some(proxy), _) => self.inner.prepare(Some(proxy)).boxed(),
+                (None, Some(key)) => self.inner.take_warm(key, fonts).boxed(),
+                (None, None) => self.inner.take(fonts).boxed(),
+                (Some(proxy), _) => self.inner.prepare(Some(proxy), fonts).boxed(),
             };
             let mut fresh = match tokio::time::timeout(job.timeout.saturating_sub(started.elapsed()), fresh).await {
                 Ok(Ok(fresh)) => fresh,

@@ -108,6 +108,11 @@ struct Args {
     /// Also run the peer with these features disabled, as one more row.
     #[arg(long)]
     peer_disable_features: Option<String>,
+    /// Also run the peer with these Chromium flags added (separated by
+    /// spaces, e.g. `--disable-remote-fonts`), as one more row; with
+    /// `--rounds`, in every round, and svc's ratios against it summarized too.
+    #[arg(long, allow_hyphen_values = true)]
+    peer_flags: Option<String>,
     /// Sequential runs per variant of the DevTools phase experiment (0: skip it).
     #[arg(long, default_value_t = 0)]
     phases: usize,
@@ -413,9 +418,25 @@ fn chromium_wrapper(dir: &std::path::Path, chromium: &str, features: &str) -> Re
 
 // ---------------------------------------------------------------- peer
 
+/// How an extra row's peer changes its Chromium.
+#[derive(Clone, Copy)]
+enum PeerVariant<'a> {
+    DisableFeatures(&'a str),
+    Flags(&'a str),
+}
+
+impl PeerVariant<'_> {
+    fn label(self) -> String {
+        match self {
+            PeerVariant::DisableFeatures(f) => format!("--disable-features=+{f}"),
+            PeerVariant::Flags(f) => f.to_string(),
+        }
+    }
+}
+
 fn bench_peer(
     args: &Args,
-    disable_features: Option<&str>,
+    variant: Option<PeerVariant>,
     fixture: &str,
     hits: &Hits,
     sampler: &Sampler,
@@ -434,7 +455,11 @@ fn bench_peer(
         .args(["--warmup", &args.warmup.to_string()])
         .args(["--pauseMs", &args.pause_ms.to_string()])
         .args(["--chromium", &args.chromium])
-        .args(disable_features.map(|f| ["--disableFeatures", f]).into_iter().flatten())
+        .args(match variant {
+            Some(PeerVariant::DisableFeatures(f)) => vec!["--disableFeatures", f],
+            Some(PeerVariant::Flags(f)) => vec!["--extraArgs", f],
+            None => vec![],
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -446,7 +471,7 @@ fn bench_peer(
     let stderr = child.stderr.take().context("stderr")?;
     let reader = {
         let (state, cpu) = (state.clone(), cpu.clone());
-        let tag = disable_features.unwrap_or("").to_string();
+        let tag = variant.map(PeerVariant::label).unwrap_or_default();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 match line.strip_prefix("PHASE ") {
@@ -481,22 +506,20 @@ fn bench_peer(
     let floats = |v: &Value| -> Vec<f64> {
         v.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default()
     };
+    let tag = variant.map(PeerVariant::label).unwrap_or_default();
     let mut result = EngineResult {
-        name: match disable_features {
+        name: match variant {
             None => format!("puppeteer-core {}", report["puppeteerVersion"].as_str().unwrap_or("?")),
-            Some(f) => format!(
-                "puppeteer-core {}, --disable-features=+{f}",
-                report["puppeteerVersion"].as_str().unwrap_or("?")
-            ),
+            Some(v) => format!("puppeteer-core {}, {}", report["puppeteerVersion"].as_str().unwrap_or("?"), v.label()),
         },
-        peer: disable_features.is_none(),
+        peer: variant.is_none(),
         sequential: floats(&report["sequential"]["latenciesMs"]),
         concurrent: floats(&report["concurrent"]["latenciesMs"]),
         concurrent_total_ms: report["concurrent"]["totalMs"].as_f64().unwrap_or(f64::NAN),
-        mem_sequential: sampler.peak(&format!("peer {} sequential", disable_features.unwrap_or(""))),
-        mem_concurrent: sampler.peak(&format!("peer {} concurrent", disable_features.unwrap_or(""))),
-        kinds_sequential: sampler.kinds(&format!("peer {} sequential", disable_features.unwrap_or(""))),
-        kinds_concurrent: sampler.kinds(&format!("peer {} concurrent", disable_features.unwrap_or(""))),
+        mem_sequential: sampler.peak(&format!("peer {tag} sequential")),
+        mem_concurrent: sampler.peak(&format!("peer {tag} concurrent")),
+        kinds_sequential: sampler.kinds(&format!("peer {tag} sequential")),
+        kinds_concurrent: sampler.kinds(&format!("peer {tag} concurrent")),
         ..Default::default()
     };
     // The peer counts its warm-up runs' fixture hits too; they are few and the same for both.
@@ -1079,70 +1102,87 @@ fn print_phases(args: &Args, variants: &[VariantResult]) {
 /// in odd rounds and the peer first in even ones; every round's rows, then
 /// the ratios round by round and their median.
 async fn rounds(args: &Args, fixture: &str, hits: &Arc<Hits>, sampler: &Sampler) -> Result<()> {
-    let mut pairs = Vec::new();
+    let flagged = args.peer_flags.as_deref().map(PeerVariant::Flags);
+    // Per round: svc, the peer, and the peer with `--peer-flags` if asked for.
+    let mut measured: Vec<Vec<EngineResult>> = Vec::new();
     for round in 1..=args.rounds {
         let svc_first = round % 2 == 1;
         let mut svc = None;
-        let mut peer = None;
+        let mut peers = Vec::new();
         for turn in 0..2 {
             if (turn == 0) == svc_first {
                 let mut result = bench_svc("svc", &args.chromium, &[], args, fixture, hits, sampler).await?;
                 result.name = format!("svc, round {round}");
                 svc = Some(result);
             } else {
-                let mut result = tokio::task::block_in_place(|| bench_peer(args, None, fixture, hits, sampler))?;
-                result.name = format!("{}, round {round}", result.name);
-                peer = Some(result);
+                for variant in [None, flagged].into_iter().take(if flagged.is_some() { 2 } else { 1 }) {
+                    let mut result = tokio::task::block_in_place(|| bench_peer(args, variant, fixture, hits, sampler))?;
+                    result.name = format!("{}, round {round}", result.name);
+                    peers.push(result);
+                }
             }
         }
-        let (svc, peer) = (svc.expect("measured"), peer.expect("measured"));
-        eprintln!(
-            "round {round}: throughput {:.2}x, sequential median {:.2}x",
-            svc.throughput() / peer.throughput(),
-            stats(&svc.sequential).median / stats(&peer.sequential).median
-        );
-        pairs.push([svc, peer]);
+        let svc = svc.expect("measured");
+        for peer in &peers {
+            eprintln!(
+                "round {round}: against {}: throughput {:.2}x, sequential median {:.2}x",
+                peer.name,
+                svc.throughput() / peer.throughput(),
+                stats(&svc.sequential).median / stats(&peer.sequential).median
+            );
+        }
+        measured.push(std::iter::once(svc).chain(peers).collect());
     }
     // Each round's rows against that round's peer.
-    for pair in &pairs {
-        print_report(args, pair, fixture);
+    for rows in &measured {
+        print_report(args, rows, fixture);
     }
-    println!();
-    println!(
-        "| round | first | svc seq. median ms | peer seq. median ms | latency | svc c={c} runs/s | peer c={c} runs/s | throughput | svc / peer machine CPU ms per run at c={c} |",
-        c = args.concurrency
-    );
-    println!("|---|---|---|---|---|---|---|---|---|");
-    let (mut latency, mut throughput) = (Vec::new(), Vec::new());
-    for (i, [svc, peer]) in pairs.iter().enumerate() {
-        let (s, p) = (stats(&svc.sequential).median, stats(&peer.sequential).median);
-        let (l, t) = (s / p, svc.throughput() / peer.throughput());
-        latency.push(l);
-        throughput.push(t);
+    let peers = if flagged.is_some() { 2 } else { 1 };
+    for which in 1..=peers {
+        let against = match which {
+            1 => "peer".to_string(),
+            _ => format!("peer with {}", args.peer_flags.as_deref().unwrap_or_default()),
+        };
+        println!();
+        println!("svc against the {against}:");
+        println!();
         println!(
-            "| {} | {} | {s:.0} | {p:.0} | {l:.2}x | {:.2} | {:.2} | {t:.2}x | {:.0} / {:.0} |",
-            i + 1,
-            if i % 2 == 0 { "svc" } else { "peer" },
-            svc.throughput(),
-            peer.throughput(),
-            svc.cpu_ms_per_run_concurrent,
-            peer.cpu_ms_per_run_concurrent,
+            "| round | first | svc seq. median ms | peer seq. median ms | latency | svc c={c} runs/s | peer c={c} runs/s | throughput | svc / peer machine CPU ms per run at c={c} |",
+            c = args.concurrency
         );
+        println!("|---|---|---|---|---|---|---|---|---|");
+        let (mut latency, mut throughput) = (Vec::new(), Vec::new());
+        for (i, rows) in measured.iter().enumerate() {
+            let (svc, peer) = (&rows[0], &rows[which]);
+            let (s, p) = (stats(&svc.sequential).median, stats(&peer.sequential).median);
+            let (l, t) = (s / p, svc.throughput() / peer.throughput());
+            latency.push(l);
+            throughput.push(t);
+            println!(
+                "| {} | {} | {s:.0} | {p:.0} | {l:.2}x | {:.2} | {:.2} | {t:.2}x | {:.0} / {:.0} |",
+                i + 1,
+                if i % 2 == 0 { "svc" } else { "peer" },
+                svc.throughput(),
+                peer.throughput(),
+                svc.cpu_ms_per_run_concurrent,
+                peer.cpu_ms_per_run_concurrent,
+            );
+        }
+        let summary = |name: &str, values: &[f64]| {
+            let st = stats(values);
+            println!(
+                "{name}: median {:.2}x over {} rounds (lowest {:.2}x, highest {:.2}x)",
+                st.median,
+                values.len(),
+                st.min,
+                st.max
+            );
+        };
+        println!();
+        summary(&format!("svc ÷ {against} throughput"), &throughput);
+        summary(&format!("svc ÷ {against} sequential median"), &latency);
     }
-    let summary = |name: &str, values: &[f64]| {
-        let st = stats(values);
-        println!(
-            "{name}: median {:.2}x over {} rounds (lowest {:.2}x, highest {:.2}x)",
-            st.median,
-            values.len(),
-            st.min,
-            st.max
-        );
-    };
-    println!();
-    summary("svc ÷ peer throughput", &throughput);
-    summary("svc ÷ peer sequential median", &latency);
-    let failures: usize = pairs.iter().flatten().map(|r| r.failures).sum();
+    let failures: usize = measured.iter().flatten().map(|r| r.failures).sum();
     if failures > 0 {
         anyhow::bail!("{failures} runs failed");
     }
@@ -1178,8 +1218,12 @@ fn main() -> Result<()> {
             // Blocking: waits on the node child while the fixture keeps serving.
             let peer = tokio::task::block_in_place(|| bench_peer(&args, None, &fixture, &hits, &sampler))?;
             results.push(peer);
-            if let Some(features) = args.peer_disable_features.as_deref() {
-                let peer = tokio::task::block_in_place(|| bench_peer(&args, Some(features), &fixture, &hits, &sampler))?;
+            let variants = [
+                args.peer_disable_features.as_deref().map(PeerVariant::DisableFeatures),
+                args.peer_flags.as_deref().map(PeerVariant::Flags),
+            ];
+            for variant in variants.into_iter().flatten() {
+                let peer = tokio::task::block_in_place(|| bench_peer(&args, Some(variant), &fixture, &hits, &sampler))?;
                 results.push(peer);
             }
         }

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use svc_domain::ObjectId;
 use svc_service::engine::{Engine, ReuseKey, RunJob};
 use svc_service::run_outcome::ScriptResult;
+use svc_service::script_directives::Loads;
 
 use crate::common::fixture;
 use crate::runs::{engine_config, job_for};
@@ -259,6 +260,55 @@ async fn a_warm_page_serves_only_its_own_scrap() {
         assert_eq!(state_seen(&*engine, job(&url, READ_STATE, key)).await, clean());
         assert_eq!(engine.runs_in_warm_pages(), n as u64 + 1);
     }
+    engine.close().await;
+}
+
+/// Runs that do not load web fonts use a browser whose renderers never ask
+/// for one; a run that opts in (`// svc:load fonts`) gets the other
+/// browser, started only then. A scrap whose script changes its mind is not
+/// given its parked page of the wrong browser.
+#[tokio::test]
+async fn runs_that_load_fonts_get_the_browser_that_asks_for_them() {
+    use svc_runner::browser::Fonts;
+    let site = fixture::start().await;
+    let engine = warm_engine(4);
+    let url = format!("{}/assets", site.base);
+    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let read = "await document.fonts.load('16px Face').catch(() => null); \
+                returnData([...document.fonts].map(face => face.status))";
+    let with_fonts = |job: RunJob| RunJob { loads: Loads { fonts: true, ..Loads::default() }, ..job };
+    let font_requests = || site.asset_hits.lock().unwrap().iter().filter(|hit| *hit == "face.woff2").count();
+    let statuses = |report: svc_service::run_outcome::EngineReport| match report.result {
+        ScriptResult::Data { json, .. } => serde_json::from_str::<Value>(&json).unwrap(),
+        ScriptResult::Failed { message } => panic!("the run failed: {message}"),
+    };
+
+    // By default: the font face failed, as when the guard refused it, and nothing asked for it.
+    assert_eq!(statuses(engine.run(job(&url, read, key)).await), json!(["error"]));
+    assert_eq!(font_requests(), 0);
+    assert_eq!(engine.fonts_refused_by_the_guard(), 0, "the renderer never asked for the font");
+    assert!(site.asset_hit("style.css"), "the stylesheet that declares the font loaded");
+    let default_browser = engine.browser_pid_of(Fonts::Refused).await.expect("the default browser runs");
+    assert_eq!(engine.browser_pid_of(Fonts::Loadable).await, None, "the other browser starts only when needed");
+
+    // The scrap now loads fonts: not in its parked page, in the other browser.
+    let report = engine.run(with_fonts(job(&url, read, key))).await;
+    // The fixture's font is not a real one: it came, and failed to decode.
+    assert_eq!(statuses(report), json!(["error"]));
+    assert_eq!(font_requests(), 1, "the font was asked for");
+    assert_eq!(engine.runs_in_warm_pages(), 0, "the default browser's page was not used");
+    let font_browser = engine.browser_pid_of(Fonts::Loadable).await.expect("the font browser runs");
+    assert_ne!(font_browser, default_browser);
+
+    // Its next run finds the page that run left, and loads the font again.
+    engine.run(with_fonts(job(&url, read, key))).await;
+    assert_eq!((font_requests(), engine.runs_in_warm_pages()), (2, 1));
+
+    // Back to the default: a page of the default browser again, no font.
+    assert_eq!(statuses(engine.run(job(&url, read, key)).await), json!(["error"]));
+    assert_eq!((font_requests(), engine.runs_in_warm_pages()), (2, 1));
+    assert_eq!(engine.browser_pid_of(Fonts::Refused).await, Some(default_browser));
+    assert_eq!(engine.fonts_refused_by_the_guard(), 0);
     engine.close().await;
 }
 
