@@ -13,6 +13,9 @@
 //! HTTP cache). Any other page's context is disposed at the end whatever
 //! happened.
 //!
+//! Runs that load web fonts (`// svc:load fonts`) run in a second browser
+//! (`browser::Fonts`): the default one never asks for a font at all.
+//!
 //! Nothing the run needs after the navigation costs a DevTools round trip
 //! of its own: the document's HTTP status comes from the page's network
 //! events and the script's isolated world is created by Chromium with every
