@@ -63,6 +63,13 @@ pub struct TickReport {
     pub next_due: Option<DateTime<Utc>>,
 }
 
+/// What one `prune` removed.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Pruned {
+    pub ticks: u64,
+    pub rate_buckets: u64,
+}
+
 pub struct Scheduler {
     store: Arc<dyn Store>,
     signals: Arc<RunSignals>,
@@ -125,6 +132,16 @@ impl Scheduler {
         Ok(done)
     }
 
+    /// Housekeeping, hourly from `run`: removes the tick records older than
+    /// a day, and the rate-limit buckets that decide at `now` like new ones
+    /// (one per client address or email that ever logged in or signed up
+    /// would otherwise be kept for good). Returns how many of each went.
+    pub async fn prune(&self, now: DateTime<Utc>) -> Result<Pruned> {
+        let ticks = self.store.prune_ticks(now - TICK_RETENTION).await?;
+        let rate_buckets = self.store.prune_rate_tats(now.timestamp_millis()).await?;
+        Ok(Pruned { ticks, rate_buckets })
+    }
+
     /// Fires ticks as they come due, and renews plans each week, until
     /// `shutdown` resolves.
     pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) {
@@ -155,8 +172,8 @@ impl Scheduler {
             }
             if now - pruned_at >= PRUNE_EVERY {
                 pruned_at = now;
-                if let Err(e) = self.store.prune_ticks(now - TICK_RETENTION).await {
-                    tracing::warn!(error = %e, "pruning schedule ticks failed");
+                if let Err(e) = self.prune(now).await {
+                    tracing::warn!(error = %e, "pruning tick records and rate-limit buckets failed");
                 }
             }
             let sleep =

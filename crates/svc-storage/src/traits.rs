@@ -612,6 +612,11 @@ pub trait RateStore: Send + Sync {
         bucket: &str,
         decide: &mut (dyn for<'s> FnMut(&'s str) -> Option<String> + Send),
     ) -> Result<bool>;
+    /// Removes the GCRA buckets whose `tat` is at or before `now_ms` (unix
+    /// ms): such a bucket decides like one never used, so nothing is lost,
+    /// and buckets keyed by client address or email do not pile up.
+    /// Returns how many were removed.
+    async fn prune_rate_tats(&self, now_ms: i64) -> Result<u64>;
 }
 
 /// How a claimed task ends, and what is written with it in one transaction.

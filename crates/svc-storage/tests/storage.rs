@@ -3326,6 +3326,24 @@ async fn rate_buckets_store_what_a_take_decides(store: Arc<dyn Store>) {
     assert_eq!(take_tat(&store, "login:ip:b", false).await, (false, 0), "buckets are separate");
 }
 
+/// Pruning removes the GCRA buckets whose `tat` has passed, which decide
+/// like new ones, and keeps those that still refuse or slow requests.
+async fn pruning_rate_buckets_keeps_every_bucket_that_still_decides(store: Arc<dyn Store>) {
+    let set = |tat: i64| move |_: i64| Some(tat);
+    assert!(store.take_rate_tat("login:ip:past", &mut set(1_000)).await.unwrap());
+    assert!(store.take_rate_tat("login:ip:now", &mut set(2_000)).await.unwrap());
+    assert!(store.take_rate_tat("login:ip:future", &mut set(3_000)).await.unwrap());
+    assert!(store.take_rate_log("trigger:key:a", &mut |_| Some("[1]".into())).await.unwrap());
+
+    assert_eq!(store.prune_rate_tats(2_000).await.unwrap(), 2, "at or before now");
+    assert_eq!(take_tat(&store, "login:ip:future", false).await, (false, 3_000), "kept as it was");
+    assert_eq!(take_tat(&store, "login:ip:past", false).await, (false, 0), "gone: as if never used");
+    assert_eq!(take_tat(&store, "login:ip:now", false).await, (false, 0));
+    assert_eq!(rate_log(&store, "trigger:key:a").await, "[1]", "sliding logs are not GCRA buckets");
+    assert_eq!(store.prune_rate_tats(2_999).await.unwrap(), 0, "nothing more has passed");
+    assert_eq!(store.prune_rate_tats(3_000).await.unwrap(), 1);
+}
+
 /// Concurrent takes of one bucket (several server processes' requests)
 /// are decided one after the other, each on what the previous one stored:
 /// none is lost and none fails, where a read-then-swap would have to retry.
@@ -3474,6 +3492,7 @@ storage_tests!(
     count_tasks_by_organization_kind_and_time,
     ai_fix_makes_the_repaired_script_current,
     rate_buckets_store_what_a_take_decides,
+    pruning_rate_buckets_keeps_every_bucket_that_still_decides,
     concurrent_takes_of_a_rate_bucket_each_see_the_previous_one,
     backlog_counts_what_waits_in_every_organization,
 );

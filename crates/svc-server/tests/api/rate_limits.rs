@@ -124,6 +124,29 @@ async fn log_ins_are_limited_per_client_ip_and_per_email() {
     assert_eq!(status, StatusCode::OK);
 }
 
+/// The scheduler's hourly housekeeping removes the buckets that decide like
+/// new ones at the time it is given, and keeps every limit that still holds.
+#[tokio::test]
+async fn pruning_rate_buckets_keeps_every_limit_that_still_holds() {
+    let app = TestApp::start_with(&[NO_WORKER, ("SVC_TRUSTED_PROXIES", "127.0.0.1")]).await;
+    app.signup("alice@example.com").await;
+    for i in 0..60 {
+        let (status, _) = login_from(&app, "203.0.113.5", &format!("guess{i}@example.com"), "wrong-password").await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "attempt {i}");
+    }
+    // Now: the address's bucket still refuses, and it is kept.
+    app.services.scheduler.prune(chrono::Utc::now()).await.unwrap();
+    let (status, _) = login_from(&app, "203.0.113.5", "alice@example.com", "password-123").await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "the limit holds after pruning");
+    // An hour on, every bucket (the address's, the 60 emails', the sign-up's) decides like a new one.
+    let later = chrono::Utc::now() + chrono::Duration::hours(1);
+    let pruned = app.services.scheduler.prune(later).await.unwrap();
+    assert!(pruned.rate_buckets >= 62, "{pruned:?}");
+    assert_eq!(app.services.scheduler.prune(later).await.unwrap().rate_buckets, 0, "nothing left to remove");
+    let (status, _) = login_from(&app, "203.0.113.5", "alice@example.com", "password-123").await;
+    assert_eq!(status, StatusCode::OK, "the address's bucket was removed with the rest");
+}
+
 #[tokio::test]
 async fn sign_ups_are_limited_per_client_ip_and_can_be_closed() {
     let app = TestApp::start_with(&[NO_WORKER, ("SVC_TRUSTED_PROXIES", "127.0.0.1")]).await;

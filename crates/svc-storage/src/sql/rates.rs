@@ -8,7 +8,7 @@
 use async_trait::async_trait;
 use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, Type};
 
-use super::{Dialect, SqlStore};
+use super::{Dialect, RowsAffected, SqlStore};
 use crate::Result;
 use crate::traits::RateStore;
 
@@ -105,5 +105,15 @@ where
         decide: &mut (dyn for<'s> FnMut(&'s str) -> Option<String> + Send),
     ) -> Result<bool> {
         self.take(logs(), bucket, &mut |stamps: String| decide(&stamps)).await
+    }
+
+    async fn prune_rate_tats(&self, now_ms: i64) -> Result<u64> {
+        let mut tx = self.begin_write().await?;
+        let done = sqlx::query(AssertSqlSafe(format!("DELETE FROM {} WHERE tat <= $1", TATS.table)))
+            .bind(now_ms)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected())
     }
 }
