@@ -74,9 +74,12 @@ pub const ARGS: &[&str] = &[
 /// file, where otherwise every such request would be paused and refused
 /// (the page would then lay its text out again with the fallback font,
 /// about 8 ms of a renderer per run on the benchmark's page,
-/// docs/benchmarks.md). What a script sees is the same either way: the
-/// font face's status is `error` and the fallback font is used. A run that
-/// opts in to fonts runs in the other browser, started when first needed.
+/// docs/benchmarks.md). What a script sees of a font its page links to is
+/// the same either way: the font face's status is `error` and the fallback
+/// font is used. A font inlined as a `data:` URL, which no guard sees
+/// (DevTools does not pause `data:` requests), is skipped too: runs skip
+/// fonts wherever they come from. A run that opts in to fonts runs in the
+/// other browser, started when first needed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fonts {
     /// No web font is ever requested: what runs use by default.
@@ -382,7 +385,8 @@ impl BrowserPool {
         Ok(warm)
     }
 
-    /// Drops the current browser (after a protocol failure), so the next run starts a new one.
+    /// Drops `broken` if it is still the current browser of its kind (after
+    /// a protocol failure), so that the next run of that kind starts a new one.
     pub async fn discard(&self, broken: &Arc<WarmBrowser>) {
         let mut current = self.current[broken.fonts.index()].lock().await;
         if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, broken))

@@ -451,7 +451,7 @@ impl ChromiumEngine {
         self.inner.fonts_refused.load(Ordering::Relaxed)
     }
 
-    /// Disposes the spare and warm pages and closes the browser.
+    /// Disposes the spare and warm pages and closes the browsers.
     pub async fn close(&self) {
         self.inner.closed.store(true, Ordering::SeqCst);
         // Let spares being prepared, and contexts being disposed, finish, so

@@ -54,6 +54,10 @@ pub const BATCH: i64 = 500;
 /// How long tick records are kept (they only guard against double firing).
 const TICK_RETENTION: chrono::Duration = chrono::Duration::days(1);
 const PRUNE_EVERY: chrono::Duration = chrono::Duration::hours(1);
+/// How long past its time a rate-limit bucket is kept: servers whose
+/// clocks lag the scheduler's by less than this still find every bucket
+/// that delays their requests.
+const RATE_BUCKET_MARGIN: chrono::Duration = chrono::Duration::minutes(5);
 
 /// What one `tick` did.
 #[derive(Debug, Default)]
@@ -133,12 +137,13 @@ impl Scheduler {
     }
 
     /// Housekeeping, hourly from `run`: removes the tick records older than
-    /// a day, and the rate-limit buckets that decide at `now` like new ones
-    /// (one per client address or email that ever logged in or signed up
-    /// would otherwise be kept for good). Returns how many of each went.
+    /// a day, and the rate-limit buckets that decide like new ones since
+    /// five minutes before `now` (`RATE_BUCKET_MARGIN`; one bucket per
+    /// client address or email that ever logged in or signed up would
+    /// otherwise be kept for good). Returns how many of each went.
     pub async fn prune(&self, now: DateTime<Utc>) -> Result<Pruned> {
         let ticks = self.store.prune_ticks(now - TICK_RETENTION).await?;
-        let rate_buckets = self.store.prune_rate_tats(now.timestamp_millis()).await?;
+        let rate_buckets = self.store.prune_rate_tats((now - RATE_BUCKET_MARGIN).timestamp_millis()).await?;
         Ok(Pruned { ticks, rate_buckets })
     }
 

@@ -3344,6 +3344,41 @@ async fn pruning_rate_buckets_keeps_every_bucket_that_still_decides(store: Arc<d
     assert_eq!(store.prune_rate_tats(3_000).await.unwrap(), 1);
 }
 
+/// Takes go on deciding while buckets are pruned under them (another
+/// process's housekeeping): none fails, whichever comes first. (A guard:
+/// the interleaving `take` must survive, a delete committed between its
+/// insert and its locked read, is rare here and cannot be forced.)
+async fn takes_never_fail_while_buckets_are_pruned(store: Arc<dyn Store>) {
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let pruner = {
+        let (store, done) = (store.clone(), done.clone());
+        tokio::spawn(async move {
+            let mut pruned = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                // Far ahead: every bucket goes, as soon as it is there.
+                pruned += store.prune_rate_tats(i64::MAX).await.unwrap();
+            }
+            pruned
+        })
+    };
+    let mut work = tokio::task::JoinSet::new();
+    for worker in 0..4 {
+        let store = store.clone();
+        work.spawn(async move {
+            for i in 0..200 {
+                let mut decide = |tat: i64| Some(tat + 1);
+                let taken = store.take_rate_tat("login:ip:busy", &mut decide).await;
+                assert!(matches!(taken, Ok(true)), "worker {worker}, take {i}: {taken:?}");
+            }
+        });
+    }
+    while let Some(finished) = work.join_next().await {
+        finished.unwrap();
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(pruner.await.unwrap() > 0, "buckets were pruned while they were taken");
+}
+
 /// Concurrent takes of one bucket (several server processes' requests)
 /// are decided one after the other, each on what the previous one stored:
 /// none is lost and none fails, where a read-then-swap would have to retry.
@@ -3493,6 +3528,7 @@ storage_tests!(
     ai_fix_makes_the_repaired_script_current,
     rate_buckets_store_what_a_take_decides,
     pruning_rate_buckets_keeps_every_bucket_that_still_decides,
+    takes_never_fail_while_buckets_are_pruned,
     concurrent_takes_of_a_rate_bucket_each_see_the_previous_one,
     backlog_counts_what_waits_in_every_organization,
 );

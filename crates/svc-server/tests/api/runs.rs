@@ -494,7 +494,7 @@ fn process_gone(pid: u32) -> bool {
     }
 }
 
-async fn wait_gone(pid: u32, what: &str) {
+pub(crate) async fn wait_gone(pid: u32, what: &str) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     while !process_gone(pid) {
         assert!(tokio::time::Instant::now() < deadline, "{what} chromium {pid} is still there (or a zombie)");

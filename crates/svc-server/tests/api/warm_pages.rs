@@ -310,6 +310,26 @@ async fn runs_that_load_fonts_get_the_browser_that_asks_for_them() {
     assert_eq!(engine.browser_pid_of(Fonts::Refused).await, Some(default_browser));
     assert_eq!(engine.fonts_refused_by_the_guard(), 0);
     engine.close().await;
+    crate::runs::wait_gone(default_browser, "the default").await;
+    crate::runs::wait_gone(font_browser, "the font").await;
+}
+
+/// Runs skip fonts wherever they come from: a font inlined as a `data:`
+/// URL, which no request guard sees, loads only for a script that asks.
+#[tokio::test]
+async fn inline_fonts_load_only_when_the_script_asks() {
+    let site = fixture::start().await;
+    let engine = warm_engine(0);
+    let url = format!("{}/inline-font", site.base);
+    let read = "await document.fonts.ready; returnData([...document.fonts].map(face => face.status))";
+    let statuses = |report: svc_service::run_outcome::EngineReport| match report.result {
+        ScriptResult::Data { json, .. } => serde_json::from_str::<Value>(&json).unwrap(),
+        ScriptResult::Failed { message } => panic!("the run failed: {message}"),
+    };
+    assert_eq!(statuses(engine.run(job_for(&url, read)).await), json!(["error"]), "skipped by default");
+    let with_fonts = RunJob { loads: Loads { fonts: true, ..Loads::default() }, ..job_for(&url, read) };
+    assert_eq!(statuses(engine.run(with_fonts).await), json!(["loaded"]), "loaded when asked for");
+    engine.close().await;
 }
 
 #[tokio::test]

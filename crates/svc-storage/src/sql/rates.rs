@@ -46,7 +46,7 @@ where
         decide: &mut (dyn FnMut(T) -> Option<T> + Send),
     ) -> Result<bool>
     where
-        T: for<'q> Encode<'q, DB> + for<'q> Decode<'q, DB> + Type<DB> + Send + Unpin + 'static,
+        T: for<'q> Encode<'q, DB> + for<'q> Decode<'q, DB> + Type<DB> + Clone + Send + Unpin + 'static,
     {
         let Buckets { table, column, unused } = kind;
         let read = format!("SELECT {column} FROM {table} WHERE bucket = $1");
@@ -58,17 +58,23 @@ where
             return Ok(false);
         }
         let mut tx = self.begin_write().await?;
-        sqlx::query(AssertSqlSafe(format!(
-            "INSERT INTO {table} (bucket, {column}) VALUES ($1, $2) ON CONFLICT DO NOTHING"
-        )))
-        .bind(bucket)
-        .bind(unused)
-        .execute(&mut *tx)
-        .await?;
-        let stored: T = sqlx::query_scalar(AssertSqlSafe(format!("{read}{}", DB::LOCK_ROW)))
-            .bind(bucket)
-            .fetch_one(&mut *tx)
-            .await?;
+        let insert = format!("INSERT INTO {table} (bucket, {column}) VALUES ($1, $2) ON CONFLICT DO NOTHING");
+        let locked = format!("{read}{}", DB::LOCK_ROW);
+        // The insert takes no lock on a row that is there already: pruning
+        // (`prune_rate_tats`) may delete it before the locked read, which
+        // then finds nothing; the bucket is made again (a row this
+        // transaction inserted is its own until it commits).
+        let mut attempts = 0;
+        let stored: T = loop {
+            sqlx::query(AssertSqlSafe(insert.clone())).bind(bucket).bind(unused.clone()).execute(&mut *tx).await?;
+            let found: Option<T> =
+                sqlx::query_scalar(AssertSqlSafe(locked.clone())).bind(bucket).fetch_optional(&mut *tx).await?;
+            match found {
+                Some(stored) => break stored,
+                None if attempts < 3 => attempts += 1,
+                None => return Err(sqlx::Error::RowNotFound.into()),
+            }
+        };
         // Refused: the transaction is rolled back (a new bucket with it).
         let Some(next) = decide(stored) else { return Ok(false) };
         sqlx::query(AssertSqlSafe(format!("UPDATE {table} SET {column} = $2 WHERE bucket = $1")))

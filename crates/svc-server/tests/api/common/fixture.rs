@@ -217,6 +217,35 @@ async fn assets_page() -> Html<&'static str> {
     ))
 }
 
+/// A TrueType font of the machine (Chromium's dependencies bring one:
+/// fontconfig needs a font), for pages that inline one.
+fn system_font() -> Vec<u8> {
+    fn find(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).collect();
+        entries.sort();
+        entries
+            .iter()
+            .find(|p| p.extension().is_some_and(|e| e == "ttf"))
+            .cloned()
+            .or_else(|| entries.iter().filter(|p| p.is_dir()).find_map(|p| find(p)))
+    }
+    let path = find(std::path::Path::new("/usr/share/fonts"))
+        .expect("a .ttf font under /usr/share/fonts (apt-get install fonts-dejavu-core)");
+    std::fs::read(path).unwrap()
+}
+
+/// A page whose font is inlined as a `data:` URL: no request for it ever
+/// leaves the page.
+async fn inline_font_page() -> Html<String> {
+    use base64::Engine as _;
+    let font = base64::engine::general_purpose::STANDARD.encode(system_font());
+    Html(format!(
+        "<!doctype html><html><head><title>inline font</title><style>\
+         @font-face {{ font-family: Inline; src: url(data:font/ttf;base64,{font}) format('truetype'); }}\
+         p {{ font-family: Inline, monospace; }}</style></head><body><p>inline</p></body></html>"
+    ))
+}
+
 /// A page whose content comes from its own script and stylesheet, both
 /// in its head (what the preload scanner fetches first).
 async fn scripted_page() -> Html<&'static str> {
@@ -272,6 +301,7 @@ pub async fn start() -> Fixture {
         .route("/strict-policy", get(strict_policy))
         .route("/late", get(late_items))
         .route("/assets", get(assets_page))
+        .route("/inline-font", get(inline_font_page))
         .route("/scripted", get(scripted_page))
         .route("/cached", get(cached_page))
         .route("/asset/{name}", get(asset))
