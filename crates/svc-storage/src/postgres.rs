@@ -29,10 +29,6 @@ impl Dialect for Postgres {
     // instant).
     const LOCK_DUE: &'static str = " FOR UPDATE SKIP LOCKED";
 
-    // The row stays locked until the transaction ends: the next request for
-    // the same rate bucket reads what this one stored.
-    const LOCK_ROW: &'static str = " FOR UPDATE";
-
     fn begin_write(pool: &Pool<Self>) -> impl Future<Output = sqlx::Result<Transaction<'static, Self>>> + Send {
         pool.begin()
     }

@@ -46,7 +46,6 @@ impl Dialect for Sqlite {
     // SQLite has one writer: the write transaction already excludes other
     // workers, schedulers and delivery workers.
     const LOCK_DUE: &'static str = "";
-    const LOCK_ROW: &'static str = "";
 
     /// SQLite allows one writer: take the write lock when the transaction
     /// starts, so that it waits on `busy_timeout` instead of failing when a

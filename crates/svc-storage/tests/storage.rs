@@ -3345,9 +3345,10 @@ async fn pruning_rate_buckets_keeps_every_bucket_that_still_decides(store: Arc<d
 }
 
 /// Takes go on deciding while buckets are pruned under them (another
-/// process's housekeeping): none fails, whichever comes first. (A guard:
-/// the interleaving `take` must survive, a delete committed between its
-/// insert and its locked read, is rare here and cannot be forced.)
+/// process's housekeeping): none fails, whichever comes first. (The
+/// interleaving that failed here, on PostgreSQL, a delete committed between
+/// a take's insert and its locked read, is rare and cannot be forced; the
+/// pruner deletes every bucket, in use or not, to make it likelier.)
 async fn takes_never_fail_while_buckets_are_pruned(store: Arc<dyn Store>) {
     let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let pruner = {

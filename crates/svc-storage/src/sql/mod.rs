@@ -51,11 +51,6 @@ pub trait Dialect: Database<Arguments: IntoArguments<Self>, QueryResult: RowsAff
     /// deliveries.
     const LOCK_DUE: &'static str;
 
-    /// Ends the `SELECT` of one row that a write transaction reads and then
-    /// updates, and that concurrent transactions must wait for (a rate
-    /// bucket).
-    const LOCK_ROW: &'static str;
-
     /// Opens a transaction that will write.
     fn begin_write(pool: &Pool<Self>) -> impl Future<Output = sqlx::Result<Transaction<'static, Self>>> + Send;
 }

@@ -1,9 +1,9 @@
 //! Rate-limit buckets: GCRA buckets hold their theoretical arrival time
 //! (`tat`); sliding-log buckets the times of their latest requests. A take
 //! that the state as stored does not refuse reads, decides and writes its
-//! bucket in one write transaction that holds the bucket's row
-//! ([`Dialect::LOCK_ROW`]), so that requests from several processes never
-//! decide on the same state.
+//! bucket in one write transaction that holds the bucket's row (an upsert
+//! locks it until the transaction ends), so that requests from several
+//! processes never decide on the same state.
 
 use async_trait::async_trait;
 use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, Type};
@@ -36,9 +36,9 @@ where
     usize: ColumnIndex<DB::Row>,
 {
     /// A refusal on the bucket's state read without a lock, which stands
-    /// (see `RateStore`); otherwise the bucket is created if it is new (its
-    /// row is what the lock holds), read under the lock, decided on, and
-    /// what was decided stored.
+    /// (see `RateStore`); otherwise the bucket is created if it is new and
+    /// its row locked and read in one upsert, decided on, and what was
+    /// decided stored.
     async fn take<T>(
         &self,
         kind: Buckets<T>,
@@ -46,7 +46,7 @@ where
         decide: &mut (dyn FnMut(T) -> Option<T> + Send),
     ) -> Result<bool>
     where
-        T: for<'q> Encode<'q, DB> + for<'q> Decode<'q, DB> + Type<DB> + Clone + Send + Unpin + 'static,
+        T: for<'q> Encode<'q, DB> + for<'q> Decode<'q, DB> + Type<DB> + Send + Unpin + 'static,
     {
         let Buckets { table, column, unused } = kind;
         let read = format!("SELECT {column} FROM {table} WHERE bucket = $1");
@@ -58,23 +58,17 @@ where
             return Ok(false);
         }
         let mut tx = self.begin_write().await?;
-        let insert = format!("INSERT INTO {table} (bucket, {column}) VALUES ($1, $2) ON CONFLICT DO NOTHING");
-        let locked = format!("{read}{}", DB::LOCK_ROW);
-        // The insert takes no lock on a row that is there already: pruning
-        // (`prune_rate_tats`) may delete it before the locked read, which
-        // then finds nothing; the bucket is made again (a row this
-        // transaction inserted is its own until it commits).
-        let mut attempts = 0;
-        let stored: T = loop {
-            sqlx::query(AssertSqlSafe(insert.clone())).bind(bucket).bind(unused.clone()).execute(&mut *tx).await?;
-            let found: Option<T> =
-                sqlx::query_scalar(AssertSqlSafe(locked.clone())).bind(bucket).fetch_optional(&mut *tx).await?;
-            match found {
-                Some(stored) => break stored,
-                None if attempts < 3 => attempts += 1,
-                None => return Err(sqlx::Error::RowNotFound.into()),
-            }
-        };
+        // Made if new and locked in one statement: an upsert always ends with
+        // the row, locked (an insert then a locked read could find nothing,
+        // should pruning delete the row in between, `prune_rate_tats`).
+        let stored: T = sqlx::query_scalar(AssertSqlSafe(format!(
+            "INSERT INTO {table} (bucket, {column}) VALUES ($1, $2) \
+             ON CONFLICT (bucket) DO UPDATE SET {column} = {table}.{column} RETURNING {column}"
+        )))
+        .bind(bucket)
+        .bind(unused)
+        .fetch_one(&mut *tx)
+        .await?;
         // Refused: the transaction is rolled back (a new bucket with it).
         let Some(next) = decide(stored) else { return Ok(false) };
         sqlx::query(AssertSqlSafe(format!("UPDATE {table} SET {column} = $2 WHERE bucket = $1")))
