@@ -73,9 +73,9 @@ pub const ARGS: &[&str] = &[
 /// [`NO_REMOTE_FONTS`]: its renderers never ask for an `@font-face`
 /// file, where otherwise every such request would be paused and refused
 /// (about 8 ms of a renderer per run on the benchmark's page, most likely
-/// a second layout of the text with the fallback font; docs/benchmarks.md). What a script sees of a font its page links to is
-/// the same either way: the font face's status is `error` and the fallback
-/// font is used. A font inlined as a `data:` URL, which no guard sees
+/// a second layout of the text with the fallback font; docs/benchmarks.md).
+/// What a script sees of a font its page links to is the same either way:
+/// the font face's status is `error` and the fallback font is used. A font inlined as a `data:` URL, which no guard sees
 /// (DevTools does not pause `data:` requests), is skipped too: runs skip
 /// fonts wherever they come from. A run that opts in to fonts runs in the
 /// other browser, started when first needed.

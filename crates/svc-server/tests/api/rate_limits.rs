@@ -96,15 +96,20 @@ async fn login_from(app: &TestApp, ip: &str, email: &str, password: &str) -> (St
     (response.status(), response.headers().clone())
 }
 
+/// One address guessing `count` accounts, each refused for a wrong password.
+async fn guesses_from(app: &TestApp, ip: &str, count: usize) {
+    for i in 0..count {
+        let (status, _) = login_from(app, ip, &format!("guess{i}@example.com"), "wrong-password").await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "attempt {i}");
+    }
+}
+
 #[tokio::test]
 async fn log_ins_are_limited_per_client_ip_and_per_email() {
     let app = TestApp::start_with(&[NO_WORKER, ("SVC_TRUSTED_PROXIES", "127.0.0.1")]).await;
     app.signup("alice@example.com").await;
     // One address guessing many accounts: 60 attempts, then 429 whatever the email.
-    for i in 0..60 {
-        let (status, _) = login_from(&app, "203.0.113.5", &format!("guess{i}@example.com"), "wrong-password").await;
-        assert_eq!(status, StatusCode::UNAUTHORIZED, "attempt {i}");
-    }
+    guesses_from(&app, "203.0.113.5", 60).await;
     let (status, headers) = login_from(&app, "203.0.113.5", "alice@example.com", "password-123").await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "even the right password: the address is limited");
     assert!(headers["retry-after"].to_str().unwrap().parse::<u64>().unwrap() >= 1);
@@ -130,10 +135,7 @@ async fn log_ins_are_limited_per_client_ip_and_per_email() {
 async fn pruning_rate_buckets_keeps_every_limit_that_still_holds() {
     let app = TestApp::start_with(&[NO_WORKER, ("SVC_TRUSTED_PROXIES", "127.0.0.1")]).await;
     app.signup("alice@example.com").await;
-    for i in 0..60 {
-        let (status, _) = login_from(&app, "203.0.113.5", &format!("guess{i}@example.com"), "wrong-password").await;
-        assert_eq!(status, StatusCode::UNAUTHORIZED, "attempt {i}");
-    }
+    guesses_from(&app, "203.0.113.5", 60).await;
     // Now: the address's bucket still refuses, and it is kept.
     app.services.scheduler.prune(chrono::Utc::now()).await.unwrap();
     let (status, _) = login_from(&app, "203.0.113.5", "alice@example.com", "password-123").await;

@@ -34,16 +34,25 @@ fn job(url: &str, script: &str, key: ReuseKey) -> RunJob {
     RunJob { reuse: Some(key), ..job_for(url, script) }
 }
 
+/// `job` with `// svc:load fonts`.
+fn with_fonts(job: RunJob) -> RunJob {
+    RunJob { loads: Loads { fonts: true, ..Loads::default() }, ..job }
+}
+
+/// What the script returned, from a run that must have succeeded.
+fn returned(report: svc_service::run_outcome::EngineReport) -> Value {
+    match report.result {
+        ScriptResult::Data { json, .. } => serde_json::from_str(&json).unwrap(),
+        ScriptResult::Failed { message } => panic!("the run failed: {message}"),
+    }
+}
+
 /// What the page found, from a run that must have succeeded. Its history
 /// holds no earlier run's entries: at most the blank page a new context
 /// starts with and itself (a warm page navigating to the URL it shows
 /// replaces its entry, so 1 there), and is left out of the rest.
 async fn state_seen(engine: &dyn Engine, job: RunJob) -> Value {
-    let report = engine.run(job).await;
-    let mut seen = match report.result {
-        ScriptResult::Data { json, .. } => serde_json::from_str::<Value>(&json).unwrap()[0].clone(),
-        ScriptResult::Failed { message } => panic!("the run failed: {message}"),
-    };
+    let mut seen = returned(engine.run(job).await)[0].clone();
     let history = seen.as_object_mut().unwrap().remove("history").and_then(|h| h.as_i64());
     assert!(matches!(history, Some(1 | 2)), "history.length {history:?}");
     seen
@@ -276,15 +285,10 @@ async fn runs_that_load_fonts_get_the_browser_that_asks_for_them() {
     let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
     let read = "await document.fonts.load('16px Face').catch(() => null); \
                 returnData([...document.fonts].map(face => face.status))";
-    let with_fonts = |job: RunJob| RunJob { loads: Loads { fonts: true, ..Loads::default() }, ..job };
     let font_requests = || site.asset_hits.lock().unwrap().iter().filter(|hit| *hit == "face.woff2").count();
-    let statuses = |report: svc_service::run_outcome::EngineReport| match report.result {
-        ScriptResult::Data { json, .. } => serde_json::from_str::<Value>(&json).unwrap(),
-        ScriptResult::Failed { message } => panic!("the run failed: {message}"),
-    };
 
     // By default: the font face failed, as when the guard refused it, and nothing asked for it.
-    assert_eq!(statuses(engine.run(job(&url, read, key)).await), json!(["error"]));
+    assert_eq!(returned(engine.run(job(&url, read, key)).await), json!(["error"]));
     assert_eq!(font_requests(), 0);
     assert_eq!(engine.fonts_refused_by_the_guard(), 0, "the renderer never asked for the font");
     assert!(site.asset_hit("style.css"), "the stylesheet that declares the font loaded");
@@ -294,7 +298,7 @@ async fn runs_that_load_fonts_get_the_browser_that_asks_for_them() {
     // The scrap now loads fonts: not in its parked page, in the other browser.
     let report = engine.run(with_fonts(job(&url, read, key))).await;
     // The fixture's font is not a real one: it came, and failed to decode.
-    assert_eq!(statuses(report), json!(["error"]));
+    assert_eq!(returned(report), json!(["error"]));
     assert_eq!(font_requests(), 1, "the font was asked for");
     assert_eq!(engine.runs_in_warm_pages(), 0, "the default browser's page was not used");
     let font_browser = engine.browser_pid_of(Fonts::Loadable).await.expect("the font browser runs");
@@ -305,7 +309,7 @@ async fn runs_that_load_fonts_get_the_browser_that_asks_for_them() {
     assert_eq!((font_requests(), engine.runs_in_warm_pages()), (2, 1));
 
     // Back to the default: a page of the default browser again, no font.
-    assert_eq!(statuses(engine.run(job(&url, read, key)).await), json!(["error"]));
+    assert_eq!(returned(engine.run(job(&url, read, key)).await), json!(["error"]));
     assert_eq!((font_requests(), engine.runs_in_warm_pages()), (2, 1));
     assert_eq!(engine.browser_pid_of(Fonts::Refused).await, Some(default_browser));
     assert_eq!(engine.fonts_refused_by_the_guard(), 0);
@@ -322,13 +326,8 @@ async fn inline_fonts_load_only_when_the_script_asks() {
     let engine = warm_engine(0);
     let url = format!("{}/inline-font", site.base);
     let read = "await document.fonts.ready; returnData([...document.fonts].map(face => face.status))";
-    let statuses = |report: svc_service::run_outcome::EngineReport| match report.result {
-        ScriptResult::Data { json, .. } => serde_json::from_str::<Value>(&json).unwrap(),
-        ScriptResult::Failed { message } => panic!("the run failed: {message}"),
-    };
-    assert_eq!(statuses(engine.run(job_for(&url, read)).await), json!(["error"]), "skipped by default");
-    let with_fonts = RunJob { loads: Loads { fonts: true, ..Loads::default() }, ..job_for(&url, read) };
-    assert_eq!(statuses(engine.run(with_fonts).await), json!(["loaded"]), "loaded when asked for");
+    assert_eq!(returned(engine.run(job_for(&url, read)).await), json!(["error"]), "skipped by default");
+    assert_eq!(returned(engine.run(with_fonts(job_for(&url, read))).await), json!(["loaded"]), "loaded when asked for");
     engine.close().await;
 }
 
