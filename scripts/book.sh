@@ -41,7 +41,7 @@ if ! "$MDBOOK" build docs >"$build_log" 2>&1; then
     echo "book: mdbook build failed" >&2
     exit 1
 fi
-if grep -E ' (WARN|ERROR) ' "$build_log" >&2; then
+if grep -E '(^|[[:space:]])(WARN|ERROR)[[:space:]]' "$build_log" >&2; then
     echo "book: mdbook build warned (above)" >&2
     exit 1
 fi
