@@ -1,4 +1,4 @@
-//! Cron parsing and the next firing (svc_service::schedule): any text is
+//! Cron parsing and the next firing (svc_service::schedule::cron): any text is
 //! parsed or refused without a panic, and in every zone the next firing
 //! after an instant is strictly after it (and the one after that, after it).
 
@@ -7,7 +7,7 @@
 use arbitrary::Arbitrary;
 use chrono::{DateTime, Utc};
 use libfuzzer_sys::fuzz_target;
-use svc_service::schedule::{next_fire, next_fire_of, parse, shortest_gap};
+use svc_service::schedule::cron::{next_fire, next_fire_of, parse, shortest_gap};
 
 /// Pieces that cron fields are made of, so that most generated expressions
 /// are valid ones.

@@ -1,4 +1,4 @@
-//! The CSV writer (svc_service::data_export::csv): any text is written as
+//! The CSV writer (svc_service::outbox::data_export::csv): any text is written as
 //! CSV or refused as not JSON, never a panic; the CSV read back (RFC 4180)
 //! is the header row of the data table's columns and one record per item,
 //! each with one field per column, holding exactly the table's cells; file
@@ -7,8 +7,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use svc_service::data_export::csv::{from_json, slug};
-use svc_service::data_export::grid::{grid, items};
+use svc_service::outbox::data_export::csv::{from_json, slug};
+use svc_service::outbox::data_export::grid::{grid, items};
 
 /// Reads RFC 4180 CSV: records end in CRLF; a quoted field may hold
 /// commas, CR, LF and doubled quotes. An empty line is a record of one

@@ -17,8 +17,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use svc_domain::net::is_public_ip;
+use svc_engine::host_vetting::{Refusal, Resolver, vetted_addresses};
 use svc_fuzz::{literal, ready};
-use svc_service::host_vetting::{Refusal, Resolver, vetted_addresses};
 use url::Url;
 
 /// Non-public IPv4 ranges: (network, prefix length).
@@ -246,5 +246,8 @@ fuzz_target!(|input: Input| {
     // The real guards (an address literal: they resolve nothing).
     let run = ready(svc_runner::net_guard::check(&text, false));
     assert!(matches!(run, Err(Refusal::Private { .. })), "the run guard let {text:?} ({ip}) through: {run:?}");
-    assert!(ready(svc_service::webhooks::check_webhook_url(&text, false)).is_err(), "receiver {text:?} accepted");
+    assert!(
+        ready(svc_service::outbox::webhooks::check_webhook_url(&text, false)).is_err(),
+        "receiver {text:?} accepted"
+    );
 });

@@ -1,6 +1,6 @@
 //! URL and host vetting of arbitrary text (svc_service::host_vetting, the
 //! run guard svc_runner::net_guard, webhook receivers'
-//! svc_service::webhooks::check_webhook_url): no panic, and nothing
+//! svc_service::outbox::webhooks::check_webhook_url): no panic, and nothing
 //! non-public is let through unless private networks are allowed.
 //!
 //! Names resolve through fixed answers (no DNS); the guards that use the
@@ -15,8 +15,8 @@ use std::net::IpAddr;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use svc_domain::net::is_public_ip;
+use svc_engine::host_vetting::{Refusal, Resolver, bare_host, vetted_addresses};
 use svc_fuzz::{literal, ready};
-use svc_service::host_vetting::{Refusal, Resolver, bare_host, vetted_addresses};
 use url::Url;
 
 #[derive(Arbitrary, Debug)]
@@ -90,7 +90,7 @@ fuzz_target!(|input: Input| {
 
     // Webhook receivers (the text is trimmed first).
     let hook_url = Url::parse(text.trim()).ok();
-    let webhook = ready(svc_service::webhooks::check_webhook_url(text, true));
+    let webhook = ready(svc_service::outbox::webhooks::check_webhook_url(text, true));
     if webhook.is_ok() {
         let u = hook_url.as_ref().expect("an accepted receiver is a URL");
         assert!(
@@ -102,7 +102,7 @@ fuzz_target!(|input: Input| {
     let host_empty = u.host_str().is_none_or(str::is_empty);
     let credentials = !u.username().is_empty() || u.password().is_some();
     if u.scheme() != "https" || hook_literal.is_some() || host_empty || credentials {
-        let webhook = ready(svc_service::webhooks::check_webhook_url(text, false));
+        let webhook = ready(svc_service::outbox::webhooks::check_webhook_url(text, false));
         let expected = u.scheme() == "https" && !credentials && hook_literal.is_some_and(is_public_ip);
         assert_eq!(webhook.is_ok(), expected, "the receiver {text:?} ({hook_literal:?}): {webhook:?}");
     }

@@ -1,4 +1,4 @@
-//! Webhook signatures (svc_service::webhook_signing): verification never
+//! Webhook signatures (svc_service::outbox::webhook_signing): verification never
 //! panics whatever it is given; a signature made over a body verifies
 //! (within the timestamp tolerance), and flipping any byte of the body, the
 //! signature, the message id or the timestamp makes it fail.
@@ -7,7 +7,9 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use svc_service::webhook_signing::{TOLERANCE_SECS, hex_signature, standard_signature, verify_hex, verify_standard};
+use svc_service::outbox::webhook_signing::{
+    TOLERANCE_SECS, hex_signature, standard_signature, verify_hex, verify_standard,
+};
 
 #[derive(Arbitrary, Debug)]
 struct Input {

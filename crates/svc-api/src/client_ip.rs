@@ -1,4 +1,4 @@
-//! The client's IP of a request (`svc_service::client_address`), from its
+//! The client's IP of a request (`svc_service::accounts::client_address`), from its
 //! peer address and `X-Forwarded-For`.
 
 use std::net::{IpAddr, SocketAddr};
@@ -10,7 +10,7 @@ use ipnet::IpNet;
 pub(crate) fn client_ip(parts: &Parts, trusted: &[IpNet]) -> IpAddr {
     let peer: Option<IpAddr> = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
     let forwarded = parts.headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
-    svc_service::client_address::client_ip(peer, forwarded, trusted)
+    svc_service::accounts::client_address::client_ip(peer, forwarded, trusted)
 }
 
 /// The client's IP as an extractor, for the per-IP limits of log-in and sign-up.

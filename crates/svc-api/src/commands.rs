@@ -3,11 +3,11 @@
 //! by their wire names, so a refusal still points at what the client sent.
 
 pub(crate) use svc_api_types::{AnnouncementBody, LoginBody, NewKeyBody, ScrapBody, SignupBody, WebhookBody};
+use svc_service::accounts::keys::NewKey;
 use svc_service::accounts::{Login, Signup};
-use svc_service::announcements::Announcement;
-use svc_service::keys::NewKey;
-use svc_service::scrap_input::ScrapChanges;
-use svc_service::webhooks::WebhookChanges;
+use svc_service::outbox::announcements::Announcement;
+use svc_service::outbox::webhooks::WebhookChanges;
+use svc_service::scraps::input::ScrapChanges;
 
 /// A request body as the command it asks for.
 pub(crate) trait IntoCommand {

@@ -8,7 +8,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use svc_api_types::ErrorBody;
 use svc_service::ServiceError;
-use svc_service::rate_limits::Refusal;
+use svc_service::accounts::rate_limits::Refusal;
 
 #[derive(Debug)]
 pub enum ApiError {

@@ -17,3 +17,19 @@ pub struct Activity {
     pub history_id: Option<ObjectId>,
     pub created_at: DateTime<Utc>,
 }
+
+impl Activity {
+    /// A new entry of `scrap`'s log, now, tied to no run.
+    pub fn new(organization: ObjectId, scrap: ObjectId, kind: &str, actor: String, message: String) -> Self {
+        Activity {
+            id: ObjectId::new(),
+            organization_id: organization,
+            scrap_id: scrap,
+            kind: kind.to_string(),
+            actor,
+            message,
+            history_id: None,
+            created_at: Utc::now(),
+        }
+    }
+}

@@ -102,3 +102,25 @@ pub struct EmailRecord {
     pub last_error: Option<String>,
     pub sent_at: Option<DateTime<Utc>>,
 }
+
+/// Whether `s` looks like an email address: one `@` with text on both
+/// sides, no white space, at most 254 characters. Delivery decides the rest.
+pub fn is_address(s: &str) -> bool {
+    s.len() <= 254
+        && !s.chars().any(char::is_whitespace)
+        && s.split_once('@')
+            .is_some_and(|(local, domain)| !local.is_empty() && !domain.is_empty() && !domain.contains('@'))
+}
+
+#[cfg(test)]
+mod address_tests {
+    #[test]
+    fn addresses() {
+        assert!(super::is_address("a@b.c"));
+        assert!(!super::is_address("a b@c"));
+        assert!(!super::is_address("@c"));
+        assert!(!super::is_address("a@"));
+        assert!(!super::is_address("a@b@c"));
+        assert!(!super::is_address("abc"));
+    }
+}

@@ -165,3 +165,28 @@ impl HistoryRow {
         self.status_detail.map(StatusDetail::is_success)
     }
 }
+
+/// The longest error message a row keeps.
+pub const MAX_ERROR_CHARS: usize = 1000;
+
+/// An error message cut to 1,000 characters (the row's `error`).
+pub fn short_error(message: &str) -> String {
+    if message.chars().count() <= MAX_ERROR_CHARS {
+        return message.to_string();
+    }
+    let mut cut: String = message.chars().take(MAX_ERROR_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::*;
+
+    #[test]
+    fn errors_are_cut_to_1000_characters() {
+        assert_eq!(short_error("short"), "short");
+        let long = "é".repeat(5000);
+        assert_eq!(short_error(&long).chars().count(), 1000);
+    }
+}

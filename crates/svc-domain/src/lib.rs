@@ -7,6 +7,7 @@ pub mod api_key;
 pub mod email;
 pub mod history;
 pub mod id;
+pub mod meter;
 pub mod net;
 pub mod plan;
 pub mod scope;

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
 use futures::StreamExt;
-use svc_service::host_vetting::Resolver;
-use svc_service::metrics::{BrowserRestart, Metrics};
+use svc_engine::host_vetting::Resolver;
+use svc_engine::{BrowserRestart, EngineMetrics};
 use tokio::sync::{Mutex, OnceCell};
 use tokio::task::JoinHandle;
 
@@ -159,7 +159,7 @@ pub struct BrowserPool {
     /// The longest run timeout a run has had, in ms (the renderers' CPU cap).
     longest_run_ms: Arc<AtomicU64>,
     /// Where browser replacements are counted (`svc_browser_restarts_total`), once set.
-    metrics: std::sync::OnceLock<Arc<Metrics>>,
+    metrics: std::sync::OnceLock<Arc<dyn EngineMetrics>>,
 }
 
 /// Debian's `chromium-headless-shell` binary: Chromium without the desktop UI,
@@ -314,7 +314,7 @@ impl BrowserPool {
     }
 
     /// Counts browser replacements in `metrics` from now on (a second call is ignored).
-    pub fn count_in(&self, metrics: Arc<Metrics>) {
+    pub fn count_in(&self, metrics: Arc<dyn EngineMetrics>) {
         let _ = self.metrics.set(metrics);
     }
 

@@ -67,10 +67,10 @@ use chromiumoxide::page::ScreenshotParams;
 use futures::{FutureExt, StreamExt};
 use serde_json::{Value, json};
 use svc_domain::site_account::SessionState;
-use svc_service::engine::{Engine, ReuseKey, RunJob};
-use svc_service::host_vetting::Resolver;
-use svc_service::run_outcome::{EngineReport, ScriptResult};
-use svc_service::script_directives::Loads;
+use svc_engine::Loads;
+use svc_engine::host_vetting::Resolver;
+use svc_engine::{Engine, ReuseKey, RunJob};
+use svc_engine::{EngineReport, ScriptResult};
 use tokio::sync::Mutex;
 
 use crate::browser::{BrowserPool, Fonts, WarmBrowser};
@@ -400,7 +400,7 @@ impl ChromiumEngine {
     }
 
     /// Counts this engine's browser replacements in `metrics` (`GET /metrics`).
-    pub fn count_in(&self, metrics: Arc<svc_service::metrics::Metrics>) {
+    pub fn count_in(&self, metrics: Arc<dyn svc_engine::EngineMetrics>) {
         self.inner.pool.count_in(metrics);
     }
 

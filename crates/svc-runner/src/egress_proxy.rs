@@ -38,7 +38,7 @@ use hyper::header::HeaderValue;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use svc_service::host_vetting::{Refusal, Resolver, bare_host, vetted_addresses};
+use svc_engine::host_vetting::{Refusal, Resolver, bare_host, vetted_addresses};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;

@@ -1,8 +1,6 @@
-//! Run workers and the Chromium engine.
+//! The Chromium engine: an [`svc_engine::Engine`] over headless Chromium.
 //!
-//! A [`Worker`] claims queued runs for one container id, hands each to an
-//! [`svc_service::engine::Engine`] and records the outcome through
-//! `RunService`. [`ChromiumEngine`] is the engine: one warm headless
+//! [`ChromiumEngine`] is the engine: one warm headless
 //! Chromium, a fresh browser context per run, every request checked by
 //! [`net_guard`] before it leaves the browser, and every connection the
 //! browser opens made through [`egress_proxy`], which dials only vetted
@@ -20,7 +18,5 @@ pub mod session;
 pub mod storage_reach;
 pub mod upstream;
 pub mod warm_pages;
-pub mod worker;
 
 pub use chromium::{ChromiumEngine, EngineConfig};
-pub use worker::Worker;

@@ -1,8 +1,8 @@
 //! Which URLs a run may load: http(s) only, and (unless private networks
-//! are allowed) only hosts that pass [`svc_service::host_vetting`], which
+//! are allowed) only hosts that pass [`svc_engine::host_vetting`], which
 //! the egress proxy applies again to the hosts it dials.
 
-use svc_service::host_vetting::{Refusal, Resolver, vetted_addresses};
+use svc_engine::host_vetting::{Refusal, Resolver, vetted_addresses};
 use url::Url;
 
 /// Checks scheme and host. With `allow_private`, only the scheme is checked.

@@ -25,17 +25,13 @@
 use std::sync::LazyLock;
 
 use serde_json::{Value, json};
-use svc_service::engine::RunJob;
+use svc_engine::RunJob;
+pub use svc_engine::script::{MAX_RESULT_CHARS, NOT_RUN};
 
-/// Largest result, in characters of JSON, accepted from `returnData`.
-pub const MAX_RESULT_CHARS: usize = 10 * 1024 * 1024;
 /// Largest `localStorage` (characters of keys and values) kept in a session.
 pub const MAX_STORAGE_CHARS: usize = 256 * 1024;
 /// Largest error message or selector read back from a failed script.
 pub const MAX_MESSAGE_CHARS: usize = 16 * 1024;
-/// How a script that does not compile is reported (before the engine's
-/// "SyntaxError: ..."): the same words as before the script runs at all.
-pub const NOT_RUN: &str = "the script could not run: ";
 
 /// The function a run calls with [`arguments`]: `(input, body)`.
 pub static RUN: LazyLock<String> = LazyLock::new(|| {

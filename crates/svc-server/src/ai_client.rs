@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use svc_service::ai_model::{AiError, AiModel, ChatMessage, Completion};
+use svc_service::ai::model::{AiError, AiModel, ChatMessage, Completion};
 
 use crate::config::AiSettings;
 

@@ -273,7 +273,7 @@ pub struct AiSettings {
     pub base_url: String,
     pub api_key: Option<Secret>,
     pub timeout: Duration,
-    pub pricing: svc_service::ai_model::AiPricing,
+    pub pricing: svc_service::ai::model::AiPricing,
 }
 
 /// Everything the SMTP client needs, from [`Config::mail`].
@@ -464,8 +464,8 @@ impl Config {
 
     /// The proxy tiers as the service layer knows them: which exist, their
     /// prices and multipliers (`tier0`: always, free, ×1).
-    pub fn tier_settings(&self) -> svc_service::proxy_tiers::TierSettings {
-        let mut settings = svc_service::proxy_tiers::TierSettings::default();
+    pub fn tier_settings(&self) -> svc_service::scraps::proxy_tiers::TierSettings {
+        let mut settings = svc_service::scraps::proxy_tiers::TierSettings::default();
         for i in 0..4 {
             settings.configured[i + 1] = !self.proxy_tiers[i].is_empty();
             settings.price_per_gb[i + 1] = self.proxy_tier_prices[i];
@@ -483,7 +483,7 @@ impl Config {
             base_url,
             api_key: self.ai_api_key.clone(),
             timeout: self.ai_timeout,
-            pricing: svc_service::ai_model::AiPricing {
+            pricing: svc_service::ai::model::AiPricing {
                 provider,
                 model: self.ai_model.clone(),
                 input_per_million: self.ai_price_input,
@@ -678,7 +678,7 @@ impl Config {
             ai_price_input: raw.get("AI_PRICE_INPUT", 0.0, price)?,
             ai_price_output: raw.get("AI_PRICE_OUTPUT", 0.0, price)?,
             ai_timeout: raw.get("AI_TIMEOUT", Duration::from_secs(60), positive_duration)?,
-            ai_fix_daily: raw.get("AI_FIX_DAILY", svc_service::ai_fix::DEFAULT_FIX_DAILY, non_negative)?,
+            ai_fix_daily: raw.get("AI_FIX_DAILY", svc_service::ai::fix::DEFAULT_FIX_DAILY, non_negative)?,
             signup_open: raw.get("SIGNUP", true, |s| match s.trim() {
                 "open" => Ok(true),
                 "closed" => Ok(false),

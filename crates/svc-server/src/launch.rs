@@ -3,16 +3,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use svc_domain::scrap::{DEFAULT_SCRAPPER, STATIC_SCRAPPER};
-use svc_runner::{ChromiumEngine, EngineConfig, Worker};
-use svc_service::dispatcher::{DispatchConfig, Dispatcher};
-use svc_service::engine::{Engine, EnginesByScrapper};
+use svc_engine::{Engine, EnginesByScrapper};
+use svc_runner::{ChromiumEngine, EngineConfig};
+use svc_service::Worker;
+use svc_service::outbox::dispatcher::{DispatchConfig, Dispatcher};
 use svc_service::{ServiceConfig, Services};
 use svc_static::{StaticConfig, StaticEngine};
 use svc_storage::Store;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use svc_service::mailer::Mailer;
+use svc_service::outbox::mailer::Mailer;
 
 use crate::Config;
 use crate::mail_client::{MailSetupError, SmtpMailer};

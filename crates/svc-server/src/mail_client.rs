@@ -22,7 +22,7 @@ use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use svc_domain::email::Email;
-use svc_service::mail_transport::{MailError, MailTransport};
+use svc_service::outbox::mail_transport::{MailError, MailTransport};
 
 use crate::config::{MailSettings, SmtpSecurity};
 

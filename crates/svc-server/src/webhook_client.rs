@@ -14,8 +14,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use svc_domain::net::is_public_ip;
-use svc_service::dispatcher::{ReceiverResponse, WebhookTransport};
-use svc_service::host_vetting::{Resolver, bare_host, vetted_addresses};
+use svc_engine::host_vetting::{Resolver, bare_host, vetted_addresses};
+use svc_service::outbox::dispatcher::{ReceiverResponse, WebhookTransport};
 
 const BODY_KEPT: usize = 1024;
 

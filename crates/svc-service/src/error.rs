@@ -28,7 +28,7 @@ pub enum ServiceError {
     #[error("the organization has no compute balance left")]
     InsufficientBalance,
     #[error("rate limit reached: {} requests per {} seconds; retry in {} s", .0.rate.limit, .0.rate.window.as_secs(), .0.retry_after_secs())]
-    RateLimited(crate::rate_limits::Refusal),
+    RateLimited(crate::accounts::rate_limits::Refusal),
     /// A feature this server is not set up for (email without
     /// `SVC_SMTP_URL`): the message says what to set.
     #[error("{0}")]

@@ -28,6 +28,7 @@ use prometheus_client::registry::Registry;
 use svc_domain::history::StatusDetail;
 use svc_domain::scrap::{DEFAULT_SCRAPPER, STATIC_SCRAPPER};
 use svc_domain::webhook::AttemptState;
+use svc_engine::{BrowserRestart, EngineMetrics};
 use svc_storage::{Backlog, PoolUse};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -56,15 +57,6 @@ struct ReasonLabel {
     reason: &'static str,
 }
 
-/// Why a browser was replaced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BrowserRestart {
-    /// The process died (or stopped answering).
-    Crashed,
-    /// It had served its number of runs.
-    Recycled,
-}
-
 /// How one email attempt ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EmailAttempt {
@@ -91,7 +83,7 @@ fn engine_label(scrapper: &str) -> &'static str {
     }
 }
 
-/// The names of the rate limits (`crate::rate_limits`): their buckets' first two parts.
+/// The names of the rate limits (`crate::accounts::rate_limits`): their buckets' first two parts.
 const LIMITS: [&str; 9] = [
     "signup:ip",
     "login:ip",
@@ -276,14 +268,6 @@ impl Metrics {
         self.rate_limit_refusals.get_or_create(&LimitLabel { limit: limit_label(bucket) }).inc();
     }
 
-    pub fn browser_restarted(&self, why: BrowserRestart) {
-        let reason = match why {
-            BrowserRestart::Crashed => "crashed",
-            BrowserRestart::Recycled => "recycled",
-        };
-        self.browser_restarts.get_or_create(&ReasonLabel { reason }).inc();
-    }
-
     /// Sets the gauges from what the store reports, as of `now`.
     pub fn observe(&self, backlog: &Backlog, pool: PoolUse, now: DateTime<Utc>) {
         self.queue_depth.get_or_create(&StateLabel { state: "queued" }).set(backlog.runs_queued);
@@ -299,6 +283,16 @@ impl Metrics {
         self.pool_connections.get_or_create(&StateLabel { state: "idle" }).set(i64::from(pool.idle));
         self.pool_connections.get_or_create(&StateLabel { state: "in_use" }).set(i64::from(pool.open - pool.idle));
         self.pool_max.set(i64::from(pool.max));
+    }
+}
+
+impl EngineMetrics for Metrics {
+    fn browser_restarted(&self, why: BrowserRestart) {
+        let reason = match why {
+            BrowserRestart::Crashed => "crashed",
+            BrowserRestart::Recycled => "recycled",
+        };
+        self.browser_restarts.get_or_create(&ReasonLabel { reason }).inc();
     }
 }
 

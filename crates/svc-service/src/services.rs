@@ -6,23 +6,23 @@ use svc_domain::plan::WeeklyUnits;
 use svc_storage::Store;
 
 use crate::accounts::AccountService;
-use crate::admin::AdminService;
-use crate::ai_tasks::AiService;
-use crate::announcements::AnnouncementService;
-use crate::attachments::Attachments;
-use crate::auth::AuthService;
-use crate::history::HistoryService;
-use crate::jwt::JwtKeys;
-use crate::key_cache::KeyCache;
-use crate::keys::KeyService;
+use crate::accounts::admin::AdminService;
+use crate::accounts::auth::AuthService;
+use crate::accounts::jwt::JwtKeys;
+use crate::accounts::key_cache::KeyCache;
+use crate::accounts::keys::KeyService;
+use crate::accounts::rate_limits::RateLimits;
+use crate::ai::attachments::Attachments;
+use crate::ai::task_runner::TaskRunner;
+use crate::ai::tasks::AiService;
 use crate::metrics::Metrics;
-use crate::rate_limits::RateLimits;
-use crate::runs::RunService;
-use crate::scheduler::Scheduler;
+use crate::outbox::announcements::AnnouncementService;
+use crate::outbox::webhooks::WebhookService;
+use crate::runs::history::HistoryService;
+use crate::runs::{RunService, RunServiceParts};
+use crate::schedule::scheduler::Scheduler;
 use crate::scraps::ScrapService;
-use crate::site_accounts::SiteAccountService;
-use crate::task_runner::TaskRunner;
-use crate::webhooks::WebhookService;
+use crate::scraps::site_accounts::SiteAccountService;
 use crate::{Result, ServiceError};
 
 /// The settings the business rules depend on.
@@ -54,7 +54,7 @@ pub struct ServiceConfig {
     /// `SVC_SIGNUP=open` (default) or `closed`.
     pub signup_open: bool,
     /// The proxy tiers configured (`SVC_PROXY_TIER1`..`4`), their prices and multipliers.
-    pub tiers: crate::proxy_tiers::TierSettings,
+    pub tiers: crate::scraps::proxy_tiers::TierSettings,
     /// The balances Growth and Pro are topped up to every week
     /// (`SVC_GROWTH_WEEKLY`, `SVC_PRO_WEEKLY`).
     pub weekly_units: WeeklyUnits,
@@ -120,13 +120,15 @@ impl Services {
         let attached = Arc::new(Attachments::default());
         let runs = RunService::new(
             store.clone(),
-            config.run_timeout,
-            rate_limits.clone(),
-            email,
-            attached.clone(),
-            config.ai_fix_daily,
-            config.tiers.clone(),
-            metrics.clone(),
+            RunServiceParts {
+                run_timeout: config.run_timeout,
+                limits: rate_limits.clone(),
+                email,
+                attached: attached.clone(),
+                fix_daily: config.ai_fix_daily,
+                tiers: config.tiers.clone(),
+                metrics: metrics.clone(),
+            },
         );
         let ai = AiService::new(store.clone(), attached.clone(), runs.signals.clone(), rate_limits.clone());
         let task_runner = Arc::new(TaskRunner::new(store.clone(), attached, runs.signals.clone(), config.run_timeout));

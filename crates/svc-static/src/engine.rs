@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use svc_service::engine::{Engine, RunJob};
-use svc_service::host_vetting::Resolver;
-use svc_service::run_outcome::{EngineReport, ScriptResult};
+use svc_engine::host_vetting::Resolver;
+use svc_engine::{Engine, RunJob};
+use svc_engine::{EngineReport, ScriptResult};
 use url::Url;
 
 use crate::document::Document;

@@ -2,7 +2,7 @@
 //! the browser engine's (`svc-runner`), so that users, AI Fix
 //! (`fix_policy::diagnose` reads the prefixes) and tests see one language.
 
-use svc_service::host_vetting::Refusal;
+use svc_engine::host_vetting::Refusal;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StaticError {

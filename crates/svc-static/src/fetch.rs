@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use reqwest::Method;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{ACCEPT, ACCEPT_LANGUAGE, CONTENT_TYPE, HeaderName, HeaderValue, LOCATION};
-use svc_service::host_vetting::{Refusal, Resolver, bare_host, vetted_addresses};
+use svc_engine::host_vetting::{Refusal, Resolver, bare_host, vetted_addresses};
 use url::Url;
 
 use crate::error::StaticError;

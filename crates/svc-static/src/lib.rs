@@ -2,7 +2,7 @@
 //! browser.
 //!
 //! [`StaticEngine`] implements the service layer's
-//! [`svc_service::engine::Engine`] port, as `svc-runner`'s Chromium engine
+//! [`svc_engine::Engine`] port, as `svc-runner`'s Chromium engine
 //! does, for scraps whose `scrapper` is `static`. A run:
 //!
 //! 1. fetches the page with reqwest through the same vetting as the

@@ -11,13 +11,8 @@
 //! The expression resolves to `{ok: true, json, length}` or
 //! `{ok: false, error, selector}`.
 
-use svc_service::engine::RunJob;
-
-/// Largest result, in characters of JSON, accepted from `returnData`.
-pub const MAX_RESULT_CHARS: usize = 10 * 1024 * 1024;
-/// How a script that does not compile is reported, before the engine's
-/// "SyntaxError: ...", as the browser engine does.
-const NOT_RUN: &str = "the script could not run: ";
+use svc_engine::RunJob;
+use svc_engine::script::{MAX_RESULT_CHARS, NOT_RUN};
 
 pub fn wrap(job: &RunJob) -> String {
     let input = job.script_input();

@@ -13,12 +13,12 @@ use std::time::Instant;
 use rquickjs::convert::Coerced;
 use rquickjs::promise::PromiseState;
 use rquickjs::{Context, Ctx, Exception, Function, Object, Persistent, Promise, Runtime, Value};
-use svc_service::run_outcome::ScriptResult;
+use svc_engine::ScriptResult;
 
 use crate::document::Document;
 use crate::error::StaticError;
-use crate::script::MAX_RESULT_CHARS;
 use crate::script_network::Network;
+use svc_engine::script::MAX_RESULT_CHARS;
 
 const PRELUDE: &str = include_str!("js/prelude.js");
 

@@ -12,7 +12,7 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
-use svc_service::rate_limits::Refusal;
+use svc_service::accounts::rate_limits::Refusal;
 use svc_service::{ServiceError, Services};
 
 use crate::ApiError;

@@ -11,8 +11,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, schemars, tool, tool_handler, t
 use serde::Deserialize;
 use serde_json::json;
 use svc_domain::ObjectId;
-use svc_service::history::HistoryView;
 use svc_service::paging::PageRequest;
+use svc_service::runs::history::HistoryView;
 use svc_service::runs::{self, Trigger};
 use svc_service::{Principal, ServiceError, Services};
 

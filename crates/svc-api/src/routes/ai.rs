@@ -12,7 +12,7 @@ use serde::Deserialize;
 use svc_api_types::{GenerateBody, TaskAccepted, TaskView, WizardBody};
 use svc_domain::task::Task;
 use svc_service::Services;
-use svc_service::ai_tasks::GenerateRequest;
+use svc_service::ai::tasks::GenerateRequest;
 use utoipa::IntoParams;
 
 use crate::ApiError;

@@ -9,7 +9,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use svc_api_types::{SiteAccountBody, SiteAccountView, iso};
-use svc_service::site_accounts::AccountStatus;
+use svc_service::scraps::site_accounts::AccountStatus;
 use svc_service::{ServiceError, Services};
 
 use crate::ApiError;

@@ -7,11 +7,11 @@ pub(crate) use svc_api_types::{
     ActivityView, AttemptView, CreatedKeyView, CreatedWebhookView, HistoryRowView, KeyView, ListView, LoginView,
     MeView, RedeliveryView, ScrapView, SignupView, TriggerAccepted, VersionView, WebhookView,
 };
+use svc_service::accounts::keys::CreatedKey;
 use svc_service::accounts::{IssuedToken, SignedUp};
-use svc_service::history::HistoryView;
-use svc_service::keys::CreatedKey;
+use svc_service::outbox::webhooks::CreatedWebhook;
 use svc_service::paging::Paged;
-use svc_service::webhooks::CreatedWebhook;
+use svc_service::runs::history::HistoryView;
 
 /// `{"data": [...], "total": N, "page": P, "perPage": PP}`.
 pub(crate) fn list<U, T>(paged: Paged<U>, view: impl FnMut(U) -> T) -> ListView<T> {

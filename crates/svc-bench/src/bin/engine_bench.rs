@@ -36,9 +36,9 @@ use clap::Parser;
 use serde_json::{Value, json};
 use svc_bench::sampler::{cpu_split, cpu_split_per_run};
 use svc_bench::stats::{Stats, stats};
+use svc_engine::ScriptResult;
+use svc_engine::{Engine, RunJob};
 use svc_server::{App, Config};
-use svc_service::engine::{Engine, RunJob};
-use svc_service::run_outcome::ScriptResult;
 use svc_static::{StaticConfig, StaticEngine};
 use svc_storage::testing::TestDb;
 
@@ -226,7 +226,7 @@ fn job(url: &str, scrapper: &str) -> RunJob {
         triggered_by: "api",
         timeout: Duration::from_secs(60),
         loads: Default::default(),
-        capture_page: svc_service::engine::PageCapture::Never,
+        capture_page: svc_engine::PageCapture::Never,
         tier: 0,
         scrapper: scrapper.to_string(),
         account: None,

@@ -19,7 +19,7 @@ use svc_bench::stats::stats;
 use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
 use svc_server::{App, Config};
 use svc_service::accounts::Signup;
-use svc_service::scrap_input::ScrapChanges;
+use svc_service::scraps::input::ScrapChanges;
 use svc_storage::testing::TestDb;
 use tower::ServiceExt;
 

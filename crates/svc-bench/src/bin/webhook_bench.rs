@@ -25,7 +25,7 @@ use svc_bench::{bench_organization, fresh_store};
 use svc_domain::ObjectId;
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
 use svc_server::webhook_client::HttpWebhookClient;
-use svc_service::dispatcher::{DispatchConfig, Dispatcher, WebhookTransport};
+use svc_service::outbox::dispatcher::{DispatchConfig, Dispatcher, WebhookTransport};
 use svc_storage::Store;
 use svc_storage::testing::TestDb;
 use tokio::net::TcpListener;
@@ -92,7 +92,7 @@ async fn setup(args: &Args, slow_share: f64, fast_url: &str, slow_url: &str) -> 
             events: vec![WebhookEvent::ScrapSuccess],
             scrap_ids: vec![],
             active: true,
-            secret: svc_service::webhook_signing::new_secret(),
+            secret: svc_service::outbox::webhook_signing::new_secret(),
             created_at: now,
             updated_at: now,
         };
@@ -188,11 +188,11 @@ async fn peer_case(args: &Args, slow_share: f64) -> Result<(usize, Duration)> {
         else {
             break;
         };
-        let body = svc_service::webhook_payload::body_at(&d.payload, now);
+        let body = svc_service::outbox::webhook_payload::body_at(&d.payload, now);
         let headers = [
             ("content-type", "application/json".to_string()),
             ("x-webhook-event", d.event.as_str().to_string()),
-            ("x-webhook-signature", svc_service::webhook_signing::hex_signature(&hook.secret, &body)),
+            ("x-webhook-signature", svc_service::outbox::webhook_signing::hex_signature(&hook.secret, &body)),
         ];
         let answer = client.post(&hook.url, &headers, body).await;
         let attempt = DeliveryAttempt {

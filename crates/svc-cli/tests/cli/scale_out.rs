@@ -198,7 +198,7 @@ impl Cluster {
         let mut env = vec![("SVC_LISTEN", "127.0.0.1:0"), ("SVC_EMBEDDED_WORKER", "false")];
         env.extend_from_slice(server_env);
         let servers: Vec<SvcProcess> = (0..2).map(|_| SvcProcess::start(db, &["server"], &env)).collect();
-        let worker_env = [("RUST_LOG", "info,svc_runner::worker=debug")];
+        let worker_env = [("RUST_LOG", "info,svc_service::runs::worker=debug")];
         let workers: Vec<SvcProcess> =
             (0..workers).map(|_| SvcProcess::start(db, &["worker", "--id", "default"], &worker_env)).collect();
         let bases = servers.iter().map(SvcProcess::listening).collect();

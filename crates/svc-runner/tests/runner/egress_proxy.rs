@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::Ordering;
 
+use svc_engine::host_vetting::Resolver;
 use svc_runner::egress_proxy::{ANSWER_HEADER, EgressProxy};
-use svc_service::host_vetting::Resolver;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 

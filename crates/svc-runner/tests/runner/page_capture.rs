@@ -3,8 +3,8 @@
 //! when it may read it, and a run that found items never hands it back to a
 //! job that wants it only to tell a blocked page.
 
-use svc_service::engine::{Engine, PageCapture};
-use svc_service::run_outcome::ScriptResult;
+use svc_engine::ScriptResult;
+use svc_engine::{Engine, PageCapture};
 
 use crate::sessions::{engine, job, session_site};
 

@@ -7,11 +7,11 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use svc_domain::ObjectId;
+use svc_engine::{Engine, RunJob};
+use svc_engine::{EngineReport, ScriptResult};
 use svc_runner::egress_proxy::{ANSWER_HEADER, EgressProxy};
 use svc_runner::upstream::UpstreamProxy;
 use svc_runner::{ChromiumEngine, EngineConfig};
-use svc_service::engine::{Engine, RunJob};
-use svc_service::run_outcome::{EngineReport, ScriptResult};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -206,7 +206,7 @@ fn job(url: &str, script: &str, tier: u8) -> RunJob {
         triggered_by: "user",
         timeout: Duration::from_secs(30),
         loads: Default::default(),
-        capture_page: svc_service::engine::PageCapture::Never,
+        capture_page: svc_engine::PageCapture::Never,
         tier,
         account: None,
         session: None,

@@ -4,9 +4,9 @@
 //! in it is there for the next run in the same page.
 
 use svc_domain::ObjectId;
+use svc_engine::ScriptResult;
+use svc_engine::{Engine, ReuseKey};
 use svc_runner::{ChromiumEngine, EngineConfig};
-use svc_service::engine::{Engine, ReuseKey};
-use svc_service::run_outcome::ScriptResult;
 
 use crate::sessions::{job, session_site};
 

@@ -9,9 +9,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use svc_domain::ObjectId;
 use svc_domain::site_account::{SessionState, SiteAccount};
+use svc_engine::{Engine, RunJob};
+use svc_engine::{EngineReport, ScriptResult};
 use svc_runner::{ChromiumEngine, EngineConfig};
-use svc_service::engine::{Engine, RunJob};
-use svc_service::run_outcome::{EngineReport, ScriptResult};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
@@ -82,7 +82,7 @@ pub(crate) fn job(url: String, script: &str, account: Option<&SiteAccount>, sess
         triggered_by: "user",
         timeout: Duration::from_secs(30),
         loads: Default::default(),
-        capture_page: svc_service::engine::PageCapture::Never,
+        capture_page: svc_engine::PageCapture::Never,
         tier: 0,
         scrapper: "puppeteer".into(),
         account: account.cloned(),

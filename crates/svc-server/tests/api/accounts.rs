@@ -7,7 +7,7 @@ use common::{TestApp, assert_error};
 use reqwest::{Method, StatusCode, header};
 use serde_json::{Value, json};
 use svc_domain::ObjectId;
-use svc_service::jwt::JwtKeys;
+use svc_service::accounts::jwt::JwtKeys;
 
 const SECRET: &str = "a-test-secret-that-is-long-enough-0123456789";
 

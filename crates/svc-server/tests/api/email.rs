@@ -13,7 +13,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use svc_server::Config;
 use svc_server::mail_client::SmtpMailer;
-use svc_service::mailer::Mailer;
+use svc_service::outbox::mailer::Mailer;
 use svc_storage::EmailOutcome;
 use tokio::sync::Notify;
 

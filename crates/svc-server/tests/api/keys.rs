@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use svc_domain::ObjectId;
 use svc_domain::api_key::ApiKey;
 use svc_domain::scope::Scope;
-use svc_service::key_material;
+use svc_service::accounts::key_material;
 
 fn timestamp(v: &Value) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(v.as_str().unwrap_or_else(|| panic!("not a string: {v}")))

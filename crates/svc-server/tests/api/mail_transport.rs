@@ -10,7 +10,7 @@ use svc_domain::ObjectId;
 use svc_domain::email::{Attachment, Email, EmailKind};
 use svc_server::Config;
 use svc_server::mail_client::SmtpMailer;
-use svc_service::mail_transport::{MailError, MailTransport};
+use svc_service::outbox::mail_transport::{MailError, MailTransport};
 
 use crate::common::smtp::{At, SmtpServer};
 

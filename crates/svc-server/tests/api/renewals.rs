@@ -15,7 +15,7 @@ use serde_json::json;
 use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
 use svc_domain::plan::Plan;
-use svc_service::renewal;
+use svc_service::schedule::renewal;
 use svc_storage::{NewAccount, PlanRenewal, RenewalOutcome};
 
 /// The scheduler is driven by the test.
@@ -166,7 +166,7 @@ async fn the_running_scheduler_renews_an_organization_due_this_week() {
         is_admin: false,
         created_at: created,
     };
-    let hash = svc_service::password::hash("password-123");
+    let hash = svc_service::accounts::password::hash("password-123");
     app.store.create_account(&NewAccount { organization: org, user, password_hash: hash }).await.unwrap();
     let (status, body) = app
         .send(

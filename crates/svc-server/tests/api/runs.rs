@@ -45,8 +45,8 @@ pub(crate) fn engine_config(browser_user: &str, runs_per_browser: u64, spare_pag
 }
 
 /// A job for an engine driven directly.
-pub(crate) fn job_for(url: &str, script: &str) -> svc_service::engine::RunJob {
-    svc_service::engine::RunJob {
+pub(crate) fn job_for(url: &str, script: &str) -> svc_engine::RunJob {
+    svc_engine::RunJob {
         history_id: ObjectId::new().to_string(),
         url: url.to_string(),
         script: script.to_string(),
@@ -55,7 +55,7 @@ pub(crate) fn job_for(url: &str, script: &str) -> svc_service::engine::RunJob {
         triggered_by: "user",
         timeout: Duration::from_secs(20),
         loads: Default::default(),
-        capture_page: svc_service::engine::PageCapture::Never,
+        capture_page: svc_engine::PageCapture::Never,
         tier: 0,
         account: None,
         session: None,
@@ -435,7 +435,7 @@ async fn a_run_whose_worker_died_is_retried_then_failed() {
         )
         .await;
     let engine = Arc::new(engine_on_private_networks(10, 1));
-    let worker = svc_runner::Worker::new(app.services.clone(), engine.clone(), "default", 1);
+    let worker = svc_service::Worker::new(app.services.clone(), engine.clone(), "default", 1);
     let store = app.store.clone();
     let expired = Utc::now() - chrono::Duration::seconds(1);
 
@@ -454,8 +454,8 @@ async fn a_run_whose_worker_died_is_retried_then_failed() {
     assert_eq!(row["retries"], 1);
 
     // The dead worker's late result is dropped: its claim is gone.
-    let report = svc_service::run_outcome::EngineReport {
-        result: svc_service::run_outcome::ScriptResult::Data { json: "[9]".into(), length: 1 },
+    let report = svc_engine::EngineReport {
+        result: svc_engine::ScriptResult::Data { json: "[9]".into(), length: 1 },
         duration_ms: 1,
         bytes: 0,
         snapshot: None,
@@ -506,8 +506,8 @@ pub(crate) async fn wait_gone(pid: u32, what: &str) {
 /// (nor zombie) behind, neither the killed one nor the one it closes.
 #[tokio::test]
 async fn chromium_is_replaced_after_a_crash_and_leaves_no_process() {
-    use svc_service::engine::Engine;
-    use svc_service::run_outcome::ScriptResult;
+    use svc_engine::Engine;
+    use svc_engine::ScriptResult;
 
     let site = fixture::start().await;
     let engine = engine_on_private_networks(100, 1);
@@ -545,8 +545,8 @@ async fn chromium_is_replaced_after_a_crash_and_leaves_no_process() {
 #[tokio::test]
 async fn pages_fetches_and_websockets_leave_through_the_egress_proxy() {
     use std::sync::atomic::Ordering;
-    use svc_service::engine::Engine;
-    use svc_service::run_outcome::ScriptResult;
+    use svc_engine::Engine;
+    use svc_engine::ScriptResult;
 
     let site = fixture::start().await;
     let engine = engine_on_private_networks(100, 0);
@@ -621,8 +621,8 @@ fn host_can_sandbox(user: Option<&svc_runner::sandbox::BrowserUser>) -> bool {
 /// exactly when the engine says it runs without.
 #[tokio::test]
 async fn chromium_runs_unprivileged_and_sandboxed() {
-    use svc_service::engine::Engine;
-    use svc_service::run_outcome::ScriptResult;
+    use svc_engine::Engine;
+    use svc_engine::ScriptResult;
 
     let site = fixture::start().await;
     // A spare page keeps a renderer up after the run.
@@ -674,8 +674,8 @@ async fn chromium_runs_unprivileged_and_sandboxed() {
 /// than not at all, and says so (`sandbox()`; the log line is an error).
 #[tokio::test]
 async fn without_a_sandbox_chromium_still_runs_and_the_engine_says_so() {
-    use svc_service::engine::Engine;
-    use svc_service::run_outcome::ScriptResult;
+    use svc_engine::Engine;
+    use svc_engine::ScriptResult;
 
     if proc_status(std::process::id(), "Uid").as_deref() != Some("0") {
         eprintln!("skipped: not root, so SVC_BROWSER_USER has no effect");
@@ -700,8 +700,8 @@ async fn without_a_sandbox_chromium_still_runs_and_the_engine_says_so() {
 /// succeeds, its renderer does not outlive it, and the next run succeeds.
 #[tokio::test]
 async fn runaway_scripts_end_at_the_timeout_or_memory_cap_and_the_next_run_succeeds() {
-    use svc_service::engine::Engine;
-    use svc_service::run_outcome::ScriptResult;
+    use svc_engine::Engine;
+    use svc_engine::ScriptResult;
 
     let site = fixture::start().await;
     let engine = engine_on_private_networks(100, 0);

@@ -19,7 +19,7 @@ use svc_domain::ObjectId;
 use svc_domain::plan::Plan;
 use svc_server::secret_key::KeySource;
 use svc_server::{App, Config, LaunchError};
-use svc_service::webhook_signing::{verify_hex, verify_standard};
+use svc_service::outbox::webhook_signing::{verify_hex, verify_standard};
 use svc_storage::testing::TestDb;
 use svc_storage::{MasterKey, Sealer};
 

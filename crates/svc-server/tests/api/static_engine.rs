@@ -6,7 +6,7 @@ use crate::common;
 use common::{TestApp, assert_error, fixture};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use svc_service::run_outcome::ScriptResult;
+use svc_engine::ScriptResult;
 use svc_service::runs::TestRun;
 
 const PRIVATE_OK: (&str, &str) = ("SVC_ALLOW_PRIVATE_NETWORKS", "true");

@@ -12,10 +12,10 @@ use common::{Account, TestApp, fixture};
 use reqwest::StatusCode;
 use serde_json::json;
 use svc_domain::plan::Plan;
+use svc_engine::ScriptResult;
 use svc_server::webhook_client::HttpWebhookClient;
-use svc_service::dispatcher::{DispatchConfig, Dispatcher};
+use svc_service::outbox::dispatcher::{DispatchConfig, Dispatcher};
 use svc_service::paging::PageRequest;
-use svc_service::run_outcome::ScriptResult;
 use svc_service::runs::TestRun;
 use svc_service::{Principal, ServiceError, Session};
 

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use svc_domain::ObjectId;
-use svc_service::engine::{Engine, ReuseKey, RunJob};
-use svc_service::run_outcome::ScriptResult;
-use svc_service::script_directives::Loads;
+use svc_engine::Loads;
+use svc_engine::ScriptResult;
+use svc_engine::{Engine, ReuseKey, RunJob};
 
 use crate::common::fixture;
 use crate::runs::{engine_config, job_for};
@@ -40,7 +40,7 @@ fn with_fonts(job: RunJob) -> RunJob {
 }
 
 /// What the script returned, from a run that must have succeeded.
-fn returned(report: svc_service::run_outcome::EngineReport) -> Value {
+fn returned(report: svc_engine::EngineReport) -> Value {
     match report.result {
         ScriptResult::Data { json, .. } => serde_json::from_str(&json).unwrap(),
         ScriptResult::Failed { message } => panic!("the run failed: {message}"),

@@ -15,8 +15,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use svc_domain::plan::Plan;
 use svc_server::webhook_client::{HttpWebhookClient, PublicOnlyResolver};
-use svc_service::dispatcher::WebhookTransport;
-use svc_service::webhook_signing::{verify_hex, verify_standard};
+use svc_service::outbox::dispatcher::WebhookTransport;
+use svc_service::outbox::webhook_signing::{verify_hex, verify_standard};
 
 const PRIVATE_OK: (&str, &str) = ("SVC_ALLOW_PRIVATE_NETWORKS", "true");
 const FAST_SWEEP: (&str, &str) = ("SVC_WEBHOOK_SWEEP_INTERVAL", "100ms");

@@ -8,8 +8,8 @@
 
 use serde_json::json;
 use svc_domain::scrap::ParamSet;
-use svc_service::engine::{Engine, RunJob};
-use svc_service::run_outcome::ScriptResult;
+use svc_engine::ScriptResult;
+use svc_engine::{Engine, RunJob};
 use svc_static::{StaticConfig, StaticEngine};
 
 use crate::dom_api::job;

@@ -4,7 +4,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use svc_service::run_outcome::ScriptResult;
+use svc_engine::ScriptResult;
 use svc_static::document::Document;
 use svc_static::{ScriptLimits, StaticError};
 
@@ -15,8 +15,8 @@ const PAGE_URL: &str = "https://shop.example/dir/page.html?q=1#frag";
 const GENEROUS: Duration = Duration::from_secs(120);
 const LIMITS: ScriptLimits = ScriptLimits { memory: 256 * 1024 * 1024, stack: 4 * 1024 * 1024 };
 
-pub fn job(url: &str, script: &str) -> svc_service::engine::RunJob {
-    svc_service::engine::RunJob {
+pub fn job(url: &str, script: &str) -> svc_engine::RunJob {
+    svc_engine::RunJob {
         history_id: "0123456789abcdef01234567".into(),
         url: url.to_string(),
         script: script.to_string(),
@@ -25,7 +25,7 @@ pub fn job(url: &str, script: &str) -> svc_service::engine::RunJob {
         triggered_by: "user",
         timeout: Duration::from_secs(5),
         loads: Default::default(),
-        capture_page: svc_service::engine::PageCapture::Never,
+        capture_page: svc_engine::PageCapture::Never,
         tier: 0,
         scrapper: "static".into(),
         account: None,

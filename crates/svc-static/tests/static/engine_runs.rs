@@ -6,9 +6,9 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use svc_service::engine::Engine;
-use svc_service::host_vetting::Resolver;
-use svc_service::run_outcome::{EngineReport, ScriptResult};
+use svc_engine::Engine;
+use svc_engine::host_vetting::Resolver;
+use svc_engine::{EngineReport, ScriptResult};
 use svc_static::{StaticConfig, StaticEngine};
 
 use crate::dom_api::job;
@@ -61,7 +61,7 @@ async fn a_server_rendered_list_is_extracted() {
     assert_eq!(report.html, None, "only when the job asks");
 
     let mut capture = job(&format!("{}/items/3", site.base), ITEMS);
-    capture.capture_page = svc_service::engine::PageCapture::Always;
+    capture.capture_page = svc_engine::PageCapture::Always;
     let report = engine(true).run(capture).await;
     let html = report.html.expect("the page, as asked");
     assert!(html.starts_with("<html><head><title>Items</title></head><body><ul id=\"list\">"), "{html}");
@@ -69,7 +69,7 @@ async fn a_server_rendered_list_is_extracted() {
     // Only to tell a blocked page: not from a run that found items.
     let unless = |script: &str| {
         let mut job = job(&format!("{}/items/3", site.base), script);
-        job.capture_page = svc_service::engine::PageCapture::UnlessItems;
+        job.capture_page = svc_engine::PageCapture::UnlessItems;
         job
     };
     let report = engine(true).run(unless(ITEMS)).await;

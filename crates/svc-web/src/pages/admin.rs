@@ -13,7 +13,7 @@ use chrono::Utc;
 use serde::Deserialize;
 use serde_json::Value;
 use svc_service::Services;
-use svc_service::announcements::Announcement;
+use svc_service::outbox::announcements::Announcement;
 use svc_service::paging::PageRequest;
 
 use super::render;

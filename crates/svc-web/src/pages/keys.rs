@@ -15,7 +15,7 @@ use serde::Deserialize;
 use svc_domain::ObjectId;
 use svc_domain::scope::Scope;
 use svc_service::Services;
-use svc_service::keys::NewKey;
+use svc_service::accounts::keys::NewKey;
 use svc_service::paging::PageRequest;
 
 use super::auth::Nothing;

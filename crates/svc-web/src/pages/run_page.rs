@@ -14,7 +14,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use svc_domain::history::StatusDetail;
 use svc_domain::scrap::Scrap;
-use svc_service::history::HistoryView;
+use svc_service::runs::history::HistoryView;
 use svc_service::{ServiceError, Services};
 
 use crate::chrome::Chrome;
@@ -25,9 +25,9 @@ use crate::present::data_table::DataTable;
 use crate::present::run_status::{self, Chip};
 use crate::present::when::{Moment, duration_ms, moment};
 use crate::signed_in::SignedIn;
-use svc_service::data_export::diff::{self as data_diff, DataDiff};
-use svc_service::data_export::grid::items;
-use svc_service::data_export::{csv, json_text};
+use svc_service::outbox::data_export::diff::{self as data_diff, DataDiff};
+use svc_service::outbox::data_export::grid::items;
+use svc_service::outbox::data_export::{csv, json_text};
 
 /// How many items the run page's table shows (the downloads hold them all).
 pub const RUN_ROWS: usize = 500;

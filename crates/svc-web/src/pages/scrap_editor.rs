@@ -20,9 +20,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use svc_domain::ObjectId;
 use svc_domain::scrap::{PROXY_TIERS, ParamSet, SCRAPPERS, Scrap};
-use svc_service::proxy_tiers::parse_tier;
 use svc_service::runs::TestRun;
-use svc_service::scrap_input::ScrapChanges;
+use svc_service::scraps::input::ScrapChanges;
+use svc_service::scraps::proxy_tiers::parse_tier;
 use svc_service::{ServiceError, Services};
 
 use crate::chrome::Chrome;

@@ -89,7 +89,7 @@ pub(crate) async fn page(
             let next_run = scrap
                 .cron
                 .as_deref()
-                .and_then(|c| svc_service::schedule::next_fire_of(Some(c), &scrap.cron_timezone, now))
+                .and_then(|c| svc_service::schedule::cron::next_fire_of(Some(c), &scrap.cron_timezone, now))
                 .map(|t| moment_in(t, now, tz));
             let run = o.last_run;
             Row {

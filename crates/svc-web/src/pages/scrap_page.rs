@@ -166,7 +166,7 @@ pub(crate) async fn page(
 
     let now = Utc::now();
     let tz = scrap.cron_timezone.parse().unwrap_or(chrono_tz::UTC);
-    let next_run = svc_service::schedule::next_fire_of(scrap.cron.as_deref(), &scrap.cron_timezone, now)
+    let next_run = svc_service::schedule::cron::next_fire_of(scrap.cron.as_deref(), &scrap.cron_timezone, now)
         .map(|t| moment_in(t, now, tz));
     let latest = latest.map(|view| {
         let row = view.row;

@@ -10,7 +10,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
-use svc_service::{Services, WeeklyUnits, renewal};
+use svc_service::schedule::renewal;
+use svc_service::{Services, WeeklyUnits};
 
 use super::{render, render_status};
 use crate::chrome::Chrome;

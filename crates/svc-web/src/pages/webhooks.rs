@@ -17,8 +17,8 @@ use serde::Deserialize;
 use svc_domain::ObjectId;
 use svc_domain::plan::Plan;
 use svc_domain::webhook::{Webhook, WebhookEvent};
+use svc_service::outbox::webhooks::WebhookChanges;
 use svc_service::paging::PageRequest;
-use svc_service::webhooks::WebhookChanges;
 use svc_service::{ServiceError, Services};
 
 use super::auth::Nothing;

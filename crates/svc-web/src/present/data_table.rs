@@ -6,10 +6,10 @@
 //! same columns.
 
 use serde_json::value::RawValue;
-use svc_service::data_export::grid::{grid, items};
-use svc_service::data_export::json_text;
+use svc_service::outbox::data_export::grid::{grid, items};
+use svc_service::outbox::data_export::json_text;
 
-pub use svc_service::data_export::grid::DataError;
+pub use svc_service::outbox::data_export::grid::DataError;
 
 /// The longest text a cell of the page shows (in bytes); the downloads
 /// carry the whole value.

@@ -52,7 +52,7 @@ pub fn describe(cron: Option<&str>, timezone: &str) -> String {
     let Some(expr) = cron.map(str::trim).filter(|c| !c.is_empty()) else {
         return "manual runs only".into();
     };
-    let words = common(expr).unwrap_or_else(|| match svc_service::schedule::parse(expr) {
+    let words = common(expr).unwrap_or_else(|| match svc_service::schedule::cron::parse(expr) {
         Ok(parsed) => {
             let text = parsed.describe();
             let text = text.trim_end_matches('.');

@@ -2,7 +2,7 @@
 //! card words them: never more of the login than its hint (`a***`).
 
 use chrono::{DateTime, Utc};
-use svc_service::site_accounts::AccountStatus;
+use svc_service::scraps::site_accounts::AccountStatus;
 
 use crate::present::when::{Moment, moment};
 

@@ -1,7 +1,7 @@
 //! A test run's outcome as the editor shows it: what came back (table,
 //! then JSON) or why it failed (message, then the page's screenshot).
 
-use svc_service::run_outcome::ScriptResult;
+use svc_engine::ScriptResult;
 use svc_service::runs::TestRunOutcome;
 
 use crate::present::data_table::DataTable;

@@ -11,8 +11,8 @@ use reqwest::header::CACHE_CONTROL;
 use serde_json::{Value, json};
 use svc_domain::ObjectId;
 use svc_domain::plan::Plan;
+use svc_service::outbox::webhook_signing::verify_hex;
 use svc_service::paging::PageRequest;
-use svc_service::webhook_signing::verify_hex;
 
 use super::browser::{Tab, WebBrowser, js_str};
 use super::{csrf_token_of, session_cookie};

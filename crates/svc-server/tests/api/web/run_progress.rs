@@ -4,7 +4,7 @@
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use svc_service::run_outcome::{EngineReport, ScriptResult};
+use svc_engine::{EngineReport, ScriptResult};
 
 use super::browser::WebBrowser;
 use super::scrap_page::log_in;

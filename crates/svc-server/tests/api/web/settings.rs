@@ -48,7 +48,7 @@ async fn settings_show_the_plan_and_balance_and_change_the_email_and_password() 
     app.services.admin.add_balance("dana@example.com", 9_000).await.unwrap();
     tab.open("/settings").await;
     let text = tab.text().await;
-    let next = svc_service::renewal::next_renewal(chrono::Utc::now()).format("%A %Y-%m-%d").to_string();
+    let next = svc_service::schedule::renewal::next_renewal(chrono::Utc::now()).format("%A %Y-%m-%d").to_string();
     let renewal = format!("Your balance is topped up to 10,000 units every Monday at 00:00 UTC; next: {next}.");
     for shown in ["Plan\nGrowth", "10,000 units", renewal.as_str()] {
         assert!(text.contains(shown), "{shown:?} in {text}");

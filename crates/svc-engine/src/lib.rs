@@ -1,0 +1,20 @@
+//! The engine contract: what an engine is handed ([`RunJob`]), what it
+//! reports ([`EngineReport`]), the port it implements ([`Engine`]), and what
+//! every engine shares (script directives, host vetting, the script's caps,
+//! the counters it feeds). The engines (`svc-runner`, `svc-static`) depend on
+//! this crate and `svc-domain` only; the service layer hands them jobs
+//! through [`Engine`] and judges their reports itself.
+
+pub mod directives;
+pub mod host_vetting;
+mod job;
+mod metrics;
+mod port;
+mod report;
+pub mod script;
+
+pub use directives::Loads;
+pub use job::{PageCapture, ReuseKey, RunJob};
+pub use metrics::{BrowserRestart, EngineMetrics};
+pub use port::{Engine, EnginesByScrapper};
+pub use report::{EngineReport, ScriptResult};

@@ -1,0 +1,115 @@
+//! The port through which runs reach an engine. `svc-runner` implements it
+//! with Chromium (`puppeteer`), `svc-static` without a browser (`static`);
+//! [`EnginesByScrapper`] hands each job to the one its scrap names. The
+//! service layer only knows this trait.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use crate::job::RunJob;
+use crate::report::{EngineReport, ScriptResult};
+
+#[async_trait]
+pub trait Engine: Send + Sync {
+    /// Runs `job` to its end. Never fails as a call: every failure is a
+    /// `ScriptResult::Failed` in the report.
+    async fn run(&self, job: RunJob) -> EngineReport;
+}
+
+/// An engine that hands each job to the engine registered for its
+/// `scrapper`. A job naming no registered engine fails, saying so.
+#[derive(Default)]
+pub struct EnginesByScrapper {
+    engines: HashMap<String, Arc<dyn Engine>>,
+}
+
+impl EnginesByScrapper {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers `engine` for jobs whose `scrapper` is `scrapper`.
+    pub fn with(mut self, scrapper: &str, engine: Arc<dyn Engine>) -> Self {
+        self.engines.insert(scrapper.to_string(), engine);
+        self
+    }
+}
+
+#[async_trait]
+impl Engine for EnginesByScrapper {
+    async fn run(&self, job: RunJob) -> EngineReport {
+        match self.engines.get(&job.scrapper) {
+            Some(engine) => engine.run(job).await,
+            None => EngineReport {
+                result: ScriptResult::Failed { message: format!("this server has no `{}` engine", job.scrapper) },
+                duration_ms: 0,
+                bytes: 0,
+                snapshot: None,
+                status: None,
+                html: None,
+                session: None,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::{Loads, PageCapture};
+
+    /// Answers every job with its own name as data.
+    struct Named(&'static str);
+
+    #[async_trait]
+    impl Engine for Named {
+        async fn run(&self, _job: RunJob) -> EngineReport {
+            EngineReport {
+                result: ScriptResult::Data { json: format!("[\"{}\"]", self.0), length: 1 },
+                duration_ms: 1,
+                bytes: 1,
+                snapshot: None,
+                status: Some(200),
+                html: None,
+                session: None,
+            }
+        }
+    }
+
+    fn job(scrapper: &str) -> RunJob {
+        RunJob {
+            history_id: "h".into(),
+            url: "https://example.com/".into(),
+            script: "returnData([])".into(),
+            param: None,
+            params: vec![],
+            triggered_by: "user",
+            timeout: Duration::from_secs(1),
+            loads: Loads::default(),
+            capture_page: PageCapture::Never,
+            tier: 0,
+            account: None,
+            session: None,
+            scrapper: scrapper.into(),
+            reuse: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn jobs_go_to_the_engine_their_scrap_names() {
+        let engines = EnginesByScrapper::new()
+            .with("puppeteer", Arc::new(Named("browser")))
+            .with("static", Arc::new(Named("fetch")));
+        let answer = |r: EngineReport| match r.result {
+            ScriptResult::Data { json, .. } => json,
+            ScriptResult::Failed { message } => message,
+        };
+        assert_eq!(answer(engines.run(job("puppeteer")).await), r#"["browser"]"#);
+        assert_eq!(answer(engines.run(job("static")).await), r#"["fetch"]"#);
+        assert_eq!(answer(engines.run(job("playwright")).await), "this server has no `playwright` engine");
+    }
+}

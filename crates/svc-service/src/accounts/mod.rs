@@ -1,0 +1,21 @@
+//! Accounts: who may come in and what they may do. Sign-up, log-in and a
+//! user's own account (`users`), sessions and JWTs (`auth`, `jwt`,
+//! `password`), API keys and their cache (`keys`, `key_cache`,
+//! `key_material`), the rate limits and their algorithms (`rate_limits`,
+//! `gcra`, `sliding_log`, `client_address`), and the operator's commands
+//! (`admin`).
+
+pub mod admin;
+pub mod auth;
+pub mod client_address;
+pub mod gcra;
+pub mod jwt;
+pub mod key_cache;
+pub mod key_material;
+pub mod keys;
+pub mod password;
+pub mod rate_limits;
+pub mod sliding_log;
+mod users;
+
+pub use users::{AccountService, HASHING_AT_ONCE, IssuedToken, Login, SignedUp, Signup};

@@ -1,0 +1,17 @@
+//! What leaves svc for people and programs: webhooks (their settings in
+//! `webhooks`, the payload, its signing and the dispatcher that delivers
+//! it), email (composition, the mailer and its transport port,
+//! announcements), the results as files (`data_export`), and the secret
+//! redactor everything outgoing passes through (`redact`).
+
+pub mod announcements;
+pub mod data_export;
+pub mod deliveries;
+pub mod dispatcher;
+pub mod email_compose;
+pub mod mail_transport;
+pub mod mailer;
+pub mod redact;
+pub mod webhook_payload;
+pub mod webhook_signing;
+pub mod webhooks;

@@ -1,0 +1,222 @@
+//! Webhook management from a web session: create, list, update, delete,
+//! the delivery log, and redelivery. Writes need Growth or Pro.
+
+use std::sync::Arc;
+
+use chrono::Utc;
+use svc_domain::ObjectId;
+use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook, WebhookEvent};
+use svc_storage::Store;
+use tokio::sync::Notify;
+use url::Url;
+
+use crate::outbox::webhook_signing::new_secret;
+use crate::paging::{PageRequest, Paged};
+use crate::scraps::scrap_ids_in_org;
+use crate::{Result, ServiceError, Session};
+use svc_engine::host_vetting::{Refusal, Resolver, vetted_addresses};
+
+/// A webhook to create (`url` and `events` required, `active` not `false`)
+/// or the changes to one: on update, `None` fields are left alone
+/// (`scrap_ids: Some(vec![])` makes the webhook organization-wide).
+#[derive(Debug, Default)]
+pub struct WebhookChanges {
+    pub url: Option<String>,
+    pub events: Option<Vec<String>>,
+    pub scrap_ids: Option<Vec<String>>,
+    pub active: Option<bool>,
+}
+
+pub struct CreatedWebhook {
+    pub webhook: Webhook,
+    /// Shown once.
+    pub plain_secret: String,
+}
+
+pub struct WebhookService {
+    store: Arc<dyn Store>,
+    allow_private_networks: bool,
+    /// Wakes the dispatcher (redeliveries).
+    queued: Arc<Notify>,
+}
+
+/// Checks a receiver URL: https (http too when private networks are
+/// allowed), and every address its host resolves to public.
+pub async fn check_webhook_url(raw: &str, allow_private: bool) -> Result<String> {
+    let invalid = |m: String| ServiceError::validation("url", m);
+    let url = Url::parse(raw.trim()).map_err(|_| invalid("must be an absolute https URL".into()))?;
+    match url.scheme() {
+        "https" => {}
+        "http" if allow_private => {}
+        other => return Err(invalid(format!("must be https, not `{other}`"))),
+    }
+    let host = url.host_str().filter(|h| !h.is_empty()).ok_or_else(|| invalid("has no host".into()))?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(invalid("must not carry credentials".into()));
+    }
+    if !allow_private {
+        let port = url.port_or_known_default().unwrap_or(443);
+        match vetted_addresses(host, port, false, &Resolver::default()).await {
+            Ok(_) => {}
+            Err(Refusal::Private { ip, .. }) => {
+                return Err(invalid(format!("`{host}` resolves to the non-public address {ip}")));
+            }
+            Err(_) => return Err(invalid(format!("`{host}` does not resolve"))),
+        }
+    }
+    Ok(url.to_string())
+}
+
+fn parse_events(raw: Vec<String>) -> Result<Vec<WebhookEvent>> {
+    let mut events = Vec::new();
+    for e in raw {
+        let event = WebhookEvent::parse(e.trim()).ok_or_else(|| {
+            ServiceError::validation("events", format!("unknown event `{e}` (known: scrap.success, scrap.failure)"))
+        })?;
+        if !events.contains(&event) {
+            events.push(event);
+        }
+    }
+    if events.is_empty() {
+        return Err(ServiceError::validation("events", "must name at least one event"));
+    }
+    events.sort();
+    Ok(events)
+}
+
+impl WebhookService {
+    pub(crate) fn new(store: Arc<dyn Store>, allow_private_networks: bool, queued: Arc<Notify>) -> Self {
+        WebhookService { store, allow_private_networks, queued }
+    }
+
+    async fn require_plan(&self, session: &Session) -> Result<()> {
+        let org = self.store.organization(session.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
+        if !org.plan.has_developer_features() {
+            return Err(ServiceError::PlanRequired("webhooks"));
+        }
+        Ok(())
+    }
+
+    pub async fn create(&self, session: &Session, input: WebhookChanges) -> Result<CreatedWebhook> {
+        self.require_plan(session).await?;
+        if input.active == Some(false) {
+            return Err(ServiceError::validation("active", "new webhooks are active; deactivate with PUT"));
+        }
+        let url = input.url.ok_or_else(|| ServiceError::validation("url", "is required"))?;
+        let url = check_webhook_url(&url, self.allow_private_networks).await?;
+        let events = parse_events(input.events.ok_or_else(|| ServiceError::validation("events", "is required"))?)?;
+        let scrap_ids = scrap_ids_in_org(&*self.store, session.org(), input.scrap_ids.unwrap_or_default()).await?;
+        let now = Utc::now();
+        let secret = new_secret();
+        let webhook = Webhook {
+            id: ObjectId::new(),
+            organization_id: session.org(),
+            url,
+            events,
+            scrap_ids,
+            active: true,
+            secret: secret.clone(),
+            created_at: now,
+            updated_at: now,
+        };
+        self.store.insert_webhook(&webhook).await?;
+        Ok(CreatedWebhook { webhook, plain_secret: secret })
+    }
+
+    pub async fn list(&self, session: &Session, page: PageRequest) -> Result<Paged<Webhook>> {
+        let found = self.store.list_webhooks(session.org(), page.offset(), page.per_page).await?;
+        Ok(Paged { items: found.items, total: found.total, page })
+    }
+
+    pub async fn get(&self, session: &Session, id: ObjectId) -> Result<Webhook> {
+        self.store.webhook(session.org(), id).await?.ok_or(ServiceError::NotFound("webhook"))
+    }
+
+    pub async fn update(&self, session: &Session, id: ObjectId, input: WebhookChanges) -> Result<Webhook> {
+        self.require_plan(session).await?;
+        let mut webhook = self.get(session, id).await?;
+        if let Some(url) = input.url {
+            webhook.url = check_webhook_url(&url, self.allow_private_networks).await?;
+        }
+        if let Some(events) = input.events {
+            webhook.events = parse_events(events)?;
+        }
+        if let Some(ids) = input.scrap_ids {
+            webhook.scrap_ids = scrap_ids_in_org(&*self.store, session.org(), ids).await?;
+        }
+        if let Some(active) = input.active {
+            webhook.active = active;
+        }
+        webhook.updated_at = Utc::now();
+        if !self.store.update_webhook(session.org(), &webhook).await? {
+            return Err(ServiceError::NotFound("webhook"));
+        }
+        Ok(webhook)
+    }
+
+    pub async fn delete(&self, session: &Session, id: ObjectId) -> Result<()> {
+        self.require_plan(session).await?;
+        if !self.store.delete_webhook(session.org(), id).await? {
+            return Err(ServiceError::NotFound("webhook"));
+        }
+        Ok(())
+    }
+
+    /// The webhook's attempts, newest first.
+    pub async fn deliveries(
+        &self,
+        session: &Session,
+        id: ObjectId,
+        page: PageRequest,
+    ) -> Result<Paged<DeliveryAttempt>> {
+        self.get(session, id).await?;
+        let found = self.store.list_attempts(session.org(), id, page.offset(), page.per_page).await?;
+        Ok(Paged { items: found.items, total: found.total, page })
+    }
+
+    /// Sends the event of `attempt` again as a new chain of attempts (new
+    /// `webhook-id`); returns the new delivery.
+    pub async fn redeliver(&self, session: &Session, webhook: ObjectId, attempt: ObjectId) -> Result<Delivery> {
+        self.require_plan(session).await?;
+        let hook = self.get(session, webhook).await?;
+        if !hook.active {
+            return Err(ServiceError::validation("active", "the webhook is inactive; activate it first"));
+        }
+        let attempt =
+            self.store.attempt(session.org(), webhook, attempt).await?.ok_or(ServiceError::NotFound("delivery"))?;
+        let original =
+            self.store.delivery(session.org(), attempt.delivery_id).await?.ok_or(ServiceError::NotFound("delivery"))?;
+        let now = Utc::now();
+        let again = Delivery { id: ObjectId::new(), attempts: 0, created_at: now, ..original };
+        self.store.insert_deliveries(std::slice::from_ref(&again), now).await?;
+        self.queued.notify_one();
+        Ok(again)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn receiver_urls_must_be_https_and_public() {
+        assert!(check_webhook_url("https://93.184.216.34/hook", false).await.is_ok());
+        for bad in [
+            "http://93.184.216.34/hook",
+            "ftp://example.com/",
+            "not a url",
+            "https://user:pw@93.184.216.34/",
+            "https://127.0.0.1/hook",
+            "https://10.0.0.8/hook",
+            "https://169.254.169.254/latest/meta-data",
+            "https://[::1]/hook",
+            "https://[::ffff:127.0.0.1]/hook",
+            "https://100.64.1.1/",
+            "https://localhost/hook",
+        ] {
+            let err = check_webhook_url(bad, false).await.expect_err(bad);
+            assert!(matches!(err, ServiceError::Validation { ref field, .. } if field == "url"), "{bad}: {err:?}");
+        }
+        assert!(check_webhook_url("http://127.0.0.1:9/hook", true).await.is_ok(), "allowed for development");
+    }
+}

@@ -1,0 +1,303 @@
+//! Finishing a run: judging and metering its outcome, the digest, the
+//! activity, the emails and webhook deliveries it owes, all written in the
+//! transaction that finishes its row.
+
+use std::time::Duration;
+
+use chrono::Utc;
+use svc_domain::activity::Activity;
+use svc_domain::email::Email;
+use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
+use svc_domain::scrap::{DEFAULT_SCRAPPER, Scrap};
+use svc_domain::webhook::Delivery;
+pub use svc_storage::ClaimedRun;
+use svc_storage::TierNote;
+
+use crate::Result;
+use crate::ai::attachments::AttachedModel;
+use crate::ai::digest;
+use crate::outbox::deliveries::run_deliveries;
+use crate::outbox::email_compose;
+use crate::outbox::redact::KnownSecrets;
+use crate::runs::outcome::classify;
+use crate::scraps::proxy_tiers::{self, TierAttempt};
+use crate::scraps::site_accounts::run_login;
+use svc_domain::history::short_error;
+use svc_engine::{EngineReport, ScriptResult};
+
+use super::RunService;
+use crate::ai::fix::RecordedRun;
+
+/// The `run.finished` entry of a claimed run's row: "Run finished: <summary>".
+pub(super) fn finished_activity(claim: &ClaimedRun, row: &HistoryRow, summary: &str) -> Activity {
+    let mut log = Activity::new(
+        claim.organization_id,
+        claim.scrap_id,
+        "run.finished",
+        "system".into(),
+        format!("Run finished: {summary}"),
+    );
+    log.history_id = Some(row.id);
+    log
+}
+
+/// How a run went, besides its report: its page loads (one per proxy tier
+/// tried), the tier note to keep, the secrets to mask, and the engine it
+/// ran on.
+pub(super) struct HowItRan<'a> {
+    pub attempts: &'a [TierAttempt],
+    pub tier: Option<&'a TierNote>,
+    pub secrets: &'a KnownSecrets,
+    pub scrapper: &'a str,
+}
+
+impl RunService {
+    /// Records the end of a claimed run that went direct (`tier0`):
+    /// outcome, duration, metering, balance.
+    /// The scrap's site login, as it is now, is masked in what is stored.
+    pub async fn finish(&self, claim: &ClaimedRun, row: HistoryRow, report: EngineReport) -> Result<StatusDetail> {
+        let attempts = [TierAttempt { tier: 0, bytes: report.bytes }];
+        let secrets = match run_login(&*self.store, claim.organization_id, claim.scrap_id).await? {
+            Ok(login) => KnownSecrets::of(login.account.as_ref()),
+            Err(_) => KnownSecrets::default(),
+        };
+        let scrapper = match self.store.scrap(claim.organization_id, claim.scrap_id).await? {
+            Some(scrap) => scrap.scrapper,
+            None => DEFAULT_SCRAPPER.to_string(),
+        };
+        self.finish_attempts(
+            claim,
+            row,
+            report,
+            HowItRan { attempts: &attempts, tier: None, secrets: &secrets, scrapper: &scrapper },
+        )
+        .await
+    }
+
+    /// Records the end of a claimed run whose page loads were `attempts`.
+    /// `secrets` (the run's site login) are masked in everything kept of
+    /// the run: its data, error and failure capture, and the page AI Fix
+    /// reads. A `success` that handed back its browser session saves it
+    /// for the scrap's next run, right after the run is recorded. A recorded
+    /// run is counted for `GET /metrics` under `scrapper`, the engine it ran on.
+    pub(super) async fn finish_attempts(
+        &self,
+        claim: &ClaimedRun,
+        mut row: HistoryRow,
+        mut report: EngineReport,
+        how: HowItRan<'_>,
+    ) -> Result<StatusDetail> {
+        let HowItRan { attempts, tier, secrets, scrapper } = how;
+        // What AI Fix reads of the page (captured for autoFix scraps only).
+        let (page_status, page_html) = (report.status, report.html.take().map(|html| secrets.text(&html)));
+        let session = report.session.take();
+        // Read once for the digest and the emails (gone: neither), beside
+        // the previous success: both on the path of whoever waits for the row.
+        let (previous, scrap) = tokio::try_join!(
+            self.store.last_success(claim.organization_id, claim.scrap_id),
+            self.store.scrap(claim.organization_id, claim.scrap_id),
+        )?;
+        let detail = classify(&report.result, previous.as_ref().map(|r| r.length));
+        match report.result {
+            ScriptResult::Data { json, length } => {
+                row.data = secrets.data(&json);
+                row.length = length;
+                row.error = None;
+            }
+            ScriptResult::Failed { message } => {
+                row.data = "[]".into();
+                row.length = 0;
+                // Masked before the cut, which could leave a value's start.
+                row.error = Some(short_error(&secrets.text(&message)));
+            }
+        }
+        row.status_detail = Some(detail);
+        row.time_ms = Some(report.duration_ms);
+        row.costs = Some(proxy_tiers::costs(attempts, &self.tiers));
+        row.meter = Some(proxy_tiers::meter(attempts, &self.tiers));
+        row.proxy_tier = proxy_tiers::tier_name(tier.map_or(0, |t| t.tier));
+        row.error_snapshot =
+            if detail == StatusDetail::Error { report.snapshot.map(|capture| secrets.snapshot(capture)) } else { None };
+        row.retries = claim.attempts - 1;
+        row.finished_at = Some(Utc::now());
+        let summary = match &row.error {
+            Some(e) => format!("{} ({})", detail.as_str(), short_error(e).chars().take(200).collect::<String>()),
+            None => format!("{} ({} items)", detail.as_str(), row.length),
+        };
+        let ai_units = match &scrap {
+            Some(scrap) => self.add_digest(claim, scrap, &mut row, detail, previous.as_ref()).await?,
+            None => 0,
+        };
+        let log = finished_activity(claim, &row, &summary);
+        let emails = match &scrap {
+            Some(scrap) => self.emails_for(scrap, &row, detail).await?,
+            None => vec![],
+        };
+        let charged = proxy_tiers::run_units(attempts, &self.tiers) + ai_units;
+        let recorded = self.record_finished(claim, &row, charged, &log, &emails, tier).await?;
+        if recorded {
+            let duration = Duration::from_millis(u64::try_from(report.duration_ms).unwrap_or(0));
+            self.metrics.run_finished(scrapper, detail, duration);
+        }
+        if recorded
+            && detail == StatusDetail::Success
+            && let Some(state) = session
+        {
+            self.save_session(claim, &row, state).await;
+        }
+        if recorded && let Some(scrap) = &scrap {
+            let run = RecordedRun {
+                scrap,
+                row: &row,
+                detail,
+                status: page_status,
+                html: page_html.as_deref(),
+                param: claim.param.as_ref(),
+            };
+            let queued = crate::ai::fix::after_run(&*self.store, &self.attached, self.fix_daily, run).await?;
+            if queued {
+                self.signals.tasks.notify_one();
+            }
+        }
+        Ok(detail)
+    }
+
+    async fn log_for_run(&self, claim: &ClaimedRun, row: &HistoryRow, kind: &str, message: String) -> Result<()> {
+        let mut log = Activity::new(claim.organization_id, claim.scrap_id, kind, "system".into(), message);
+        log.history_id = Some(row.id);
+        Ok(self.store.log_activity(&log).await?)
+    }
+
+    /// The digest of a run that returned data, when the scrap asks for one:
+    /// the changes since the previous success (computed) and the model's
+    /// summary, on the row with its cost. Returns the compute units the
+    /// model call takes. A missing provider or a failed call leaves the
+    /// row as it is and says why in the activity log.
+    async fn add_digest(
+        &self,
+        claim: &ClaimedRun,
+        scrap: &Scrap,
+        row: &mut HistoryRow,
+        detail: StatusDetail,
+        previous: Option<&HistoryRow>,
+    ) -> Result<i64> {
+        if row.length == 0 || detail == StatusDetail::Error {
+            return Ok(0);
+        }
+        if !scrap.digest_enabled {
+            return Ok(0);
+        }
+        let Some(AttachedModel { model, pricing }) = self.attached.model() else {
+            let why = "Digest skipped: no AI provider is configured (SVC_AI_BASE_URL)".to_string();
+            self.log_for_run(claim, row, "digest.skipped", why).await?;
+            return Ok(0);
+        };
+        let changes = digest::changes_markdown(previous.map(|p| p.data.as_str()), &row.data);
+        let chat = digest::prompt(&scrap.title, scrap.digest_prompt.as_deref(), &changes, &row.data);
+        let completion = match model.complete(&chat).await {
+            Ok(c) => c,
+            Err(e) => {
+                self.log_for_run(claim, row, "digest.failed", format!("Digest failed: {e}")).await?;
+                return Ok(0);
+            }
+        };
+        let ai_units = digest::units(&completion);
+        let cost = pricing.cost(&completion);
+        if let Some(serde_json::Value::Object(c)) = row.costs.as_mut() {
+            let total = c.get("total").and_then(|t| t.as_f64()).unwrap_or(0.0);
+            c.insert("ai".into(), serde_json::json!(cost));
+            c.insert("total".into(), serde_json::json!(total + cost));
+            c.insert("provider".into(), serde_json::json!(pricing.provider));
+            c.insert("model".into(), serde_json::json!(pricing.model));
+        }
+        if let Some(serde_json::Value::Object(m)) = row.meter.as_mut() {
+            let units = m.get("units").and_then(|u| u.as_i64()).unwrap_or(0);
+            m.insert("units".into(), serde_json::json!(units + ai_units));
+            if let Some(serde_json::Value::Object(b)) = m.get_mut("breakdown") {
+                b.insert("ai".into(), serde_json::json!(ai_units));
+            }
+        }
+        match digest::digest_text(&changes, &completion) {
+            Some(text) => row.digest = Some(text),
+            None => {
+                let why = "Digest failed: the model's answer held no text".to_string();
+                self.log_for_run(claim, row, "digest.failed", why).await?;
+            }
+        }
+        Ok(ai_units)
+    }
+
+    /// Writes a finished row with its webhook deliveries (the outbox) in one
+    /// transaction, then wakes whoever waits on it.
+    pub(super) async fn record_finished(
+        &self,
+        claim: &ClaimedRun,
+        row: &HistoryRow,
+        units: i64,
+        log: &Activity,
+        emails: &[Email],
+        tier: Option<&TierNote>,
+    ) -> Result<bool> {
+        let deliveries = self.deliveries_for(row).await?;
+        if self.store.finish_run(claim, row, units, log, &deliveries, emails, tier).await? {
+            let _ = self.signals.finished.send(row.id);
+            if !deliveries.is_empty() {
+                self.signals.deliveries.notify_one();
+            }
+            if !emails.is_empty() {
+                self.signals.emails.notify_one();
+            }
+            Ok(true)
+        } else {
+            tracing::warn!(history = %row.id, "run finished after its lease was lost; result dropped");
+            Ok(false)
+        }
+    }
+
+    /// The emails a finished run causes (none while email is off): the
+    /// result email of a cron run that succeeded or regressed when
+    /// `emailNotif` is on, and with `alert` set, the alert when a run fails
+    /// after a success and the all-clear when one succeeds after failures
+    /// that followed a success (docs/decisions.md, Email).
+    pub(super) async fn emails_for(&self, scrap: &Scrap, row: &HistoryRow, detail: StatusDetail) -> Result<Vec<Email>> {
+        if !self.email.enabled {
+            return Ok(vec![]);
+        }
+        let wants_result = scrap.email_notif
+            && row.triggered_by == TriggeredBy::Cron
+            && matches!(detail, StatusDetail::Success | StatusDetail::Regression);
+        let digest_to = scrap.digest_recipient.as_ref().filter(|_| row.digest.is_some());
+        if !wants_result && scrap.alert.is_none() && digest_to.is_none() {
+            return Ok(vec![]);
+        }
+        let now = Utc::now();
+        let url = &self.email.public_url;
+        let mut emails = Vec::new();
+        if wants_result {
+            let to = match &scrap.email_notif_recipient {
+                Some(to) => Some(to.clone()),
+                None => self.store.user(scrap.organization_id, scrap.user_id).await?.map(|u| u.email),
+            };
+            if let Some(to) = to {
+                emails.push(email_compose::result_email(scrap, row, &to, url, now));
+            }
+        }
+        if let (Some(to), Some(text)) = (digest_to, &row.digest) {
+            emails.push(email_compose::digest_email(scrap, row, text, to, url, now));
+        }
+        if let Some(to) = &scrap.alert {
+            let streak = self.store.run_streak(row.organization_id, scrap.id, row.id).await?;
+            let failed = |d: Option<StatusDetail>| d.is_some_and(|d| d != StatusDetail::Success);
+            if detail != StatusDetail::Success && streak.last == Some(StatusDetail::Success) {
+                emails.push(email_compose::alert_email(scrap, row, to, url, now));
+            } else if detail == StatusDetail::Success && failed(streak.last) && streak.ever_succeeded {
+                emails.push(email_compose::recovered_email(scrap, row, streak.failures_since_success, to, url, now));
+            }
+        }
+        Ok(emails)
+    }
+
+    async fn deliveries_for(&self, row: &HistoryRow) -> Result<Vec<Delivery>> {
+        run_deliveries(&*self.store, row).await
+    }
+}

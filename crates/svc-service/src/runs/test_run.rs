@@ -1,0 +1,156 @@
+//! Test runs: a draft script run from the editor, in this process, stored
+//! nowhere.
+
+use svc_domain::ObjectId;
+use svc_domain::history::TriggeredBy;
+use svc_domain::scrap::{AUTO_SCRAPPER, DEFAULT_SCRAPPER, ParamSet, STATIC_SCRAPPER};
+
+use crate::accounts::rate_limits::TRIGGER_PER_KEY;
+use crate::outbox::redact::KnownSecrets;
+use crate::runs::engine_choice;
+use crate::scraps::input::{check_params, check_request, check_scrapper, check_url};
+use crate::scraps::site_accounts::{RunLogin, run_login};
+use crate::{Result, ServiceError, Session};
+use svc_domain::meter::units;
+use svc_engine::ScriptResult;
+use svc_engine::{PageCapture, RunJob};
+
+use super::RunService;
+
+/// Why a test run cannot run in this process: it runs on the engine of the
+/// server's embedded worker, which `SVC_EMBEDDED_WORKER=false` leaves out.
+pub const NO_ENGINE_HERE: &str = "Test runs need a browser in this server process, and this one has none: it was \
+     started with SVC_EMBEDDED_WORKER=false. Save the scrap and run it (a worker runs it), or serve the web app from a \
+     server with the embedded worker on (the default)";
+
+/// A run of a script that is not saved (the web app's "Test run").
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestRun {
+    pub url: String,
+    pub script: String,
+    pub params: Vec<ParamSet>,
+    /// The key of one of `params`, handed to the script as `SVC.param`.
+    pub param: Option<String>,
+    /// The saved scrap being edited, if any: the test run signs in with its
+    /// site login (`SVC.account`) and starts from its saved session, which it
+    /// does not update. `None`: `SVC.account` is null.
+    pub scrap: Option<ObjectId>,
+    /// The engine (`scrapper`) to run it on; `puppeteer` when `None`.
+    pub scrapper: Option<String>,
+}
+
+/// What a test run did. Nothing of it is stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestRunOutcome {
+    pub result: ScriptResult,
+    /// Navigation included.
+    pub duration_ms: i64,
+    /// The failure capture: `{selector, screenshot}` for its author, with
+    /// the page `html` too for platform admins (as a stored run's `errorSnapshot`).
+    pub snapshot: Option<serde_json::Value>,
+    /// What the organization was charged.
+    pub units: i64,
+}
+
+/// What a test run's author sees of the failure capture: the screenshot and
+/// the selector waited for (their own unsaved script on the page they
+/// chose; nothing is stored), and the page markup only when they are a
+/// platform admin, as with a stored run's `errorSnapshot`.
+fn test_run_capture(mut capture: serde_json::Value, session: &Session) -> serde_json::Value {
+    if !session.is_platform_admin()
+        && let Some(fields) = capture.as_object_mut()
+    {
+        fields.remove("html");
+    }
+    capture
+}
+
+impl RunService {
+    /// Runs an unsaved script once, at once, on this process's browser (no
+    /// queue), and answers with its result. It writes no history row and
+    /// sends no webhook; the organization is charged as for a run. Limited
+    /// per user (the rate of API-key triggers).
+    pub async fn test_run(&self, session: &Session, draft: TestRun) -> Result<TestRunOutcome> {
+        let url = draft.url.trim().to_string();
+        check_url(&url)?;
+        let loads = check_request(&draft.script)?;
+        check_params(&draft.params)?;
+        let scrapper = draft.scrapper.unwrap_or_else(|| DEFAULT_SCRAPPER.to_string());
+        check_scrapper(&scrapper)?;
+        let param =
+            match draft.param {
+                None => None,
+                Some(key) => Some(draft.params.iter().find(|p| p.key == key).cloned().ok_or_else(|| {
+                    ServiceError::validation("param", format!("no parameter set `{key}` in `params`"))
+                })?),
+            };
+        let engine = self.attached.engine().ok_or_else(|| ServiceError::Unavailable(NO_ENGINE_HERE.into()))?;
+        let org = self.store.organization(session.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
+        if org.balance <= 0 {
+            return Err(ServiceError::InsufficientBalance);
+        }
+        let login = match draft.scrap {
+            None => RunLogin::default(),
+            Some(scrap) => {
+                if self.store.existing_scrap_ids(org.id, &[scrap]).await?.is_empty() {
+                    return Err(ServiceError::NotFound("scrap"));
+                }
+                match run_login(&*self.store, org.id, scrap).await? {
+                    Ok(login) => login,
+                    Err(message) => {
+                        let result = ScriptResult::Failed { message };
+                        return Ok(TestRunOutcome { result, duration_ms: 0, snapshot: None, units: 0 });
+                    }
+                }
+            }
+        };
+        self.limits.take(&format!("test-run:user:{}", session.user()), TRIGGER_PER_KEY).await?;
+        let secrets = KnownSecrets::of(login.account.as_ref());
+        let job = RunJob {
+            history_id: ObjectId::new().to_string(),
+            url,
+            script: draft.script,
+            param,
+            params: draft.params,
+            triggered_by: TriggeredBy::User.as_str(),
+            timeout: self.run_timeout,
+            loads,
+            capture_page: PageCapture::Never,
+            tier: 0,
+            account: login.account,
+            session: login.session,
+            scrapper,
+            reuse: None,
+        };
+        // `auto`: static, then the browser when static found nothing (a
+        // test run neither reads nor changes what the scrap's runs learned).
+        let (report, bytes) = if job.scrapper == AUTO_SCRAPPER {
+            let report = engine.run(RunJob { scrapper: STATIC_SCRAPPER.to_string(), ..job.clone() }).await;
+            if engine_choice::static_found_items(&report.result) {
+                let bytes = report.bytes;
+                (report, bytes)
+            } else {
+                let browser = engine.run(RunJob { scrapper: DEFAULT_SCRAPPER.to_string(), ..job }).await;
+                let bytes = report.bytes + browser.bytes;
+                (browser, bytes)
+            }
+        } else {
+            let report = engine.run(job).await;
+            let bytes = report.bytes;
+            (report, bytes)
+        };
+        let charged = units(bytes);
+        self.store.add_balance(org.id, -charged).await?;
+        // Shown to its author only, masked all the same.
+        let result = match report.result {
+            ScriptResult::Data { json, length } => ScriptResult::Data { json: secrets.data(&json), length },
+            ScriptResult::Failed { message } => ScriptResult::Failed { message: secrets.text(&message) },
+        };
+        Ok(TestRunOutcome {
+            result,
+            duration_ms: report.duration_ms,
+            snapshot: report.snapshot.map(|capture| test_run_capture(secrets.snapshot(capture), session)),
+            units: charged,
+        })
+    }
+}

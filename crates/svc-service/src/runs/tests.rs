@@ -1,0 +1,547 @@
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use svc_domain::site_account::SiteAccount;
+use svc_storage::HistoryFilter;
+
+use std::sync::Arc;
+
+use chrono::Utc;
+use svc_domain::ObjectId;
+use svc_domain::activity::Activity;
+use svc_domain::history::{HistoryRow, StatusDetail};
+use svc_domain::scrap::ParamSet;
+use svc_domain::site_account::{SavedSession, SessionState};
+use svc_storage::ClaimedRun;
+
+use super::*;
+use crate::accounts::rate_limits::TRIGGER_PER_KEY;
+use crate::runs::engine_choice;
+use crate::testing::TestServices;
+use crate::{Principal, Result, ServiceError};
+use svc_domain::meter::BYTES_PER_UNIT;
+use svc_engine::{Engine, RunJob};
+use svc_engine::{EngineReport, ScriptResult};
+
+/// An engine that answers every job with one report and keeps the jobs.
+struct Scripted {
+    report: EngineReport,
+    jobs: Mutex<Vec<RunJob>>,
+}
+
+#[async_trait]
+impl Engine for Scripted {
+    async fn run(&self, job: RunJob) -> EngineReport {
+        self.jobs.lock().unwrap().push(job);
+        self.report.clone()
+    }
+}
+
+#[tokio::test]
+async fn progress_follows_a_run_from_the_queue_to_its_row() {
+    let t = TestServices::start().await;
+    let ada = t.signup("ada@example.com").await;
+    let eve = t.signup("eve@example.com").await;
+    let scrap = t.scrap(&ada, "Watched").await;
+    let me = Principal::Session(ada.session.clone());
+    let row = t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+    assert_eq!(t.services.runs.progress(&me, row.id).await.unwrap(), RunProgress::Queued);
+    let stranger = Principal::Session(eve.session.clone());
+    assert!(matches!(t.services.runs.progress(&stranger, row.id).await, Err(ServiceError::NotFound(_))));
+    let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+    assert_eq!(t.services.runs.progress(&me, row.id).await.unwrap(), RunProgress::Running);
+    let (_, pending) = t.services.runs.job(&claim).await.unwrap().unwrap();
+    let report = EngineReport {
+        result: ScriptResult::Data { json: "[1]".into(), length: 1 },
+        duration_ms: 5,
+        bytes: 10,
+        snapshot: None,
+        status: None,
+        html: None,
+        session: None,
+    };
+    t.services.runs.finish(&claim, pending, report).await.unwrap();
+    match t.services.runs.progress(&me, row.id).await.unwrap() {
+        RunProgress::Finished(view) => assert_eq!(view.row.length, 1),
+        other => panic!("expected the finished row, got {other:?}"),
+    }
+}
+
+/// A run carries its scrap's engine; a static scrap's runs go direct
+/// (no proxy tiers), and a proxy tier other than tier0 is refused for it.
+#[tokio::test]
+async fn a_run_names_its_scraps_engine_and_static_runs_go_direct() {
+    let t = TestServices::start().await;
+    let ada = t.signup("ada@example.com").await;
+    let me = Principal::Session(ada.session.clone());
+    let scrap = t.scrap(&ada, "Static").await;
+    let to = |scrapper: &str, tier: Option<&str>| crate::scraps::input::ScrapChanges {
+        scrapper: Some(scrapper.into()),
+        proxy_tier: Some(tier.map(str::to_string)),
+        ..Default::default()
+    };
+    let refused = t.services.scraps.update(&ada.session, scrap, to("static", Some("tier2"))).await;
+    assert!(matches!(refused, Err(ServiceError::Validation { ref field, .. }) if field == "proxyTier"), "{refused:?}");
+    t.services.scraps.update(&ada.session, scrap, to("static", Some("tier0"))).await.unwrap();
+
+    let report = EngineReport {
+        result: ScriptResult::Data { json: "[1]".into(), length: 1 },
+        duration_ms: 5,
+        bytes: 10,
+        snapshot: None,
+        status: Some(200),
+        html: None,
+        session: None,
+    };
+    let engine = Scripted { report, jobs: Mutex::default() };
+    t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+    let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+    assert_eq!(t.services.runs.execute(&claim, &engine).await.unwrap(), Some(StatusDetail::Success));
+    t.services.scraps.update(&ada.session, scrap, to("puppeteer", None)).await.unwrap();
+    t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+    let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+    t.services.runs.execute(&claim, &engine).await.unwrap();
+    let jobs = engine.jobs.lock().unwrap().clone();
+    let seen: Vec<(&str, u8)> = jobs.iter().map(|j| (j.scrapper.as_str(), j.tier)).collect();
+    assert_eq!(seen, [("static", 0), ("puppeteer", 0)]);
+}
+
+/// Answers each engine with its own scripted data (a JSON array).
+struct TwoEngines {
+    answers: Mutex<HashMap<String, String>>,
+    jobs: Mutex<Vec<RunJob>>,
+}
+
+impl TwoEngines {
+    fn new(static_data: &str, browser_data: &str) -> Self {
+        let engines = TwoEngines { answers: Mutex::default(), jobs: Mutex::default() };
+        engines.answer(static_data, browser_data);
+        engines
+    }
+
+    fn answer(&self, static_data: &str, browser_data: &str) {
+        let mut answers = self.answers.lock().unwrap();
+        answers.insert("static".into(), static_data.into());
+        answers.insert("puppeteer".into(), browser_data.into());
+    }
+
+    /// The engines the jobs since the last call went to.
+    fn seen(&self) -> Vec<String> {
+        self.jobs.lock().unwrap().drain(..).map(|j| j.scrapper).collect()
+    }
+}
+
+#[async_trait]
+impl Engine for TwoEngines {
+    async fn run(&self, job: RunJob) -> EngineReport {
+        let json = self.answers.lock().unwrap()[&job.scrapper].clone();
+        self.jobs.lock().unwrap().push(job.clone());
+        let length = serde_json::from_str::<Vec<serde_json::Value>>(&json).unwrap().len() as i64;
+        let bytes = if job.scrapper == "static" { 1_000 } else { 3_000 };
+        EngineReport {
+            result: ScriptResult::Data { json, length },
+            duration_ms: 5,
+            bytes,
+            snapshot: None,
+            status: Some(200),
+            html: None,
+            session: None,
+        }
+    }
+}
+
+/// `auto` compares both engines on the first run, then runs static
+/// alone while it finds items; falls back to (and then stays on) the
+/// browser when static finds nothing; compares again once an hour has
+/// passed (one run of those due at once) and for a new script; says so
+/// in the activity log; meters every engine it ran.
+#[tokio::test]
+async fn auto_learns_which_engine_a_scrap_needs() {
+    let t = TestServices::start().await;
+    let ada = t.signup("ada@example.com").await;
+    let me = Principal::Session(ada.session.clone());
+    let scrap = t.scrap(&ada, "Auto").await;
+    let runs = &t.services.runs;
+    let set = |changes: crate::scraps::input::ScrapChanges| async {
+        t.services.scraps.update(&ada.session, scrap, changes).await
+    };
+    let refused = set(crate::scraps::input::ScrapChanges {
+        scrapper: Some("auto".into()),
+        proxy_tier: Some(Some("tier1".into())),
+        ..Default::default()
+    })
+    .await;
+    assert!(matches!(refused, Err(ServiceError::Validation { ref field, .. }) if field == "proxyTier"), "{refused:?}");
+    set(crate::scraps::input::ScrapChanges { scrapper: Some("auto".into()), ..Default::default() }).await.unwrap();
+
+    let engines = TwoEngines::new(r#"[{"t":"a"},{"t":"b"}]"#, r#"[{"t":"A"},{"t":"B"}]"#);
+    let run = || async {
+        let row = runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+        let claim = runs.claim("default", "w-1").await.unwrap().unwrap();
+        runs.execute(&claim, &engines).await.unwrap();
+        t.store.history_row(ada.session.org(), row.id).await.unwrap().unwrap()
+    };
+    let memory = || async { t.store.engine_memory(ada.session.org(), scrap).await.unwrap() };
+    let chosen = || async {
+        let log = t.store.list_activities(ada.session.org(), scrap, 0, 100).await.unwrap();
+        log.items.into_iter().filter(|a| a.kind == "engine.chosen").map(|a| a.message).collect::<Vec<_>>()
+    };
+
+    // 1: both run; the same items (same fields) → static, and its data is kept.
+    let row = run().await;
+    assert_eq!(engines.seen(), ["static", "puppeteer"]);
+    assert_eq!(row.data, r#"[{"t":"a"},{"t":"b"}]"#);
+    assert_eq!(row.meter.as_ref().unwrap()["units"], serde_json::json!(2), "both page loads are metered");
+    let first = memory().await.unwrap();
+    assert_eq!(first.engine, "static");
+    assert_eq!(chosen().await, ["Automatic engine: static: static found the same 2 items as the browser"]);
+
+    // 2: static alone, and nothing written.
+    let row = run().await;
+    assert_eq!(engines.seen(), ["static"]);
+    assert_eq!((row.data.as_str(), row.proxy_tier.as_str()), (r#"[{"t":"a"},{"t":"b"}]"#, "tier0"));
+    assert_eq!(memory().await, Some(first));
+
+    // 3: the page now builds its list in the browser: static finds nothing → the browser's data.
+    engines.answer("[]", r#"[{"t":"A"},{"t":"B"},{"t":"C"}]"#);
+    let row = run().await;
+    assert_eq!(engines.seen(), ["static", "puppeteer"]);
+    assert_eq!((row.length, row.status_detail), (3, Some(StatusDetail::Success)));
+    let fell_back = memory().await.unwrap();
+    assert_eq!(fell_back.engine, "puppeteer");
+    assert_eq!(
+        chosen().await[0],
+        "Automatic engine: puppeteer (was static): the browser found 3 items and static found nothing"
+    );
+
+    // 4..: the browser alone within the hour.
+    engines.answer(r#"[{"t":"a"},{"t":"b"},{"t":"c"}]"#, r#"[{"t":"A"},{"t":"B"},{"t":"C"}]"#);
+    for _ in 0..3 {
+        run().await;
+        assert_eq!(engines.seen(), ["puppeteer"]);
+    }
+    // An hour later (the memory says it was checked an hour ago): the next run compares.
+    let an_hour_ago = svc_storage::EngineMemory { checked_at: Utc::now() - engine_choice::CHECK_PERIOD, ..fell_back };
+    t.store.set_engine_memory(ada.session.org(), scrap, &an_hour_ago).await.unwrap();
+    run().await;
+    assert_eq!(engines.seen(), ["static", "puppeteer"], "the first run after an hour compares");
+    let checked = memory().await.unwrap();
+    assert_eq!(checked.engine, "static");
+    assert!(checked.checked_at > an_hour_ago.checked_at, "{checked:?}");
+    assert_eq!(chosen().await.len(), 3);
+    run().await;
+    assert_eq!(engines.seen(), ["static"], "then static alone for the hour");
+
+    // A new script is decided afresh.
+    set(crate::scraps::input::ScrapChanges {
+        request: Some("returnData([{ t: document.title }])".into()),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    run().await;
+    assert_eq!(engines.seen(), ["static", "puppeteer"]);
+    let log = chosen().await;
+    assert_eq!(log.len(), 4, "a new script's choice is announced: {log:?}");
+    assert_eq!(log[0], "Automatic engine: static: static found the same 3 items as the browser");
+
+    // Deleting the scrap forgets its engine.
+    t.services.scraps.delete(&ada.session, scrap).await.unwrap();
+    assert_eq!(memory().await, None);
+}
+
+fn draft(url: &str, script: &str) -> TestRun {
+    TestRun { url: url.into(), script: script.into(), params: vec![], param: None, scrap: None, scrapper: None }
+}
+
+fn field_of(result: Result<TestRunOutcome>) -> String {
+    match result {
+        Err(ServiceError::Validation { field, .. }) => field,
+        other => panic!("expected a validation error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_test_run_checks_its_draft_like_a_scrap() {
+    let t = TestServices::start().await;
+    let ada = t.signup("ada@example.com").await;
+    let runs = &t.services.runs;
+    let ok = "https://example.com/";
+    for (url, script, field) in [
+        ("", "returnData([])", "url"),
+        ("ftp://example.com/", "returnData([])", "url"),
+        ("example.com", "returnData([])", "url"),
+        (ok, "  \n", "request"),
+        (ok, "// svc:load videos\nreturnData([])", "request"),
+    ] {
+        assert_eq!(field_of(runs.test_run(&ada.session, draft(url, script)).await), field, "{url} {script:?}");
+    }
+    let params = vec![ParamSet { key: "fr".into(), value: serde_json::json!({"lang": "fr"}) }];
+    let unknown = TestRun { params: params.clone(), param: Some("de".into()), ..draft(ok, "returnData([])") };
+    assert_eq!(field_of(runs.test_run(&ada.session, unknown).await), "param");
+    let twice = TestRun { params: [params.clone(), params].concat(), ..draft(ok, "returnData([])") };
+    assert_eq!(field_of(runs.test_run(&ada.session, twice).await), "params");
+    let unknown_engine = TestRun { scrapper: Some("selenium".into()), ..draft(ok, "returnData([])") };
+    assert_eq!(field_of(runs.test_run(&ada.session, unknown_engine).await), "scrapper");
+
+    match runs.test_run(&ada.session, draft(ok, "returnData([])")).await {
+        Err(ServiceError::Unavailable(message)) => assert_eq!(message, NO_ENGINE_HERE),
+        other => panic!("expected no browser, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_test_run_runs_the_draft_charges_and_stores_nothing() {
+    let t = TestServices::start().await;
+    let ada = t.signup("ada@example.com").await;
+    let runs = &t.services.runs;
+    let report = EngineReport {
+        result: ScriptResult::Data { json: "[1,2]".into(), length: 2 },
+        duration_ms: 42,
+        bytes: BYTES_PER_UNIT * 2,
+        snapshot: Some(serde_json::json!({"html": "<p></p>", "selector": "#x", "screenshot": "iVBOR"})),
+        status: None,
+        html: None,
+        session: None,
+    };
+    let engine = Arc::new(Scripted { report: report.clone(), jobs: Mutex::default() });
+    runs.attach_engine(engine.clone());
+    // A second engine is ignored.
+    let other = Arc::new(Scripted { report: report.clone(), jobs: Mutex::default() });
+    runs.attach_engine(other.clone());
+
+    let params = vec![
+        ParamSet { key: "fr".into(), value: serde_json::json!({"lang": "fr"}) },
+        ParamSet { key: "de".into(), value: serde_json::json!({"lang": "de"}) },
+    ];
+    let script = "// svc:load images\nreturnData([1, 2])";
+    let run = TestRun {
+        url: " https://example.com/items ".into(),
+        script: script.into(),
+        params: params.clone(),
+        param: Some("de".into()),
+        scrap: None,
+        scrapper: Some("static".into()),
+    };
+    let outcome = runs.test_run(&ada.session, run).await.unwrap();
+    assert_eq!(
+        outcome,
+        TestRunOutcome {
+            result: report.result.clone(),
+            duration_ms: 42,
+            snapshot: Some(serde_json::json!({"selector": "#x", "screenshot": "iVBOR"})),
+            units: 3
+        },
+        "the author sees the screenshot and selector; the page markup is for platform admins"
+    );
+    let jobs = engine.jobs.lock().unwrap().clone();
+    assert_eq!(jobs.len(), 1);
+    assert!(other.jobs.lock().unwrap().is_empty());
+    let job = &jobs[0];
+    assert_eq!((job.url.as_str(), job.script.as_str()), ("https://example.com/items", script));
+    assert_eq!((job.param.clone(), job.params.clone()), (Some(params[1].clone()), params));
+    assert_eq!((job.triggered_by, job.timeout), ("user", runs.run_timeout()));
+    assert_eq!((&job.account, &job.session), (&None, &None), "a draft of no scrap runs logged out");
+    assert!(job.loads.images && !job.loads.fonts);
+    assert_eq!(job.scrapper, "static", "on the engine the editor names");
+    assert!(ObjectId::parse(&job.history_id).is_some());
+
+    let org = t.store.organization(ada.session.org()).await.unwrap().unwrap();
+    assert_eq!(org.balance, 1000 - 3, "charged as a run of that many bytes");
+    let filter = HistoryFilter { limit: 10, ..HistoryFilter::default() };
+    assert_eq!(t.store.list_history(ada.session.org(), &filter).await.unwrap().total, 0, "no history row");
+
+    // A platform admin sees the whole failure capture.
+    t.store.set_admin(ada.session.org(), ada.session.user(), true).await.unwrap();
+    let admin = t.services.auth.session(&ada.token).await.unwrap();
+    let outcome = runs.test_run(&admin, draft("https://example.com/", "returnData([])")).await.unwrap();
+    assert_eq!(outcome.snapshot, report.snapshot);
+
+    // No balance left: refused before any browser work.
+    t.store.add_balance(ada.session.org(), -org.balance).await.unwrap();
+    let refused = runs.test_run(&ada.session, draft("https://example.com/", "returnData([])")).await;
+    assert!(matches!(refused, Err(ServiceError::InsufficientBalance)), "{refused:?}");
+    assert_eq!(engine.jobs.lock().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn test_runs_are_limited_per_user() {
+    let t = TestServices::start().await;
+    let ada = t.signup("ada@example.com").await;
+    let bob = t.signup("bob@example.com").await;
+    let report = EngineReport {
+        result: ScriptResult::Failed { message: "boom".into() },
+        duration_ms: 1,
+        bytes: 0,
+        snapshot: None,
+        status: None,
+        html: None,
+        session: None,
+    };
+    t.services.runs.attach_engine(Arc::new(Scripted { report, jobs: Mutex::default() }));
+    let run = || draft("https://example.com/", "returnData([])");
+    for _ in 0..TRIGGER_PER_KEY.limit {
+        t.services.runs.test_run(&ada.session, run()).await.unwrap();
+    }
+    let refused = t.services.runs.test_run(&ada.session, run()).await;
+    assert!(matches!(refused, Err(ServiceError::RateLimited(_))), "{refused:?}");
+    let balance = t.store.organization(ada.session.org()).await.unwrap().unwrap().balance;
+    assert_eq!(balance, 1000 - TRIGGER_PER_KEY.limit as i64, "the refused one is not charged");
+    assert!(t.services.runs.test_run(&bob.session, run()).await.is_ok(), "another user has their own bucket");
+}
+
+/// An engine that answers jobs with the given reports, in order, and keeps the jobs.
+struct Sequence {
+    reports: Mutex<Vec<EngineReport>>,
+    jobs: Mutex<Vec<RunJob>>,
+}
+
+#[async_trait]
+impl Engine for Sequence {
+    async fn run(&self, job: RunJob) -> EngineReport {
+        self.jobs.lock().unwrap().push(job);
+        self.reports.lock().unwrap().remove(0)
+    }
+}
+
+fn report(result: ScriptResult, snapshot: Option<serde_json::Value>, session: Option<&str>) -> EngineReport {
+    EngineReport {
+        result,
+        duration_ms: 5,
+        bytes: 10,
+        snapshot,
+        status: Some(200),
+        html: None,
+        session: session.map(SessionState::new),
+    }
+}
+
+#[tokio::test]
+async fn runs_log_in_keep_their_session_and_store_no_secret() {
+    let t = TestServices::start().await;
+    let ada = t.signup("ada@example.com").await;
+    let scrap = t.scrap(&ada, "Members").await;
+    let (username, password) = ("ada.lovelace", "Hunter2-Secret");
+    t.services.site_accounts.set_account(&ada.session, scrap, username.into(), password.into()).await.unwrap();
+    let me = Principal::Session(ada.session.clone());
+    let leaky = format!(r#"[{{"user":"{username}","note":"pw {password}"}}]"#);
+    let capture = serde_json::json!({
+        "html": format!("<input value=\"{username}\"><input value=\"{password}\">"),
+        "selector": "#members",
+        "screenshot": "iVBOR",
+    });
+    let engine = Sequence {
+        reports: Mutex::new(vec![
+            report(ScriptResult::Data { json: leaky, length: 1 }, None, Some(r#"{"v":1,"cookies":[]}"#)),
+            report(ScriptResult::Data { json: "[1]".into(), length: 1 }, None, Some(r#"{"v":1,"n":2}"#)),
+            report(
+                ScriptResult::Failed { message: format!("the script threw: no entry for {username}/{password}") },
+                Some(capture),
+                Some(r#"{"v":1,"n":3}"#),
+            ),
+            report(ScriptResult::Data { json: "[]".into(), length: 0 }, None, Some(r#"{"v":1,"n":4}"#)),
+        ]),
+        jobs: Mutex::default(),
+    };
+    let mut rows = Vec::new();
+    for _ in 0..4 {
+        let row = t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+        let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+        t.services.runs.execute(&claim, &engine).await.unwrap();
+        rows.push(t.store.history_row(ada.session.org(), row.id).await.unwrap().unwrap());
+    }
+    let jobs = engine.jobs.lock().unwrap().clone();
+    let login = SiteAccount { username: username.into(), password: password.into() };
+    assert!(jobs.iter().all(|j| j.account.as_ref() == Some(&login)), "every run gets the login");
+    assert_eq!(jobs[0].session, None, "no session before the first success");
+    assert_eq!(jobs[1].session, Some(SessionState::new(r#"{"v":1,"cookies":[]}"#)));
+    assert_eq!(jobs[2].session, Some(SessionState::new(r#"{"v":1,"n":2}"#)), "the newest success's");
+    assert_eq!(jobs[3].session, jobs[2].session, "an error keeps the session saved before it");
+
+    // Nothing stored holds the login.
+    assert_eq!(rows[0].data, r#"[{"user":"***","note":"pw ***"}]"#);
+    assert_eq!(rows[2].error.as_deref(), Some("the script threw: no entry for ***/***"));
+    let snapshot = rows[2].error_snapshot.clone().unwrap();
+    assert_eq!(snapshot["html"], r#"<input value="***"><input value="***">"#);
+    assert_eq!(snapshot["screenshot"], "iVBOR");
+    for row in &rows {
+        let all = format!("{} {:?} {:?}", row.data, row.error, row.error_snapshot);
+        assert!(!all.contains(password) && !all.contains(username), "{all}");
+    }
+    let saved = t.store.site_session(ada.session.org(), scrap).await.unwrap().unwrap();
+    assert_eq!(saved.state, SessionState::new(r#"{"v":1,"n":2}"#), "empty and error runs save nothing");
+    assert_eq!(saved.history_id, Some(rows[1].id));
+
+    // No login: `SVC.account` is null and nothing is restored.
+    t.services.site_accounts.delete_account(&ada.session, scrap).await.unwrap();
+    t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+    let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+    let (job, _) = t.services.runs.job(&claim).await.unwrap().unwrap();
+    assert_eq!((job.account, job.session), (None, None));
+    t.services
+        .runs
+        .finish(&claim, job_row(&t, &claim).await, report(ScriptResult::Failed { message: "x".into() }, None, None))
+        .await
+        .unwrap();
+
+    // A login sealed with another master key fails the run, saying so, without a browser.
+    let stranger =
+        svc_storage::connect(t.db_url(), svc_storage::Sealer::new(svc_storage::MasterKey::generate())).await.unwrap();
+    let log = Activity::new(ada.session.org(), scrap, "account.set", "system".into(), "elsewhere".into());
+    assert!(stranger.set_site_account(ada.session.org(), scrap, &login, Utc::now(), false, &log).await.unwrap());
+    let row = t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+    let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+    let before = engine.jobs.lock().unwrap().len();
+    t.services.runs.execute(&claim, &engine).await.unwrap();
+    assert_eq!(engine.jobs.lock().unwrap().len(), before, "no browser work");
+    let row = t.store.history_row(ada.session.org(), row.id).await.unwrap().unwrap();
+    assert_eq!(row.status_detail, Some(StatusDetail::Error));
+    let error = row.error.unwrap();
+    assert!(error.starts_with("the scrap's site login cannot be opened") && error.ends_with("set it again"), "{error}");
+    let status = t.services.site_accounts.account_status(&me, scrap).await.unwrap();
+    assert!(status.has_account && status.username_hint.is_none(), "{status:?}");
+    stranger.close().await;
+}
+
+#[tokio::test]
+async fn a_test_run_of_a_saved_scrap_signs_in_with_its_login_and_masks_it() {
+    let t = TestServices::start().await;
+    let ada = t.signup("ada@example.com").await;
+    let eve = t.signup("eve@example.com").await;
+    let scrap = t.scrap(&ada, "Members").await;
+    t.services.site_accounts.set_account(&ada.session, scrap, "ada.l".into(), "pw-secret".into()).await.unwrap();
+    let saved = SavedSession { state: SessionState::new("{}"), saved_at: Utc::now(), history_id: None };
+    t.store.save_site_session(ada.session.org(), scrap, &saved).await.unwrap();
+    let report = report(
+        ScriptResult::Failed { message: "the script threw: ada.l / pw-secret".into() },
+        Some(serde_json::json!({"html": "<b>pw-secret</b>", "selector": null, "screenshot": null})),
+        Some(r#"{"v":1,"new":true}"#),
+    );
+    let engine = Arc::new(Scripted { report, jobs: Mutex::default() });
+    t.services.runs.attach_engine(engine.clone());
+    let draft = TestRun { scrap: Some(scrap), ..draft("https://example.com/", "returnData([])") };
+    let outcome = t.services.runs.test_run(&ada.session, draft.clone()).await.unwrap();
+    assert_eq!(outcome.result, ScriptResult::Failed { message: "the script threw: *** / ***".into() });
+    let job = engine.jobs.lock().unwrap()[0].clone();
+    assert_eq!(job.account.map(|a| a.password).as_deref(), Some("pw-secret"));
+    assert_eq!(job.session, Some(SessionState::new("{}")));
+    assert_eq!(
+        t.store.site_session(ada.session.org(), scrap).await.unwrap().unwrap().state,
+        SessionState::new("{}"),
+        "a test run saves no session"
+    );
+    // Platform admins see the page markup: masked too.
+    t.store.set_admin(ada.session.org(), ada.session.user(), true).await.unwrap();
+    let admin = t.services.auth.session(&ada.token).await.unwrap();
+    let outcome = t.services.runs.test_run(&admin, draft.clone()).await.unwrap();
+    assert_eq!(outcome.snapshot.unwrap()["html"], "<b>***</b>");
+    // Another organization's scrap: not found, nothing run.
+    let refused = t.services.runs.test_run(&eve.session, draft).await;
+    assert!(matches!(refused, Err(ServiceError::NotFound(_))), "{refused:?}");
+    assert_eq!(engine.jobs.lock().unwrap().len(), 2);
+}
+
+async fn job_row(t: &TestServices, claim: &ClaimedRun) -> HistoryRow {
+    t.store.history_row(claim.organization_id, claim.history_id).await.unwrap().unwrap()
+}

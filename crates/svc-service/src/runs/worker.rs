@@ -1,0 +1,206 @@
+//! A run worker: claims queued runs for one container id and runs them on an
+//! engine, at most `concurrency` at once.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::runs::ClaimedRun;
+use crate::schedule::backoff::Backoff;
+use crate::{Result, Services};
+use svc_domain::ObjectId;
+use svc_engine::Engine;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+/// How often a worker looks for runs whose worker disappeared.
+const REAP_EVERY: Duration = Duration::from_secs(10);
+/// How often an idle worker looks for runs queued by other processes.
+const IDLE_POLL: Duration = Duration::from_secs(1);
+/// How long in-flight runs may take to finish after shutdown, by default.
+pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+
+/// The claims of the runs in flight, by history id.
+type InFlight = Arc<Mutex<HashMap<ObjectId, ClaimedRun>>>;
+
+pub struct Worker {
+    services: Arc<Services>,
+    engine: Arc<dyn Engine>,
+    container: String,
+    worker_id: String,
+    concurrency: usize,
+    grace: Duration,
+}
+
+impl Worker {
+    pub fn new(services: Arc<Services>, engine: Arc<dyn Engine>, container: &str, concurrency: usize) -> Self {
+        // Unique per worker, also across restarts that reuse a pid.
+        let worker_id = format!("{container}-{}-{}", std::process::id(), svc_domain::ObjectId::new());
+        Worker {
+            services,
+            engine,
+            container: container.to_ascii_lowercase(),
+            worker_id,
+            concurrency: concurrency.max(1),
+            grace: DEFAULT_SHUTDOWN_GRACE,
+        }
+    }
+
+    /// How long the runs in flight at shutdown may take to finish; those
+    /// still going then are released for another worker (`SVC_SHUTDOWN_GRACE`).
+    pub fn with_shutdown_grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
+    }
+
+    pub fn id(&self) -> &str {
+        &self.worker_id
+    }
+
+    /// Claims one queued run and runs it to its end; false when none was queued.
+    pub async fn try_step(&self) -> Result<bool> {
+        let Some(claim) = self.services.runs.claim(&self.container, &self.worker_id).await? else { return Ok(false) };
+        self.execute(claim).await?;
+        Ok(true)
+    }
+
+    async fn execute(&self, claim: ClaimedRun) -> Result<()> {
+        // `None`: the scrap was deleted meanwhile, and its queue entry with it.
+        if let Some(detail) = self.services.runs.execute(&claim, &*self.engine).await? {
+            tracing::debug!(history = %claim.history_id, outcome = detail.as_str(), "run finished");
+        }
+        Ok(())
+    }
+
+    /// A claimed run to its end. When the database was unreachable (the
+    /// run could not be read or recorded), the claim is released as soon
+    /// as the database answers again, so that the run is tried again at
+    /// once rather than after its lease.
+    async fn execute_or_release(&self, claim: ClaimedRun) {
+        let history = claim.history_id;
+        match self.execute(claim.clone()).await {
+            Ok(()) => {}
+            Err(e) if e.is_store_unavailable() => {
+                tracing::warn!(%history, "run not recorded, the database is unreachable: {e}; releasing it once it is back");
+                let mut backoff = Backoff::default();
+                loop {
+                    tokio::time::sleep(backoff.failed()).await;
+                    match self.services.runs.release(&claim).await {
+                        Ok(released) => {
+                            tracing::info!(%history, released, "database back: run given back to the queue");
+                            break;
+                        }
+                        Err(e) if e.is_store_unavailable() => continue,
+                        Err(e) => {
+                            tracing::error!(%history, "releasing a run failed: {e}; it is retried after its lease");
+                            break;
+                        }
+                    }
+                }
+            }
+            Err(e) => tracing::error!(%history, "run failed to complete: {e}"),
+        }
+    }
+
+    /// Works until `shutdown` resolves, then lets the runs in flight finish
+    /// within the grace period and releases those still going.
+    pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) {
+        let permits = Arc::new(Semaphore::new(self.concurrency));
+        let in_flight: InFlight = Arc::default();
+        let mut tasks = JoinSet::new();
+        let mut shutdown = std::pin::pin!(shutdown);
+        let mut next_reap = tokio::time::Instant::now();
+        let mut backoff = Backoff::default();
+        tracing::info!(worker = %self.worker_id, container = %self.container, "run worker started");
+        loop {
+            while tasks.try_join_next().is_some() {}
+            if tokio::time::Instant::now() >= next_reap {
+                if let Err(e) = self.services.runs.reap_lost_runs().await {
+                    tracing::warn!("reaping lost runs failed: {e}");
+                }
+                next_reap = tokio::time::Instant::now() + REAP_EVERY;
+            }
+            let permit = tokio::select! {
+                permit = permits.clone().acquire_owned() => permit.expect("semaphore is never closed"),
+                _ = &mut shutdown => break,
+            };
+            let queued = self.services.runs.signals.queued.notified();
+            let mut queued = std::pin::pin!(queued);
+            queued.as_mut().enable();
+            match self.services.runs.claim(&self.container, &self.worker_id).await {
+                Ok(Some(claim)) => {
+                    log_recovery(&mut backoff);
+                    let me = self.clone();
+                    let in_flight = in_flight.clone();
+                    in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(claim.history_id, claim.clone());
+                    tasks.spawn(async move {
+                        let history = claim.history_id;
+                        me.execute_or_release(claim).await;
+                        in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&history);
+                        drop(permit);
+                    });
+                }
+                Ok(None) => {
+                    log_recovery(&mut backoff);
+                    drop(permit);
+                    tokio::select! {
+                        _ = queued => {},
+                        _ = tokio::time::sleep(IDLE_POLL) => {},
+                        _ = &mut shutdown => break,
+                    }
+                }
+                Err(e) => {
+                    drop(permit);
+                    let delay = backoff.failed();
+                    tracing::warn!(
+                        failures = backoff.failures(),
+                        retry_in_ms = delay.as_millis() as u64,
+                        "claiming a run failed: {e}"
+                    );
+                    tokio::select! {
+                        _ = tokio::time::sleep(delay) => {},
+                        _ = &mut shutdown => break,
+                    }
+                }
+            }
+        }
+        self.drain(tasks, &in_flight).await;
+        tracing::info!(worker = %self.worker_id, "run worker stopped");
+    }
+
+    /// At shutdown: waits up to the grace period for the runs in flight,
+    /// then stops the rest and gives their claims back to the queue.
+    async fn drain(&self, mut tasks: JoinSet<()>, in_flight: &InFlight) {
+        if tasks.is_empty() {
+            return;
+        }
+        tracing::info!(worker = %self.worker_id, runs = tasks.len(), grace_ms = self.grace.as_millis() as u64, "waiting for the runs in flight");
+        let finished = tokio::time::timeout(self.grace, async { while tasks.join_next().await.is_some() {} }).await;
+        if finished.is_ok() {
+            return;
+        }
+        tasks.abort_all();
+        while tasks.join_next().await.is_some() {}
+        let left: Vec<ClaimedRun> =
+            in_flight.lock().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, c)| c).collect();
+        for claim in left {
+            match self.services.runs.release(&claim).await {
+                Ok(released) => {
+                    tracing::info!(history = %claim.history_id, released, "run still going at the end of the grace period: released for another worker")
+                }
+                Err(e) => {
+                    tracing::warn!(history = %claim.history_id, "could not release a run at shutdown ({e}); it is retried after its lease")
+                }
+            }
+        }
+    }
+}
+
+/// Logs the end of a run of failures, and resets the count.
+fn log_recovery(backoff: &mut Backoff) {
+    let failures = backoff.succeeded();
+    if failures > 0 {
+        tracing::info!(failures, "run worker: the database answers again");
+    }
+}

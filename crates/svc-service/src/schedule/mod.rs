@@ -1,0 +1,9 @@
+//! Time: cron expressions (`cron`), the scheduler loop that fires them
+//! (`scheduler`), the weekly plan renewal calendar (`renewal`), and the
+//! retry delays every background loop backs off with (`backoff`).
+
+pub mod backoff;
+pub mod cron;
+pub mod renewal;
+pub mod scheduler;
+pub mod signals;

@@ -1,0 +1,12 @@
+//! Scraps: the jobs themselves. Creating, changing and reading them and
+//! their versions and activity (`service`), the rules a scrap's fields
+//! follow (`input`), its site login (`site_accounts`) and its proxy tier
+//! (`proxy_tiers`).
+
+pub mod input;
+pub mod proxy_tiers;
+mod service;
+pub mod site_accounts;
+
+pub use service::{MAX_PREVIEW, MAX_SEARCH, ScrapOverview, ScrapService};
+pub(crate) use service::{authorize_scrap, scrap_ids_in_org};
