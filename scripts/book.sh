@@ -13,6 +13,8 @@
 #      relative link must reach a file of the repository, and a #fragment into
 #      a Markdown file one of its headings (GitHub's anchor rules);
 #    - every docs/*.md is a chapter of docs/SUMMARY.md.
+#
+# Usage: book.sh [--install-only]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +35,9 @@ if ! command -v mdbook >/dev/null 2>&1 || ! mdbook --version 2>/dev/null | grep 
     rm -f "$log"
     MDBOOK="${CARGO_HOME:-$HOME/.cargo}/bin/mdbook"
 fi
+# `--install-only`: stop here (scripts/test.sh installs it early, in the
+# background, and builds the book later).
+[ "${1:-}" = --install-only ] && exit 0
 
 build_log=$(mktemp)
 trap 'rm -f "$build_log"' EXIT

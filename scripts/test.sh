@@ -1,11 +1,28 @@
 #!/usr/bin/env bash
-# The project's test command: installs what the tests need (Debian's
-# Chromium, its headless shell and PostgreSQL), starts a throwaway PostgreSQL
-# on 127.0.0.1, and runs every test on SQLite, then the storage suite and the
-# HTTP suite on PostgreSQL, then the run suites on the headless shell.
+# The project's test command. Installs what the tests need (Debian's
+# Chromium, its headless shell and PostgreSQL; the Python MCP SDK; mdBook),
+# starts a throwaway PostgreSQL on 127.0.0.1, builds every test binary once,
+# and runs, in this order:
+#   1. every test, with the HTTP suites on SQLite and the storage suite on
+#      SQLite and PostgreSQL;
+#   2. side by side: the HTTP suites that exercise storage again on
+#      PostgreSQL, and the run suites again on Debian's full Chromium;
+#   3. the book's build and link check;
+#   4. each fuzz target, briefly (uninstrumented: docs/fuzzing.md).
+# Each step prints how long it took. Tests run under cargo-nextest when it is
+# installed (several test binaries at once), else under cargo test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+started=$SECONDS
+last=$SECONDS
+step() {
+    local now=$SECONDS
+    echo "== [$((now - started)) s, the step before took $((now - last)) s] $*" >&2
+    last=$now
+}
+
+step "setup: Debian packages, PostgreSQL, the Python MCP SDK"
 # The headless shell (svc's default browser) and Chromium (the run suites
 # run again on it, below).
 bash scripts/setup.sh
@@ -20,17 +37,70 @@ if [ ! -x "$MCP_VENV/bin/python" ] || ! "$MCP_VENV/bin/python" -c 'import mcp' 2
 fi
 export SVC_TEST_MCP_PYTHON="$PWD/$MCP_VENV/bin/python"
 
-echo "== all tests (HTTP suites on SQLite; storage suite on SQLite and PostgreSQL)" >&2
-cargo test --workspace --locked --no-fail-fast
-# The later passes select the whole workspace and name svc-server's test
-# binary: with `-p svc-server` Cargo would unify dependency features for that
-# package alone and compile about 30 crates a second time.
-echo "== HTTP suites on PostgreSQL" >&2
-SVC_TEST_BACKEND=postgres cargo test --workspace --locked --no-fail-fast --test api
+# mdBook compiles from crates.io when missing: in the background, niced, so
+# that it takes the cores the browser-bound tests leave idle.
+mkdir -p target
+book_install_log=target/book-install.log
+bash scripts/book.sh --install-only >"$book_install_log" 2>&1 &
+book_install=$!
 
+step "build: every test binary and the fuzz targets, once"
+# Later passes select the whole workspace too: with `-p svc-server` Cargo
+# would unify dependency features for that package alone and compile about
+# 30 crates a second time.
+FUZZ_TARGETS=(cron url_text private_hosts webhook_signature mcp_jsonrpc csv config)
+cargo test --workspace --locked --no-run
+cargo build --workspace --locked $(printf -- '--bin %s ' "${FUZZ_TARGETS[@]}")
+
+# run_tests LOG THREADS [cargo-test args...] -- [test filters...]
+# Runs the workspace's tests with at most THREADS at once; with a LOG, the
+# output goes there (for passes that run side by side).
+if command -v cargo-nextest >/dev/null 2>&1; then
+    runner=(cargo nextest run --workspace --locked --no-fail-fast --failure-output final --status-level fail)
+else
+    runner=(cargo test --workspace --locked --no-fail-fast)
+fi
+run_tests() {
+    local threads=$1
+    shift
+    if [ "${runner[1]}" = nextest ]; then
+        "${runner[@]}" -j "$threads" "$@"
+    else
+        RUST_TEST_THREADS=$threads "${runner[@]}" "$@"
+    fi
+}
+
+step "all tests (HTTP suites on SQLite; storage suite on SQLite and PostgreSQL)"
+run_tests 4
+
+step "side by side: HTTP suites on PostgreSQL, run suites on Chromium"
+# On PostgreSQL: every HTTP suite but those about engines and screens, whose
+# storage calls are the ones the other suites make (the storage suite covers
+# every store method on both backends).
+SVC_TEST_BACKEND=postgres run_tests 2 --test api -- \
+    --skip runs:: --skip run_faults:: --skip warm_pages:: --skip static_engine:: \
+    --skip test_runs:: --skip web:: >target/pass-postgres.log 2>&1 &
+postgres_pass=$!
 # Debian's full Chromium, the browser svc falls back to without the headless
-# shell (README, Configuration): the run suites again on it. The binary, not
-# the /usr/bin wrapper script.
+# shell (docs/engines.md): the run suites again on it. The binary, not the
+# /usr/bin wrapper script.
+SVC_TEST_CHROMIUM=/usr/lib/chromium/chromium run_tests 2 --test api -- runs:: run_faults:: warm_pages:: \
+    >target/pass-chromium.log 2>&1 &
+chromium_pass=$!
+failed=0
+wait "$postgres_pass" || failed=1
+echo "== HTTP suites on PostgreSQL" >&2
+cat target/pass-postgres.log
+wait "$chromium_pass" || failed=1
 echo "== run suites on Chromium" >&2
-SVC_TEST_CHROMIUM=/usr/lib/chromium/chromium \
-    cargo test --workspace --locked --no-fail-fast --test api -- runs:: run_faults:: warm_pages::
+cat target/pass-chromium.log
+[ "$failed" = 0 ] || { echo "== a side-by-side pass failed (above)" >&2; exit 1; }
+
+step "the book: build and link check"
+wait "$book_install" || { cat "$book_install_log" >&2; exit 1; }
+bash scripts/book.sh
+
+step "fuzz targets, 15 s each, uninstrumented (docs/fuzzing.md)"
+bash scripts/fuzz-smoke.sh 15 "${FUZZ_TARGETS[@]}"
+
+step "done"

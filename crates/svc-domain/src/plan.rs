@@ -51,7 +51,7 @@ impl WeeklyUnits {
 }
 
 impl Default for WeeklyUnits {
-    /// Contract §2: Growth 10,000 and Pro 100,000 units a week.
+    /// Growth 10,000 and Pro 100,000 units a week.
     fn default() -> Self {
         WeeklyUnits { growth: 10_000, pro: 100_000 }
     }

@@ -1,6 +1,6 @@
 //! The model client: svc-service's `AiModel` over any OpenAI-compatible
 //! Chat Completions server (`POST {SVC_AI_BASE_URL}/chat/completions`,
-//! contract §12). No JSON mode or tool calls, so small local servers work.
+//! docs/ai.md). No JSON mode or tool calls, so small local servers work.
 //! The API key is sent, never logged.
 
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! Scale-out on PostgreSQL (skipped without `SVC_TEST_POSTGRES_URL`): two
 //! `svc server` processes and two `svc worker` processes on one database,
-//! started at once, as README's "Running several nodes" describes them. The
+//! started at once, as docs/several-nodes.md describes them. The
 //! servers serve the API and each runs the scheduler and the webhook
 //! dispatcher, without an embedded worker: the workers do every run (and
 //! send webhooks too), so that their logs tell which one ran each.

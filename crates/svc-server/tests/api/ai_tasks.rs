@@ -126,7 +126,7 @@ async fn generation_gives_up_after_three_attempts_and_says_why() {
     let site = fixture::start().await;
     let app = app_with_model(&ai).await;
     let alice = app.signup("alice@example.com").await;
-    // Prose without a fence is taken as the script (contract §12): it does not parse.
+    // Prose without a fence is taken as the script (docs/ai.md): it does not parse.
     ai.answer([
         Answer::content("I am not sure what you mean.", 100, 10),
         Answer::content(&fenced("js", "returnData([]);"), 100, 10),

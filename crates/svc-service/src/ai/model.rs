@@ -1,6 +1,6 @@
 //! The port through which svc asks a language model (any OpenAI-compatible
 //! Chat Completions server; `svc-server` implements it), what a call costs,
-//! and how answers are read (contract §12).
+//! and how answers are read (docs/ai.md).
 
 use async_trait::async_trait;
 

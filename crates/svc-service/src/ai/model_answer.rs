@@ -1,4 +1,4 @@
-//! Reading what a model answered (contract §12): a script from the first
+//! Reading what a model answered (docs/ai.md): a script from the first
 //! fenced JavaScript block, structured data from the first JSON block, or
 //! either from the whole content when the answer has no fence. Anything else
 //! in the answer is ignored. Pure: no I/O.

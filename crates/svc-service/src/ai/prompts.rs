@@ -29,7 +29,7 @@ const SAMPLE_ITEMS: usize = 3;
 /// ... as pretty JSON cut to this many characters.
 const SAMPLE_CHARS: usize = 2_000;
 
-/// What a script is and may use (contract §5), for generation and AI Fix.
+/// What a script is and may use (docs/scraps.md), for generation and AI Fix.
 const SCRIPT_CONTRACT: &str = "\
 You write extraction scripts for svc, a web-page extraction service. A script is the body of an async \
 JavaScript function that svc runs inside the page, in a real browser, after the page's `load` event.

@@ -1,4 +1,4 @@
-//! How a finished run is judged and metered (README, Using it; docs/decisions.md, Runs). Pure
+//! How a finished run is judged and metered (docs/scraps.md; docs/decisions.md, Runs). Pure
 //! functions: the worker hands in what the engine saw, these decide.
 
 use serde_json::{Value, json};

@@ -6,7 +6,7 @@
 //! process, or at most [`MAX_SLEEP`] (changes made by other processes).
 //! An idle server therefore does one indexed lookup every few seconds.
 //!
-//! Policies (README, "Schedules"):
+//! Policies (docs/schedules.md):
 //! - a tick whose previous run of the scrap is still queued or running is
 //!   skipped, with an activity entry;
 //! - a tick is fired at most once: the store records (scrap, instant)

@@ -1,5 +1,5 @@
 //! Proxy tiers: which tier a run starts on, when it escalates, and what the
-//! tiers it used cost (README, "Proxy tiers"). Pure functions: the run
+//! tiers it used cost (docs/proxy-tiers.md). Pure functions: the run
 //! flow (`RunService::execute`) hands in what it knows.
 //!
 //! `tier0` goes straight to the target (through svc's own egress proxy);

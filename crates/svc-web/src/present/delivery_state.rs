@@ -1,4 +1,4 @@
-//! The state chip of a webhook delivery attempt (contract §6): a word, and
+//! The state chip of a webhook delivery attempt (docs/webhooks.md): a word, and
 //! a class for its colour.
 
 use svc_domain::webhook::AttemptState;
