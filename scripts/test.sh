@@ -20,6 +20,14 @@ if [ ! -x "$MCP_VENV/bin/python" ] || ! "$MCP_VENV/bin/python" -c 'import mcp' 2
 fi
 export SVC_TEST_MCP_PYTHON="$PWD/$MCP_VENV/bin/python"
 
+# Schemathesis, for the test that checks the OpenAPI document against the server.
+ST_VENV=target/schemathesis-venv
+if [ ! -x "$ST_VENV/bin/st" ] || ! "$ST_VENV/bin/python" -c 'import schemathesis' 2>/dev/null; then
+    python3 -m venv "$ST_VENV" || { apt-get install -y -qq python3-venv >/dev/null && python3 -m venv "$ST_VENV"; }
+    "$ST_VENV/bin/pip" install -q "schemathesis==4.32.5"
+fi
+export SVC_TEST_SCHEMATHESIS="$PWD/$ST_VENV/bin/st"
+
 echo "== all tests (HTTP suites on SQLite; storage suite on SQLite and PostgreSQL)" >&2
 cargo test --workspace --locked --no-fail-fast
 # The later passes select the whole workspace and name svc-server's test

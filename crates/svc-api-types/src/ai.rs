@@ -33,7 +33,8 @@ pub struct GenerateBody {
 
 fn field_names() -> utoipa::openapi::schema::ArrayBuilder {
     use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
-    let name = ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).pattern(Some(r"\S"));
+    let name =
+        ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).max_length(Some(100)).pattern(Some(r"\S"));
     ArrayBuilder::new().items(name).max_items(Some(50))
 }
 

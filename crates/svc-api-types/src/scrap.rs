@@ -83,7 +83,14 @@ fn non_null<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Opti
     `PUT`/`PATCH /api/scraps/{id}` (a partial update: only the fields present are set). A nullable field \
     set to `null` is cleared; the others refuse `null`. Unknown fields are refused; the read-only fields of \
     the Scrap shape (`id`, `history`, `user`, `organizationId`, `createdAt`, `updatedAt`, \
-    `lastTierChangeAt`) are accepted and ignored, so that a client can send back what it read.")]
+    `lastTierChangeAt`) are accepted and ignored, so that a client can send back what it read. \
+    Besides what the properties say, the scrap as saved must have: an absolute http(s) `url` with a host; \
+    a `cron` of five fields (six with seconds, or an `@` alias) that fires at most once per \
+    `SVC_CRON_MIN_INTERVAL` (blank: none); an IANA `cronTimezone`; email addresses (one `@`, no spaces; \
+    blank: none) in `alert`, `emailNotifRecipient` and `digestRecipient`; unique parameter keys; \
+    a `proxyTier` the operator configured, and none but `tier0` with the `static` or `auto` engine; \
+    `// svc:load` directives of known kinds in `request`. Strings are trimmed where the Scrap shape \
+    shows them trimmed (title, url, containers, cron, cronTimezone, email fields).")]
 pub struct ScrapBody {
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false, min_length = 1, max_length = 200, pattern = r"\S")]
