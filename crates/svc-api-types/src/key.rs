@@ -19,6 +19,7 @@ pub struct NewKeyBody {
     #[schema(required = true, nullable = false, min_length = 1, max_length = 100, pattern = r"\S")]
     pub name: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = DateTime)]
     pub expires_at: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(schema_with = scope_names)]

@@ -119,6 +119,7 @@ pub struct ScrapBody {
     #[schema(nullable = false)]
     pub cron_timezone: Option<String>,
     #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 254)]
     pub alert: Option<Option<String>>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
@@ -130,6 +131,7 @@ pub struct ScrapBody {
     #[schema(nullable = false)]
     pub email_notif: Option<bool>,
     #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 254)]
     pub email_notif_recipient: Option<Option<String>>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
     #[schema(schema_with = email_formats)]
@@ -141,6 +143,7 @@ pub struct ScrapBody {
     #[schema(max_length = 10000)]
     pub digest_prompt: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 254)]
     pub digest_recipient: Option<Option<String>>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false, max_length = 2048)]

@@ -16,7 +16,7 @@ use crate::iso;
     `scrapIds` must name scraps of the caller's organization (`[]`: every scrap).")]
 pub struct WebhookBody {
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(max_length = 2048, pattern = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]")]
+    #[schema(pattern = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]")]
     pub url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(schema_with = event_names)]
