@@ -22,7 +22,7 @@ step() {
     last=$now
 }
 
-step "setup: Debian packages, PostgreSQL, the Python MCP SDK"
+step "setup: Debian packages, PostgreSQL, the Python MCP SDK and Schemathesis"
 # The headless shell (svc's default browser) and Chromium (the run suites
 # run again on it, below).
 bash scripts/setup.sh
@@ -36,6 +36,14 @@ if [ ! -x "$MCP_VENV/bin/python" ] || ! "$MCP_VENV/bin/python" -c 'import mcp' 2
     "$MCP_VENV/bin/pip" install -q "mcp==2.3.0"
 fi
 export SVC_TEST_MCP_PYTHON="$PWD/$MCP_VENV/bin/python"
+
+# Schemathesis, for the test that checks the OpenAPI document against the server.
+ST_VENV=target/schemathesis-venv
+if [ ! -x "$ST_VENV/bin/st" ] || ! "$ST_VENV/bin/python" -c 'import schemathesis' 2>/dev/null; then
+    python3 -m venv "$ST_VENV" || { apt-get install -y -qq python3-venv >/dev/null && python3 -m venv "$ST_VENV"; }
+    "$ST_VENV/bin/pip" install -q "schemathesis==4.32.5"
+fi
+export SVC_TEST_SCHEMATHESIS="$PWD/$ST_VENV/bin/st"
 
 # mdBook compiles from crates.io when missing: in the background, niced, so
 # that it takes the cores the browser-bound tests leave idle.

@@ -1,4 +1,4 @@
-//! URL and host vetting of arbitrary text (svc_service::host_vetting, the
+//! URL and host vetting of arbitrary text (svc_engine::host_vetting, the
 //! run guard svc_runner::net_guard, webhook receivers'
 //! svc_service::outbox::webhooks::check_webhook_url): no panic, and nothing
 //! non-public is let through unless private networks are allowed.

@@ -8,11 +8,16 @@ use crate::iso;
 
 /// The body of `POST /api/auth/signup` (`Debug` leaves the password out).
 #[derive(Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[schema(description = "The body of `POST /api/auth/signup`: a password of at least 8 characters.")]
+#[schema(description = "The body of `POST /api/auth/signup`: an email address (one `@` with text on both \
+    sides, no spaces), a password of 8 to 1,024 characters, and an optional name (at most 200 characters \
+    once trimmed; blank or absent: the email's local part).")]
 pub struct SignupBody {
+    #[schema(max_length = 254, pattern = r"^\s*[^@\s]+@[^@\s]+\s*$")]
     pub email: String,
+    #[schema(min_length = 8, max_length = 1024)]
     pub password: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 200)]
     pub name: Option<String>,
 }
 

@@ -12,6 +12,7 @@ use crate::iso;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WizardBody {
+    #[schema(max_length = 2048, pattern = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]")]
     pub url: String,
 }
 
@@ -19,10 +20,22 @@ pub struct WizardBody {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GenerateBody {
+    #[schema(max_length = 2048, pattern = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]")]
     pub url: String,
+    /// What to extract (at most 4,000 characters once trimmed).
+    #[schema(min_length = 1, max_length = 4000, pattern = r"\S")]
     pub description: String,
+    /// Names of the fields to extract, each of 1 to 100 characters once trimmed.
     #[serde(default)]
+    #[schema(schema_with = field_names)]
     pub fields: Vec<String>,
+}
+
+fn field_names() -> utoipa::openapi::schema::ArrayBuilder {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+    let name =
+        ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).max_length(Some(100)).pattern(Some(r"\S"));
+    ArrayBuilder::new().items(name).max_items(Some(50))
 }
 
 /// The 202 answer of a task just queued.

@@ -5,8 +5,11 @@ use utoipa::ToSchema;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnnouncementBody {
+    /// One line of 1 to 200 characters.
+    #[schema(min_length = 1, pattern = r"\S")]
     pub subject: String,
-    /// Markdown or plain text.
+    /// Markdown or plain text, up to 100 KiB.
+    #[schema(min_length = 1, pattern = r"\S")]
     pub text: String,
 }
 

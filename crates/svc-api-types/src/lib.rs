@@ -32,6 +32,16 @@ pub use site_account::{SiteAccountBody, SiteAccountView};
 pub use webhook::{AttemptView, CreatedWebhookView, RedeliveryView, WebhookBody, WebhookView};
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
+
+/// The pattern of an id (24 hexadecimal digits; the server answers lowercase).
+pub const ID_PATTERN: &str = "^[0-9a-fA-F]{24}$";
+
+/// A list of ids, or `null` (taken as absent), in a request body.
+pub(crate) fn ids_or_null() -> ArrayBuilder {
+    let id = ObjectBuilder::new().schema_type(Type::String).pattern(Some(ID_PATTERN));
+    ArrayBuilder::new().schema_type(SchemaType::from_iter([Type::Array, Type::Null])).items(id)
+}
 
 /// ISO 8601 with milliseconds, UTC: `2026-11-22T01:40:55.123Z`.
 pub fn iso(t: DateTime<Utc>) -> String {

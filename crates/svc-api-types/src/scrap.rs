@@ -1,7 +1,7 @@
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use svc_domain::scrap::{ParamSet, Scrap};
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+use svc_domain::scrap::{PROXY_TIERS, ParamSet, SCRAPPERS, Scrap};
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
 use utoipa::{PartialSchema, ToSchema};
 
 use crate::iso;
@@ -20,11 +20,44 @@ fn unit<S: Serializer>(_: &Option<IgnoredAny>, serializer: S) -> Result<S::Ok, S
 /// `ParamSet` has no schema of its own).
 fn param_sets() -> ArrayBuilder {
     let set = ObjectBuilder::new()
-        .property("key", ObjectBuilder::new().schema_type(Type::String))
+        .property("key", ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).max_length(Some(200)))
         .property("value", serde_json::Value::schema())
         .required("key")
         .required("value");
-    ArrayBuilder::new().items(set)
+    ArrayBuilder::new().items(set).max_items(Some(MAX_PARAM_SETS))
+}
+
+/// Parameter sets of a scrap at most (`svc_service::scraps::input::check_params`).
+const MAX_PARAM_SETS: usize = 100;
+
+fn one_of(values: &[&str]) -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(Type::String).enum_values(Some(values.iter().copied()))
+}
+
+/// `scrapper`: one of svc's engines.
+fn engines() -> ObjectBuilder {
+    one_of(&SCRAPPERS).description(Some("The engine; default `puppeteer`."))
+}
+
+/// `emailNotifFormat`: `json` or `csv`.
+fn email_formats() -> ObjectBuilder {
+    one_of(&["json", "csv"])
+}
+
+/// `proxyTier`: a tier or `null` (none).
+fn proxy_tiers() -> ObjectBuilder {
+    let mut values: Vec<serde_json::Value> = PROXY_TIERS.iter().map(|t| serde_json::json!(t)).collect();
+    values.push(serde_json::Value::Null);
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .enum_values(Some(values))
+        .description(Some("The proxy tier; the static and auto engines run direct only (`tier0` or `null`)."))
+}
+
+/// `containers`: 1 to 20 worker ids (compared trimmed and lowercased).
+fn containers() -> ArrayBuilder {
+    let id = ObjectBuilder::new().schema_type(Type::String).pattern(Some(r"^\s*[A-Za-z0-9._-]{1,64}\s*$"));
+    ArrayBuilder::new().items(id).min_items(Some(1)).max_items(Some(20))
 }
 
 /// `Some(None)` for an explicit `null`, `None` when the field is absent.
@@ -50,25 +83,32 @@ fn non_null<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Opti
     `PUT`/`PATCH /api/scraps/{id}` (a partial update: only the fields present are set). A nullable field \
     set to `null` is cleared; the others refuse `null`. Unknown fields are refused; the read-only fields of \
     the Scrap shape (`id`, `history`, `user`, `organizationId`, `createdAt`, `updatedAt`, \
-    `lastTierChangeAt`) are accepted and ignored, so that a client can send back what it read.")]
+    `lastTierChangeAt`) are accepted and ignored, so that a client can send back what it read. \
+    Besides what the properties say, the scrap as saved must have: an absolute http(s) `url` with a host; \
+    a `cron` of five fields (six with seconds, or an `@` alias) that fires at most once per \
+    `SVC_CRON_MIN_INTERVAL` (blank: none); an IANA `cronTimezone`; email addresses (one `@`, no spaces; \
+    blank: none) in `alert`, `emailNotifRecipient` and `digestRecipient`; unique parameter keys; \
+    a `proxyTier` the operator configured, and none but `tier0` with the `static` or `auto` engine; \
+    `// svc:load` directives of known kinds in `request`. Strings are trimmed where the Scrap shape \
+    shows them trimmed (title, url, containers, cron, cronTimezone, email fields).")]
 pub struct ScrapBody {
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, min_length = 1, max_length = 200, pattern = r"\S")]
     pub title: Option<String>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, max_length = 10000)]
     pub description: Option<String>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, max_length = 2048, pattern = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]")]
     pub url: Option<String>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, min_length = 1, max_length = 1000000, pattern = r"\S")]
     pub request: Option<String>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[schema(schema_with = engines)]
     pub scrapper: Option<String>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[schema(schema_with = containers)]
     pub containers: Option<Vec<String>>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
     #[schema(schema_with = param_sets)]
@@ -79,29 +119,34 @@ pub struct ScrapBody {
     #[schema(nullable = false)]
     pub cron_timezone: Option<String>,
     #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 254)]
     pub alert: Option<Option<String>>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub auto_fix: Option<bool>,
     #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = proxy_tiers)]
     pub proxy_tier: Option<Option<String>>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub email_notif: Option<bool>,
     #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 254)]
     pub email_notif_recipient: Option<Option<String>>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[schema(schema_with = email_formats)]
     pub email_notif_format: Option<String>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub digest_enabled: Option<bool>,
     #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 10000)]
     pub digest_prompt: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 254)]
     pub digest_recipient: Option<Option<String>>,
     #[serde(default, deserialize_with = "non_null", skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[schema(nullable = false, max_length = 2048)]
     pub banner: Option<String>,
     // Read-only fields of the Scrap shape: accepted, ignored, never sent
     // (and in the schema, which refuses unknown fields).

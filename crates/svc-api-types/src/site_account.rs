@@ -15,8 +15,10 @@ use utoipa::ToSchema;
 #[schema(description = "The body of `PUT /api/scraps/{id}/account`: both fields are required.")]
 pub struct SiteAccountBody {
     #[serde(default)]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 200, pattern = r"\S")]
     pub username: Option<String>,
     #[serde(default)]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 1000)]
     pub password: Option<String>,
 }
 

@@ -1,6 +1,7 @@
 use serde::{Deserialize, Serialize};
-use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
+use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook, WebhookEvent};
 use utoipa::ToSchema;
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
 
 use crate::iso;
 
@@ -9,15 +10,28 @@ use crate::iso;
 /// Unknown fields are refused.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(description = "The body of `POST /api/developers/webhooks` (`url` and `events` required) and \
+    `PUT`/`PATCH /api/developers/webhooks/{id}` (absent fields are left alone). `null` is taken as absent. \
+    `url` must be https and resolve to public addresses (unless the operator allows private networks); \
+    `scrapIds` must name scraps of the caller's organization (`[]`: every scrap).")]
 pub struct WebhookBody {
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]")]
     pub url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = event_names)]
     pub events: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::ids_or_null)]
     pub scrap_ids: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub active: Option<bool>,
+}
+
+/// `events`: at least one event name, or `null` (absent).
+fn event_names() -> ArrayBuilder {
+    let name = ObjectBuilder::new().schema_type(Type::String).enum_values(Some(WebhookEvent::ALL.map(|e| e.as_str())));
+    ArrayBuilder::new().schema_type(SchemaType::from_iter([Type::Array, Type::Null])).items(name).min_items(Some(1))
 }
 
 /// A webhook as lists show it: never its secret.

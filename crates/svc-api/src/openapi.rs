@@ -203,6 +203,9 @@ pub(crate) async fn serve(State(services): State<Arc<Services>>) -> Json<Value> 
 fn document(table: &[RestRoute]) -> Value {
     let mut doc = serde_json::to_value(Annotated::openapi()).expect("the document is JSON");
     doc["components"]["securitySchemes"] = security_schemes();
+    // Creations take the partial update's body with fields required.
+    creation_body(&mut doc, "/api/scraps", "ScrapBody", "NewScrapBody", &["title", "url", "request"]);
+    creation_body(&mut doc, "/api/developers/webhooks", "WebhookBody", "NewWebhookBody", &["url", "events"]);
     let mut operation_ids = HashSet::new();
     for route in table.iter().filter(|r| is_documented(r.path)) {
         let pointer =
@@ -219,6 +222,29 @@ fn document(table: &[RestRoute]) -> Value {
         }
     }
     doc
+}
+
+/// Points the `POST` of `path` at a copy of the body schema `from` named
+/// `name`, in which `required` are required and refuse `null` (the server
+/// refuses a creation without them, and takes `null` as absent).
+fn creation_body(doc: &mut Value, path: &str, from: &str, name: &str, required: &[&str]) {
+    let mut schema = doc["components"]["schemas"][from].clone();
+    assert!(schema.is_object(), "no schema {from}");
+    for field in required {
+        let property = &mut schema["properties"][*field];
+        assert!(property.is_object(), "{from} has no property {field}");
+        if let Some(types) = property["type"].as_array_mut() {
+            types.retain(|t| t != "null");
+            if types.len() == 1 {
+                property["type"] = types[0].clone();
+            }
+        }
+    }
+    schema["required"] = json!(required);
+    doc["components"]["schemas"][name] = schema;
+    let pointer = format!("/paths/{}/post/requestBody/content/application~1json/schema", path.replace('/', "~1"));
+    let body = doc.pointer_mut(&pointer).unwrap_or_else(|| panic!("POST {path} has no JSON body"));
+    *body = json!({"$ref": format!("#/components/schemas/{name}")});
 }
 
 fn method_key(method: &Method) -> String {

@@ -18,6 +18,7 @@ mod client_ip;
 mod form_errors;
 mod page_error;
 mod pages;
+pub mod path_id;
 mod present;
 mod signed_in;
 

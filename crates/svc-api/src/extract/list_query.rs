@@ -1,4 +1,4 @@
-use axum::extract::{FromRequestParts, Query};
+use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use serde::Deserialize;
 use svc_domain::ObjectId;
@@ -7,6 +7,7 @@ use svc_service::paging::PageRequest;
 
 use crate::ApiError;
 use crate::extract::parse_id;
+use crate::extract::query::query_object;
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
@@ -48,7 +49,7 @@ fn integer(field: &str, raw: Option<String>) -> Result<Option<i64>, ApiError> {
 impl<S: Send + Sync> FromRequestParts<S> for ListQuery {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        let Query(raw) = Query::<Raw>::try_from_uri(&parts.uri)
+        let raw: Raw = serde_json::from_value(serde_json::Value::Object(query_object(parts)?))
             .map_err(|e| ServiceError::validation("query", format!("malformed query string: {e}")))?;
         let page = PageRequest::new(integer("page", raw.page)?, integer("perPage", raw.per_page)?)?;
         let scrap = raw.scrap.filter(|s| !s.is_empty()).map(|s| parse_id("scrap", &s)).transpose()?;

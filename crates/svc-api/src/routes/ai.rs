@@ -5,18 +5,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use svc_api_types::{GenerateBody, TaskAccepted, TaskView, WizardBody};
+use svc_domain::ObjectId;
 use svc_domain::task::Task;
 use svc_service::Services;
 use svc_service::ai::tasks::GenerateRequest;
 use utoipa::IntoParams;
 
 use crate::ApiError;
-use crate::extract::{ApiJson, WebSession, parse_id};
+use crate::extract::{ApiJson, ApiQuery, PathId, WebSession};
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -64,7 +65,7 @@ async fn accepted(
 pub(crate) async fn wizard(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Query(query): Query<WaitQuery>,
+    ApiQuery(query): ApiQuery<WaitQuery>,
     ApiJson(body): ApiJson<WizardBody>,
 ) -> Result<Response, ApiError> {
     let wait = wait_of(&query)?;
@@ -90,7 +91,7 @@ pub(crate) async fn wizard(
 pub(crate) async fn generate(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Query(query): Query<WaitQuery>,
+    ApiQuery(query): ApiQuery<WaitQuery>,
     ApiJson(body): ApiJson<GenerateBody>,
 ) -> Result<Response, ApiError> {
     let wait = wait_of(&query)?;
@@ -114,10 +115,9 @@ pub(crate) async fn generate(
 pub(crate) async fn task(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path(id): Path<String>,
-    Query(query): Query<WaitQuery>,
+    PathId(id): PathId<ObjectId>,
+    ApiQuery(query): ApiQuery<WaitQuery>,
 ) -> Result<Json<TaskView>, ApiError> {
-    let id = parse_id("id", &id)?;
     let wait = wait_of(&query)?;
     let task = if wait.is_zero() {
         services.ai.task(&session, id).await?

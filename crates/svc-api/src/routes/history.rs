@@ -1,11 +1,12 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
+use svc_domain::ObjectId;
 use svc_service::Services;
 
 use crate::ApiError;
-use crate::extract::{Caller, ListQuery, Paging, parse_id};
+use crate::extract::{Caller, ListQuery, Paging, PathId};
 use crate::views::{self, HistoryRowView, ListView};
 
 /// List runs
@@ -17,7 +18,11 @@ use crate::views::{self, HistoryRowView, ListView};
     path = "/api/historys",
     operation_id = "listHistory",
     tag = "history",
-    params(("scrap" = Option<String>, Query, description = "only the runs of this scrap (its id)"), Paging),
+    params(
+        ("scrap" = Option<String>, Query, pattern = "^([0-9a-fA-F]{24})?$",
+            description = "only the runs of this scrap (its id; blank: every scrap)"),
+        Paging,
+    ),
     responses((status = 200, description = "one page of history rows", body = ListView<HistoryRowView>))
 )]
 pub(crate) async fn list(
@@ -43,8 +48,7 @@ pub(crate) async fn list(
 pub(crate) async fn get(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
 ) -> Result<Json<HistoryRowView>, ApiError> {
-    let id = parse_id("id", &id)?;
     Ok(Json(views::history_row(services.history.get(&principal, id).await?)))
 }

@@ -1,13 +1,14 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
+use svc_domain::ObjectId;
 use svc_service::Services;
 
 use crate::ApiError;
 use crate::commands::{IntoCommand, NewKeyBody};
-use crate::extract::{ApiJson, ListQuery, Paging, WebSession, parse_id};
+use crate::extract::{ApiJson, ListQuery, Paging, PathId, WebSession};
 use crate::views::{self, CreatedKeyView, KeyView, ListView};
 
 /// Create an API key
@@ -65,9 +66,8 @@ pub(crate) async fn list(
 pub(crate) async fn revoke(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
 ) -> Result<StatusCode, ApiError> {
-    let id = parse_id("id", &id)?;
     services.keys.revoke(&session, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

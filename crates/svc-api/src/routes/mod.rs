@@ -123,7 +123,7 @@ pub(crate) fn table() -> Vec<RestRoute> {
         at(M::PATCH, "/api/developers/webhooks/{id}", Session, webhooks::update).failing(&[PLAN_REQUIRED]),
         at(M::DELETE, "/api/developers/webhooks/{id}", Session, webhooks::delete).failing(&[PLAN_REQUIRED]),
         at(M::GET, "/api/developers/webhooks/{id}/deliveries", Session, webhooks::deliveries),
-        at(M::POST, "/api/developers/webhooks/{id}/deliveries/{delivery}/redeliver", Session, webhooks::redeliver)
+        at(M::POST, "/api/developers/webhooks/{id}/deliveries/{deliveryId}/redeliver", Session, webhooks::redeliver)
             .failing(&[PLAN_REQUIRED, INACTIVE_WEBHOOK]),
     ]
 }

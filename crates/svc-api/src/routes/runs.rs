@@ -2,17 +2,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use svc_api_types::HistoryRowView;
+use svc_domain::ObjectId;
 use svc_service::runs::{self, Trigger};
 use svc_service::{Principal, Services};
 
 use crate::ApiError;
-use crate::extract::{Caller, WebSession, parse_id};
+use crate::extract::{ApiQuery, Caller, PathId, WebSession};
 use crate::views::{self, TriggerAccepted};
 use utoipa::IntoParams;
 
@@ -23,7 +24,9 @@ pub(crate) struct TriggerQuery {
     /// that ends in time is answered 200 with its history row.
     #[param(value_type = Option<u64>, maximum = 120)]
     wait: Option<String>,
-    /// The `key` of the scrap's parameter set to run with.
+    /// The `key` of the scrap's parameter set to run with (one of its
+    /// `params`; another is refused naming `param`).
+    #[param(min_length = 1, max_length = 200)]
     param: Option<String>,
 }
 
@@ -46,10 +49,10 @@ pub(crate) struct TriggerQuery {
 pub(crate) async fn worker(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    Path(id): Path<String>,
-    Query(query): Query<TriggerQuery>,
+    PathId(id): PathId<ObjectId>,
+    ApiQuery(query): ApiQuery<TriggerQuery>,
 ) -> Result<Response, ApiError> {
-    trigger(&services, &principal, Trigger::Worker, &id, query).await
+    trigger(&services, &principal, Trigger::Worker, id, query).await
 }
 
 /// Trigger a run (quota-gated)
@@ -70,18 +73,21 @@ pub(crate) async fn worker(
 pub(crate) async fn load(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    Path(id): Path<String>,
-    Query(query): Query<TriggerQuery>,
+    PathId(id): PathId<ObjectId>,
+    ApiQuery(query): ApiQuery<TriggerQuery>,
 ) -> Result<Response, ApiError> {
-    trigger(&services, &principal, Trigger::Load, &id, query).await
+    trigger(&services, &principal, Trigger::Load, id, query).await
 }
 
-/// A `wait=<seconds>` query parameter (none or blank: no wait).
+/// A `wait=<seconds>` query parameter: absent, no wait; else the digits of
+/// a whole number from 0 to 120 (a blank `wait=`, a sign or a space is
+/// refused, as the document's integer is).
 pub(super) fn wait(raw: Option<&str>) -> Result<Duration, ApiError> {
-    Ok(match raw.map(str::trim).filter(|s| !s.is_empty()) {
-        None => Duration::ZERO,
-        Some(raw) => raw.parse::<u64>().map_err(|_| runs::wait_refused()).and_then(runs::wait_from_secs)?,
-    })
+    let Some(raw) = raw else { return Ok(Duration::ZERO) };
+    if raw.is_empty() || !raw.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(runs::wait_refused().into());
+    }
+    Ok(raw.parse::<u64>().map_err(|_| runs::wait_refused()).and_then(runs::wait_from_secs)?)
 }
 
 /// 202 with the pending run, or with `wait=<seconds>` 200 and the finished
@@ -90,10 +96,9 @@ async fn trigger(
     services: &Services,
     principal: &Principal,
     via: Trigger,
-    id: &str,
+    id: ObjectId,
     query: TriggerQuery,
 ) -> Result<Response, ApiError> {
-    let id = parse_id("id", id)?;
     let wait = wait(query.wait.as_deref())?;
     let row = services.runs.trigger(principal, via, id, query.param.as_deref()).await?;
     if !wait.is_zero()
@@ -119,9 +124,8 @@ async fn trigger(
 pub(crate) async fn live_data(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
 ) -> Result<Response, ApiError> {
-    let id = parse_id("id", &id)?;
     let data = services.runs.live_data(&session, id).await?;
     Ok(([(CONTENT_TYPE, "application/json")], data).into_response())
 }

@@ -1,13 +1,14 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
+use svc_domain::ObjectId;
 use svc_service::Services;
 
 use crate::ApiError;
 use crate::commands::{IntoCommand, ScrapBody};
-use crate::extract::{ApiJson, Caller, ListQuery, Paging, WebSession, parse_id};
+use crate::extract::{ApiJson, Caller, ListQuery, Paging, PathId, PathIds, WebSession};
 use crate::views::{self, ActivityView, ListView, ScrapView, VersionView};
 
 /// List scraps
@@ -49,9 +50,8 @@ pub(crate) async fn list(
 pub(crate) async fn get(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
 ) -> Result<Json<ScrapView>, ApiError> {
-    let id = parse_id("id", &id)?;
     Ok(Json(ScrapView::from(services.scraps.get(&principal, id).await?)))
 }
 
@@ -90,10 +90,9 @@ pub(crate) async fn create(
 pub(crate) async fn update(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
     ApiJson(body): ApiJson<ScrapBody>,
 ) -> Result<Json<ScrapView>, ApiError> {
-    let id = parse_id("id", &id)?;
     Ok(Json(ScrapView::from(services.scraps.update(&session, id, body.into_command()).await?)))
 }
 
@@ -111,9 +110,8 @@ pub(crate) async fn update(
 pub(crate) async fn delete(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
 ) -> Result<StatusCode, ApiError> {
-    let id = parse_id("id", &id)?;
     services.scraps.delete(&session, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -132,10 +130,9 @@ pub(crate) async fn delete(
 pub(crate) async fn activities(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
     query: ListQuery,
 ) -> Result<Json<ListView<ActivityView>>, ApiError> {
-    let id = parse_id("id", &id)?;
     let found = services.scraps.activities(&principal, id, query.page).await?;
     Ok(Json(views::list(found, ActivityView::from)))
 }
@@ -154,10 +151,9 @@ pub(crate) async fn activities(
 pub(crate) async fn versions(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
     query: ListQuery,
 ) -> Result<Json<ListView<VersionView>>, ApiError> {
-    let id = parse_id("id", &id)?;
     let found = services.scraps.versions(&principal, id, query.page).await?;
     Ok(Json(views::list(found, VersionView::from)))
 }
@@ -174,10 +170,8 @@ pub(crate) async fn versions(
 pub(crate) async fn version(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    Path((id, version)): Path<(String, String)>,
+    PathIds(id, version): PathIds<ObjectId, ObjectId>,
 ) -> Result<Json<VersionView>, ApiError> {
-    let id = parse_id("id", &id)?;
-    let version = parse_id("version", &version)?;
     Ok(Json(services.scraps.version(&principal, id, version).await?.into()))
 }
 
@@ -197,10 +191,8 @@ pub(crate) async fn version(
 pub(crate) async fn restore_version(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path((id, version)): Path<(String, String)>,
+    PathIds(id, version): PathIds<ObjectId, ObjectId>,
 ) -> Result<(StatusCode, Json<VersionView>), ApiError> {
-    let id = parse_id("id", &id)?;
-    let version = parse_id("version", &version)?;
     let restored = services.scraps.restore_version(&session, id, version).await?;
     Ok((StatusCode::CREATED, Json(restored.into())))
 }

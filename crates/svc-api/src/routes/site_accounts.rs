@@ -6,14 +6,15 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use svc_api_types::{SiteAccountBody, SiteAccountView, iso};
+use svc_domain::ObjectId;
 use svc_service::scraps::site_accounts::AccountStatus;
 use svc_service::{ServiceError, Services};
 
 use crate::ApiError;
-use crate::extract::{ApiJson, Caller, WebSession, parse_id};
+use crate::extract::{ApiJson, Caller, PathId, WebSession};
 
 fn view(status: AccountStatus) -> SiteAccountView {
     SiteAccountView {
@@ -51,10 +52,9 @@ fn without_values(refusal: ApiError) -> ApiError {
 pub(crate) async fn put_account(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
     body: Result<ApiJson<SiteAccountBody>, ApiError>,
 ) -> Result<Json<SiteAccountView>, ApiError> {
-    let id = parse_id("id", &id)?;
     let ApiJson(body) = body.map_err(without_values)?;
     let username = body.username.unwrap_or_default();
     let password = body.password.unwrap_or_default();
@@ -75,9 +75,8 @@ pub(crate) async fn put_account(
 pub(crate) async fn delete_account(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
 ) -> Result<StatusCode, ApiError> {
-    let id = parse_id("id", &id)?;
     services.site_accounts.delete_account(&session, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -97,9 +96,8 @@ pub(crate) async fn delete_account(
 pub(crate) async fn get_account(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
 ) -> Result<Json<SiteAccountView>, ApiError> {
-    let id = parse_id("id", &id)?;
     Ok(Json(view(services.site_accounts.account_status(&principal, id).await?)))
 }
 
@@ -117,9 +115,8 @@ pub(crate) async fn get_account(
 pub(crate) async fn delete_session(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
 ) -> Result<StatusCode, ApiError> {
-    let id = parse_id("id", &id)?;
     services.site_accounts.forget_session(&session, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -1,13 +1,14 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
+use svc_domain::ObjectId;
 use svc_service::Services;
 
 use crate::ApiError;
 use crate::commands::{IntoCommand, WebhookBody};
-use crate::extract::{ApiJson, ListQuery, Paging, WebSession, parse_id};
+use crate::extract::{ApiJson, ListQuery, Paging, PathId, PathIds, WebSession};
 use crate::views::{self, AttemptView, CreatedWebhookView, ListView, RedeliveryView, WebhookView};
 
 /// Create a webhook
@@ -63,9 +64,8 @@ pub(crate) async fn list(
 pub(crate) async fn get(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
 ) -> Result<Json<WebhookView>, ApiError> {
-    let id = parse_id("id", &id)?;
     Ok(Json(WebhookView::from(services.webhooks.get(&session, id).await?)))
 }
 
@@ -85,10 +85,9 @@ pub(crate) async fn get(
 pub(crate) async fn update(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
     ApiJson(body): ApiJson<WebhookBody>,
 ) -> Result<Json<WebhookView>, ApiError> {
-    let id = parse_id("id", &id)?;
     Ok(Json(WebhookView::from(services.webhooks.update(&session, id, body.into_command()).await?)))
 }
 
@@ -104,9 +103,8 @@ pub(crate) async fn update(
 pub(crate) async fn delete(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
 ) -> Result<StatusCode, ApiError> {
-    let id = parse_id("id", &id)?;
     services.webhooks.delete(&session, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -125,10 +123,9 @@ pub(crate) async fn delete(
 pub(crate) async fn deliveries(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
     query: ListQuery,
 ) -> Result<Json<ListView<AttemptView>>, ApiError> {
-    let id = parse_id("id", &id)?;
     let found = services.webhooks.deliveries(&session, id, query.page).await?;
     Ok(Json(views::list(found, AttemptView::from)))
 }
@@ -139,18 +136,16 @@ pub(crate) async fn deliveries(
 /// `webhook-id`), for receivers that were down past the third attempt.
 #[utoipa::path(
     post,
-    path = "/api/developers/webhooks/{id}/deliveries/{delivery}/redeliver",
+    path = "/api/developers/webhooks/{id}/deliveries/{deliveryId}/redeliver",
     operation_id = "redeliver",
     tag = "webhooks",
-    params(("id" = String, Path, description = "the webhook's id"), ("delivery" = String, Path, description = "the id of an attempt of the event")),
+    params(("id" = String, Path, description = "the webhook's id"), ("deliveryId" = String, Path, description = "the id of an attempt of the event")),
     responses((status = 202, description = "the new delivery, queued", body = RedeliveryView))
 )]
 pub(crate) async fn redeliver(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path((id, delivery)): Path<(String, String)>,
+    PathIds(id, delivery): PathIds<ObjectId, ObjectId>,
 ) -> Result<(StatusCode, Json<RedeliveryView>), ApiError> {
-    let id = parse_id("id", &id)?;
-    let delivery = parse_id("deliveryId", &delivery)?;
     Ok((StatusCode::ACCEPTED, Json(RedeliveryView::from(services.webhooks.redeliver(&session, id, delivery).await?))))
 }

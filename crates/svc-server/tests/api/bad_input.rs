@@ -441,3 +441,87 @@ async fn every_error_carries_a_request_id() {
         app.request(Method::GET, "/api/scraps", None).header("x-request-id", "client-chosen-42").send().await.unwrap();
     assert_eq!(mine.headers().get("x-request-id").unwrap(), "client-chosen-42");
 }
+
+/// A query parameter given twice is 422 naming it on every route that
+/// reads a query (axum's own refusal is a plain-text 400), and a blank or
+/// signed `wait` is refused as the document's integer is.
+#[tokio::test]
+async fn repeated_and_blank_query_parameters_are_422_naming_them() {
+    let app = TestApp::start_with(&[("SVC_EMBEDDED_WORKER", "false")]).await;
+    let account = app.signup("query@example.com").await;
+    let id = app.create_scrap(&account, "queried").await["id"].as_str().unwrap().to_string();
+    let task = ObjectId::new();
+    let routes = [
+        (Method::POST, format!("/api/scraps/worker/{id}"), json!(null)),
+        (Method::GET, format!("/api/scraps/load/{id}"), json!(null)),
+        (Method::GET, format!("/api/tasks/{task}"), json!(null)),
+        (Method::POST, "/api/ai/wizard".to_string(), json!({"url": "https://example.com"})),
+        (Method::POST, "/api/ai/generate".to_string(), json!({"url": "https://example.com", "description": "d"})),
+    ];
+    for (method, path, body) in &routes {
+        for (query, field) in [
+            ("wait=1&wait=2", "wait"),
+            ("wait=0&wait=0", "wait"),
+            ("wait=", "wait"),
+            ("wait=%20", "wait"),
+            ("wait=+1", "wait"),
+            ("wait=1.0", "wait"),
+            ("wait=121", "wait"),
+        ] {
+            let mut request = app.request(method.clone(), &format!("{path}?{query}"), Some(&account.token));
+            if !body.is_null() {
+                request = request.json(body);
+            }
+            let (status, answer) = app.send(request).await;
+            assert_validation(status, &answer, field);
+        }
+    }
+    for (method, path, _) in &routes[..2] {
+        let request = app.request(method.clone(), &format!("{path}?param=a&param=b"), Some(&account.token));
+        let (status, body) = app.send(request).await;
+        assert_validation(status, &body, "param");
+    }
+    for list in ["/api/scraps", "/api/historys", "/api/developers/keys"] {
+        let (status, body) = app.get(&format!("{list}?page=1&page=2"), &account.token).await;
+        assert_validation(status, &body, "page");
+        let (status, body) = app.get(&format!("{list}?perPage=5&perPage=5"), &account.token).await;
+        assert_validation(status, &body, "perPage");
+    }
+    let (status, body) = app.get(&format!("/api/historys?scrap={id}&scrap={id}"), &account.token).await;
+    assert_validation(status, &body, "scrap");
+    // Nothing was queued by the refused triggers; `wait=0` and no wait are a plain trigger.
+    let (_, rows) = app.get(&format!("/api/historys?scrap={id}"), &account.token).await;
+    assert_eq!(rows["total"], 0, "{rows}");
+    for query in ["", "?wait=0", "?wait=00"] {
+        let request = app.request(Method::POST, &format!("/api/scraps/worker/{id}{query}"), Some(&account.token));
+        let (status, body) = app.send(request).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{query}: {body}");
+    }
+}
+
+/// A path id that is not UTF-8 once percent-decoded is 422 JSON too (axum's
+/// own refusal is a plain-text 400), and each id of a two-id path is named.
+#[tokio::test]
+async fn undecodable_and_second_path_ids_are_422_naming_them() {
+    let (app, account, id) = setup().await;
+    for (method, path) in [
+        (Method::GET, "/api/scraps/%FF"),
+        (Method::GET, "/api/historys/%C3%28"),
+        (Method::DELETE, "/api/developers/keys/%FF%FE"),
+    ] {
+        let (status, body) = app.send(app.request(method, path, Some(&account.token))).await;
+        assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
+    }
+    let (status, body) = app.get(&format!("/api/scraps/{id}/versions/nope"), &account.token).await;
+    assert_validation(status, &body, "version");
+    let (status, body) = app.get(&format!("/api/scraps/nope/versions/{}", ObjectId::new()), &account.token).await;
+    assert_validation(status, &body, "id");
+    let hook = ObjectId::new();
+    let request = app.request(
+        Method::POST,
+        &format!("/api/developers/webhooks/{hook}/deliveries/nope/redeliver"),
+        Some(&account.token),
+    );
+    let (status, body) = app.send(request).await;
+    assert_validation(status, &body, "deliveryId");
+}

@@ -25,6 +25,7 @@ mod renewals;
 mod run_faults;
 mod runs;
 mod schedules;
+mod schemathesis;
 mod scraps;
 mod secrets;
 mod site_accounts;

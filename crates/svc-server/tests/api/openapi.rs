@@ -461,3 +461,126 @@ async fn answers_with_data_match_their_schemas() {
         assert_documented(&doc, op, path, &answer);
     }
 }
+
+/// The schema of a body property (`#/components/schemas/{schema}`).
+fn property<'a>(doc: &'a Value, schema: &str, name: &str) -> &'a Value {
+    let found = &doc["components"]["schemas"][schema]["properties"][name];
+    assert!(found.is_object(), "{schema}.{name} is not in the document");
+    found
+}
+
+/// What the request schemas say of required fields, enums, bounds and
+/// nullability is what the server enforces: each constraint is read from
+/// the document, then a value just outside it is refused naming the field
+/// and the boundary value is accepted.
+#[tokio::test]
+async fn request_schemas_state_what_the_server_enforces() {
+    let app = TestApp::start_with(&[("SVC_EMBEDDED_WORKER", "false")]).await;
+    let doc = document(&app).await;
+    let account = app.signup("schemas@example.com").await;
+    let token = account.token.as_str();
+
+    // Creation needs `title`, `url` and `request`; an update needs none.
+    let create = &doc["paths"]["/api/scraps"]["post"]["requestBody"]["content"]["application/json"]["schema"];
+    assert_eq!(create["$ref"], "#/components/schemas/NewScrapBody");
+    let required: BTreeSet<&str> = doc["components"]["schemas"]["NewScrapBody"]["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(required, BTreeSet::from(["title", "url", "request"]));
+    assert!(doc["components"]["schemas"]["ScrapBody"]["required"].as_array().is_none_or(|r| r.is_empty()));
+    let valid = json!({"title": "t", "url": "https://example.com", "request": "returnData([])"});
+    for field in &required {
+        let mut body = valid.clone();
+        body.as_object_mut().unwrap().remove(*field);
+        let (status, answer) = app.post("/api/scraps", token, body).await;
+        assert_eq!((status, answer["field"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some(*field)), "{answer}");
+    }
+    let id = app.scrap_with(&account, valid.clone()).await;
+
+    // Enums: every listed value is taken, another is refused.
+    for (field, outside) in [("scrapper", "chrome"), ("emailNotifFormat", "xml"), ("proxyTier", "tier5")] {
+        let values =
+            property(&doc, "ScrapBody", field)["enum"].as_array().unwrap_or_else(|| panic!("{field}: no enum"));
+        for value in values {
+            let body = if field == "proxyTier" {
+                json!({field: value, "scrapper": "puppeteer"})
+            } else {
+                json!({field: value})
+            };
+            let (status, answer) = app.put(&format!("/api/scraps/{id}"), token, body).await;
+            let unconfigured = answer["description"].as_str().is_some_and(|d| d.contains("not configured"));
+            assert!(status == StatusCode::OK || unconfigured, "{field} = {value}: {answer}");
+        }
+        let (status, answer) = app.put(&format!("/api/scraps/{id}"), token, json!({field: outside})).await;
+        assert_eq!((status, answer["field"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some(field)), "{answer}");
+    }
+    assert!(property(&doc, "ScrapBody", "proxyTier")["enum"].as_array().unwrap().contains(&Value::Null));
+
+    // Lengths and counts: the bound is taken, one more is refused.
+    for (field, key, unit) in [
+        ("title", "maxLength", json!("é")),
+        ("description", "maxLength", json!("d")),
+        ("digestPrompt", "maxLength", json!("p")),
+        ("containers", "maxItems", json!("w")),
+    ] {
+        let bound = property(&doc, "ScrapBody", field)[key].as_u64().unwrap_or_else(|| panic!("{field}: no {key}"));
+        let value = |n: u64| match key {
+            "maxLength" => json!(unit.as_str().unwrap().repeat(n as usize)),
+            _ => json!((0..n).map(|i| format!("{}{i}", unit.as_str().unwrap())).collect::<Vec<_>>()),
+        };
+        let (status, answer) = app.put(&format!("/api/scraps/{id}"), token, json!({field: value(bound)})).await;
+        assert_eq!(status, StatusCode::OK, "{field} of {bound}: {answer}");
+        let (status, answer) = app.put(&format!("/api/scraps/{id}"), token, json!({field: value(bound + 1)})).await;
+        assert_eq!((status, answer["field"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some(field)), "{answer}");
+    }
+    let (status, answer) = app.put(&format!("/api/scraps/{id}"), token, json!({"title": "   "})).await;
+    assert_eq!((status, answer["field"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("title")), "{answer}");
+    assert_eq!(property(&doc, "ScrapBody", "title")["pattern"], "\\S", "a blank title is refused");
+
+    // A key's name is required and not nullable.
+    assert!(doc["components"]["schemas"]["NewKeyBody"]["required"].as_array().unwrap().contains(&json!("name")));
+    assert_eq!(property(&doc, "NewKeyBody", "name")["type"], "string");
+    for body in [json!({}), json!({"name": null}), json!({"name": " "})] {
+        let (status, answer) = app.post("/api/developers/keys", token, body).await;
+        assert_eq!((status, answer["field"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("name")), "{answer}");
+    }
+    let scopes = property(&doc, "NewKeyBody", "scopes")["items"]["enum"].as_array().unwrap();
+    assert_eq!(scopes.len(), svc_domain::scope::Scope::ALL.len());
+
+    // A webhook's creation needs `url` and `events`; its update, neither.
+    let required: BTreeSet<&str> = doc["components"]["schemas"]["NewWebhookBody"]["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(required, BTreeSet::from(["url", "events"]));
+    assert_eq!(property(&doc, "NewWebhookBody", "url")["type"], "string");
+
+    // A site login needs both fields.
+    let required = doc["components"]["schemas"]["SiteAccountBody"]["required"].as_array().unwrap();
+    assert!(required.contains(&json!("username")) && required.contains(&json!("password")), "{required:?}");
+    for body in
+        [json!({"password": "p"}), json!({"username": "", "password": "p"}), json!({"username": null, "password": "p"})]
+    {
+        let (status, answer) = app.put(&format!("/api/scraps/{id}/account"), token, body).await;
+        assert_eq!(
+            (status, answer["field"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some("username")),
+            "{answer}"
+        );
+    }
+
+    // `wait`: an integer from 0 to 120, as the trigger answers.
+    let trigger = &doc["paths"]["/api/scraps/worker/{id}"]["post"]["parameters"];
+    let wait = trigger.as_array().unwrap().iter().find(|p| p["name"] == "wait").unwrap();
+    assert_eq!(
+        (wait["schema"]["minimum"].as_u64(), wait["schema"]["maximum"].as_u64()),
+        (Some(0), Some(120)),
+        "{wait}"
+    );
+    assert_eq!(wait["schema"]["type"], "integer");
+}

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use askama::Template;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::{Months, NaiveDate, Utc};
@@ -25,6 +25,7 @@ use super::{page_number, render, render_status};
 use crate::chrome::Chrome;
 use crate::form_errors::FieldErrors;
 use crate::page_error::PageError;
+use crate::path_id::PathId;
 use crate::present::scopes;
 use crate::present::when::{Moment, moment};
 use crate::signed_in::{SignedForm, SignedIn};
@@ -212,10 +213,11 @@ pub(crate) async fn create(
 
 pub(crate) async fn revoke(
     State(services): State<Arc<Services>>,
-    Path(id): Path<String>,
+    id: Result<PathId<ObjectId>, PageError>,
     SignedForm { user, .. }: SignedForm<Nothing>,
 ) -> Result<Response, PageError> {
-    let id = ObjectId::parse(&id).ok_or(svc_service::ServiceError::NotFound("API key"))?;
+    // The id is read after the session and CSRF checks of the form.
+    let PathId(id) = id?;
     services.keys.revoke(&user.session, id).await?;
     Ok(Redirect::to("/developers/keys?revoked=1").into_response())
 }

@@ -6,12 +6,13 @@
 use std::sync::Arc;
 
 use askama::Template;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use serde_json::Value;
 use serde_json::value::RawValue;
+use svc_domain::ObjectId;
 use svc_domain::history::StatusDetail;
 use svc_domain::scrap::Scrap;
 use svc_service::runs::history::HistoryView;
@@ -19,8 +20,9 @@ use svc_service::{ServiceError, Services};
 
 use crate::chrome::Chrome;
 use crate::page_error::PageError;
+use crate::pages::render;
 use crate::pages::scrap_page::run_href;
-use crate::pages::{object_id, render};
+use crate::path_id::PathIds;
 use crate::present::data_table::DataTable;
 use crate::present::run_status::{self, Chip};
 use crate::present::when::{Moment, duration_ms, moment};
@@ -126,11 +128,9 @@ struct RunPage {
 async fn scrap_and_run(
     services: &Services,
     user: &SignedIn,
-    id: &str,
-    history_id: &str,
+    id: ObjectId,
+    history_id: ObjectId,
 ) -> Result<(Scrap, HistoryView), PageError> {
-    let id = object_id(id, "scrap")?;
-    let history_id = object_id(history_id, "run")?;
     let principal = user.principal();
     let scrap = services.scraps.get(&principal, id).await?;
     let view = services.history.get(&principal, history_id).await?;
@@ -224,9 +224,9 @@ fn pretty_value(value: Option<&Value>) -> Option<String> {
 pub(crate) async fn page(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    Path((id, history_id)): Path<(String, String)>,
+    PathIds(id, history_id): PathIds<ObjectId, ObjectId>,
 ) -> Result<Response, PageError> {
-    let (scrap, view) = scrap_and_run(&services, &user, &id, &history_id).await?;
+    let (scrap, view) = scrap_and_run(&services, &user, id, history_id).await?;
     let principal = user.principal();
     let row = &view.row;
     let around = services.history.neighbours(&principal, row.id).await?;
@@ -328,9 +328,9 @@ fn download(body: String, content_type: &'static str, file_name: &str) -> Respon
 pub(crate) async fn json(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    Path((id, history_id)): Path<(String, String)>,
+    PathIds(id, history_id): PathIds<ObjectId, ObjectId>,
 ) -> Result<Response, PageError> {
-    let (scrap, view) = scrap_and_run(&services, &user, &id, &history_id).await?;
+    let (scrap, view) = scrap_and_run(&services, &user, id, history_id).await?;
     let name = format!("{}-{}.json", csv::slug(&scrap.title), view.row.id);
     Ok(download(view.row.data, "application/json", &name))
 }
@@ -339,9 +339,9 @@ pub(crate) async fn json(
 pub(crate) async fn csv(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    Path((id, history_id)): Path<(String, String)>,
+    PathIds(id, history_id): PathIds<ObjectId, ObjectId>,
 ) -> Result<Response, PageError> {
-    let (scrap, view) = scrap_and_run(&services, &user, &id, &history_id).await?;
+    let (scrap, view) = scrap_and_run(&services, &user, id, history_id).await?;
     let text = csv::from_json(&view.row.data).map_err(|e| PageError::Internal(format!("run {}: {e}", view.row.id)))?;
     let name = format!("{}-{}.csv", csv::slug(&scrap.title), view.row.id);
     Ok(download(text, "text/csv; charset=utf-8", &name))

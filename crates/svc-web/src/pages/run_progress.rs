@@ -6,22 +6,21 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use serde_json::{Value, json};
+use svc_domain::ObjectId;
 use svc_service::runs::RunProgress;
 use svc_service::{ServiceError, Services};
 
 use crate::page_error::PageError;
-use crate::pages::object_id;
+use crate::path_id::PathIds;
 use crate::signed_in::SignedIn;
 
 pub(crate) async fn progress(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    Path((id, history_id)): Path<(String, String)>,
+    PathIds(scrap, history_id): PathIds<ObjectId, ObjectId>,
 ) -> Result<Json<Value>, PageError> {
-    let scrap = object_id(&id, "scrap")?;
-    let history_id = object_id(&history_id, "run")?;
     let state = match services.runs.progress(&user.principal(), history_id).await? {
         RunProgress::Queued => "queued",
         RunProgress::Running => "running",

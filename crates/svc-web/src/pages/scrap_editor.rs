@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use askama::Template;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use chrono::Utc;
@@ -28,7 +28,8 @@ use svc_service::{ServiceError, Services};
 use crate::chrome::Chrome;
 use crate::form_errors::FieldErrors;
 use crate::page_error::PageError;
-use crate::pages::{object_id, render};
+use crate::pages::render;
+use crate::path_id::PathId;
 use crate::present::site_login::{SiteLoginView, flash, site_login};
 use crate::present::test_run::TestRunView;
 use crate::present::when::moment_in;
@@ -387,10 +388,9 @@ pub(crate) struct EditQuery {
 pub(crate) async fn edit_page(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
     Query(query): Query<EditQuery>,
 ) -> Result<Response, PageError> {
-    let id = object_id(&id, "scrap")?;
     let scrap = services.scraps.get(&user.principal(), id).await?;
     let form = ScrapForm::from_scrap(&scrap);
     let login = login_card(&services, &user, id, query.login.as_deref(), String::new(), FieldErrors::default()).await?;
@@ -423,10 +423,11 @@ async fn stored_editor(
 /// as typed (the password field is never filled back).
 pub(crate) async fn set_login(
     State(services): State<Arc<Services>>,
-    Path(id): Path<String>,
+    id: Result<PathId<ObjectId>, PageError>,
     SignedForm { user, form }: SignedForm<LoginForm>,
 ) -> Result<Response, PageError> {
-    let id = object_id(&id, "scrap")?;
+    // The id is read after the session and CSRF checks of the form.
+    let PathId(id) = id?;
     let LoginForm { username, password } = form;
     match services.site_accounts.set_account(&user.session, id, username.clone(), password).await {
         Ok(_) => Ok(Redirect::to(&format!("/scraps/{id}/edit?login=saved#site-login")).into_response()),
@@ -442,10 +443,11 @@ pub(crate) async fn set_login(
 /// `POST /scraps/:id/login/remove`: removes the login and its session.
 pub(crate) async fn remove_login(
     State(services): State<Arc<Services>>,
-    Path(id): Path<String>,
+    id: Result<PathId<ObjectId>, PageError>,
     SignedForm { user, .. }: SignedForm<crate::pages::auth::Nothing>,
 ) -> Result<Response, PageError> {
-    let id = object_id(&id, "scrap")?;
+    // The id is read after the session and CSRF checks of the form.
+    let PathId(id) = id?;
     services.site_accounts.delete_account(&user.session, id).await?;
     Ok(Redirect::to(&format!("/scraps/{id}/edit?login=removed#site-login")).into_response())
 }
@@ -453,10 +455,11 @@ pub(crate) async fn remove_login(
 /// `POST /scraps/:id/session/forget`: the next run starts logged out.
 pub(crate) async fn forget_session(
     State(services): State<Arc<Services>>,
-    Path(id): Path<String>,
+    id: Result<PathId<ObjectId>, PageError>,
     SignedForm { user, .. }: SignedForm<crate::pages::auth::Nothing>,
 ) -> Result<Response, PageError> {
-    let id = object_id(&id, "scrap")?;
+    // The id is read after the session and CSRF checks of the form.
+    let PathId(id) = id?;
     services.site_accounts.forget_session(&user.session, id).await?;
     Ok(Redirect::to(&format!("/scraps/{id}/edit?login=forgotten#site-login")).into_response())
 }
@@ -533,10 +536,11 @@ pub(crate) async fn create(
 
 pub(crate) async fn update(
     State(services): State<Arc<Services>>,
-    Path(id): Path<String>,
+    id: Result<PathId<ObjectId>, PageError>,
     SignedForm { user, form }: SignedForm<ScrapForm>,
 ) -> Result<Response, PageError> {
-    let id = object_id(&id, "scrap")?;
+    // The id is read after the session and CSRF checks of the form.
+    let PathId(id) = id?;
     let stored = services.scraps.get(&user.principal(), id).await?;
     if form.intent == "test" {
         return test_run(&services, &user, Some(id), Some(stored), form).await;

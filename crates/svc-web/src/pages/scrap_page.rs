@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use askama::Template;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
@@ -20,7 +20,8 @@ use crate::chrome::Chrome;
 use crate::page_error::PageError;
 use crate::pages::auth::Nothing;
 use crate::pages::pager::Pager;
-use crate::pages::{object_id, render};
+use crate::pages::render;
+use crate::path_id::PathId;
 use crate::present::data_table::DataTable;
 use crate::present::run_status::{self, Chip};
 use crate::present::when::{Moment, duration_ms, moment, moment_in};
@@ -150,10 +151,9 @@ fn page_link(id: &str, runs: i64, log: i64, anchor: &str) -> String {
 pub(crate) async fn page(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
     Query(params): Query<ScrapParams>,
 ) -> Result<Response, PageError> {
-    let id = object_id(&id, "scrap")?;
     let principal = user.principal();
     let scrap = services.scraps.get(&principal, id).await?;
     let (runs_page, log_page) = (page_number(params.runs.as_deref()), page_number(params.log.as_deref()));
@@ -246,10 +246,11 @@ pub(crate) async fn page(
 /// Run now without the script: trigger, then back to the scrap page.
 pub(crate) async fn run(
     State(services): State<Arc<Services>>,
-    Path(id): Path<String>,
+    id: Result<PathId<ObjectId>, PageError>,
     SignedForm { user, .. }: SignedForm<Nothing>,
 ) -> Result<Response, PageError> {
-    let id = object_id(&id, "scrap")?;
+    // The id is read after the session and CSRF checks of the form.
+    let PathId(id) = id?;
     let row = services.runs.trigger(&user.principal(), Trigger::Worker, id, None).await?;
     Ok(Redirect::to(&format!("/scraps/{id}?started={}#run-history", row.id)).into_response())
 }
@@ -257,10 +258,11 @@ pub(crate) async fn run(
 /// Deletes the scrap, then to the list with a notice.
 pub(crate) async fn delete(
     State(services): State<Arc<Services>>,
-    Path(id): Path<String>,
+    id: Result<PathId<ObjectId>, PageError>,
     SignedForm { user, .. }: SignedForm<Nothing>,
 ) -> Result<Response, PageError> {
-    let id = object_id(&id, "scrap")?;
+    // The id is read after the session and CSRF checks of the form.
+    let PathId(id) = id?;
     services.scraps.delete(&user.session, id).await?;
     Ok(Redirect::to("/?deleted=1").into_response())
 }

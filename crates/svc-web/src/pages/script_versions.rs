@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use askama::Template;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::Utc;
@@ -24,6 +24,7 @@ use crate::pages::auth::Nothing;
 use crate::pages::pager::Pager;
 use crate::pages::scrap_page::run_href;
 use crate::pages::{object_id, page_number, render, render_status};
+use crate::path_id::{PathId, PathIds};
 use crate::present::script_diff::{self, ScriptDiff};
 use crate::present::versions::made_by;
 use crate::present::when::{Moment, moment};
@@ -212,10 +213,9 @@ async fn build(
 pub(crate) async fn page(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
     Query(query): Query<VersionsQuery>,
 ) -> Result<Response, PageError> {
-    let id = object_id(&id, "scrap")?;
     let scrap = services.scraps.get(&user.principal(), id).await?;
     render(&build(&services, &user, scrap, &query).await?)
 }
@@ -224,11 +224,11 @@ pub(crate) async fn page(
 /// with the new version selected.
 pub(crate) async fn restore(
     State(services): State<Arc<Services>>,
-    Path((id, version)): Path<(String, String)>,
+    ids: Result<PathIds<ObjectId, ObjectId>, PageError>,
     SignedForm { user, .. }: SignedForm<Nothing>,
 ) -> Result<Response, PageError> {
-    let id = object_id(&id, "scrap")?;
-    let version = object_id(&version, "version")?;
+    // The ids are read after the session and CSRF checks of the form.
+    let PathIds(id, version) = ids?;
     let principal = user.principal();
     match services.scraps.restore_version(&user.session, id, version).await {
         Ok(made) => {

@@ -9,7 +9,7 @@ use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use askama::Template;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::Utc;
@@ -28,6 +28,7 @@ use super::{page_number, render, render_status};
 use crate::chrome::Chrome;
 use crate::form_errors::FieldErrors;
 use crate::page_error::PageError;
+use crate::path_id::{PathId, PathIds};
 use crate::present::run_status::Chip;
 use crate::present::when::{Moment, duration_ms, moment};
 use crate::present::{delivery_state, plans};
@@ -52,10 +53,6 @@ fn refusal(e: ServiceError, plan: Plan) -> PageError {
         }
         e => e.into(),
     }
-}
-
-fn webhook_id(raw: &str) -> Result<ObjectId, PageError> {
-    ObjectId::parse(raw).ok_or_else(|| ServiceError::NotFound("webhook").into())
 }
 
 pub(crate) struct EventOption {
@@ -291,26 +288,27 @@ async fn edit_view(
 }
 
 /// `/developers/webhooks/:id` is the edit page.
-pub(crate) async fn show(Path(id): Path<String>) -> Result<Redirect, PageError> {
-    Ok(Redirect::to(&format!("/developers/webhooks/{}/edit", webhook_id(&id)?)))
+pub(crate) async fn show(PathId(id): PathId<ObjectId>) -> Redirect {
+    Redirect::to(&format!("/developers/webhooks/{id}/edit"))
 }
 
 pub(crate) async fn edit_page(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
 ) -> Result<Response, PageError> {
-    let hook = services.webhooks.get(&user.session, webhook_id(&id)?).await?;
+    let hook = services.webhooks.get(&user.session, id).await?;
     let checked: Vec<String> = hook.scrap_ids.iter().map(ObjectId::to_string).collect();
     render(&edit_view(&services, &user, &hook, HookForm::of(&hook), &checked).await?)
 }
 
 pub(crate) async fn update(
     State(services): State<Arc<Services>>,
-    Path(id): Path<String>,
+    id: Result<PathId<ObjectId>, PageError>,
     SignedForm { user, form }: SignedForm<WebhookForm>,
 ) -> Result<Response, PageError> {
-    let id = webhook_id(&id)?;
+    // The id is read after the session and CSRF checks of the form.
+    let PathId(id) = id?;
     let input = WebhookChanges {
         url: Some(form.url.clone()),
         events: Some(form.events.clone()),
@@ -331,10 +329,11 @@ pub(crate) async fn update(
 
 pub(crate) async fn delete(
     State(services): State<Arc<Services>>,
-    Path(id): Path<String>,
+    id: Result<PathId<ObjectId>, PageError>,
     SignedForm { user, .. }: SignedForm<Nothing>,
 ) -> Result<Response, PageError> {
-    let id = webhook_id(&id)?;
+    // The id is read after the session and CSRF checks of the form.
+    let PathId(id) = id?;
     services.webhooks.delete(&user.session, id).await.map_err(|e| refusal(e, user.organization.plan))?;
     Ok(Redirect::to("/developers/webhooks?deleted=1").into_response())
 }
@@ -392,10 +391,10 @@ fn shortened(text: &str) -> String {
 pub(crate) async fn deliveries_page(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    Path(id): Path<String>,
+    PathId(id): PathId<ObjectId>,
     Query(params): Query<DeliveryParams>,
 ) -> Result<Response, PageError> {
-    let hook = services.webhooks.get(&user.session, webhook_id(&id)?).await?;
+    let hook = services.webhooks.get(&user.session, id).await?;
     let page = PageRequest::new(Some(page_number(params.page.as_deref())), None).unwrap_or_default();
     let found = services.webhooks.deliveries(&user.session, hook.id, page).await?;
     let principal = user.principal();
@@ -455,11 +454,11 @@ pub(crate) async fn deliveries_page(
 
 pub(crate) async fn redeliver(
     State(services): State<Arc<Services>>,
-    Path((id, attempt)): Path<(String, String)>,
+    ids: Result<PathIds<ObjectId, ObjectId>, PageError>,
     SignedForm { user, .. }: SignedForm<Nothing>,
 ) -> Result<Response, PageError> {
-    let id = webhook_id(&id)?;
-    let attempt = ObjectId::parse(&attempt).ok_or(ServiceError::NotFound("delivery"))?;
+    // The ids are read after the session and CSRF checks of the form.
+    let PathIds(id, attempt) = ids?;
     services.webhooks.redeliver(&user.session, id, attempt).await.map_err(|e| refusal(e, user.organization.plan))?;
     Ok(Redirect::to(&format!("/developers/webhooks/{id}/deliveries?redelivered=1")).into_response())
 }

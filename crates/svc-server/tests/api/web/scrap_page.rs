@@ -291,3 +291,80 @@ async fn the_run_history_and_the_activity_log_are_paged() {
     assert!(page("?runs=x&log=-3").await.contains("Page 1 of 2"));
     assert!(page("?runs=99").await.contains("Page 99 of 2"));
 }
+
+/// The ids in a page's path are read by one extractor: a malformed one is
+/// the page of a thing that does not exist, named as before; a form's
+/// session and CSRF checks still come first.
+#[tokio::test]
+async fn malformed_ids_in_page_paths_are_not_found_after_the_form_checks() {
+    let app = TestApp::start_with(&[("SVC_EMBEDDED_WORKER", "false")]).await;
+    let alice = app.signup("alice@example.com").await;
+    let sid = app.create_scrap(&alice, "Alice's").await["id"].as_str().unwrap().to_string();
+    let csrf = csrf_token_of(&app, &alice.token).await;
+    let http = plain_http();
+    let unknown = ObjectId::new();
+    let not_found = |noun: &str| format!("This {noun} does not exist, or is not yours to see.");
+
+    for (path, noun) in [
+        ("/scraps/nope".to_string(), "scrap"),
+        ("/scraps/nope/edit".to_string(), "scrap"),
+        ("/scraps/nope/versions".to_string(), "scrap"),
+        (format!("/scraps/nope/history/{unknown}"), "scrap"),
+        (format!("/scraps/{sid}/history/nope"), "run"),
+        (format!("/scraps/{sid}/history/nope/data.json"), "run"),
+        (format!("/scraps/{sid}/history/nope/progress"), "run"),
+        ("/developers/webhooks/nope".to_string(), "webhook"),
+        ("/developers/webhooks/nope/edit".to_string(), "webhook"),
+        ("/developers/webhooks/nope/deliveries".to_string(), "webhook"),
+    ] {
+        let response = http
+            .get(format!("{}{path}", app.base))
+            .header("cookie", session_cookie(&alice.token))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+        let body = response.text().await.unwrap();
+        assert!(body.contains(&not_found(noun)), "{path}: {body}");
+    }
+    // Not UTF-8 once decoded: no such page (axum's own answer is a plain-text 400).
+    let response = http
+        .get(format!("{}/scraps/%FF", app.base))
+        .header("cookie", session_cookie(&alice.token))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    assert!(response.text().await.unwrap().contains("There is no page at this address."));
+
+    let post = |path: &str, csrf: &str| {
+        http.post(format!("{}{path}", app.base))
+            .header("cookie", session_cookie(&alice.token))
+            .header("origin", &app.base)
+            .form(&[("csrf", csrf)])
+    };
+    for (path, noun) in [
+        ("/scraps/nope/run".to_string(), "scrap"),
+        ("/scraps/nope/delete".to_string(), "scrap"),
+        ("/scraps/nope/login/remove".to_string(), "scrap"),
+        (format!("/scraps/{sid}/versions/nope/restore"), "version"),
+        ("/developers/keys/nope/revoke".to_string(), "API key"),
+        ("/developers/webhooks/nope/delete".to_string(), "webhook"),
+        (format!("/developers/webhooks/{unknown}/deliveries/nope/redeliver"), "delivery"),
+    ] {
+        let response = post(&path, &csrf).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+        let body = response.text().await.unwrap();
+        assert!(body.contains(&not_found(noun)), "{path}: {body}");
+        // Without the CSRF token: refused as a forgery, before the id is read.
+        let forged = post(&path, "forged").send().await.unwrap();
+        assert_eq!(forged.status(), StatusCode::FORBIDDEN, "{path}");
+        // Without a session: to the log-in page, before the id is read.
+        let anonymous =
+            http.post(format!("{}{path}", app.base)).header("origin", &app.base).form(&[("csrf", "x")]).send();
+        let anonymous = anonymous.await.unwrap();
+        assert!(anonymous.status().is_redirection(), "{path}: {}", anonymous.status());
+        let to = anonymous.headers().get(LOCATION).unwrap().to_str().unwrap().to_string();
+        assert!(to.starts_with("/login"), "{path}: {to}");
+    }
+}
