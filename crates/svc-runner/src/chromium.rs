@@ -1416,38 +1416,34 @@ async fn settle(
     {
         unclean.get_or_insert(e);
     }
-    let GuardedPage { warm, context, page, state, releases, left, frozen, window, spoiled, .. } = guarded;
     if no_document {
         // The navigation never ends in chromiumoxide, so the page cannot
         // navigate again: nothing more of it goes, and it serves no other
         // run (its context is disposed, what it showed with it).
-        state.handover.end(releases);
-        spoiled.get_or_insert(Spoiled::NotEmptied);
+        guarded.state.handover.end(&guarded.releases);
+        guarded.spoiled.get_or_insert(Spoiled::NotEmptied);
         return navigated;
     }
-    let held = state.handover.settle(releases);
+    let held = guarded.state.handover.settle(&guarded.releases);
     // No new document was held: the answer had none (204, a download) and
     // the old one is still there, or the navigation failed. End it as
     // before warm pages held documents, so that the run finds a blank page,
     // not the last run's. (A page already spoiled is disposed instead.)
-    if parked && !held && spoiled.is_none() {
-        let ended = match thaw(warm, page, frozen, window).await {
-            Ok(()) => end_unheld(warm, context, page, left).await,
-            Err(e) => Err(e),
-        };
-        *state.shown.lock().expect("shown lock") = None;
-        if let Err(e) = ended {
-            unclean.get_or_insert(e);
-        }
+    if parked
+        && !held
+        && guarded.spoiled.is_none()
+        && let Err(e) = end_unheld(guarded).await
+    {
+        unclean.get_or_insert(e);
     }
     let clean = match unclean {
         Some(e) => Err(e),
-        None => state.handover.run().map_err(|refused| refused.to_string()),
+        None => guarded.state.handover.run().map_err(|refused| refused.to_string()),
     };
     match clean {
         Err(e) => {
             // Nothing more of the page goes; it serves no other run.
-            spoiled.get_or_insert(Spoiled::NotEmptied);
+            guarded.spoiled.get_or_insert(Spoiled::NotEmptied);
             Err(format!("the page could not be emptied of the previous run: {e}"))
         }
         Ok(()) => navigated,
@@ -1507,20 +1503,23 @@ async fn set_window_state(
 }
 
 /// Ends the document of a warm page whose next document was not held:
-/// `about:blank`, then the cookies, the storage of every origin in `left`
-/// and the history cleared.
-async fn end_unheld(
-    warm: &WarmBrowser,
-    context: &BrowserContextId,
-    page: &Page,
-    left: &mut StorageReach,
-) -> Result<(), String> {
-    page.goto("about:blank").await.map_err(|e| format!("about:blank: {e}"))?;
-    clear_storage(page, left).await?;
-    clear_cookies(warm, context).await?;
-    page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| format!("history: {e}"))?;
-    *left = StorageReach::default();
-    Ok(())
+/// the page thawed, `about:blank`, then the cookies, the storage of every
+/// origin the earlier runs reached and the history cleared. The page shows
+/// no origin after (`PageState::shown`), whatever happened.
+async fn end_unheld(guarded: &mut GuardedPage) -> Result<(), String> {
+    let GuardedPage { warm, context, page, state, left, frozen, window, .. } = guarded;
+    let ended = async {
+        thaw(warm, page, frozen, window).await?;
+        page.goto("about:blank").await.map_err(|e| format!("about:blank: {e}"))?;
+        clear_storage(page, left).await?;
+        clear_cookies(warm, context).await?;
+        page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| format!("history: {e}"))?;
+        *left = StorageReach::default();
+        Ok(())
+    }
+    .await;
+    *state.shown.lock().expect("shown lock") = None;
+    ended
 }
 
 /// Clears every cookie of the page's context.
