@@ -75,8 +75,9 @@ use tokio::sync::Mutex;
 
 use crate::browser::{BrowserPool, Fonts, WarmBrowser};
 use crate::egress_proxy::{ANSWER_HEADER, EgressProxy, EgressStats};
+use crate::handover::{Begin, Handover, Phase};
 use crate::net_guard;
-use crate::page_hold::{self, Hold, Phase};
+use crate::page_hold::{self, Hold};
 use crate::script;
 use crate::session;
 use crate::storage_reach::StorageReach;
@@ -141,14 +142,14 @@ struct Inner {
     pool: BrowserPool,
     allow_private: bool,
     spare_target: usize,
-    spares: std::sync::Mutex<Vec<FreshPage>>,
+    spares: std::sync::Mutex<Vec<GuardedPage>>,
     preparing: std::sync::atomic::AtomicUsize,
     /// Contexts of finished runs still being disposed.
     disposing: std::sync::atomic::AtomicUsize,
     /// Set by `close`: no more spares are prepared or kept.
     closed: std::sync::atomic::AtomicBool,
     /// Emptied pages of finished runs, by scrap.
-    warm: std::sync::Mutex<WarmPages<ReuseKey, FreshPage>>,
+    warm: std::sync::Mutex<WarmPages<ReuseKey, GuardedPage>>,
     /// Woken when a page has been emptied (parked or disposed).
     recycled: tokio::sync::Notify,
     /// Runs that ran in a page an earlier run of their scrap left.
@@ -189,8 +190,9 @@ struct PageState {
     /// The documents the guard let through since the page was last
     /// emptied: where the run may have left storage.
     reach: std::sync::Mutex<StorageReach>,
-    /// Where the page is between two runs of its scrap (page_hold.rs).
-    phase: std::sync::Mutex<Phase>,
+    /// Where the page is between two runs of its scrap, and every change
+    /// of it (handover.rs): nothing else writes the phase.
+    handover: Handover,
     /// The origin of the last top-level document the guard let go (none
     /// after `about:blank`): a warm page is held only within it.
     shown: std::sync::Mutex<Option<String>>,
@@ -210,35 +212,19 @@ impl PageState {
             refused_document: Mutex::new(None),
             loads: std::sync::Mutex::new(None),
             reach: std::sync::Mutex::new(StorageReach::default()),
-            phase: std::sync::Mutex::new(Phase::Running),
+            handover: Handover::new(),
             shown: std::sync::Mutex::new(None),
             jar: std::sync::Mutex::new(None),
             clearing: std::sync::Mutex::new(None),
         }
     }
-
-    fn phase(&self) -> Phase {
-        *self.phase.lock().expect("phase lock")
-    }
-
-    fn set_phase(&self, phase: Phase) {
-        *self.phase.lock().expect("phase lock") = phase;
-    }
-
-    /// Moves the page from phase `from` to `to`, if it is in `from`.
-    fn advance(&self, from: Phase, to: Phase) -> bool {
-        let mut phase = self.phase.lock().expect("phase lock");
-        let moved = *phase == from;
-        if moved {
-            *phase = to;
-        }
-        moved
-    }
 }
 
-/// A browser context with one page, guarded and metered: used by one run
-/// at a time, and by the runs of one scrap only.
-struct FreshPage {
+/// A browser context with one page, its request guard and meters: a spare
+/// page, a run's, or a warm page parked for its scrap's next run (its
+/// phase: `PageState::handover`). Used by one run at a time, and by the
+/// runs of one scrap only.
+struct GuardedPage {
     warm: Arc<WarmBrowser>,
     context: BrowserContextId,
     page: Page,
@@ -474,7 +460,7 @@ impl Inner {
     /// A new context with a guarded blank page, in the browser of kind
     /// `fonts`. With `proxy` (a proxy tier's egress proxy), the context's
     /// every connection goes there instead of the browser-wide egress proxy.
-    async fn prepare(&self, proxy: Option<std::net::SocketAddr>, fonts: Fonts) -> Result<FreshPage, String> {
+    async fn prepare(&self, proxy: Option<std::net::SocketAddr>, fonts: Fonts) -> Result<GuardedPage, String> {
         let warm = self.pool.get(fonts).await?;
         let params = match proxy {
             // Loopback too: Chromium's implicit bypass rules would send it around the proxy.
@@ -530,7 +516,7 @@ impl Inner {
             Ok::<_, String>((page, bytes, watch, crashed))
         };
         match tokio::time::timeout(PREPARE_TIMEOUT, opened).await {
-            Ok(Ok((page, bytes, watch, crashed))) => Ok(FreshPage {
+            Ok(Ok((page, bytes, watch, crashed))) => Ok(GuardedPage {
                 warm,
                 context,
                 page,
@@ -560,7 +546,7 @@ impl Inner {
     /// beside it). A spare taken is replaced when its run ends, not now: the
     /// replacement's renderer start-up would compete with the run. Spares
     /// are of the default browser: a run that loads fonts gets a new page.
-    async fn take(self: &Arc<Self>, fonts: Fonts) -> Result<FreshPage, String> {
+    async fn take(self: &Arc<Self>, fonts: Fonts) -> Result<GuardedPage, String> {
         if fonts != Fonts::Refused {
             return self.prepare(None, fonts).await;
         }
@@ -588,8 +574,8 @@ impl Inner {
         tokio::spawn(async move {
             let prepared = me.prepare(None, Fonts::Refused).await;
             match prepared {
-                Ok(fresh) if me.closed.load(Ordering::SeqCst) => me.dispose(fresh).await,
-                Ok(fresh) => me.spares.lock().expect("spares lock").push(fresh),
+                Ok(guarded) if me.closed.load(Ordering::SeqCst) => me.dispose(guarded).await,
+                Ok(guarded) => me.spares.lock().expect("spares lock").push(guarded),
                 Err(e) => tracing::warn!("could not prepare a spare page: {e}"),
             }
             me.preparing.fetch_sub(1, Ordering::SeqCst);
@@ -600,7 +586,7 @@ impl Inner {
     /// being emptied (then waited for, `RECYCLE_WAIT` at most); else as
     /// [`Self::take`]. A page of the other browser (the scrap's script
     /// changed its mind on fonts) is disposed.
-    async fn take_warm(self: &Arc<Self>, key: ReuseKey, fonts: Fonts) -> Result<FreshPage, String> {
+    async fn take_warm(self: &Arc<Self>, key: ReuseKey, fonts: Fonts) -> Result<GuardedPage, String> {
         let deadline = tokio::time::Instant::now() + RECYCLE_WAIT;
         loop {
             // Listening before looking: a page parked in between still wakes this run.
@@ -635,20 +621,20 @@ impl Inner {
     /// Empties the page of a finished run of `key` and parks it for the
     /// scrap's next run; a page that cannot be emptied is disposed. The
     /// caller has counted it as recycling (`WarmPages::recycling`).
-    async fn recycle(self: &Arc<Self>, mut fresh: FreshPage, key: ReuseKey) {
-        let emptied = tokio::time::timeout(RECYCLE_TIMEOUT, empty(&mut fresh, &self.hold)).await;
+    async fn recycle(self: &Arc<Self>, mut guarded: GuardedPage, key: ReuseKey) {
+        let emptied = tokio::time::timeout(RECYCLE_TIMEOUT, empty(&mut guarded, &self.hold)).await;
         let (unkept, start_sweeper) = {
             let mut warm = self.warm.lock().expect("warm lock");
             warm.recycled(&key);
             match emptied {
-                Ok(Ok(())) if !self.closed.load(Ordering::SeqCst) && !fresh.warm.is_retired() => {
-                    (warm.park(key, fresh, Instant::now()), warm.sweeper_needed())
+                Ok(Ok(())) if !self.closed.load(Ordering::SeqCst) && !guarded.warm.is_retired() => {
+                    (warm.park(key, guarded, Instant::now()), warm.sweeper_needed())
                 }
                 failure => {
                     if let Ok(Err(e)) = failure {
                         tracing::debug!("could not empty a page for its scrap's next run: {e}");
                     }
-                    (Some(fresh), false)
+                    (Some(guarded), false)
                 }
             }
         };
@@ -662,7 +648,7 @@ impl Inner {
     }
 
     /// Disposes `pages` in the background (counted, so that `close` waits for them).
-    fn dispose_later(self: &Arc<Self>, pages: Vec<FreshPage>) {
+    fn dispose_later(self: &Arc<Self>, pages: Vec<GuardedPage>) {
         if pages.is_empty() {
             return;
         }
@@ -676,15 +662,15 @@ impl Inner {
         });
     }
 
-    async fn dispose(&self, fresh: FreshPage) {
-        if !fresh.warm.is_alive() {
+    async fn dispose(&self, guarded: GuardedPage) {
+        if !guarded.warm.is_alive() {
             return;
         }
         let disposed =
-            tokio::time::timeout(DISPOSE_TIMEOUT, fresh.warm.browser.dispose_browser_context(fresh.context)).await;
+            tokio::time::timeout(DISPOSE_TIMEOUT, guarded.warm.browser.dispose_browser_context(guarded.context)).await;
         if !matches!(disposed, Ok(Ok(()))) {
             tracing::warn!("could not dispose a browser context; replacing the browser");
-            self.pool.discard(&fresh.warm).await;
+            self.pool.discard(&guarded.warm).await;
         }
     }
 }
@@ -733,11 +719,12 @@ struct Guard {
 impl Guard {
     /// Pauses every request of `page` and lets through only what the run
     /// may load; pauses documents' answers too, for a warm page's next
-    /// document (page_hold.rs).
+    /// document (page_hold.rs). The guard's task ([`GuardTask`]) then
+    /// answers them until the page is gone.
     async fn start(self, page: &Page) -> Result<(), String> {
-        let Guard { allow_private, fonts_refused, state, hold, hold_tx, mut releases, warm, context } = self;
+        let Guard { allow_private, fonts_refused, state, hold, hold_tx, releases, warm, context } = self;
         let main_frame = page.mainframe().await.map_err(|e| e.to_string())?.ok_or("the page has no main frame")?;
-        let mut paused = page.event_listener::<EventRequestPaused>().await.map_err(|e| e.to_string())?;
+        let paused = page.event_listener::<EventRequestPaused>().await.map_err(|e| e.to_string())?;
         let requests = RequestPattern::builder().url_pattern("*").request_stage(RequestStage::Request).build();
         let answers = RequestPattern::builder()
             .url_pattern("*")
@@ -747,7 +734,7 @@ impl Guard {
         page.execute(FetchEnableParams::builder().patterns(vec![requests, answers]).build())
             .await
             .map_err(|e| e.to_string())?;
-        let mut judge = Judge {
+        let judge = Judge {
             page: page.clone(),
             main_frame: main_frame.clone(),
             allow_private,
@@ -755,129 +742,193 @@ impl Guard {
             verdicts: HashMap::new(),
             fonts_refused,
         };
-        let page = page.clone();
-        tokio::spawn(async move {
-            // Requests of a warm page's next document that wait for its clearings.
-            let mut waiting: Vec<Arc<EventRequestPaused>> = Vec::new();
-            loop {
-                let event = tokio::select! {
-                    event = paused.next() => match event {
-                        Some(event) => event,
-                        None => break,
-                    },
-                    Some(cleared) = releases.recv() => {
-                        for event in std::mem::take(&mut waiting) {
-                            let sent = match cleared {
-                                true => judge.decide(&event).await,
-                                false => judge.refuse(&event, UNLOADING.into()).await,
-                            };
-                            if sent.is_err() {
-                                return;
-                            }
-                        }
-                        continue;
-                    }
-                };
-                let main_document = event.resource_type == ResourceType::Document && event.frame_id == main_frame;
-                if event.response_status_code.is_some() || event.response_error_reason.is_some() {
-                    // A document's answer. The main frame's next document
-                    // (not a redirect) of a parked page: the cookie jar is
-                    // read before it commits, and the hold is expected.
-                    let status = event.response_status_code.unwrap_or(0);
-                    let answered_ok = main_document && event.response_error_reason.is_none();
-                    let no_document = answered_ok && page_hold::has_no_document(status);
-                    if no_document {
-                        let _ = hold_tx.send(HoldEvent::NoDocument(status));
-                    }
-                    let commits = answered_ok && !no_document && !page_hold::is_redirect(status);
-                    let answers_parked = commits && state.advance(Phase::Parked, Phase::Navigating);
-                    if answers_parked {
-                        // The jar now: what the navigation's answers set (the
-                        // run emptied it before navigating), before the old
-                        // document's unload handlers run at the commit. Fetch
-                        // does not show `Set-Cookie`, so it is read every time.
-                        let params = StorageGetCookies::builder().browser_context_id(context.clone()).build();
-                        let cookies = warm.browser.execute(params).await.map(|r| r.result.cookies);
-                        *state.jar.lock().expect("jar lock") = cookies.ok();
-                    }
-                    // A top-level document that forbids synchronous requests
-                    // could not be held: that member of its policy is dropped.
-                    let headers = event.response_headers.as_deref().unwrap_or_default();
-                    let lifted = commits.then(|| page_hold::headers_without_sync_xhr_ban(headers)).flatten();
-                    // Chromium takes new headers only with the status.
-                    let rewrite = lifted.and_then(|headers| {
-                        ContinueResponseParams::builder()
-                            .request_id(event.request_id.clone())
-                            .response_code(event.response_status_code.unwrap_or(200))
-                            .response_headers(headers)
-                            .build()
-                            .ok()
-                    });
-                    let rewritten = match rewrite {
-                        Some(params) => match page.execute(params).await {
-                            Ok(_) => true,
-                            // As it came, rather than paused for good.
-                            Err(e) => {
-                                tracing::debug!("could not rewrite a document's policy: {e}");
-                                false
-                            }
-                        },
-                        None => false,
-                    };
-                    let sent = match rewritten {
-                        true => Ok(()),
-                        false => answered(page.execute(ContinueRequestParams::new(event.request_id.clone())).await),
-                    };
-                    if sent.is_err() {
-                        break;
-                    }
-                    continue;
-                }
-                let url = url::Url::parse(&event.request.url).ok();
-                if url.as_ref().is_some_and(|u| hold.is_hold(u) && page_hold::is_unheld_signal(u)) {
-                    // The hold script could not make its request: the
-                    // document runs unheld, nothing more of it goes.
-                    if event.frame_id == main_frame && state.advance(Phase::Navigating, Phase::Ending) {
-                        let _ = hold_tx.send(HoldEvent::CouldNotHold);
-                    }
-                    if judge.refuse(&event, "the hold's signal".into()).await.is_err() {
-                        break;
-                    }
-                    continue;
-                }
-                if url.as_ref().is_some_and(|u| hold.is_hold(u)) {
-                    // From the top-level document: the script holds no iframe.
-                    let held = event.frame_id == main_frame && state.advance(Phase::Navigating, Phase::Held);
-                    // The run answers it once it has cleared; otherwise nothing to clear.
-                    if held && hold_tx.send(HoldEvent::Held(event.request_id.clone())).is_ok() {
-                        continue;
-                    }
-                    let answer = FulfillRequestParams::new(event.request_id.clone(), page_hold::NOTHING);
-                    if answered(page.execute(answer).await).is_err() {
-                        break;
-                    }
-                    continue;
-                }
-                let waits = match state.phase() {
-                    Phase::Navigating | Phase::Held => {
-                        !main_document
-                            && page_hold::waits_for_the_hold(
-                                &event.resource_type,
-                                event.request.is_link_preload.unwrap_or(false),
-                            )
-                    }
-                    Phase::Running | Phase::Parked | Phase::Ending => false,
-                };
-                if waits {
-                    waiting.push(event);
-                    continue;
-                }
-                if judge.decide(&event).await.is_err() {
-                    break;
-                }
-            }
-        });
+        let task = GuardTask {
+            page: page.clone(),
+            main_frame,
+            state,
+            hold,
+            hold_tx,
+            releases,
+            warm,
+            context,
+            judge,
+            waiting: Vec::new(),
+        };
+        tokio::spawn(task.run(paused));
         Ok(())
+    }
+}
+
+/// The guard's task: every paused request and document answer of its
+/// page, and the run's releases of what waited for a held document.
+struct GuardTask {
+    page: Page,
+    main_frame: FrameId,
+    state: Arc<PageState>,
+    hold: Hold,
+    hold_tx: tokio::sync::mpsc::UnboundedSender<HoldEvent>,
+    releases: tokio::sync::mpsc::UnboundedReceiver<bool>,
+    warm: Arc<WarmBrowser>,
+    context: BrowserContextId,
+    judge: Judge,
+    /// Requests of a warm page's next document that wait for its clearings.
+    waiting: Vec<Arc<EventRequestPaused>>,
+}
+
+/// What woke the guard's task.
+enum Wake {
+    Paused(Arc<EventRequestPaused>),
+    /// The run's release (`Guard::releases`).
+    Released(bool),
+}
+
+impl GuardTask {
+    /// Answers until the page is gone (its events end, or Chromium no
+    /// longer takes answers).
+    async fn run(mut self, mut paused: EventStream<EventRequestPaused>) {
+        loop {
+            let wake = tokio::select! {
+                event = paused.next() => match event {
+                    Some(event) => Wake::Paused(event),
+                    None => break,
+                },
+                Some(cleared) = self.releases.recv() => Wake::Released(cleared),
+            };
+            let answered = match wake {
+                Wake::Paused(event) => self.on_paused(event).await,
+                Wake::Released(cleared) => self.release_waiting(cleared).await,
+            };
+            if answered.is_err() {
+                break;
+            }
+        }
+    }
+
+    /// The requests that waited for a held document's clearings: judged
+    /// as usual once they are done, refused if they failed or no document
+    /// was held.
+    async fn release_waiting(&mut self, cleared: bool) -> Result<(), ()> {
+        for event in std::mem::take(&mut self.waiting) {
+            match cleared {
+                true => self.judge.decide(&event).await?,
+                false => self.judge.refuse(&event, UNLOADING.into()).await?,
+            }
+        }
+        Ok(())
+    }
+
+    /// One paused request, or a document's answer.
+    async fn on_paused(&mut self, event: Arc<EventRequestPaused>) -> Result<(), ()> {
+        if event.response_status_code.is_some() || event.response_error_reason.is_some() {
+            return self.on_document_answer(&event).await;
+        }
+        let url = url::Url::parse(&event.request.url).ok();
+        let hold = url.as_ref().filter(|u| self.hold.is_hold(u));
+        match hold {
+            Some(url) if page_hold::is_unheld_signal(url) => self.on_unheld_signal(&event).await,
+            Some(_) => self.on_hold_request(&event).await,
+            None if self.waits_for_the_clearings(&event) => {
+                self.waiting.push(event);
+                Ok(())
+            }
+            None => self.judge.decide(&event).await,
+        }
+    }
+
+    fn is_main_document(&self, event: &EventRequestPaused) -> bool {
+        event.resource_type == ResourceType::Document && event.frame_id == self.main_frame
+    }
+
+    /// A document's answer. The main frame's (not a redirect): an answer
+    /// without a document is told to the run; the next document of a
+    /// parked page has the cookie jar read before it commits
+    /// (`Handover::answered`); a top-level policy that forbids synchronous
+    /// requests is lifted. Then the answer goes on.
+    async fn on_document_answer(&mut self, event: &EventRequestPaused) -> Result<(), ()> {
+        let status = event.response_status_code.unwrap_or(0);
+        let answered_ok = self.is_main_document(event) && event.response_error_reason.is_none();
+        let no_document = answered_ok && page_hold::has_no_document(status);
+        if no_document {
+            let _ = self.hold_tx.send(HoldEvent::NoDocument(status));
+        }
+        let commits = answered_ok && !no_document && !page_hold::is_redirect(status);
+        if commits && self.state.handover.answered() {
+            self.read_jar().await;
+        }
+        let rewritten = commits && self.lift_sync_xhr_ban(event).await;
+        match rewritten {
+            true => Ok(()),
+            false => answered(self.page.execute(ContinueRequestParams::new(event.request_id.clone())).await),
+        }
+    }
+
+    /// The cookie jar now: what the navigation's answers set (the run
+    /// emptied it before navigating), before the old document's unload
+    /// handlers run at the commit. Fetch does not show `Set-Cookie`, so it
+    /// is read every time.
+    async fn read_jar(&self) {
+        let params = StorageGetCookies::builder().browser_context_id(self.context.clone()).build();
+        let cookies = self.warm.browser.execute(params).await.map(|r| r.result.cookies);
+        *self.state.jar.lock().expect("jar lock") = cookies.ok();
+    }
+
+    /// A top-level document that forbids synchronous requests could not be
+    /// held: its answer goes on without that member of its policy. Whether
+    /// it went so (if not, it is still paused).
+    async fn lift_sync_xhr_ban(&self, event: &EventRequestPaused) -> bool {
+        let headers = event.response_headers.as_deref().unwrap_or_default();
+        let lifted = page_hold::headers_without_sync_xhr_ban(headers);
+        // Chromium takes new headers only with the status.
+        let rewrite = lifted.and_then(|headers| {
+            ContinueResponseParams::builder()
+                .request_id(event.request_id.clone())
+                .response_code(event.response_status_code.unwrap_or(200))
+                .response_headers(headers)
+                .build()
+                .ok()
+        });
+        match rewrite {
+            Some(params) => match self.page.execute(params).await {
+                Ok(_) => true,
+                // As it came, rather than paused for good.
+                Err(e) => {
+                    tracing::debug!("could not rewrite a document's policy: {e}");
+                    false
+                }
+            },
+            None => false,
+        }
+    }
+
+    /// The hold script could not make its request: the document runs
+    /// unheld, nothing more of it goes (`Handover::unheld`), and the run
+    /// is told. The signal itself is refused.
+    async fn on_unheld_signal(&mut self, event: &EventRequestPaused) -> Result<(), ()> {
+        if event.frame_id == self.main_frame && self.state.handover.unheld() {
+            let _ = self.hold_tx.send(HoldEvent::CouldNotHold);
+        }
+        self.judge.refuse(event, "the hold's signal".into()).await
+    }
+
+    /// A document's hold request. The top-level document the page waits
+    /// for (`Handover::hold`; the script holds no iframe) is handed to the
+    /// run, which answers it once it has cleared; any other has nothing to
+    /// clear.
+    async fn on_hold_request(&mut self, event: &EventRequestPaused) -> Result<(), ()> {
+        let held = event.frame_id == self.main_frame && self.state.handover.hold();
+        if held && self.hold_tx.send(HoldEvent::Held(event.request_id.clone())).is_ok() {
+            return Ok(());
+        }
+        let answer = FulfillRequestParams::new(event.request_id.clone(), page_hold::NOTHING);
+        answered(self.page.execute(answer).await)
+    }
+
+    /// Whether a request of the new document's preload scanner waits for
+    /// the clearings (while that document commits and is held).
+    fn waits_for_the_clearings(&self, event: &EventRequestPaused) -> bool {
+        self.state.handover.phase().preloads_wait()
+            && !self.is_main_document(event)
+            && page_hold::waits_for_the_hold(&event.resource_type, event.request.is_link_preload.unwrap_or(false))
     }
 }
 
@@ -909,9 +960,9 @@ impl Judge {
             None => Ok(()),
         };
         let run_loads = *self.state.loads.lock().expect("loads lock");
-        let phase = self.state.phase();
+        let phase = self.state.handover.phase();
         // Until the next document is held, nothing but it is this run's.
-        let unloading = matches!(phase, Phase::Parked | Phase::Navigating | Phase::Held);
+        let unloading = phase.unloading();
         let url = url::Url::parse(&event.request.url).ok();
         let verdict = match run_loads {
             _ if cleared.is_err() => cleared.map_err(|e| format!("the page could not be emptied: {e}")),
@@ -1048,18 +1099,18 @@ fn navigation_failed(tier: u8, why: impl std::fmt::Display) -> String {
 /// job's tier (the one whose failures explain a failed navigation);
 /// `worlds_made` counts runs that had to make their script world.
 async fn execute(
-    fresh: &mut FreshPage,
+    guarded: &mut GuardedPage,
     job: &RunJob,
     egress: Option<&EgressProxy>,
     worlds_made: &AtomicU64,
 ) -> Outcome {
     let restored = match &job.session {
-        Some(state) => restore_session(fresh, job, state).await,
+        Some(state) => restore_session(guarded, job, state).await,
         None => None,
     };
     let started = Instant::now();
-    let navigated = navigate(fresh, &job.url).await;
-    let FreshPage { page, state, watch, .. } = fresh;
+    let navigated = navigate(guarded, &job.url).await;
+    let GuardedPage { page, state, watch, .. } = guarded;
     let refused_document = &state.refused_document;
     // Restored once: a document loaded later in the run keeps what the run wrote.
     if let Some(script) = restored {
@@ -1168,122 +1219,198 @@ async fn execute(
 /// Navigates the run's page to `url` (`page.goto`: until the document has
 /// loaded). In a page an earlier run of the scrap left, the new document is
 /// held by its first script until what the old one left is cleared again
-/// (page_hold.rs); a clearing that fails fails the navigation.
-async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
-    // A hold handed over after its run ended belongs to no document now.
-    while let Ok(stale) = fresh.holds.try_recv() {
-        if let HoldEvent::Held(id) = stale {
-            let _ = fresh.page.execute(FulfillRequestParams::new(id, page_hold::NOTHING)).await;
-        }
-    }
-    let parked = fresh.state.phase() == Phase::Parked;
+/// (page_hold.rs); a clearing that fails fails the navigation. The steps:
+/// holds left from before answered; a parked page's old document ended
+/// first when the URL calls for it (`end_first`) and its cookies cleared
+/// while the navigation starts (`clear_cookies_first`); the navigation
+/// followed, the held document cleared meanwhile (`follow`, `clear_held`);
+/// the page settled (`settle`).
+async fn navigate(guarded: &mut GuardedPage, url: &str) -> Result<(), String> {
+    answer_stale_holds(guarded).await;
     // A URL with a fragment would be a same-document navigation in a page
     // already showing it, and another origin's document may get another
     // renderer (page_hold::ends_first): `about:blank` first (what the old
     // document does once thawed is cleared later, as below).
-    let shown_origin = fresh.state.shown.lock().expect("shown lock").clone();
-    if parked && url::Url::parse(url).is_ok_and(|u| page_hold::ends_first(shown_origin.as_deref(), &u)) {
-        fresh.state.set_phase(Phase::Ending);
-        let ended = async {
-            thaw(&fresh.warm, &fresh.page, &mut fresh.frozen, &mut fresh.window).await?;
-            fresh.page.goto("about:blank").await.map_err(|e| e.to_string())?;
-            // Its entry is no earlier run's to show.
-            fresh.page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| e.to_string())?;
-            Ok::<_, String>(())
-        }
-        .await;
-        if let Err(e) = ended {
-            fresh.spoiled = Some(Spoiled::NotEmptied);
-            return Err(format!("the page could not be emptied of the previous run: {e}"));
-        }
-        *fresh.state.shown.lock().expect("shown lock") = None;
-        fresh.state.set_phase(Phase::Parked);
+    let shown_origin = guarded.state.shown.lock().expect("shown lock").clone();
+    let ends_first = url::Url::parse(url).is_ok_and(|u| page_hold::ends_first(shown_origin.as_deref(), &u));
+    let begin = guarded.state.handover.begin(ends_first);
+    if begin == Begin::EndsFirst {
+        end_first(guarded).await?;
     }
+    let parked = begin != Begin::Unparked;
     if parked {
-        // A cookie the old page set just before it was frozen can
-        // reach the jar late (the renderer writes to the network service
-        // directly): the document request must carry none of it. Cleared
-        // while the navigation starts; the guard holds the request until done.
-        let (warm, context) = (fresh.warm.clone(), fresh.context.clone());
-        let clearing = tokio::spawn(async move { clear_cookies(&warm, &context).await });
-        *fresh.state.clearing.lock().expect("clearing lock") = Some(clearing);
+        clear_cookies_first(guarded);
     }
-    let FreshPage { warm, context, page, state, holds, releases, left, frozen, window, spoiled, .. } = fresh;
+    let mut navigation = Navigation::default();
+    let navigated = follow(guarded, url, &mut navigation).await;
+    settle(guarded, parked, navigation, navigated).await
+}
+
+/// What `follow` came across, for `settle`.
+#[derive(Default)]
+struct Navigation {
+    /// Why the page was not emptied of the previous run, if it was not: it
+    /// then serves no other run.
+    unclean: Option<String>,
+    /// The main frame's answer had no document (`HoldEvent::NoDocument`).
+    no_document: bool,
+}
+
+/// Answers the holds handed over after their run ended: they belong to no
+/// document now.
+async fn answer_stale_holds(guarded: &mut GuardedPage) {
+    while let Ok(stale) = guarded.holds.try_recv() {
+        if let HoldEvent::Held(id) = stale {
+            let _ = guarded.page.execute(FulfillRequestParams::new(id, page_hold::NOTHING)).await;
+        }
+    }
+}
+
+/// Ends a parked page's old document with `about:blank` (the page thawed
+/// first), then parks the page again for the navigation
+/// (`Handover::blanked`). A failure spoils the page.
+async fn end_first(guarded: &mut GuardedPage) -> Result<(), String> {
+    let ended = async {
+        thaw(&guarded.warm, &guarded.page, &mut guarded.frozen, &mut guarded.window).await?;
+        guarded.page.goto("about:blank").await.map_err(|e| e.to_string())?;
+        // Its entry is no earlier run's to show.
+        guarded.page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| e.to_string())?;
+        Ok::<_, String>(())
+    }
+    .await;
+    let blanked = ended.and_then(|()| {
+        *guarded.state.shown.lock().expect("shown lock") = None;
+        guarded.state.handover.blanked().map_err(|refused| refused.to_string())
+    });
+    if let Err(e) = blanked {
+        guarded.spoiled = Some(Spoiled::NotEmptied);
+        return Err(format!("the page could not be emptied of the previous run: {e}"));
+    }
+    Ok(())
+}
+
+/// Clears a parked page's cookies while its navigation starts: a cookie
+/// the old page set just before it was frozen can reach the jar late (the
+/// renderer writes to the network service directly), and the document
+/// request must carry none of it. The guard holds that request until
+/// this is done (`Judge::decide`).
+fn clear_cookies_first(guarded: &GuardedPage) {
+    let (warm, context) = (guarded.warm.clone(), guarded.context.clone());
+    let clearing = tokio::spawn(async move { clear_cookies(&warm, &context).await });
+    *guarded.state.clearing.lock().expect("clearing lock") = Some(clearing);
+}
+
+/// Follows the navigation to `url` until it is done, answering what the
+/// guard hands over meanwhile: the held document is cleared and answered
+/// (`clear_held`); a document that could not be held, and an answer
+/// without a document (which ends the navigation), are noted in
+/// `navigation`.
+async fn follow(guarded: &mut GuardedPage, url: &str, navigation: &mut Navigation) -> Result<(), String> {
+    let page = guarded.page.clone();
     let goto = page.goto(url);
     tokio::pin!(goto);
-    let mut unclean = None;
-    let mut no_document = false;
-    let navigated = loop {
-        tokio::select! {
-            navigated = &mut goto => break navigated.map(drop).map_err(|e| e.to_string()),
-            Some(event) = holds.recv() => {
-                let held = match event {
-                    HoldEvent::Held(held) => held,
-                    HoldEvent::NoDocument(status) => {
-                        no_document = true;
-                        break Err(format!("the page answered HTTP {status}, which has no document to run the script on"));
-                    }
-                    HoldEvent::CouldNotHold => {
-                        // Its scripts run now: what waited for the clearings never goes.
-                        let _ = releases.send(false);
-                        unclean.get_or_insert("its new document could not be held".to_string());
-                        *spoiled = Some(Spoiled::NotHeld);
-                        continue;
-                    }
-                };
-                // What the old document's unload handlers wrote: storage,
-                // and cookies (the jar goes back to what it held before).
-                let jar_then = state.jar.lock().expect("jar lock").take();
-                let reach: &StorageReach = left;
-                let clearing = async {
-                    // Clearing an origin's storage takes its cookies too: the
-                    // jar is set back once both are done.
-                    let (storage, cookies) = tokio::join!(clear_storage(page, reach), clear_cookies(warm, context));
-                    let cleared = match (storage.and(cookies), jar_then) {
-                        (Err(e), _) => Err(e),
-                        (Ok(()), None) => Err("the cookies before the commit are unknown".to_string()),
-                        (Ok(()), Some(then)) if then.is_empty() => Ok(()),
-                        (Ok(()), Some(then)) => {
-                            let set = StorageSetCookies::builder()
-                                .cookies(session::cookie_params(&then))
-                                .browser_context_id(context.clone())
-                                .build();
-                            match set {
-                                Ok(set) => warm.browser.execute(set).await.map(drop).map_err(|e| format!("setting cookies back: {e}")),
-                                Err(e) => Err(e),
-                            }
-                        }
-                    };
-                    // What the new document asked for meanwhile goes now, or
-                    // nothing more of the page does.
-                    state.set_phase(if cleared.is_ok() { Phase::Running } else { Phase::Ending });
-                    let _ = releases.send(cleared.is_ok());
-                    cleared
-                };
-                // Shown again while the clearings run: browser-side commands
-                // only (the document's thread waits), and nothing of the old
-                // document is left to run.
-                let (cleared, shown) = tokio::join!(clearing, thaw(warm, page, frozen, window));
-                if cleared.is_ok() {
-                    *left = StorageReach::default();
-                }
-                let cleared = cleared.and(shown);
-                let answer = match cleared {
-                    Ok(()) => page.execute(FulfillRequestParams::new(held, page_hold::CLEARED)).await.map(drop),
-                    Err(e) => {
-                        unclean = Some(e);
-                        spoiled.get_or_insert(Spoiled::NotEmptied);
-                        page.execute(FailRequestParams::new(held, ErrorReason::Aborted)).await.map(drop)
-                    }
-                };
-                if let Err(e) = answer {
-                    tracing::debug!("could not answer a held document: {e}");
-                }
+    loop {
+        let event = tokio::select! {
+            navigated = &mut goto => return navigated.map(drop).map_err(|e| e.to_string()),
+            Some(event) = guarded.holds.recv() => event,
+        };
+        match event {
+            HoldEvent::Held(held) => clear_held(guarded, held, navigation).await,
+            HoldEvent::NoDocument(status) => {
+                navigation.no_document = true;
+                return Err(format!("the page answered HTTP {status}, which has no document to run the script on"));
+            }
+            HoldEvent::CouldNotHold => {
+                // Its scripts run now: what waited for the clearings never goes.
+                let _ = guarded.releases.send(false);
+                navigation.unclean.get_or_insert("its new document could not be held".to_string());
+                guarded.spoiled = Some(Spoiled::NotHeld);
             }
         }
+    }
+}
+
+/// Clears what the old document's unload handlers wrote while the new
+/// document is held (`clear_after_commit`), releasing or refusing what
+/// waited for that (`Handover::release`), and shows the page again
+/// meanwhile; then answers the hold: [`page_hold::CLEARED`], or the
+/// request fails and the page serves no other run.
+async fn clear_held(guarded: &mut GuardedPage, held: PausedRequestId, navigation: &mut Navigation) {
+    let jar_then = guarded.state.jar.lock().expect("jar lock").take();
+    let GuardedPage { warm, context, page, state, releases, left, frozen, window, spoiled, .. } = guarded;
+    let reach: &StorageReach = left;
+    let clearing = async {
+        let cleared = clear_after_commit(warm, context, page, reach, jar_then).await;
+        // What the new document asked for meanwhile goes now, or nothing
+        // more of the page does.
+        state.handover.release(cleared, releases)
     };
+    // Shown again while the clearings run: browser-side commands only (the
+    // document's thread waits), and nothing of the old document is left to run.
+    let (cleared, shown) = tokio::join!(clearing, thaw(warm, page, frozen, window));
+    if cleared.is_ok() {
+        *left = StorageReach::default();
+    }
+    let cleared = cleared.and(shown);
+    let answer = match cleared {
+        Ok(()) => page.execute(FulfillRequestParams::new(held, page_hold::CLEARED)).await.map(drop),
+        Err(e) => {
+            navigation.unclean = Some(e);
+            spoiled.get_or_insert(Spoiled::NotEmptied);
+            page.execute(FailRequestParams::new(held, ErrorReason::Aborted)).await.map(drop)
+        }
+    };
+    if let Err(e) = answer {
+        tracing::debug!("could not answer a held document: {e}");
+    }
+}
+
+/// What the old document's unload handlers may have written at the commit,
+/// cleared: the storage of every origin in `reach`, and the cookies, the
+/// jar then set back to `jar_then` (what it held when the new document
+/// answered).
+async fn clear_after_commit(
+    warm: &WarmBrowser,
+    context: &BrowserContextId,
+    page: &Page,
+    reach: &StorageReach,
+    jar_then: Option<Vec<Cookie>>,
+) -> Result<(), String> {
+    // Clearing an origin's storage takes its cookies too: the jar is set
+    // back once both are done.
+    let (storage, cookies) = tokio::join!(clear_storage(page, reach), clear_cookies(warm, context));
+    match (storage.and(cookies), jar_then) {
+        (Err(e), _) => Err(e),
+        (Ok(()), None) => Err("the cookies before the commit are unknown".to_string()),
+        (Ok(()), Some(then)) if then.is_empty() => Ok(()),
+        (Ok(()), Some(then)) => {
+            let set = StorageSetCookies::builder()
+                .cookies(session::cookie_params(&then))
+                .browser_context_id(context.clone())
+                .build();
+            match set {
+                Ok(set) => warm.browser.execute(set).await.map(drop).map_err(|e| format!("setting cookies back: {e}")),
+                Err(e) => Err(e),
+            }
+        }
+    }
+}
+
+/// Settles the page once its navigation is over (`navigated`): the cookie
+/// clearing awaited if no request took it; a page whose answer had no
+/// document ends (`Handover::end`); a parked page whose next document was
+/// not held (`Handover::settle`) has its old document ended; a page that
+/// could not be emptied serves no other run, and one that was runs the
+/// script (`Handover::run`).
+async fn settle(
+    guarded: &mut GuardedPage,
+    parked: bool,
+    navigation: Navigation,
+    navigated: Result<(), String>,
+) -> Result<(), String> {
+    let Navigation { mut unclean, no_document } = navigation;
     // A navigation that sent no request (it failed first) leaves the clearing here.
-    let left_clearing = state.clearing.lock().expect("clearing lock").take();
+    let left_clearing = guarded.state.clearing.lock().expect("clearing lock").take();
     if let Some(clearing) = left_clearing
         && let Err(e) = clearing.await.unwrap_or_else(|e| Err(e.to_string()))
     {
@@ -1293,48 +1420,33 @@ async fn navigate(fresh: &mut FreshPage, url: &str) -> Result<(), String> {
         // The navigation never ends in chromiumoxide, so the page cannot
         // navigate again: nothing more of it goes, and it serves no other
         // run (its context is disposed, what it showed with it).
-        state.set_phase(Phase::Ending);
-        let _ = releases.send(false);
-        spoiled.get_or_insert(Spoiled::NotEmptied);
+        guarded.state.handover.end(&guarded.releases);
+        guarded.spoiled.get_or_insert(Spoiled::NotEmptied);
         return navigated;
     }
-    let unheld = {
-        let mut phase = state.phase.lock().expect("phase lock");
-        let unheld = *phase != Phase::Running;
-        if unheld {
-            // The old document may run again while it is ended: nothing it asks for goes.
-            *phase = Phase::Ending;
-        }
-        unheld
-    };
-    if unheld {
-        // Nothing of a document that never came goes.
-        let _ = releases.send(false);
-    }
+    let held = guarded.state.handover.settle(&guarded.releases);
     // No new document was held: the answer had none (204, a download) and
     // the old one is still there, or the navigation failed. End it as
     // before warm pages held documents, so that the run finds a blank page,
     // not the last run's. (A page already spoiled is disposed instead.)
-    if parked && unheld && spoiled.is_none() {
-        let ended = match thaw(warm, page, frozen, window).await {
-            Ok(()) => end_unheld(warm, context, page, left).await,
-            Err(e) => Err(e),
-        };
-        *state.shown.lock().expect("shown lock") = None;
-        if let Err(e) = ended {
-            unclean.get_or_insert(e);
-        }
+    if parked
+        && !held
+        && guarded.spoiled.is_none()
+        && let Err(e) = end_unheld(guarded).await
+    {
+        unclean.get_or_insert(e);
     }
-    match unclean {
-        Some(e) => {
+    let clean = match unclean {
+        Some(e) => Err(e),
+        None => guarded.state.handover.run().map_err(|refused| refused.to_string()),
+    };
+    match clean {
+        Err(e) => {
             // Nothing more of the page goes; it serves no other run.
-            spoiled.get_or_insert(Spoiled::NotEmptied);
+            guarded.spoiled.get_or_insert(Spoiled::NotEmptied);
             Err(format!("the page could not be emptied of the previous run: {e}"))
         }
-        None => {
-            state.set_phase(Phase::Running);
-            navigated
-        }
+        Ok(()) => navigated,
     }
 }
 
@@ -1391,20 +1503,23 @@ async fn set_window_state(
 }
 
 /// Ends the document of a warm page whose next document was not held:
-/// `about:blank`, then the cookies, the storage of every origin in `left`
-/// and the history cleared.
-async fn end_unheld(
-    warm: &WarmBrowser,
-    context: &BrowserContextId,
-    page: &Page,
-    left: &mut StorageReach,
-) -> Result<(), String> {
-    page.goto("about:blank").await.map_err(|e| format!("about:blank: {e}"))?;
-    clear_storage(page, left).await?;
-    clear_cookies(warm, context).await?;
-    page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| format!("history: {e}"))?;
-    *left = StorageReach::default();
-    Ok(())
+/// the page thawed, `about:blank`, then the cookies, the storage of every
+/// origin the earlier runs reached and the history cleared. The page shows
+/// no origin after (`PageState::shown`), whatever happened.
+async fn end_unheld(guarded: &mut GuardedPage) -> Result<(), String> {
+    let GuardedPage { warm, context, page, state, left, frozen, window, .. } = guarded;
+    let ended = async {
+        thaw(warm, page, frozen, window).await?;
+        page.goto("about:blank").await.map_err(|e| format!("about:blank: {e}"))?;
+        clear_storage(page, left).await?;
+        clear_cookies(warm, context).await?;
+        page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| format!("history: {e}"))?;
+        *left = StorageReach::default();
+        Ok(())
+    }
+    .await;
+    *state.shown.lock().expect("shown lock") = None;
+    ended
 }
 
 /// Clears every cookie of the page's context.
@@ -1455,41 +1570,41 @@ async fn clear_storage(page: &Page, reach: &StorageReach) -> Result<(), String> 
 ///   events) is forgotten.
 ///
 /// The HTTP cache needs nothing: no page uses it (`prepare`).
-async fn empty(fresh: &mut FreshPage, hold: &Hold) -> Result<(), String> {
-    *fresh.state.loads.lock().expect("loads lock") = None;
-    let page = &fresh.page;
+async fn empty(guarded: &mut GuardedPage, hold: &Hold) -> Result<(), String> {
+    *guarded.state.loads.lock().expect("loads lock") = None;
+    let page = &guarded.page;
     // Frozen: no task of the document runs any more, in any world (scripts
     // turned off would stop the page's own, not the isolated world's timers).
     page.execute(SetWebLifecycleStateParams::new(SetWebLifecycleStateState::Frozen))
         .await
         .map_err(|e| format!("freezing the page: {e}"))?;
-    fresh.frozen = true;
+    guarded.frozen = true;
     // Hidden already (frozen); minimized now, so that restoring the window
     // is all it takes to show the page again (`thaw`).
-    set_window_state(&fresh.warm, page, &mut fresh.window, WindowState::Minimized).await?;
-    fresh.state.set_phase(Phase::Parked);
-    if !fresh.hold_installed {
+    set_window_state(&guarded.warm, page, &mut guarded.window, WindowState::Minimized).await?;
+    guarded.state.handover.park().map_err(|refused| format!("parking the page: {refused}"))?;
+    if !guarded.hold_installed {
         let script = AddScriptToEvaluateOnNewDocumentParams::builder().source(hold.script()).build()?;
         page.execute(script).await.map_err(|e| format!("the hold script: {e}"))?;
-        fresh.hold_installed = true;
+        guarded.hold_installed = true;
     }
-    let reach = std::mem::take(&mut *fresh.state.reach.lock().expect("reach lock"));
-    fresh.left.absorb(reach);
+    let reach = std::mem::take(&mut *guarded.state.reach.lock().expect("reach lock"));
+    guarded.left.absorb(reach);
     // After the freeze: the document could otherwise register a worker or
     // add a history entry after these.
     let history = async {
         page.execute(ResetNavigationHistoryParams::default()).await.map(drop).map_err(|e| format!("history: {e}"))
     };
-    let workers = fresh.left.origins().map(|origin| async move {
+    let workers = guarded.left.origins().map(|origin| async move {
         let clear = ClearDataForOriginParams::new(origin, "service_workers");
         page.execute(clear).await.map(drop).map_err(|e| format!("removing service workers: {e}"))
     });
     let (workers, history) = tokio::join!(futures::future::try_join_all(workers), history);
     workers?;
     history?;
-    *fresh.state.refused_document.lock().await = None;
-    fresh.bytes.reset();
-    fresh.watch.forget();
+    *guarded.state.refused_document.lock().await = None;
+    guarded.bytes.reset();
+    guarded.watch.forget();
     Ok(())
 }
 
@@ -1498,16 +1613,16 @@ async fn empty(fresh: &mut FreshPage, hold: &Hold) -> Result<(), String> {
 /// `localStorage` through a script run at the start of its documents
 /// (returned, to be removed once the navigation is done). A session that
 /// cannot be restored is skipped: the run starts logged out.
-async fn restore_session(fresh: &FreshPage, job: &RunJob, state: &SessionState) -> Option<ScriptIdentifier> {
+async fn restore_session(guarded: &GuardedPage, job: &RunJob, state: &SessionState) -> Option<ScriptIdentifier> {
     let Some(restore) = session::parse(state, &job.url) else {
         tracing::warn!(history = %job.history_id, "the saved session is not readable; the run starts without it");
         return None;
     };
     if !restore.cookies.is_empty() {
         let set =
-            StorageSetCookies::builder().cookies(restore.cookies).browser_context_id(fresh.context.clone()).build();
+            StorageSetCookies::builder().cookies(restore.cookies).browser_context_id(guarded.context.clone()).build();
         let restored = match set {
-            Ok(params) => fresh.warm.browser.execute(params).await.map(|_| ()).map_err(|e| e.to_string()),
+            Ok(params) => guarded.warm.browser.execute(params).await.map(|_| ()).map_err(|e| e.to_string()),
             Err(e) => Err(e),
         };
         if let Err(e) = restored {
@@ -1520,7 +1635,7 @@ async fn restore_session(fresh: &FreshPage, job: &RunJob, state: &SessionState) 
     }
     let source = session::storage_script(&origin, &restore.local_storage);
     let params = AddScriptToEvaluateOnNewDocumentParams::builder().source(source).build().ok()?;
-    match fresh.page.execute(params).await {
+    match guarded.page.execute(params).await {
         Ok(added) => Some(added.result.identifier),
         Err(e) => {
             tracing::warn!(history = %job.history_id, "could not restore the saved localStorage: {e}");
@@ -1531,9 +1646,9 @@ async fn restore_session(fresh: &FreshPage, job: &RunJob, state: &SessionState) 
 
 /// The session a run leaves in its context: every cookie of the context and
 /// the `localStorage` the script saw (`storage`), within `SNAPSHOT_TIMEOUT`.
-async fn capture_session(fresh: &FreshPage, job: &RunJob, storage: Option<&Value>) -> Option<SessionState> {
-    let params = StorageGetCookies::builder().browser_context_id(fresh.context.clone()).build();
-    let cookies = tokio::time::timeout(SNAPSHOT_TIMEOUT, fresh.warm.browser.execute(params)).await;
+async fn capture_session(guarded: &GuardedPage, job: &RunJob, storage: Option<&Value>) -> Option<SessionState> {
+    let params = StorageGetCookies::builder().browser_context_id(guarded.context.clone()).build();
+    let cookies = tokio::time::timeout(SNAPSHOT_TIMEOUT, guarded.warm.browser.execute(params)).await;
     match cookies {
         Ok(Ok(cookies)) => session::compose(&cookies.result.cookies, storage, &job.url),
         Ok(Err(e)) => {
@@ -1612,25 +1727,25 @@ impl Engine for ChromiumEngine {
         let mut reuse =
             job.reuse.filter(|key| job.tier == 0 && warm_enabled && job.account.is_none() && !unholdable(key));
         let fonts = Fonts::for_run(job.loads.fonts);
-        let (fresh, outcome, page_sound) = loop {
-            let fresh = match (tier_proxy, reuse) {
+        let (guarded, outcome, page_sound) = loop {
+            let guarded = match (tier_proxy, reuse) {
                 (None, Some(key)) => self.inner.take_warm(key, fonts).boxed(),
                 (None, None) => self.inner.take(fonts).boxed(),
                 (Some(proxy), _) => self.inner.prepare(Some(proxy), fonts).boxed(),
             };
-            let mut fresh = match tokio::time::timeout(job.timeout.saturating_sub(started.elapsed()), fresh).await {
-                Ok(Ok(fresh)) => fresh,
+            let mut guarded = match tokio::time::timeout(job.timeout.saturating_sub(started.elapsed()), guarded).await {
+                Ok(Ok(guarded)) => guarded,
                 Ok(Err(e)) => return report(failed(e), started.elapsed(), 0, None, None),
                 Err(_) => {
                     let message = format!("timed out after {} s while opening the page", job.timeout.as_secs());
                     return report(failed(message), started.elapsed(), 0, None, None);
                 }
             };
-            fresh.warm.count_run();
-            *fresh.state.loads.lock().expect("loads lock") = Some(job.loads);
+            guarded.warm.count_run();
+            *guarded.state.loads.lock().expect("loads lock") = Some(job.loads);
             let remaining = job.timeout.saturating_sub(started.elapsed());
             let egress = self.inner.pool.egress_of(job.tier);
-            let mut crashed = fresh.crashed.take();
+            let mut crashed = guarded.crashed.take();
             let until_crash = async {
                 match crashed.as_mut() {
                     Some(crashed) => crashed.next().await,
@@ -1639,16 +1754,16 @@ impl Engine for ChromiumEngine {
             };
             // A page whose run timed out or crashed serves no other run.
             let (outcome, page_sound) = tokio::select! {
-                finished = tokio::time::timeout(remaining, execute(&mut fresh, &job, egress, &self.inner.worlds_made)) => match finished {
+                finished = tokio::time::timeout(remaining, execute(&mut guarded, &job, egress, &self.inner.worlds_made)) => match finished {
                     Ok(outcome) => (outcome, true),
                     Err(_) => (failed(format!("timed out after {} s", job.timeout.as_secs())), false),
                 },
                 _ = until_crash => (failed(CRASHED), false),
             };
-            fresh.crashed = crashed;
+            guarded.crashed = crashed;
             // A warm page whose new document could not be held (page_hold.rs):
             // the scrap's runs, this one again first, get contexts of their own.
-            if let (Some(Spoiled::NotHeld), Some(key)) = (fresh.spoiled, reuse) {
+            if let (Some(Spoiled::NotHeld), Some(key)) = (guarded.spoiled, reuse) {
                 tracing::info!(history = %job.history_id, "the scrap's documents cannot be held: its runs get contexts of their own");
                 let mut keys = self.inner.unholdable.lock().expect("unholdable lock");
                 if keys.len() >= UNHOLDABLE_KEPT {
@@ -1656,30 +1771,30 @@ impl Engine for ChromiumEngine {
                 }
                 keys.insert(key);
                 drop(keys);
-                self.inner.dispose_later(vec![fresh]);
+                self.inner.dispose_later(vec![guarded]);
                 reuse = None;
                 continue;
             }
-            break (fresh, outcome, page_sound);
+            break (guarded, outcome, page_sound);
         };
         // The run's time ends here; the snapshot and clean-up are not part of it.
         let duration = started.elapsed();
         let snap = match &outcome.result {
             // A crashed page has nothing to show.
             ScriptResult::Failed { message } if message == CRASHED => None,
-            ScriptResult::Failed { .. } => Some(snapshot(&fresh.page, outcome.selector.clone()).await),
+            ScriptResult::Failed { .. } => Some(snapshot(&guarded.page, outcome.selector.clone()).await),
             ScriptResult::Data { .. } => None,
         };
         let html = match (&snap, job.capture_page.wants(&outcome.result)) {
             (_, false) => None,
             (Some(snap), true) if snap["html"].is_string() => snap["html"].as_str().map(str::to_string),
-            (_, true) => tokio::time::timeout(SNAPSHOT_TIMEOUT, page_html(&fresh.page)).await.ok().flatten(),
+            (_, true) => tokio::time::timeout(SNAPSHOT_TIMEOUT, page_html(&guarded.page)).await.ok().flatten(),
         };
-        let bytes = fresh.bytes.total();
+        let bytes = guarded.bytes.total();
         // A run with a site login that returned items leaves its session.
         let session = match &outcome.result {
             ScriptResult::Data { length, .. } if *length > 0 && job.account.is_some() => {
-                capture_session(&fresh, &job, outcome.storage.as_ref()).await
+                capture_session(&guarded, &job, outcome.storage.as_ref()).await
             }
             _ => None,
         };
@@ -1688,7 +1803,7 @@ impl Engine for ChromiumEngine {
         // path, and neither is preparing the spare that replaces one taken.
         // Counted as recycling now, so that a next run of the scrap that
         // comes at once waits for this page rather than start a context.
-        let recycle = reuse.filter(|_| page_sound && fresh.spoiled.is_none() && fresh.warm.is_alive());
+        let recycle = reuse.filter(|_| page_sound && guarded.spoiled.is_none() && guarded.warm.is_alive());
         if let Some(key) = &recycle {
             self.inner.warm.lock().expect("warm lock").recycling(key);
         }
@@ -1696,8 +1811,8 @@ impl Engine for ChromiumEngine {
         let inner = self.inner.clone();
         tokio::spawn(async move {
             match recycle {
-                Some(key) => inner.recycle(fresh, key).await,
-                None => inner.dispose(fresh).await,
+                Some(key) => inner.recycle(guarded, key).await,
+                None => inner.dispose(guarded).await,
             }
             // Before `disposing` drops, so that `close` waits for it too.
             inner.refill();

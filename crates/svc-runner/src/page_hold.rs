@@ -51,6 +51,8 @@
 //! otherwise refuse the held request; a top-level document's
 //! `Permissions-Policy: sync-xhr=()` is dropped from its answer for the
 //! same reason ([`without_sync_xhr_ban`]).
+//!
+//! The phases and every change between them are [`crate::handover`]'s.
 
 use chromiumoxide::cdp::browser_protocol::fetch::HeaderEntry;
 use chromiumoxide::cdp::browser_protocol::network::ResourceType;
@@ -61,26 +63,6 @@ pub const CLEARED: i64 = 205;
 /// The hold's answer when there was nothing to clear (a document loaded
 /// during a run, or a fresh page's).
 pub const NOTHING: i64 = 204;
-
-/// Where a warm page is between two runs (see the module's text).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// A run, or a page that was never parked.
-    Running,
-    /// Frozen since the last run ended; the next document's answer is awaited.
-    Parked,
-    /// The new document answered and is not yet held: the old document's
-    /// unload handlers may run now. Nothing but the main document loads
-    /// yet: what the new document's preload scanner asks for waits for the
-    /// clearings ([`waits_for_the_hold`]), the rest is refused.
-    Navigating,
-    /// The new document is held while the run clears: what its preload
-    /// scanner asks for waits, the rest is refused.
-    Held,
-    /// The old document is thawed to be ended with `about:blank`, or the
-    /// clearings failed: nothing loads, not even a document.
-    Ending,
-}
 
 /// Whether a request made while a warm page's next document commits
 /// (`Phase::Navigating`) or is held waits until the clearings are done, rather than
