@@ -107,3 +107,17 @@ impl Task {
         }
     }
 }
+
+/// A field the wizard proposes to extract.
+/// Kept as the wizard task's result and its history row's data.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FieldProposal {
+    /// The key the items would have it under.
+    pub name: String,
+    /// What it holds; may be empty.
+    #[serde(default)]
+    pub description: String,
+    /// Its value on the page; null when the model gave none.
+    #[serde(default)]
+    pub example: Value,
+}

@@ -5,8 +5,8 @@
 //! of at most [`SNAPSHOT_BUDGET_TOKENS`], made by the caller. Pure: the caller
 //! calls the model and runs the scripts.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use svc_domain::task::FieldProposal;
 
 use crate::ai::fix_policy::keys_of;
 use crate::ai::model::ChatMessage;
@@ -14,7 +14,7 @@ use crate::ai::model_answer::json_from;
 
 /// The token budget of the page outline put in a prompt.
 pub const SNAPSHOT_BUDGET_TOKENS: usize = 6_000;
-/// Proposals kept of a wizard answer.
+/// FieldProposals kept of a wizard answer.
 pub const MAX_PROPOSALS: usize = 30;
 /// Items of a generated script's data checked for the required fields.
 pub const CHECKED_ITEMS: usize = 20;
@@ -83,26 +83,12 @@ pub fn wizard(url: &str, snapshot: &str) -> Vec<ChatMessage> {
     ]
 }
 
-/// A field the wizard proposes to extract.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Proposal {
-    /// The key the items would have it under.
-    pub name: String,
-    /// What it holds; may be empty.
-    #[serde(default)]
-    pub description: String,
-    /// Its value on the page; null when the model gave none.
-    #[serde(default)]
-    pub example: Value,
-}
-
 /// The proposals of a wizard answer: a JSON array, or an object with a
 /// `fields` or `proposals` array, of objects with a non-empty string `name`
 /// (a bare string counts as a name). Items without a name and repeated names
 /// are skipped; at most [`MAX_PROPOSALS`] are kept. `Err` says why the answer
 /// is unusable.
-pub fn proposals_from(content: &str) -> Result<Vec<Proposal>, String> {
+pub fn proposals_from(content: &str) -> Result<Vec<FieldProposal>, String> {
     let items = match json_from(content) {
         None => return Err("the answer holds no JSON".into()),
         Some(Value::Array(items)) => items,
@@ -112,7 +98,7 @@ pub fn proposals_from(content: &str) -> Result<Vec<Proposal>, String> {
         },
         Some(_) => return Err("the answer's JSON is not a list of fields".into()),
     };
-    let mut proposals: Vec<Proposal> = Vec::new();
+    let mut proposals: Vec<FieldProposal> = Vec::new();
     for proposal in items.into_iter().filter_map(proposal) {
         if proposals.len() == MAX_PROPOSALS {
             break;
@@ -128,7 +114,7 @@ pub fn proposals_from(content: &str) -> Result<Vec<Proposal>, String> {
 }
 
 /// One proposal of a wizard answer, if it has a name.
-fn proposal(item: Value) -> Option<Proposal> {
+fn proposal(item: Value) -> Option<FieldProposal> {
     let (name, description, example) = match item {
         Value::String(name) => (name, String::new(), Value::Null),
         Value::Object(mut object) => {
@@ -142,7 +128,7 @@ fn proposal(item: Value) -> Option<Proposal> {
         _ => return None,
     };
     let name = name.trim().to_string();
-    (!name.is_empty()).then_some(Proposal { name, description, example })
+    (!name.is_empty()).then_some(FieldProposal { name, description, example })
 }
 
 /// An earlier script that did not do: what it was and what went wrong.
@@ -408,9 +394,9 @@ mod tests {
         assert_eq!(
             proposals,
             vec![
-                Proposal { name: "title".into(), description: "The name".into(), example: json!("Widget") },
-                Proposal { name: "price".into(), description: String::new(), example: json!(10) },
-                Proposal { name: "url".into(), description: String::new(), example: Value::Null },
+                FieldProposal { name: "title".into(), description: "The name".into(), example: json!("Widget") },
+                FieldProposal { name: "price".into(), description: String::new(), example: json!(10) },
+                FieldProposal { name: "url".into(), description: String::new(), example: Value::Null },
             ]
         );
         let wrapped = proposals_from(r#"{"fields": [{"name": "a"}]}"#).unwrap();
