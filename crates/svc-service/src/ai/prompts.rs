@@ -14,7 +14,7 @@ use crate::ai::model_answer::json_from;
 
 /// The token budget of the page outline put in a prompt.
 pub const SNAPSHOT_BUDGET_TOKENS: usize = 6_000;
-/// FieldProposals kept of a wizard answer.
+/// Field proposals kept of a wizard answer, at most.
 pub const MAX_PROPOSALS: usize = 30;
 /// Items of a generated script's data checked for the required fields.
 pub const CHECKED_ITEMS: usize = 20;
