@@ -9,7 +9,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::job::RunJob;
-use crate::report::{EngineReport, ScriptResult};
+use crate::report::EngineReport;
 
 #[async_trait]
 pub trait Engine: Send + Sync {
@@ -42,15 +42,7 @@ impl Engine for EnginesByScrapper {
     async fn run(&self, job: RunJob) -> EngineReport {
         match self.engines.get(&job.scrapper) {
             Some(engine) => engine.run(job).await,
-            None => EngineReport {
-                result: ScriptResult::Failed { message: format!("this server has no `{}` engine", job.scrapper) },
-                duration_ms: 0,
-                bytes: 0,
-                snapshot: None,
-                status: None,
-                html: None,
-                session: None,
-            },
+            None => EngineReport::not_run(format!("this server has no `{}` engine", job.scrapper)),
         }
     }
 }
@@ -60,7 +52,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::{Loads, PageCapture};
+    use crate::{Loads, PageCapture, ScriptResult};
 
     /// Answers every job with its own name as data.
     struct Named(&'static str);

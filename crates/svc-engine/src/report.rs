@@ -33,3 +33,19 @@ pub enum ScriptResult {
     /// threw, timed out, or ended without `returnData`.
     Failed { message: String },
 }
+
+impl EngineReport {
+    /// The report of a run that failed before any page was loaded: no
+    /// time, no bytes, nothing captured.
+    pub fn not_run(message: String) -> Self {
+        EngineReport {
+            result: ScriptResult::Failed { message },
+            duration_ms: 0,
+            bytes: 0,
+            snapshot: None,
+            status: None,
+            html: None,
+            session: None,
+        }
+    }
+}

@@ -90,15 +90,7 @@ impl RunService {
     pub async fn execute(&self, claim: &ClaimedRun, engine: &dyn Engine) -> Result<Option<StatusDetail>> {
         let Some(Prepared { mut job, row, scrap, login_error }) = self.prepare(claim).await? else { return Ok(None) };
         if let Some(message) = login_error {
-            let report = EngineReport {
-                result: ScriptResult::Failed { message },
-                duration_ms: 0,
-                bytes: 0,
-                snapshot: None,
-                status: None,
-                html: None,
-                session: None,
-            };
+            let report = EngineReport::not_run(message);
             let no_secrets = KnownSecrets::default();
             return self
                 .finish_attempts(
@@ -130,15 +122,7 @@ impl RunService {
         let mut tier = mode.start();
         if !self.tiers.is_configured(tier) {
             let message = format!("proxy tier {} is not configured on this server", proxy_tiers::tier_name(tier));
-            let report = EngineReport {
-                result: ScriptResult::Failed { message },
-                duration_ms: 0,
-                bytes: 0,
-                snapshot: None,
-                status: None,
-                html: None,
-                session: None,
-            };
+            let report = EngineReport::not_run(message);
             let note = TierNote { tier, remember: None, at: Utc::now(), engine: None };
             return self
                 .finish_attempts(
