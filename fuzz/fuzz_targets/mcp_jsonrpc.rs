@@ -26,7 +26,7 @@ fn args<T: DeserializeOwned>(arguments: &JsonObject) -> Option<T> {
 /// A 24-hex id is accepted (and is the id written, in lower case); anything
 /// else is a tool error, not a JSON-RPC one.
 fn id(raw: &str) {
-    match parse(raw, "scrapId") {
+    match parse::<svc_domain::ScrapId>(raw, "scrapId") {
         Ok(id) => assert_eq!(id.to_string(), raw.trim().to_ascii_lowercase()),
         Err(answer) => {
             let result = answer.expect("a bad id is a tool error");

@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use chrono::Utc;
-use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
 use svc_domain::plan::Plan;
+use svc_domain::{OrgId, UserId};
 use svc_storage::testing::TestDb;
 use svc_storage::{NewAccount, Store};
 
@@ -29,10 +29,10 @@ pub async fn fresh_store(backend: &str) -> Result<(TestDb, Arc<dyn Store>)> {
 }
 
 /// A Pro organization with a large balance and one user; returns both ids.
-pub async fn bench_organization(store: &dyn Store) -> Result<(ObjectId, ObjectId)> {
+pub async fn bench_organization(store: &dyn Store) -> Result<(OrgId, UserId)> {
     let now = Utc::now();
     let org = Organization {
-        id: ObjectId::new(),
+        id: OrgId::new(),
         name: "bench".into(),
         plan: Plan::Pro,
         balance: 1_000_000_000,
@@ -40,7 +40,7 @@ pub async fn bench_organization(store: &dyn Store) -> Result<(ObjectId, ObjectId
         created_at: now,
     };
     let user = User {
-        id: ObjectId::new(),
+        id: UserId::new(),
         organization_id: org.id,
         email: "bench@example.com".into(),
         name: "bench".into(),

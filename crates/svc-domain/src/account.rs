@@ -1,11 +1,11 @@
 use chrono::{DateTime, Utc};
 
-use crate::ObjectId;
 use crate::plan::Plan;
+use crate::{OrgId, UserId};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Organization {
-    pub id: ObjectId,
+    pub id: OrgId,
     pub name: String,
     pub plan: Plan,
     /// Compute balance in units.
@@ -16,8 +16,8 @@ pub struct Organization {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct User {
-    pub id: ObjectId,
-    pub organization_id: ObjectId,
+    pub id: UserId,
+    pub organization_id: OrgId,
     /// Stored lowercased.
     pub email: String,
     pub name: String,

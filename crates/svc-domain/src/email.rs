@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::ObjectId;
+use crate::{HistoryId, ObjectId, OrgId, ScrapId};
 
 /// Why an email is sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,7 +51,7 @@ pub struct Attachment {
 pub struct Email {
     pub id: ObjectId,
     /// The organization it is sent for (an announcement: the recipient's).
-    pub organization_id: ObjectId,
+    pub organization_id: OrgId,
     pub kind: EmailKind,
     pub to: String,
     /// One line: CR and LF are never in it (the composer replaces them).
@@ -61,8 +61,8 @@ pub struct Email {
     pub attachment: Option<Attachment>,
     /// The one-click unsubscribe address (RFC 8058), for announcements.
     pub unsubscribe_url: Option<String>,
-    pub scrap_id: Option<ObjectId>,
-    pub history_id: Option<ObjectId>,
+    pub scrap_id: Option<ScrapId>,
+    pub history_id: Option<HistoryId>,
     pub created_at: DateTime<Utc>,
 }
 

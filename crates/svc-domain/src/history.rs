@@ -1,7 +1,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::ObjectId;
+use crate::{HistoryId, OrgId, ScrapId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StatusDetail {
@@ -72,11 +72,11 @@ impl RunType {
 /// One run of a scrap.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HistoryRow {
-    pub id: ObjectId,
+    pub id: HistoryId,
     /// The scrap run; `None` for an AI operation row (`ai_wizard`,
     /// `ai_generate`), which stands alone.
-    pub scrap_id: Option<ObjectId>,
-    pub organization_id: ObjectId,
+    pub scrap_id: Option<ScrapId>,
+    pub organization_id: OrgId,
     /// `None` while pending.
     pub status_detail: Option<StatusDetail>,
     /// JSON-encoded result array (`"[]"` while pending).
@@ -106,8 +106,8 @@ pub struct HistoryRow {
 /// A history row without its data (nor the admin-only figures), for lists.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunSummary {
-    pub id: ObjectId,
-    pub scrap_id: ObjectId,
+    pub id: HistoryId,
+    pub scrap_id: ScrapId,
     /// `None` while pending.
     pub status_detail: Option<StatusDetail>,
     pub length: i64,
@@ -130,14 +130,14 @@ pub const DIRECT_TIER: &str = "tier0";
 impl HistoryRow {
     /// A run as its trigger records it: pending, no data yet.
     pub fn pending(
-        scrap_id: ObjectId,
-        organization_id: ObjectId,
+        scrap_id: ScrapId,
+        organization_id: OrgId,
         triggered_by: TriggeredBy,
         proxy_tier: &str,
         created_at: DateTime<Utc>,
     ) -> Self {
         HistoryRow {
-            id: ObjectId::new(),
+            id: HistoryId::new(),
             scrap_id: Some(scrap_id),
             organization_id,
             status_detail: None,

@@ -1,6 +1,12 @@
 //! 24-character lowercase hex ObjectIds: 4 bytes of unix seconds, 5 random
 //! bytes chosen once per process, 3 bytes of a counter. Sorting by id sorts
 //! by creation second.
+//!
+//! The ids that travel most have a type of their own ([`OrgId`],
+//! [`UserId`], [`ScrapId`], [`HistoryId`], [`KeyId`], [`WebhookId`]), so that
+//! passing a scrap's id where an organization's is expected, or swapping
+//! the two, does not compile. They share the ObjectId's text form; the
+//! other ids (tasks, versions, deliveries, emails) are plain [`ObjectId`]s.
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -67,6 +73,93 @@ impl fmt::Debug for ObjectId {
     }
 }
 
+/// What every id type has: the [`ObjectId`] it wraps. Converting through
+/// it is deliberate (reading a stored column, an untyped path segment); code
+/// that merely passes ids along never needs it.
+pub trait TypedId: Copy + Sized {
+    fn from_object_id(id: ObjectId) -> Self;
+    fn object_id(self) -> ObjectId;
+    /// Parses the 24-hex-digit text form, as [`ObjectId::parse`].
+    fn parse_id(s: &str) -> Option<Self> {
+        ObjectId::parse(s).map(Self::from_object_id)
+    }
+}
+
+impl TypedId for ObjectId {
+    fn from_object_id(id: ObjectId) -> Self {
+        id
+    }
+    fn object_id(self) -> ObjectId {
+        self
+    }
+}
+
+macro_rules! typed_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+        pub struct $name(ObjectId);
+
+        impl $name {
+            /// A new id, as [`ObjectId::new`].
+            pub fn new() -> Self {
+                Self(ObjectId::new())
+            }
+
+            /// Parses exactly 24 hex digits, as [`ObjectId::parse`].
+            pub fn parse(s: &str) -> Option<Self> {
+                ObjectId::parse(s).map(Self)
+            }
+        }
+
+        impl TypedId for $name {
+            fn from_object_id(id: ObjectId) -> Self {
+                Self(id)
+            }
+            fn object_id(self) -> ObjectId {
+                self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.0, f)
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!(stringify!($name), "({})"), self.0)
+            }
+        }
+    };
+}
+
+typed_id!(
+    /// An organization: the tenant every stored object belongs to.
+    OrgId
+);
+typed_id!(
+    /// A user (a person who logs in; owner of keys and scraps).
+    UserId
+);
+typed_id!(
+    /// A scrap.
+    ScrapId
+);
+typed_id!(
+    /// A history row: a run of a scrap, or an AI operation's row.
+    HistoryId
+);
+typed_id!(
+    /// An API key.
+    KeyId
+);
+typed_id!(
+    /// A webhook subscription.
+    WebhookId
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,5 +182,17 @@ mod tests {
         assert_eq!(ObjectId::parse("507f1f77bcf86cd79943901z"), None);
         assert_eq!(ObjectId::parse("507f1f77bcf86cd7994390111"), None);
         assert_eq!(ObjectId::parse("ééééééééééé"), None);
+    }
+
+    #[test]
+    fn typed_ids_share_the_object_id_text_and_name_themselves_in_debug() {
+        let scrap = ScrapId::new();
+        let text = scrap.to_string();
+        assert_eq!(text.len(), 24);
+        assert_eq!(ScrapId::parse(&text), Some(scrap));
+        assert_eq!(OrgId::parse(&text).map(|o| o.to_string()), Some(text.clone()));
+        assert_eq!(format!("{scrap:?}"), format!("ScrapId({text})"));
+        assert_eq!(ScrapId::parse("not an id"), None);
+        assert_eq!(<KeyId as TypedId>::parse_id(&text).map(TypedId::object_id), ObjectId::parse(&text));
     }
 }

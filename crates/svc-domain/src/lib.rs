@@ -17,4 +17,4 @@ pub mod site_account;
 pub mod task;
 pub mod webhook;
 
-pub use id::ObjectId;
+pub use id::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, TypedId, UserId, WebhookId};

@@ -1,6 +1,6 @@
 use chrono::{DateTime, Utc};
 
-use crate::ObjectId;
+use crate::{HistoryId, OrgId, ScrapId, UserId};
 
 /// One parameter set `{ key, value }` of a scrap.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -48,9 +48,9 @@ pub const HISTORY_IDS_CAP: usize = 50;
 /// from the history rows by the store.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scrap {
-    pub id: ObjectId,
-    pub organization_id: ObjectId,
-    pub user_id: ObjectId,
+    pub id: ScrapId,
+    pub organization_id: OrgId,
+    pub user_id: UserId,
     pub title: String,
     pub description: String,
     pub url: String,
@@ -58,7 +58,7 @@ pub struct Scrap {
     pub scrapper: String,
     pub containers: Vec<String>,
     pub params: Vec<ParamSet>,
-    pub history: Vec<ObjectId>,
+    pub history: Vec<HistoryId>,
     pub cron: Option<String>,
     pub cron_timezone: String,
     pub alert: Option<String>,
@@ -83,15 +83,15 @@ impl Scrap {
     /// A new scrap of `user` in `organization` with every optional field at
     /// its default (no schedule, `puppeteer`, tier unset, no notifications).
     pub fn new(
-        organization_id: ObjectId,
-        user_id: ObjectId,
+        organization_id: OrgId,
+        user_id: UserId,
         title: impl Into<String>,
         url: impl Into<String>,
         request: impl Into<String>,
         now: DateTime<Utc>,
     ) -> Scrap {
         Scrap {
-            id: ObjectId::new(),
+            id: ScrapId::new(),
             organization_id,
             user_id,
             title: title.into(),

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::ObjectId;
+use crate::{HistoryId, ObjectId, OrgId, ScrapId};
 
 /// Who made a version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,15 +33,15 @@ impl VersionSource {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScriptVersion {
     pub id: ObjectId,
-    pub organization_id: ObjectId,
-    pub scrap_id: ObjectId,
+    pub organization_id: OrgId,
+    pub scrap_id: ScrapId,
     /// 1 for the first script, then one more per change.
     pub number: i64,
     /// The script (the scrap's `request`).
     pub request: String,
     pub source: VersionSource,
     /// AI Fix: the run it repaired.
-    pub history_id: Option<ObjectId>,
+    pub history_id: Option<HistoryId>,
     /// Rollback: the version made current again.
     pub restored_from: Option<ObjectId>,
     pub created_at: DateTime<Utc>,

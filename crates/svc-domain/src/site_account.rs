@@ -6,7 +6,7 @@ use std::fmt;
 
 use chrono::{DateTime, Utc};
 
-use crate::ObjectId;
+use crate::HistoryId;
 
 /// The username and password a scrap's script reads as `SVC.account`.
 /// `Debug` shows the username's hint (`a***`) and no password.
@@ -79,7 +79,7 @@ pub struct SavedSession {
     pub state: SessionState,
     pub saved_at: DateTime<Utc>,
     /// The run that saved it.
-    pub history_id: Option<ObjectId>,
+    pub history_id: Option<HistoryId>,
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::ObjectId;
+use crate::{HistoryId, ObjectId, OrgId, ScrapId, UserId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TaskKind {
@@ -58,9 +58,9 @@ impl TaskState {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Task {
     pub id: ObjectId,
-    pub organization_id: ObjectId,
+    pub organization_id: OrgId,
     /// Who asked (none for AI Fix, which the system starts).
-    pub user_id: Option<ObjectId>,
+    pub user_id: Option<UserId>,
     pub kind: TaskKind,
     pub state: TaskState,
     /// What was asked, as the kind's runner reads it.
@@ -70,9 +70,9 @@ pub struct Task {
     /// Set when `Failed`: why, for the person who asked.
     pub error: Option<String>,
     /// The scrap it concerns (AI Fix).
-    pub scrap_id: Option<ObjectId>,
+    pub scrap_id: Option<ScrapId>,
     /// The history row it wrote (wizard, generate) or repairs (AI Fix).
-    pub history_id: Option<ObjectId>,
+    pub history_id: Option<HistoryId>,
     /// Claims so far (a runner that disappears leaves its claim to expire).
     pub attempts: i64,
     pub lease_until: Option<DateTime<Utc>>,
@@ -83,8 +83,8 @@ pub struct Task {
 impl Task {
     /// A queued task.
     pub fn queued(
-        organization_id: ObjectId,
-        user_id: Option<ObjectId>,
+        organization_id: OrgId,
+        user_id: Option<UserId>,
         kind: TaskKind,
         input: Value,
         created_at: DateTime<Utc>,

@@ -4,7 +4,7 @@ use std::fmt;
 
 use chrono::{DateTime, Utc};
 
-use crate::ObjectId;
+use crate::{HistoryId, ObjectId, OrgId, ScrapId, WebhookId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum WebhookEvent {
@@ -31,12 +31,12 @@ impl WebhookEvent {
 /// deliveries and is never shown after creation (nor printed by `Debug`).
 #[derive(Clone, PartialEq)]
 pub struct Webhook {
-    pub id: ObjectId,
-    pub organization_id: ObjectId,
+    pub id: WebhookId,
+    pub organization_id: OrgId,
     pub url: String,
     pub events: Vec<WebhookEvent>,
     /// Empty means every scrap of the organization.
-    pub scrap_ids: Vec<ObjectId>,
+    pub scrap_ids: Vec<ScrapId>,
     pub active: bool,
     pub secret: String,
     pub created_at: DateTime<Utc>,
@@ -45,7 +45,7 @@ pub struct Webhook {
 
 impl Webhook {
     /// The dispatch rule: subscribed event, and the scrap in scope.
-    pub fn wants(&self, event: WebhookEvent, scrap: ObjectId) -> bool {
+    pub fn wants(&self, event: WebhookEvent, scrap: ScrapId) -> bool {
         self.active && self.events.contains(&event) && (self.scrap_ids.is_empty() || self.scrap_ids.contains(&scrap))
     }
 }
@@ -69,11 +69,11 @@ impl fmt::Debug for Webhook {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Delivery {
     pub id: ObjectId,
-    pub organization_id: ObjectId,
-    pub webhook_id: ObjectId,
+    pub organization_id: OrgId,
+    pub webhook_id: WebhookId,
     pub event: WebhookEvent,
-    pub history_id: ObjectId,
-    pub scrap_id: ObjectId,
+    pub history_id: HistoryId,
+    pub scrap_id: ScrapId,
     /// The payload's fields as a JSON object, without `timestamp` (set at
     /// each attempt).
     pub payload: String,
@@ -115,10 +115,10 @@ impl AttemptState {
 pub struct DeliveryAttempt {
     pub id: ObjectId,
     pub delivery_id: ObjectId,
-    pub organization_id: ObjectId,
-    pub webhook_id: ObjectId,
+    pub organization_id: OrgId,
+    pub webhook_id: WebhookId,
     pub event: WebhookEvent,
-    pub history_id: ObjectId,
+    pub history_id: HistoryId,
     /// 1, 2 or 3.
     pub attempt: i64,
     pub state: AttemptState,

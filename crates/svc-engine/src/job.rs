@@ -3,9 +3,9 @@
 use std::fmt;
 use std::time::Duration;
 
-use svc_domain::ObjectId;
 use svc_domain::scrap::ParamSet;
 use svc_domain::site_account::{SessionState, SiteAccount};
+use svc_domain::{OrgId, ScrapId};
 
 use crate::directives::Loads;
 use crate::report::ScriptResult;
@@ -81,8 +81,8 @@ pub struct RunJob {
 /// per key and never cross from one key to another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ReuseKey {
-    pub organization: ObjectId,
-    pub scrap: ObjectId,
+    pub organization: OrgId,
+    pub scrap: ScrapId,
 }
 
 impl RunJob {

@@ -967,7 +967,7 @@ mod tests {
         assert_eq!(from.to_string(), "svc <noreply@localhost>", "a server named by its IP address");
         let email = svc_domain::email::Email {
             id: svc_domain::ObjectId::new(),
-            organization_id: svc_domain::ObjectId::new(),
+            organization_id: svc_domain::OrgId::new(),
             kind: svc_domain::email::EmailKind::Result,
             to: "ada@example.com".into(),
             subject: "s".into(),

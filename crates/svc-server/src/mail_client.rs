@@ -251,7 +251,7 @@ mod tests {
     fn email() -> Email {
         Email {
             id: ObjectId::new(),
-            organization_id: ObjectId::new(),
+            organization_id: svc_domain::OrgId::new(),
             kind: EmailKind::Result,
             to: "ada@example.com".into(),
             subject: "Results of Prices".into(),

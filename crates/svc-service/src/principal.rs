@@ -3,8 +3,8 @@
 //! authentication; the checks on them (`require`, `may_touch_scrap`) are the
 //! authorization.
 
-use svc_domain::ObjectId;
 use svc_domain::scope::Scope;
+use svc_domain::{KeyId, OrgId, ScrapId, UserId};
 
 use crate::ServiceError;
 
@@ -12,19 +12,19 @@ use crate::ServiceError;
 /// take a `Session`, so an API key cannot reach them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Session {
-    org: ObjectId,
-    user: ObjectId,
+    org: OrgId,
+    user: UserId,
     is_platform_admin: bool,
 }
 
 impl Session {
-    pub(crate) fn new(org: ObjectId, user: ObjectId, is_platform_admin: bool) -> Self {
+    pub(crate) fn new(org: OrgId, user: UserId, is_platform_admin: bool) -> Self {
         Session { org, user, is_platform_admin }
     }
-    pub fn org(&self) -> ObjectId {
+    pub fn org(&self) -> OrgId {
         self.org
     }
-    pub fn user(&self) -> ObjectId {
+    pub fn user(&self) -> UserId {
         self.user
     }
     pub fn is_platform_admin(&self) -> bool {
@@ -35,40 +35,40 @@ impl Session {
 /// What a verified API key may do.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KeyGrant {
-    pub key_id: ObjectId,
+    pub key_id: KeyId,
     /// Empty: every action.
     scopes: Vec<Scope>,
     /// Empty: every scrap of the organization.
-    scrap_ids: Vec<ObjectId>,
+    scrap_ids: Vec<ScrapId>,
 }
 
 /// A verified caller of a KEY route: a web session or an API key.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Principal {
     Session(Session),
-    Key { org: ObjectId, owner: ObjectId, owner_is_platform_admin: bool, grant: KeyGrant },
+    Key { org: OrgId, owner: UserId, owner_is_platform_admin: bool, grant: KeyGrant },
 }
 
 impl Principal {
     pub(crate) fn key(
-        org: ObjectId,
-        owner: ObjectId,
+        org: OrgId,
+        owner: UserId,
         owner_is_platform_admin: bool,
-        key_id: ObjectId,
+        key_id: KeyId,
         scopes: Vec<Scope>,
-        scrap_ids: Vec<ObjectId>,
+        scrap_ids: Vec<ScrapId>,
     ) -> Self {
         Principal::Key { org, owner, owner_is_platform_admin, grant: KeyGrant { key_id, scopes, scrap_ids } }
     }
 
-    pub fn org(&self) -> ObjectId {
+    pub fn org(&self) -> OrgId {
         match self {
             Principal::Session(s) => s.org,
             Principal::Key { org, .. } => *org,
         }
     }
 
-    pub fn user(&self) -> ObjectId {
+    pub fn user(&self) -> UserId {
         match self {
             Principal::Session(s) => s.user,
             Principal::Key { owner, .. } => *owner,
@@ -102,20 +102,20 @@ impl Principal {
     }
 
     /// The key's scrap allow-list, `None` when organization-wide.
-    pub fn scrap_allow_list(&self) -> Option<&[ObjectId]> {
+    pub fn scrap_allow_list(&self) -> Option<&[ScrapId]> {
         match self {
             Principal::Key { grant, .. } if !grant.scrap_ids.is_empty() => Some(&grant.scrap_ids),
             _ => None,
         }
     }
 
-    pub fn may_touch_scrap(&self, scrap: ObjectId) -> bool {
+    pub fn may_touch_scrap(&self, scrap: ScrapId) -> bool {
         self.scrap_allow_list().is_none_or(|ids| ids.contains(&scrap))
     }
 
     /// Whether a history row of `scrap` is within reach: a row of no scrap
     /// (an AI operation) only without an allow-list.
-    pub fn may_see_row_of(&self, scrap: Option<ObjectId>) -> bool {
+    pub fn may_see_row_of(&self, scrap: Option<ScrapId>) -> bool {
         match scrap {
             Some(scrap) => self.may_touch_scrap(scrap),
             None => self.scrap_allow_list().is_none(),
@@ -133,8 +133,8 @@ impl From<Session> for Principal {
 mod tests {
     use super::*;
 
-    fn key(scopes: Vec<Scope>, scraps: Vec<ObjectId>) -> Principal {
-        Principal::key(ObjectId::new(), ObjectId::new(), false, ObjectId::new(), scopes, scraps)
+    fn key(scopes: Vec<Scope>, scraps: Vec<ScrapId>) -> Principal {
+        Principal::key(OrgId::new(), UserId::new(), false, KeyId::new(), scopes, scraps)
     }
 
     #[test]
@@ -154,13 +154,13 @@ mod tests {
 
     #[test]
     fn allow_list_limits_scraps_and_sessions_see_all() {
-        let a = ObjectId::new();
-        let b = ObjectId::new();
+        let a = ScrapId::new();
+        let b = ScrapId::new();
         let p = key(vec![], vec![a]);
         assert!(p.may_touch_scrap(a));
         assert!(!p.may_touch_scrap(b));
         assert!(key(vec![], vec![]).may_touch_scrap(b));
-        let s: Principal = Session::new(ObjectId::new(), ObjectId::new(), false).into();
+        let s: Principal = Session::new(OrgId::new(), UserId::new(), false).into();
         assert!(s.may_touch_scrap(b));
         assert!(s.require(&Scope::ALL).is_ok());
     }

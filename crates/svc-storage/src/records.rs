@@ -3,13 +3,13 @@
 
 use chrono::{DateTime, TimeZone, Utc};
 use serde_json::Value;
-use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
 use svc_domain::activity::Activity;
 use svc_domain::api_key::ApiKey;
 use svc_domain::history::{HistoryRow, RunSummary, RunType, StatusDetail, TriggeredBy};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{EmailFormat, Scrap};
+use svc_domain::{HistoryId, TypedId};
 
 use crate::StoreError;
 
@@ -29,8 +29,9 @@ pub(crate) fn opt_time(ms: Option<i64>) -> Result<Option<DateTime<Utc>>, StoreEr
     ms.map(time).transpose()
 }
 
-pub(crate) fn id(s: &str) -> Result<ObjectId, StoreError> {
-    ObjectId::parse(s).ok_or_else(|| StoreError::Corrupt(format!("id `{s}`")))
+/// A stored id, of whichever id type the column holds.
+pub(crate) fn id<T: TypedId>(s: &str) -> Result<T, StoreError> {
+    T::parse_id(s).ok_or_else(|| StoreError::Corrupt(format!("id `{s}`")))
 }
 
 pub(crate) fn json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, StoreError> {
@@ -45,11 +46,11 @@ pub(crate) fn to_json<T: serde::Serialize + ?Sized>(v: &T) -> String {
     serde_json::to_string(v).expect("plain data serializes")
 }
 
-pub(crate) fn ids_json(ids: &[ObjectId]) -> String {
+pub(crate) fn ids_json<T: std::fmt::Display>(ids: &[T]) -> String {
     to_json(&ids.iter().map(ToString::to_string).collect::<Vec<_>>())
 }
 
-pub(crate) fn parse_ids(s: &str) -> Result<Vec<ObjectId>, StoreError> {
+pub(crate) fn parse_ids<T: TypedId>(s: &str) -> Result<Vec<T>, StoreError> {
     json::<Vec<String>>(s)?.iter().map(|s| id(s)).collect()
 }
 
@@ -141,7 +142,7 @@ impl TryFrom<ScrapRecord> for Scrap {
 }
 
 impl ScrapRecord {
-    fn into_scrap(self, history: Vec<ObjectId>) -> Result<Scrap, StoreError> {
+    fn into_scrap(self, history: Vec<HistoryId>) -> Result<Scrap, StoreError> {
         Ok(Scrap {
             id: id(&self.id)?,
             organization_id: id(&self.organization_id)?,

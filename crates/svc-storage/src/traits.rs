@@ -1,6 +1,5 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
 use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
@@ -12,6 +11,7 @@ use svc_domain::script_version::ScriptVersion;
 use svc_domain::site_account::{SavedSession, SiteAccount, StoredAccount};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
+use svc_domain::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, UserId, WebhookId};
 
 use crate::Result;
 
@@ -35,7 +35,7 @@ pub struct ScrapFilter {
     /// Case-insensitive substring of title, description or url.
     pub search: Option<String>,
     /// When set, only these scraps (an API key's allow-list).
-    pub only: Option<Vec<ObjectId>>,
+    pub only: Option<Vec<ScrapId>>,
     /// Only scraps whose most recent run ended `error`, `empty` or
     /// `regression` (a pending most recent run is not failing).
     pub failing: bool,
@@ -45,9 +45,9 @@ pub struct ScrapFilter {
 
 #[derive(Clone, Debug, Default)]
 pub struct HistoryFilter {
-    pub scrap: Option<ObjectId>,
+    pub scrap: Option<ScrapId>,
     /// When set, only rows of these scraps (an API key's allow-list).
-    pub only_scraps: Option<Vec<ObjectId>>,
+    pub only_scraps: Option<Vec<ScrapId>>,
     pub offset: i64,
     pub limit: i64,
 }
@@ -58,19 +58,19 @@ pub trait AccountStore: Send + Sync {
     async fn create_account(&self, account: &NewAccount) -> Result<()>;
     /// Pre-authentication lookup for login: the user and its password hash.
     async fn user_by_email(&self, email: &str) -> Result<Option<(User, String)>>;
-    async fn user(&self, org: ObjectId, user: ObjectId) -> Result<Option<User>>;
+    async fn user(&self, org: OrgId, user: UserId) -> Result<Option<User>>;
     /// The user's password hash.
-    async fn password_hash(&self, org: ObjectId, user: ObjectId) -> Result<Option<String>>;
+    async fn password_hash(&self, org: OrgId, user: UserId) -> Result<Option<String>>;
     /// False when the user is not in `org`.
-    async fn set_password_hash(&self, org: ObjectId, user: ObjectId, hash: &str) -> Result<bool>;
+    async fn set_password_hash(&self, org: OrgId, user: UserId, hash: &str) -> Result<bool>;
     /// False when the user is not in `org`; fails with `Conflict("email")`
     /// when another user has the email.
-    async fn set_email(&self, org: ObjectId, user: ObjectId, email: &str) -> Result<bool>;
-    async fn organization(&self, org: ObjectId) -> Result<Option<Organization>>;
+    async fn set_email(&self, org: OrgId, user: UserId, email: &str) -> Result<bool>;
+    async fn organization(&self, org: OrgId) -> Result<Option<Organization>>;
     /// Sets the plan. The change counts as renewed for the week it is made
     /// in (the organization's `plan_renewed_at` moves to now), so a change
     /// to a renewed plan tops nothing up before the next week's renewal.
-    async fn set_plan(&self, org: ObjectId, plan: Plan) -> Result<bool>;
+    async fn set_plan(&self, org: OrgId, plan: Plan) -> Result<bool>;
     /// The weekly renewal of the week starting at `week_start`: takes up to
     /// `limit` organizations whose plan has a weekly amount in `units` and
     /// that were neither renewed nor had their plan set since `week_start`
@@ -82,9 +82,9 @@ pub trait AccountStore: Send + Sync {
     /// read and no transaction. Cross-organization by design (the scheduler).
     async fn renew_plans(&self, week_start: DateTime<Utc>, units: &WeeklyUnits, limit: i64)
     -> Result<Vec<PlanRenewal>>;
-    async fn set_admin(&self, org: ObjectId, user: ObjectId, is_admin: bool) -> Result<bool>;
+    async fn set_admin(&self, org: OrgId, user: UserId, is_admin: bool) -> Result<bool>;
     /// Adds (or with a negative figure removes) units; returns the new balance.
-    async fn add_balance(&self, org: ObjectId, units: i64) -> Result<Option<i64>>;
+    async fn add_balance(&self, org: OrgId, units: i64) -> Result<Option<i64>>;
     /// Returns the stored value of `key`, storing `value` first if there is none.
     async fn setting_or_init(&self, key: &str, value: &str) -> Result<String>;
 }
@@ -92,7 +92,7 @@ pub trait AccountStore: Send + Sync {
 /// What `AccountStore::renew_plans` did with one due organization.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanRenewal {
-    pub organization_id: ObjectId,
+    pub organization_id: OrgId,
     /// The plan at renewal time, which decided the amount.
     pub plan: Plan,
     pub week_start: DateTime<Utc>,
@@ -118,15 +118,15 @@ pub trait ScrapStore: Send + Sync {
     /// Writes every stored field of `scrap`; false when it does not exist in `org`.
     /// `next_fire_at` is written only when `cron` or `cron_timezone` changed
     /// (or none was stored), so an edit never moves a pending tick.
-    async fn update_scrap(&self, org: ObjectId, scrap: &Scrap, activity: &Activity) -> Result<bool>;
+    async fn update_scrap(&self, org: OrgId, scrap: &Scrap, activity: &Activity) -> Result<bool>;
     /// Deletes the scrap, its history rows, queued runs, script versions,
     /// site login and saved session, keeping its activity log.
-    async fn delete_scrap(&self, org: ObjectId, id: ObjectId, activity: &Activity) -> Result<bool>;
-    async fn scrap(&self, org: ObjectId, id: ObjectId) -> Result<Option<Scrap>>;
+    async fn delete_scrap(&self, org: OrgId, id: ScrapId, activity: &Activity) -> Result<bool>;
+    async fn scrap(&self, org: OrgId, id: ScrapId) -> Result<Option<Scrap>>;
     /// Newest first.
-    async fn list_scraps(&self, org: ObjectId, filter: &ScrapFilter) -> Result<Page<Scrap>>;
+    async fn list_scraps(&self, org: OrgId, filter: &ScrapFilter) -> Result<Page<Scrap>>;
     /// Which of `ids` are scraps of `org`.
-    async fn existing_scrap_ids(&self, org: ObjectId, ids: &[ObjectId]) -> Result<Vec<ObjectId>>;
+    async fn existing_scrap_ids(&self, org: OrgId, ids: &[ScrapId]) -> Result<Vec<ScrapId>>;
 }
 
 #[async_trait]
@@ -136,41 +136,40 @@ pub trait KeyStore: Send + Sync {
     /// Pre-authentication lookup of a key by the hash of its plain text.
     async fn key_by_hash(&self, key_hash: &str) -> Result<Option<KeyOwner>>;
     /// Keys not revoked, newest first.
-    async fn list_keys(&self, org: ObjectId, offset: i64, limit: i64) -> Result<Page<ApiKey>>;
+    async fn list_keys(&self, org: OrgId, offset: i64, limit: i64) -> Result<Page<ApiKey>>;
     /// An unrevoked key of `org`.
-    async fn key(&self, org: ObjectId, id: ObjectId) -> Result<Option<ApiKey>>;
+    async fn key(&self, org: OrgId, id: KeyId) -> Result<Option<ApiKey>>;
     /// Marks the key revoked and writes `activities` in the same transaction;
     /// false (and nothing written) when no unrevoked key `id` exists in `org`.
-    async fn revoke_key(&self, org: ObjectId, id: ObjectId, at: DateTime<Utc>, activities: &[Activity])
-    -> Result<bool>;
+    async fn revoke_key(&self, org: OrgId, id: KeyId, at: DateTime<Utc>, activities: &[Activity]) -> Result<bool>;
 }
 
 #[async_trait]
 pub trait HistoryStore: Send + Sync {
     async fn insert_history(&self, row: &HistoryRow) -> Result<()>;
-    async fn history_row(&self, org: ObjectId, id: ObjectId) -> Result<Option<HistoryRow>>;
+    async fn history_row(&self, org: OrgId, id: HistoryId) -> Result<Option<HistoryRow>>;
     /// Newest first.
-    async fn list_history(&self, org: ObjectId, filter: &HistoryFilter) -> Result<Page<HistoryRow>>;
+    async fn list_history(&self, org: OrgId, filter: &HistoryFilter) -> Result<Page<HistoryRow>>;
     /// The scrap runs of `org` among `ids`, without their data, in no
     /// particular order (ids of other organizations, of no row or of an AI
     /// operation row are left out).
-    async fn run_summaries(&self, org: ObjectId, ids: &[ObjectId]) -> Result<Vec<RunSummary>>;
+    async fn run_summaries(&self, org: OrgId, ids: &[HistoryId]) -> Result<Vec<RunSummary>>;
     /// The runs of `row`'s scrap around it (ordered by creation, then id),
     /// and the newest successful one created before it.
     /// How the finished runs of `scrap` other than `current` went: the
     /// newest one's outcome, how many failed since the newest success, and
     /// whether any succeeded (for alerts).
-    async fn run_streak(&self, org: ObjectId, scrap: ObjectId, current: ObjectId) -> Result<RunStreak>;
-    async fn run_neighbours(&self, org: ObjectId, row: &HistoryRow) -> Result<RunNeighbours>;
+    async fn run_streak(&self, org: OrgId, scrap: ScrapId, current: HistoryId) -> Result<RunStreak>;
+    async fn run_neighbours(&self, org: OrgId, row: &HistoryRow) -> Result<RunNeighbours>;
 }
 
 /// What `HistoryStore::run_neighbours` finds around a run.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunNeighbours {
     /// The scrap's run created just before.
-    pub previous: Option<ObjectId>,
+    pub previous: Option<HistoryId>,
     /// The scrap's run created just after.
-    pub next: Option<ObjectId>,
+    pub next: Option<HistoryId>,
     /// The scrap's newest `success` run created before (with its data).
     pub previous_success: Option<HistoryRow>,
 }
@@ -178,7 +177,7 @@ pub struct RunNeighbours {
 #[async_trait]
 pub trait ActivityStore: Send + Sync {
     /// Newest first.
-    async fn list_activities(&self, org: ObjectId, scrap: ObjectId, offset: i64, limit: i64) -> Result<Page<Activity>>;
+    async fn list_activities(&self, org: OrgId, scrap: ScrapId, offset: i64, limit: i64) -> Result<Page<Activity>>;
 }
 
 /// The recent outcomes of a scrap's runs (see `HistoryStore::run_streak`).
@@ -213,8 +212,8 @@ pub enum EmailOutcome {
 /// A recipient of release announcements.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recipient {
-    pub organization_id: ObjectId,
-    pub user_id: ObjectId,
+    pub organization_id: OrgId,
+    pub user_id: UserId,
     pub email: String,
 }
 
@@ -241,21 +240,21 @@ pub trait EmailStore: Send + Sync {
         activity: Option<&Activity>,
     ) -> Result<bool>;
     /// The emails sent for a scrap of `org`, newest first.
-    async fn scrap_emails(&self, org: ObjectId, scrap: ObjectId, limit: i64) -> Result<Vec<EmailRecord>>;
+    async fn scrap_emails(&self, org: OrgId, scrap: ScrapId, limit: i64) -> Result<Vec<EmailRecord>>;
     /// Every user who receives announcements, in id order after `after`.
     /// Cross-organization by design (a platform announcement).
-    async fn announcement_recipients(&self, after: Option<ObjectId>, limit: i64) -> Result<Vec<Recipient>>;
+    async fn announcement_recipients(&self, after: Option<UserId>, limit: i64) -> Result<Vec<Recipient>>;
     /// Turns announcements off (or on) for a user of `org`; false when there is no such user.
-    async fn set_announcements(&self, org: ObjectId, user: ObjectId, on: bool) -> Result<bool>;
+    async fn set_announcements(&self, org: OrgId, user: UserId, on: bool) -> Result<bool>;
 }
 
 /// A run a worker has claimed. The claim is valid while its lease lasts and
 /// nobody else has re-claimed the run (`attempts` tells the claims apart).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClaimedRun {
-    pub history_id: ObjectId,
-    pub organization_id: ObjectId,
-    pub scrap_id: ObjectId,
+    pub history_id: HistoryId,
+    pub organization_id: OrgId,
+    pub scrap_id: ScrapId,
     pub param: Option<ParamSet>,
     pub attempts: i64,
     pub worker_id: String,
@@ -274,7 +273,7 @@ pub enum QueueState {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExpiredLeases {
     /// Put back in the queue, `retries` incremented.
-    pub requeued: Vec<ObjectId>,
+    pub requeued: Vec<HistoryId>,
     /// Tried `max_attempts` times: the expired claims, to be finished as `error`.
     pub lost: Vec<ClaimedRun>,
 }
@@ -319,12 +318,12 @@ pub trait RunStore: Send + Sync {
     /// was lost meanwhile (the run finished, or its lease expired).
     async fn release_run(&self, claim: &ClaimedRun) -> Result<bool>;
     /// The tier that last worked for `host` in `org`, with its run count.
-    async fn tier_memory(&self, org: ObjectId, host: &str) -> Result<Option<TierMemory>>;
+    async fn tier_memory(&self, org: OrgId, host: &str) -> Result<Option<TierMemory>>;
     /// The engine an `auto` scrap of `org` runs on, as last decided.
-    async fn engine_memory(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<EngineMemory>>;
+    async fn engine_memory(&self, org: OrgId, scrap: ScrapId) -> Result<Option<EngineMemory>>;
     /// Replaces what `engine_memory` holds for the scrap; false (nothing
     /// written) when the scrap is not one of `org`'s.
-    async fn set_engine_memory(&self, org: ObjectId, scrap: ObjectId, memory: &EngineMemory) -> Result<bool>;
+    async fn set_engine_memory(&self, org: OrgId, scrap: ScrapId, memory: &EngineMemory) -> Result<bool>;
     /// Takes the due comparison of an `auto` scrap's engines for one run:
     /// moves `checked_at` to `now` when the memory is still for
     /// `fingerprint` and was last checked at or before `due`. False when
@@ -332,8 +331,8 @@ pub trait RunStore: Send + Sync {
     /// that are due at once, one compares.
     async fn claim_engine_check(
         &self,
-        org: ObjectId,
-        scrap: ObjectId,
+        org: OrgId,
+        scrap: ScrapId,
         fingerprint: &str,
         due: DateTime<Utc>,
         now: DateTime<Utc>,
@@ -344,9 +343,9 @@ pub trait RunStore: Send + Sync {
     async fn expire_leases(&self, now: DateTime<Utc>, max_attempts: i64) -> Result<ExpiredLeases>;
     /// Where a pending run of `org` is in the queue: `None` once it has
     /// left the queue (finished) or if it is not one of `org`'s runs.
-    async fn queue_state(&self, org: ObjectId, history_id: ObjectId) -> Result<Option<QueueState>>;
+    async fn queue_state(&self, org: OrgId, history_id: HistoryId) -> Result<Option<QueueState>>;
     /// The newest successful run of a scrap.
-    async fn last_success(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<HistoryRow>>;
+    async fn last_success(&self, org: OrgId, scrap: ScrapId) -> Result<Option<HistoryRow>>;
     /// Appends to a scrap's activity log.
     async fn log_activity(&self, activity: &Activity) -> Result<()>;
 }
@@ -464,12 +463,12 @@ impl TickOutcome {
 /// What the store did with one due scrap.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FiredTick {
-    pub organization_id: ObjectId,
-    pub scrap_id: ObjectId,
+    pub organization_id: OrgId,
+    pub scrap_id: ScrapId,
     pub scheduled_at: DateTime<Utc>,
     pub outcome: TickOutcome,
     /// The enqueued run's history row.
-    pub history_id: Option<ObjectId>,
+    pub history_id: Option<HistoryId>,
 }
 
 /// The scheduler's rules, called by the store inside its transaction.
@@ -481,7 +480,7 @@ pub trait TickPlanner: Send + Sync {
         scrap: &Scrap,
         tick: &PlannedTick,
         outcome: TickOutcome,
-        history: Option<ObjectId>,
+        history: Option<HistoryId>,
     ) -> Option<Activity>;
 }
 
@@ -503,24 +502,24 @@ pub trait ScheduleStore: Send + Sync {
 pub trait WebhookStore: Send + Sync {
     async fn insert_webhook(&self, webhook: &Webhook) -> Result<()>;
     /// Writes url, events, scrap_ids, active; false when not in `org`.
-    async fn update_webhook(&self, org: ObjectId, webhook: &Webhook) -> Result<bool>;
+    async fn update_webhook(&self, org: OrgId, webhook: &Webhook) -> Result<bool>;
     /// Deletes the webhook with its pending deliveries and its log.
-    async fn delete_webhook(&self, org: ObjectId, id: ObjectId) -> Result<bool>;
-    async fn webhook(&self, org: ObjectId, id: ObjectId) -> Result<Option<Webhook>>;
+    async fn delete_webhook(&self, org: OrgId, id: WebhookId) -> Result<bool>;
+    async fn webhook(&self, org: OrgId, id: WebhookId) -> Result<Option<Webhook>>;
     /// Newest first.
-    async fn list_webhooks(&self, org: ObjectId, offset: i64, limit: i64) -> Result<Page<Webhook>>;
+    async fn list_webhooks(&self, org: OrgId, offset: i64, limit: i64) -> Result<Page<Webhook>>;
     /// The organization's active webhooks (candidates for an event).
-    async fn active_webhooks(&self, org: ObjectId) -> Result<Vec<Webhook>>;
+    async fn active_webhooks(&self, org: OrgId) -> Result<Vec<Webhook>>;
     /// A webhook's attempts, newest first.
     async fn list_attempts(
         &self,
-        org: ObjectId,
-        webhook: ObjectId,
+        org: OrgId,
+        webhook: WebhookId,
         offset: i64,
         limit: i64,
     ) -> Result<Page<DeliveryAttempt>>;
-    async fn attempt(&self, org: ObjectId, webhook: ObjectId, id: ObjectId) -> Result<Option<DeliveryAttempt>>;
-    async fn delivery(&self, org: ObjectId, id: ObjectId) -> Result<Option<Delivery>>;
+    async fn attempt(&self, org: OrgId, webhook: WebhookId, id: ObjectId) -> Result<Option<DeliveryAttempt>>;
+    async fn delivery(&self, org: OrgId, id: ObjectId) -> Result<Option<Delivery>>;
     /// Queues deliveries, due at `due`.
     async fn insert_deliveries(&self, deliveries: &[Delivery], due: DateTime<Utc>) -> Result<()>;
     /// Takes up to `limit` deliveries due at `now` that no dispatcher holds,
@@ -639,7 +638,7 @@ pub struct TaskEnd<'a> {
 /// is still the one that failed.
 #[derive(Clone, Debug)]
 pub struct AppliedFix<'a> {
-    pub scrap_id: ObjectId,
+    pub scrap_id: ScrapId,
     /// The script that failed; the scrap's current script must still be it.
     pub replaced: &'a str,
     /// The new version (its `number` is assigned by the store).
@@ -664,7 +663,7 @@ pub enum TaskFinish {
 #[async_trait]
 pub trait TaskStore: Send + Sync {
     async fn insert_task(&self, task: &Task) -> Result<()>;
-    async fn task(&self, org: ObjectId, id: ObjectId) -> Result<Option<Task>>;
+    async fn task(&self, org: OrgId, id: ObjectId) -> Result<Option<Task>>;
     /// Claims up to `limit` tasks, oldest first, held until `lease_until`:
     /// queued ones, and running ones whose lease ended before `now` that
     /// were claimed fewer than `max_attempts` times. Running tasks out of
@@ -682,7 +681,7 @@ pub trait TaskStore: Send + Sync {
     /// writes, in one transaction.
     async fn finish_task(&self, task: &Task, end: &TaskEnd<'_>) -> Result<TaskFinish>;
     /// How many tasks of `kind` `org` has created since `since` (daily limits).
-    async fn count_tasks(&self, org: ObjectId, kind: TaskKind, since: DateTime<Utc>) -> Result<i64>;
+    async fn count_tasks(&self, org: OrgId, kind: TaskKind, since: DateTime<Utc>) -> Result<i64>;
 }
 
 #[async_trait]
@@ -691,20 +690,15 @@ pub trait VersionStore: Send + Sync {
     /// written by `insert_scrap`, by `update_scrap` when the script changed,
     /// by AI Fix and by `restore_version`: the newest is always the current
     /// script.)
-    async fn script_versions(
-        &self,
-        org: ObjectId,
-        scrap: ObjectId,
-        offset: i64,
-        limit: i64,
-    ) -> Result<Page<ScriptVersion>>;
-    async fn script_version(&self, org: ObjectId, scrap: ObjectId, id: ObjectId) -> Result<Option<ScriptVersion>>;
+    async fn script_versions(&self, org: OrgId, scrap: ScrapId, offset: i64, limit: i64)
+    -> Result<Page<ScriptVersion>>;
+    async fn script_version(&self, org: OrgId, scrap: ScrapId, id: ObjectId) -> Result<Option<ScriptVersion>>;
     /// Makes version `id` the scrap's script again, as a new `rollback`
     /// version, with `activity`; `None` when the scrap or version does not exist.
     async fn restore_version(
         &self,
-        org: ObjectId,
-        scrap: ObjectId,
+        org: OrgId,
+        scrap: ScrapId,
         id: ObjectId,
         at: DateTime<Utc>,
         activity: &Activity,
@@ -780,8 +774,8 @@ pub trait SiteAccountStore: Send + Sync {
     /// in one transaction; false (nothing written) when `org` has no such scrap.
     async fn set_site_account(
         &self,
-        org: ObjectId,
-        scrap: ObjectId,
+        org: OrgId,
+        scrap: ScrapId,
         account: &SiteAccount,
         at: DateTime<Utc>,
         forget_session: bool,
@@ -789,16 +783,16 @@ pub trait SiteAccountStore: Send + Sync {
     ) -> Result<bool>;
     /// Deletes the login and the saved session, writing `activity`; false
     /// (nothing written) when the scrap has no login.
-    async fn delete_site_account(&self, org: ObjectId, scrap: ObjectId, activity: &Activity) -> Result<bool>;
-    async fn site_account(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<StoredAccount>>;
-    async fn site_session(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<SavedSession>>;
+    async fn delete_site_account(&self, org: OrgId, scrap: ScrapId, activity: &Activity) -> Result<bool>;
+    async fn site_account(&self, org: OrgId, scrap: ScrapId) -> Result<Option<StoredAccount>>;
+    async fn site_session(&self, org: OrgId, scrap: ScrapId) -> Result<Option<SavedSession>>;
     /// Saves (replacing) the scrap's session; false (nothing written) when
     /// `org` has no such scrap or the scrap has no login (a session is only
     /// kept beside the login it was made with).
-    async fn save_site_session(&self, org: ObjectId, scrap: ObjectId, session: &SavedSession) -> Result<bool>;
+    async fn save_site_session(&self, org: OrgId, scrap: ScrapId, session: &SavedSession) -> Result<bool>;
     /// Deletes the saved session, writing `activity`; false (nothing
     /// written) when there was none.
-    async fn delete_site_session(&self, org: ObjectId, scrap: ObjectId, activity: &Activity) -> Result<bool>;
+    async fn delete_site_session(&self, org: OrgId, scrap: ScrapId, activity: &Activity) -> Result<bool>;
 }
 
 /// Everything svc stores.

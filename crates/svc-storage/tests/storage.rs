@@ -18,7 +18,6 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Datelike, Duration, SubsecRound, Utc};
 use serde_json::json;
-use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
 use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
@@ -31,6 +30,7 @@ use svc_domain::script_version::{ScriptVersion, VersionSource};
 use svc_domain::site_account::{SavedSession, SessionState, SiteAccount};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
+use svc_domain::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, TypedId, UserId, WebhookId};
 use svc_storage::key_check::key_check_opens;
 use svc_storage::testing::TestDb;
 use svc_storage::{
@@ -52,7 +52,7 @@ fn now() -> DateTime<Utc> {
 fn new_account(email: &str) -> NewAccount {
     let at = now();
     let org = Organization {
-        id: ObjectId::new(),
+        id: OrgId::new(),
         name: format!("org of {email}"),
         plan: Plan::Free,
         balance: 500,
@@ -60,7 +60,7 @@ fn new_account(email: &str) -> NewAccount {
         created_at: at,
     };
     let user = User {
-        id: ObjectId::new(),
+        id: UserId::new(),
         organization_id: org.id,
         email: email.to_string(),
         name: format!("user {email}"),
@@ -111,7 +111,7 @@ fn full_scrap(user: &User, created_at: DateTime<Utc>) -> Scrap {
     }
 }
 
-fn activity(org: ObjectId, scrap: ObjectId, kind: &str, at: DateTime<Utc>) -> Activity {
+fn activity(org: OrgId, scrap: ScrapId, kind: &str, at: DateTime<Utc>) -> Activity {
     Activity {
         id: ObjectId::new(),
         organization_id: org,
@@ -154,13 +154,13 @@ fn full_history(scrap: &Scrap, created_at: DateTime<Utc>) -> HistoryRow {
 
 fn api_key(user: &User, name: &str, created_at: DateTime<Utc>) -> ApiKey {
     ApiKey {
-        id: ObjectId::new(),
+        id: KeyId::new(),
         organization_id: user.organization_id,
         user_id: user.id,
         name: name.to_string(),
         prefix: format!("svc_{}", &name[..name.len().min(4)]),
         scopes: vec![Scope::ScrapsRead, Scope::HistoryRead],
-        scrap_ids: vec![ObjectId::new(), ObjectId::new()],
+        scrap_ids: vec![ScrapId::new(), ScrapId::new()],
         expires_at: Some(created_at + Duration::days(90)),
         created_at,
         revoked_at: None,
@@ -186,11 +186,11 @@ fn titles(page: &Page<Scrap>) -> Vec<&str> {
     page.items.iter().map(|s| s.title.as_str()).collect()
 }
 
-fn ids<T>(items: &[T], id: impl Fn(&T) -> ObjectId) -> Vec<ObjectId> {
+fn ids<T, I>(items: &[T], id: impl Fn(&T) -> I) -> Vec<I> {
     items.iter().map(id).collect()
 }
 
-fn set(ids: impl IntoIterator<Item = ObjectId>) -> BTreeSet<ObjectId> {
+fn set<I: Ord>(ids: impl IntoIterator<Item = I>) -> BTreeSet<I> {
     ids.into_iter().collect()
 }
 
@@ -214,8 +214,8 @@ async fn accounts_round_trip(store: Arc<dyn Store>) {
 
     assert_eq!(store.user(org.id, user.id).await.unwrap().as_ref(), Some(user));
     assert_eq!(store.organization(org.id).await.unwrap().as_ref(), Some(org));
-    assert_eq!(store.organization(ObjectId::new()).await.unwrap(), None);
-    assert_eq!(store.user(org.id, ObjectId::new()).await.unwrap(), None);
+    assert_eq!(store.organization(OrgId::new()).await.unwrap(), None);
+    assert_eq!(store.user(org.id, UserId::new()).await.unwrap(), None);
 
     // A second account with the same email fails, and leaves nothing behind
     // (its organization is written in the same transaction).
@@ -244,7 +244,7 @@ async fn organization_updates(store: Arc<dyn Store>) {
     assert_eq!(store.organization(org.id).await.unwrap().unwrap().plan, Plan::Pro);
     assert!(store.set_plan(org.id, Plan::Growth).await.unwrap());
     assert_eq!(store.organization(org.id).await.unwrap().unwrap().plan, Plan::Growth);
-    assert!(!store.set_plan(ObjectId::new(), Plan::Pro).await.unwrap());
+    assert!(!store.set_plan(OrgId::new(), Plan::Pro).await.unwrap());
     assert_eq!(store.organization(other_org.id).await.unwrap().unwrap().plan, Plan::Free);
 
     assert!(store.set_admin(org.id, user.id, true).await.unwrap());
@@ -261,7 +261,7 @@ async fn organization_updates(store: Arc<dyn Store>) {
     assert_eq!(store.add_balance(org.id, 0).await.unwrap(), Some(-250));
     assert_eq!(store.organization(org.id).await.unwrap().unwrap().balance, -250);
     assert_eq!(store.organization(other_org.id).await.unwrap().unwrap().balance, 500);
-    assert_eq!(store.add_balance(ObjectId::new(), 10).await.unwrap(), None);
+    assert_eq!(store.add_balance(OrgId::new(), 10).await.unwrap(), None);
 
     assert_eq!(store.setting_or_init("jwt_secret", "first").await.unwrap(), "first");
     assert_eq!(store.setting_or_init("jwt_secret", "second").await.unwrap(), "first");
@@ -283,7 +283,7 @@ async fn password_and_email_changes(store: Arc<dyn Store>) {
     assert_eq!(store.user_by_email("ada@example.com").await.unwrap().unwrap().1, "$argon2id$new");
     // Through another organization: not found, nothing changed.
     assert!(!store.set_password_hash(org.id, other_user.id, "$argon2id$stolen").await.unwrap());
-    assert!(!store.set_password_hash(ObjectId::new(), user.id, "$argon2id$stolen").await.unwrap());
+    assert!(!store.set_password_hash(OrgId::new(), user.id, "$argon2id$stolen").await.unwrap());
     assert_eq!(
         store.password_hash(other_org.id, other_user.id).await.unwrap().as_deref(),
         Some("$argon2id$v=19$hash-of-bob@example.com")
@@ -414,13 +414,13 @@ async fn scraps_scoped_by_organization(store: Arc<dyn Store>) {
     let page = store.list_scraps(org.id, &filter(0, 10)).await.unwrap();
     assert_eq!(ids(&page.items, |s| s.id), [mine2.id, mine.id]);
     assert_eq!(page.total, 2);
-    let unknown = store.list_scraps(ObjectId::new(), &filter(0, 10)).await.unwrap();
+    let unknown = store.list_scraps(OrgId::new(), &filter(0, 10)).await.unwrap();
     assert_eq!(unknown, Page { items: vec![], total: 0 });
 
-    let asked = [mine.id, theirs.id, ObjectId::new(), mine2.id];
+    let asked = [mine.id, theirs.id, ScrapId::new(), mine2.id];
     assert_eq!(set(store.existing_scrap_ids(org.id, &asked).await.unwrap()), set([mine.id, mine2.id]));
     assert_eq!(store.existing_scrap_ids(other_org.id, &asked).await.unwrap(), [theirs.id]);
-    assert_eq!(store.existing_scrap_ids(org.id, &[ObjectId::new()]).await.unwrap(), []);
+    assert_eq!(store.existing_scrap_ids(org.id, &[ScrapId::new()]).await.unwrap(), []);
     assert_eq!(store.existing_scrap_ids(org.id, &[]).await.unwrap(), []);
 }
 
@@ -541,8 +541,8 @@ async fn list_scraps_only(store: Arc<dyn Store>) {
     let foreign = scrap(&other_user, "foreign", t0);
     insert_scrap(&store, &foreign).await;
 
-    let only = |ids: Vec<ObjectId>| ScrapFilter { only: Some(ids), ..filter(0, 10) };
-    let page = store.list_scraps(org.id, &only(vec![a[0].id, a[2].id, foreign.id, ObjectId::new()])).await.unwrap();
+    let only = |ids: Vec<ScrapId>| ScrapFilter { only: Some(ids), ..filter(0, 10) };
+    let page = store.list_scraps(org.id, &only(vec![a[0].id, a[2].id, foreign.id, ScrapId::new()])).await.unwrap();
     assert_eq!(titles(&page), ["a2", "a0"]);
     assert_eq!(page.total, 2);
 
@@ -648,7 +648,7 @@ async fn history_rows(store: Arc<dyn Store>) {
     }
     assert_eq!(store.history_row(other_org.id, foreign_row.id).await.unwrap(), Some(foreign_row.clone()));
     assert_eq!(store.history_row(org.id, foreign_row.id).await.unwrap(), None);
-    assert_eq!(store.history_row(org.id, ObjectId::new()).await.unwrap(), None);
+    assert_eq!(store.history_row(org.id, HistoryId::new()).await.unwrap(), None);
 
     match store.insert_history(&rows[0]).await {
         Err(StoreError::Conflict(_)) => {}
@@ -720,7 +720,7 @@ async fn run_summaries_of_the_organization(store: Arc<dyn Store>) {
     let foreign_row = full_history(&foreign, t0);
     store.insert_history(&foreign_row).await.unwrap();
 
-    let asked = [rows[2].id, foreign_row.id, ObjectId::new(), rows[0].id, rows[1].id, rows[0].id];
+    let asked = [rows[2].id, foreign_row.id, HistoryId::new(), rows[0].id, rows[1].id, rows[0].id];
     let mut got = store.run_summaries(org.id, &asked).await.unwrap();
     got.sort_by_key(|s| s.id);
     let mut expected: Vec<RunSummary> = rows.iter().map(summary).collect();
@@ -815,7 +815,7 @@ async fn scrap_history_lists_most_recent_ids(store: Arc<dyn Store>) {
         store.insert_history(row).await.unwrap();
     }
 
-    let expected: Vec<ObjectId> = runs.iter().rev().take(HISTORY_IDS_CAP).map(|h| h.id).collect();
+    let expected: Vec<HistoryId> = runs.iter().rev().take(HISTORY_IDS_CAP).map(|h| h.id).collect();
     assert_eq!(expected.len(), 50);
     assert_eq!(expected[0], runs[54].id);
     assert_eq!(expected[49], runs[5].id);
@@ -881,7 +881,7 @@ async fn api_keys(store: Arc<dyn Store>) {
     let (org, user) = account(&store, "ada@example.com").await;
     let (other_org, other_user) = account(&store, "bob@example.com").await;
     let t0 = now();
-    let log_scrap = ObjectId::new();
+    let log_scrap = ScrapId::new();
 
     let key = ApiKey { scopes: vec![], scrap_ids: vec![], expires_at: None, ..api_key(&user, "ci", t0) };
     let created = activity(org.id, log_scrap, "key.created", t0);
@@ -930,7 +930,7 @@ async fn api_keys(store: Arc<dyn Store>) {
     assert_eq!(store.key(org.id, keys[1].id).await.unwrap().as_ref(), Some(&keys[1]));
     assert_eq!(store.list_activities(other_org.id, log_scrap, 0, 10).await.unwrap().total, 0);
 
-    let revoked2 = activity(org.id, ObjectId::new(), "key.revoked", at);
+    let revoked2 = activity(org.id, ScrapId::new(), "key.revoked", at);
     assert!(store.revoke_key(org.id, keys[1].id, at, &[revoked.clone(), revoked2.clone()]).await.unwrap());
     assert_eq!(store.key(org.id, keys[1].id).await.unwrap(), None);
     let page = store.list_keys(org.id, 0, 10).await.unwrap();
@@ -951,11 +951,11 @@ async fn api_keys(store: Arc<dyn Store>) {
     assert_eq!(store.list_activities(org.id, log_scrap, 0, 10).await.unwrap().total, 2);
     assert_eq!(store.key_by_hash("hash-1").await.unwrap().unwrap().key.revoked_at, Some(at));
     assert!(!store.revoke_key(org.id, old.id, at, &[]).await.unwrap());
-    assert!(!store.revoke_key(org.id, ObjectId::new(), at, &[]).await.unwrap());
+    assert!(!store.revoke_key(org.id, KeyId::new(), at, &[]).await.unwrap());
 
     // A hash collision is a conflict; neither the key nor its activities are written.
     let clash = api_key(&user, "clash", t0 + Duration::seconds(20));
-    let clash_activity = activity(org.id, ObjectId::new(), "key.created", t0);
+    let clash_activity = activity(org.id, ScrapId::new(), "key.created", t0);
     match store.insert_key(&clash, "hash-ci", std::slice::from_ref(&clash_activity)).await {
         Err(StoreError::Conflict(what)) => assert_eq!(what, "key"),
         other => panic!("expected Conflict(\"key\"), got {other:?}"),
@@ -982,7 +982,7 @@ async fn activities_newest_first(store: Arc<dyn Store>) {
     for secs in [30, 10, 20, 40] {
         let a = Activity {
             actor: format!("user:{}", user.id),
-            history_id: Some(ObjectId::new()),
+            history_id: Some(HistoryId::new()),
             ..activity(org.id, s.id, "scrap.updated", t0 + Duration::seconds(secs))
         };
         assert!(store.update_scrap(org.id, &s, &a).await.unwrap());
@@ -1005,7 +1005,7 @@ async fn activities_newest_first(store: Arc<dyn Store>) {
     insert_scrap(&store, &theirs).await;
     assert_eq!(store.list_activities(org.id, theirs.id, 0, 10).await.unwrap().total, 0);
     assert_eq!(store.list_activities(other_org.id, theirs.id, 0, 10).await.unwrap().total, 1);
-    assert_eq!(store.list_activities(org.id, ObjectId::new(), 0, 10).await.unwrap().total, 0);
+    assert_eq!(store.list_activities(org.id, ScrapId::new(), 0, 10).await.unwrap().total, 0);
 }
 
 // ---------------------------------------------------------------------------
@@ -1048,7 +1048,7 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     for t in tasks {
         claims.extend(t.await.unwrap());
     }
-    let claimed: BTreeSet<ObjectId> = claims.iter().map(|c| c.history_id).collect();
+    let claimed: BTreeSet<HistoryId> = claims.iter().map(|c| c.history_id).collect();
     assert_eq!(claims.len(), 20, "every run claimed exactly once");
     assert_eq!(claimed, queued);
     assert!(claims.iter().all(|c| c.param.is_some()));
@@ -1150,7 +1150,7 @@ impl TickPlanner for TestPlanner {
         scrap: &Scrap,
         _: &PlannedTick,
         outcome: TickOutcome,
-        history: Option<ObjectId>,
+        history: Option<HistoryId>,
     ) -> Option<Activity> {
         let mut log = activity(scrap.organization_id, scrap.id, &format!("tick.{}", outcome.as_str()), now());
         log.history_id = history;
@@ -1188,7 +1188,7 @@ async fn queue_state_follows_a_run(store: Arc<dyn Store>) {
     assert_eq!(store.queue_state(org.id, row.id).await.unwrap(), None, "finished runs have left the queue");
 }
 
-fn email(org: ObjectId, scrap: Option<ObjectId>, to: &str, at: DateTime<Utc>) -> Email {
+fn email(org: OrgId, scrap: Option<ScrapId>, to: &str, at: DateTime<Utc>) -> Email {
     Email {
         id: ObjectId::new(),
         organization_id: org,
@@ -1317,7 +1317,7 @@ async fn run_streak_counts_failures_since_the_last_success(store: Arc<dyn Store>
     let (org, user) = account(&store, "streak@example.com").await;
     let s = scrap(&user, "Streaky", now());
     insert_scrap(&store, &s).await;
-    let current = ObjectId::new();
+    let current = HistoryId::new();
     assert_eq!(store.run_streak(org.id, s.id, current).await.unwrap(), RunStreak::default());
     let outcomes = [
         Some(StatusDetail::Error),
@@ -1498,7 +1498,7 @@ async fn account_on(store: &Arc<dyn Store>, email: &str, plan: Plan, balance: i6
     store.organization(org.id).await.unwrap().unwrap()
 }
 
-fn renewed(batch: &[PlanRenewal]) -> BTreeSet<ObjectId> {
+fn renewed(batch: &[PlanRenewal]) -> BTreeSet<OrgId> {
     set(batch.iter().filter(|r| r.outcome == RenewalOutcome::Renewed).map(|r| r.organization_id))
 }
 
@@ -1511,7 +1511,7 @@ async fn renewal_tops_up_growth_and_pro_once_a_week(store: Arc<dyn Store>) {
 
     let batch = store.renew_plans(next_week, &WEEKLY, 100).await.unwrap();
     assert_eq!(renewed(&batch), set([low.id, rich.id, pro.id]), "Growth and Pro only: {batch:?}");
-    let of = |org: ObjectId| batch.iter().find(|r| r.organization_id == org).unwrap().clone();
+    let of = |org: OrgId| batch.iter().find(|r| r.organization_id == org).unwrap().clone();
     assert_eq!(
         of(low.id),
         PlanRenewal {
@@ -1526,7 +1526,7 @@ async fn renewal_tops_up_growth_and_pro_once_a_week(store: Arc<dyn Store>) {
     );
     assert_eq!((of(rich.id).balance_before, of(rich.id).balance_after), (25_000, 25_000), "never reduced");
     assert_eq!((of(pro.id).units, of(pro.id).balance_after), (100_000, 100_000), "a negative balance too");
-    let balance_of = |org: ObjectId| {
+    let balance_of = |org: OrgId| {
         let store = store.clone();
         async move { store.organization(org).await.unwrap().unwrap().balance }
     };
@@ -1652,7 +1652,7 @@ async fn concurrent_renewals_renew_each_organization_once(store: Arc<dyn Store>)
 
 fn webhook(org: &Organization, url: &str, at: DateTime<Utc>) -> Webhook {
     Webhook {
-        id: ObjectId::new(),
+        id: WebhookId::new(),
         organization_id: org.id,
         url: url.into(),
         events: vec![WebhookEvent::ScrapSuccess, WebhookEvent::ScrapFailure],
@@ -1703,7 +1703,7 @@ async fn webhooks_round_trip_scoped_by_organization(store: Arc<dyn Store>) {
     let t0 = now();
     let a = webhook(&org, "https://a.example/hook", t0);
     let b = Webhook {
-        scrap_ids: vec![ObjectId::new()],
+        scrap_ids: vec![ScrapId::new()],
         ..webhook(&org, "https://b.example/hook", t0 + Duration::seconds(1))
     };
     store.insert_webhook(&a).await.unwrap();
@@ -1836,7 +1836,7 @@ async fn concurrent_dispatchers_claim_each_delivery_once(store: Arc<dyn Store>) 
 // ---------------------------------------------------------------------------
 
 /// (number, script, source) of a scrap's versions, newest first.
-async fn version_list(store: &Arc<dyn Store>, org: ObjectId, scrap: ObjectId) -> Vec<(i64, String, VersionSource)> {
+async fn version_list(store: &Arc<dyn Store>, org: OrgId, scrap: ScrapId) -> Vec<(i64, String, VersionSource)> {
     let page = store.script_versions(org, scrap, 0, 100).await.unwrap();
     assert_eq!(page.total, page.items.len() as i64);
     page.items.into_iter().map(|v| (v.number, v.request, v.source)).collect()
@@ -1934,7 +1934,7 @@ async fn script_versions_follow_every_script_change(store: Arc<dyn Store>) {
     let attempt = activity(org.id, s.id, "scrap.restored", t4);
     assert_eq!(store.restore_version(org.id, s.id, ObjectId::new(), t4, &attempt).await.unwrap(), None);
     assert_eq!(store.restore_version(org.id, neighbour.id, v2.id, t4, &attempt).await.unwrap(), None);
-    assert_eq!(store.restore_version(org.id, ObjectId::new(), v2.id, t4, &attempt).await.unwrap(), None);
+    assert_eq!(store.restore_version(org.id, ScrapId::new(), v2.id, t4, &attempt).await.unwrap(), None);
     let foreign_attempt = activity(other_org.id, s.id, "scrap.restored", t4);
     assert_eq!(store.restore_version(other_org.id, s.id, v2.id, t4, &foreign_attempt).await.unwrap(), None);
     let foreign_v1 = store.script_versions(other_org.id, foreign.id, 0, 1).await.unwrap().items.remove(0);
@@ -1984,7 +1984,7 @@ fn task(org: &Organization, user: Option<&User>, kind: TaskKind, created_at: Dat
 /// An AI operation's history row: of no scrap, finished.
 fn ai_row(org: &Organization, created_at: DateTime<Utc>) -> HistoryRow {
     HistoryRow {
-        id: ObjectId::new(),
+        id: HistoryId::new(),
         scrap_id: None,
         organization_id: org.id,
         status_detail: Some(StatusDetail::Success),
@@ -2019,7 +2019,7 @@ fn task_end<'a>(state: TaskState, activities: &'a [Activity]) -> TaskEnd<'a> {
     }
 }
 
-async fn balance(store: &Arc<dyn Store>, org: ObjectId) -> i64 {
+async fn balance(store: &Arc<dyn Store>, org: OrgId) -> i64 {
     store.organization(org).await.unwrap().unwrap().balance
 }
 
@@ -2036,8 +2036,8 @@ async fn tasks_round_trip_scoped_by_organization(store: Arc<dyn Store>) {
         state: TaskState::Failed,
         result: Some(json!({"script": "a", "columns": ["x", "y"], "score": 0.5})),
         error: Some("could not repair".into()),
-        scrap_id: Some(ObjectId::new()),
-        history_id: Some(ObjectId::new()),
+        scrap_id: Some(ScrapId::new()),
+        history_id: Some(HistoryId::new()),
         attempts: 3,
         lease_until: Some(t0 + Duration::milliseconds(90_123)),
         finished_at: Some(t0 + Duration::milliseconds(95_456)),
@@ -2159,7 +2159,7 @@ async fn concurrent_task_runners_claim_each_task_once(store: Arc<dyn Store>) {
 async fn finish_task_once_per_claim(store: Arc<dyn Store>) {
     let (org, user) = account(&store, "finish@example.com").await;
     let t0 = now();
-    let log_scrap = ObjectId::new();
+    let log_scrap = ScrapId::new();
     let wizard = task(&org, Some(&user), TaskKind::AiWizard, t0);
     store.insert_task(&wizard).await.unwrap();
     let never_claimed = task(&org, Some(&user), TaskKind::AiWizard, t0 + Duration::seconds(1));
@@ -2251,7 +2251,7 @@ async fn finished_tasks_write_ai_rows_of_no_scrap(store: Arc<dyn Store>) {
     store.insert_task(&generate).await.unwrap();
     let claim = store.claim_tasks(t0, t0 + Duration::minutes(5), 3, 10, "lost").await.unwrap().remove(0);
     let row = ai_row(&org, t0 + Duration::seconds(1));
-    let log_scrap = ObjectId::new();
+    let log_scrap = ScrapId::new();
     let logs = [
         Activity { history_id: Some(row.id), ..activity(org.id, log_scrap, "ai.generated", t0 + Duration::seconds(2)) },
         activity(org.id, log_scrap, "ai.charged", t0 + Duration::seconds(1)),
@@ -2328,7 +2328,7 @@ async fn count_tasks_by_organization_kind_and_time(store: Arc<dyn Store>) {
     assert_eq!(store.count_tasks(org.id, TaskKind::AiGenerate, day_ago).await.unwrap(), 1);
     assert_eq!(store.count_tasks(org.id, TaskKind::AiFix, day_ago).await.unwrap(), 0);
     assert_eq!(store.count_tasks(other_org.id, TaskKind::AiWizard, day_ago).await.unwrap(), 1);
-    assert_eq!(store.count_tasks(ObjectId::new(), TaskKind::AiWizard, day_ago).await.unwrap(), 0);
+    assert_eq!(store.count_tasks(OrgId::new(), TaskKind::AiWizard, day_ago).await.unwrap(), 0);
 
     // Claimed and finished tasks still count (a daily limit counts requests).
     let claimed = store.claim_tasks(t0, t0 + Duration::minutes(5), 3, 10, "lost").await.unwrap();
@@ -2589,7 +2589,7 @@ impl Before0007 {
             s.created_at.timestamp_millis(),
             s.updated_at.timestamp_millis(),
             lit(Some(&format!("{}\n{}\n{}", s.title, s.description, s.url).to_lowercase())),
-            lit(Some(&s.history.iter().map(ObjectId::to_string).collect::<Vec<_>>().join(","))),
+            lit(Some(&s.history.iter().map(HistoryId::to_string).collect::<Vec<_>>().join(","))),
             lit_ms(s.next_fire_at),
         );
         for h in &self.runs {
@@ -2636,7 +2636,8 @@ impl Before0007 {
             store.list_history(org, &HistoryFilter { scrap: Some(s.id), ..history_filter(0, 10) }).await.unwrap();
         assert_eq!(ids(&page.items, |h| h.id), s.history);
         let v1 = ScriptVersion {
-            id: s.id,
+            // Migration 0007 gave each scrap's first version the scrap's id.
+            id: s.id.object_id(),
             organization_id: org,
             scrap_id: s.id,
             number: 1,
@@ -2687,7 +2688,7 @@ fn site_account(username: &str, password: &str) -> SiteAccount {
     SiteAccount { username: username.into(), password: password.into() }
 }
 
-fn saved_session(state: &str, at: DateTime<Utc>, history_id: Option<ObjectId>) -> SavedSession {
+fn saved_session(state: &str, at: DateTime<Utc>, history_id: Option<HistoryId>) -> SavedSession {
     SavedSession { state: SessionState::new(state), saved_at: at, history_id }
 }
 
@@ -2704,7 +2705,7 @@ async fn site_accounts_sealed_and_scoped(db: &TestDb) {
 
     assert_eq!(store.site_account(org.id, s.id).await.unwrap(), None);
     // A fresh activity entry per write (ids are unique).
-    let act = |org: ObjectId, kind: &str| activity(org, s.id, kind, t0);
+    let act = |org: OrgId, kind: &str| activity(org, s.id, kind, t0);
     assert!(
         store
             .set_site_account(org.id, s.id, &site_account(username, password), t0, false, &act(org.id, "account.set"))
@@ -2748,7 +2749,7 @@ async fn site_accounts_sealed_and_scoped(db: &TestDb) {
     );
     assert!(
         !store
-            .set_site_account(org.id, ObjectId::new(), &site_account("eve", "x"), t0, true, &act(org.id, "account.set"))
+            .set_site_account(org.id, ScrapId::new(), &site_account("eve", "x"), t0, true, &act(org.id, "account.set"))
             .await
             .unwrap()
     );
@@ -2758,7 +2759,7 @@ async fn site_accounts_sealed_and_scoped(db: &TestDb) {
 
     // A session, sealed too; scoped the same way.
     let cookie = r#"{"v":1,"cookies":[{"name":"members_sid","value":"sid-5f1d2b7c9e"}]}"#;
-    let run = ObjectId::new();
+    let run = HistoryId::new();
     let t1 = t0 + Duration::seconds(1);
     let loginless = scrap(&user, "no login", t0);
     insert_scrap(&store, &loginless).await;
@@ -2772,7 +2773,7 @@ async fn site_accounts_sealed_and_scoped(db: &TestDb) {
     assert_eq!(sealed.len(), 1);
     assert!(Sealer::is_sealed(&sealed[0]) && !sealed[0].contains("sid-5f1d2b7c9e") && !sealed[0].contains("cookies"));
     assert!(!store.save_site_session(other_org.id, s.id, &saved_session("{}", t1, None)).await.unwrap());
-    assert!(!store.save_site_session(org.id, ObjectId::new(), &saved_session("{}", t1, None)).await.unwrap());
+    assert!(!store.save_site_session(org.id, ScrapId::new(), &saved_session("{}", t1, None)).await.unwrap());
     assert_eq!(store.site_session(other_org.id, s.id).await.unwrap(), None);
     assert!(!store.delete_site_session(other_org.id, s.id, &act(other_org.id, "account.set")).await.unwrap());
     // Saving again replaces it.
@@ -3045,7 +3046,7 @@ async fn plaintext_from_before_sealing_is_sealed_once(db: &TestDb) {
     raw::exec(db, "INSERT INTO settings (key, value) VALUES ('jwt_secret', 'old-plaintext-jwt-secret')", &[]).await;
     raw::exec(db, "INSERT INTO settings (key, value) VALUES ('unrelated', 'left-as-it-is')", &[]).await;
     // Readable before the pass (taken as plaintext).
-    let a_id = ObjectId::parse(&a).unwrap();
+    let a_id = WebhookId::parse(&a).unwrap();
     assert_eq!(store.webhook(org.id, a_id).await.unwrap().unwrap().secret, "whsec_b2xkLXBsYWludGV4dC1h");
 
     let report = store.seal_plaintext_secrets().await.unwrap();
@@ -3098,7 +3099,7 @@ async fn rotation_reseals_every_value_in_one_transaction(db: &TestDb) {
     for h in &hooks {
         store.insert_webhook(h).await.unwrap();
     }
-    let old_plain = ObjectId::new();
+    let old_plain = WebhookId::new();
     raw::insert_webhook(db, &org.id.to_string(), &old_plain.to_string(), "whsec_c3RpbGwtcGxhaW4=").await;
 
     let new_key = MasterKey::generate();

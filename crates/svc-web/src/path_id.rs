@@ -1,14 +1,14 @@
 //! The ids in a route's path, parsed by one extractor for REST and the web
 //! app instead of by each handler. [`IdSegment`] is what an id type needs to
-//! be read from a path segment (`ObjectId` has it; a typed id such as a
-//! scrap's implements it the same way); [`path_ids`] reads the segments
+//! be read from a path segment (every [`TypedId`]: `ScrapId`, `KeyId`, ...,
+//! and the plain `ObjectId`); [`path_ids`] reads the segments
 //! with their parameter names. Each surface answers a malformed id its own
 //! way: REST with a 422 naming the parameter (`svc_api`'s `PathId`), the web
 //! app with its "does not exist" page ([`PathId`] here).
 
 use axum::extract::{FromRequestParts, RawPathParams};
 use axum::http::request::Parts;
-use svc_domain::ObjectId;
+use svc_domain::TypedId;
 use svc_service::ServiceError;
 
 use crate::page_error::PageError;
@@ -19,9 +19,9 @@ pub trait IdSegment: Sized {
     fn parse_segment(raw: &str) -> Option<Self>;
 }
 
-impl IdSegment for ObjectId {
+impl<T: TypedId> IdSegment for T {
     fn parse_segment(raw: &str) -> Option<Self> {
-        ObjectId::parse(raw)
+        T::parse_id(raw)
     }
 }
 

@@ -1,13 +1,12 @@
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use svc_domain::ObjectId;
 use svc_service::ServiceError;
 use svc_web::path_id::{IdSegment, path_ids};
 
 use crate::ApiError;
 
 /// A 24-character hex id from a query, else 422 naming `field`.
-pub(crate) fn parse_id(field: &str, raw: &str) -> Result<ObjectId, ApiError> {
+pub(crate) fn parse_id<T: IdSegment>(field: &str, raw: &str) -> Result<T, ApiError> {
     parsed(field, raw)
 }
 

@@ -1,7 +1,7 @@
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use serde::Deserialize;
-use svc_domain::ObjectId;
+use svc_domain::ScrapId;
 use svc_service::ServiceError;
 use svc_service::paging::PageRequest;
 
@@ -22,7 +22,7 @@ struct Raw {
 pub(crate) struct ListQuery {
     pub page: PageRequest,
     pub search: Option<String>,
-    pub scrap: Option<ObjectId>,
+    pub scrap: Option<ScrapId>,
 }
 
 /// `page` and `perPage` as the OpenAPI document shows them (`ListQuery`

@@ -10,7 +10,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 use serde_json::json;
-use svc_domain::ObjectId;
+use svc_domain::TypedId;
 use svc_service::paging::PageRequest;
 use svc_service::runs::history::HistoryView;
 use svc_service::runs::{self, Trigger};
@@ -130,8 +130,8 @@ macro_rules! or_answer {
     };
 }
 
-pub fn parse(raw: &str, field: &str) -> Result<ObjectId, Answer> {
-    ObjectId::parse(raw.trim()).ok_or_else(|| Ok(tool_error(format!("{field} must be a 24-character hex id"))))
+pub fn parse<T: TypedId>(raw: &str, field: &str) -> Result<T, Answer> {
+    T::parse_id(raw.trim()).ok_or_else(|| Ok(tool_error(format!("{field} must be a 24-character hex id"))))
 }
 
 /// A service result, its failure turned into the tool's answer.

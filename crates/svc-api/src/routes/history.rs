@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::State;
-use svc_domain::ObjectId;
+use svc_domain::HistoryId;
 use svc_service::Services;
 
 use crate::ApiError;
@@ -48,7 +48,7 @@ pub(crate) async fn list(
 pub(crate) async fn get(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<HistoryId>,
 ) -> Result<Json<HistoryRowView>, ApiError> {
     Ok(Json(views::history_row(services.history.get(&principal, id).await?)))
 }

@@ -3,7 +3,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use svc_domain::ObjectId;
+use svc_domain::KeyId;
 use svc_service::Services;
 
 use crate::ApiError;
@@ -66,7 +66,7 @@ pub(crate) async fn list(
 pub(crate) async fn revoke(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<KeyId>,
 ) -> Result<StatusCode, ApiError> {
     services.keys.revoke(&session, id).await?;
     Ok(StatusCode::NO_CONTENT)

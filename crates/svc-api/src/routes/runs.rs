@@ -8,7 +8,7 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use svc_api_types::HistoryRowView;
-use svc_domain::ObjectId;
+use svc_domain::ScrapId;
 use svc_service::runs::{self, Trigger};
 use svc_service::{Principal, Services};
 
@@ -49,7 +49,7 @@ pub(crate) struct TriggerQuery {
 pub(crate) async fn worker(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<ScrapId>,
     ApiQuery(query): ApiQuery<TriggerQuery>,
 ) -> Result<Response, ApiError> {
     trigger(&services, &principal, Trigger::Worker, id, query).await
@@ -73,7 +73,7 @@ pub(crate) async fn worker(
 pub(crate) async fn load(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<ScrapId>,
     ApiQuery(query): ApiQuery<TriggerQuery>,
 ) -> Result<Response, ApiError> {
     trigger(&services, &principal, Trigger::Load, id, query).await
@@ -96,7 +96,7 @@ async fn trigger(
     services: &Services,
     principal: &Principal,
     via: Trigger,
-    id: ObjectId,
+    id: ScrapId,
     query: TriggerQuery,
 ) -> Result<Response, ApiError> {
     let wait = wait(query.wait.as_deref())?;
@@ -124,7 +124,7 @@ async fn trigger(
 pub(crate) async fn live_data(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<ScrapId>,
 ) -> Result<Response, ApiError> {
     let data = services.runs.live_data(&session, id).await?;
     Ok(([(CONTENT_TYPE, "application/json")], data).into_response())

@@ -3,7 +3,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use svc_domain::ObjectId;
+use svc_domain::{ObjectId, ScrapId};
 use svc_service::Services;
 
 use crate::ApiError;
@@ -50,7 +50,7 @@ pub(crate) async fn list(
 pub(crate) async fn get(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<ScrapId>,
 ) -> Result<Json<ScrapView>, ApiError> {
     Ok(Json(ScrapView::from(services.scraps.get(&principal, id).await?)))
 }
@@ -90,7 +90,7 @@ pub(crate) async fn create(
 pub(crate) async fn update(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<ScrapId>,
     ApiJson(body): ApiJson<ScrapBody>,
 ) -> Result<Json<ScrapView>, ApiError> {
     Ok(Json(ScrapView::from(services.scraps.update(&session, id, body.into_command()).await?)))
@@ -110,7 +110,7 @@ pub(crate) async fn update(
 pub(crate) async fn delete(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<ScrapId>,
 ) -> Result<StatusCode, ApiError> {
     services.scraps.delete(&session, id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -130,7 +130,7 @@ pub(crate) async fn delete(
 pub(crate) async fn activities(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<ScrapId>,
     query: ListQuery,
 ) -> Result<Json<ListView<ActivityView>>, ApiError> {
     let found = services.scraps.activities(&principal, id, query.page).await?;
@@ -151,7 +151,7 @@ pub(crate) async fn activities(
 pub(crate) async fn versions(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<ScrapId>,
     query: ListQuery,
 ) -> Result<Json<ListView<VersionView>>, ApiError> {
     let found = services.scraps.versions(&principal, id, query.page).await?;
@@ -170,7 +170,7 @@ pub(crate) async fn versions(
 pub(crate) async fn version(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    PathIds(id, version): PathIds<ObjectId, ObjectId>,
+    PathIds(id, version): PathIds<ScrapId, ObjectId>,
 ) -> Result<Json<VersionView>, ApiError> {
     Ok(Json(services.scraps.version(&principal, id, version).await?.into()))
 }
@@ -191,7 +191,7 @@ pub(crate) async fn version(
 pub(crate) async fn restore_version(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    PathIds(id, version): PathIds<ObjectId, ObjectId>,
+    PathIds(id, version): PathIds<ScrapId, ObjectId>,
 ) -> Result<(StatusCode, Json<VersionView>), ApiError> {
     let restored = services.scraps.restore_version(&session, id, version).await?;
     Ok((StatusCode::CREATED, Json(restored.into())))

@@ -9,7 +9,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use svc_api_types::{SiteAccountBody, SiteAccountView, iso};
-use svc_domain::ObjectId;
+use svc_domain::ScrapId;
 use svc_service::scraps::site_accounts::AccountStatus;
 use svc_service::{ServiceError, Services};
 
@@ -52,7 +52,7 @@ fn without_values(refusal: ApiError) -> ApiError {
 pub(crate) async fn put_account(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<ScrapId>,
     body: Result<ApiJson<SiteAccountBody>, ApiError>,
 ) -> Result<Json<SiteAccountView>, ApiError> {
     let ApiJson(body) = body.map_err(without_values)?;
@@ -75,7 +75,7 @@ pub(crate) async fn put_account(
 pub(crate) async fn delete_account(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<ScrapId>,
 ) -> Result<StatusCode, ApiError> {
     services.site_accounts.delete_account(&session, id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -96,7 +96,7 @@ pub(crate) async fn delete_account(
 pub(crate) async fn get_account(
     State(services): State<Arc<Services>>,
     Caller(principal): Caller,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<ScrapId>,
 ) -> Result<Json<SiteAccountView>, ApiError> {
     Ok(Json(view(services.site_accounts.account_status(&principal, id).await?)))
 }
@@ -115,7 +115,7 @@ pub(crate) async fn get_account(
 pub(crate) async fn delete_session(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<ScrapId>,
 ) -> Result<StatusCode, ApiError> {
     services.site_accounts.forget_session(&session, id).await?;
     Ok(StatusCode::NO_CONTENT)

@@ -3,7 +3,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use svc_domain::ObjectId;
+use svc_domain::{ObjectId, WebhookId};
 use svc_service::Services;
 
 use crate::ApiError;
@@ -64,7 +64,7 @@ pub(crate) async fn list(
 pub(crate) async fn get(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<WebhookId>,
 ) -> Result<Json<WebhookView>, ApiError> {
     Ok(Json(WebhookView::from(services.webhooks.get(&session, id).await?)))
 }
@@ -85,7 +85,7 @@ pub(crate) async fn get(
 pub(crate) async fn update(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<WebhookId>,
     ApiJson(body): ApiJson<WebhookBody>,
 ) -> Result<Json<WebhookView>, ApiError> {
     Ok(Json(WebhookView::from(services.webhooks.update(&session, id, body.into_command()).await?)))
@@ -103,7 +103,7 @@ pub(crate) async fn update(
 pub(crate) async fn delete(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<WebhookId>,
 ) -> Result<StatusCode, ApiError> {
     services.webhooks.delete(&session, id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -123,7 +123,7 @@ pub(crate) async fn delete(
 pub(crate) async fn deliveries(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<WebhookId>,
     query: ListQuery,
 ) -> Result<Json<ListView<AttemptView>>, ApiError> {
     let found = services.webhooks.deliveries(&session, id, query.page).await?;
@@ -145,7 +145,7 @@ pub(crate) async fn deliveries(
 pub(crate) async fn redeliver(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    PathIds(id, delivery): PathIds<ObjectId, ObjectId>,
+    PathIds(id, delivery): PathIds<WebhookId, ObjectId>,
 ) -> Result<(StatusCode, Json<RedeliveryView>), ApiError> {
     Ok((StatusCode::ACCEPTED, Json(RedeliveryView::from(services.webhooks.redeliver(&session, id, delivery).await?))))
 }

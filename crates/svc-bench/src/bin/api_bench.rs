@@ -13,8 +13,8 @@ use anyhow::{Context, Result, bail};
 use chrono::Utc;
 use clap::Parser;
 use serde_json::{Value, json};
-use svc_domain::ObjectId;
 use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
+use svc_domain::{OrgId, ScrapId};
 use svc_server::{App, Config};
 use svc_storage::testing::TestDb;
 
@@ -76,7 +76,7 @@ async fn seed(base: &str, store: &dyn svc_storage::Store) -> Result<(String, Str
         .json()
         .await?;
     let token = signup["token"].as_str().context("signup token")?.to_string();
-    let org = ObjectId::parse(signup["organization"]["id"].as_str().context("org id")?).context("org id")?;
+    let org = OrgId::parse(signup["organization"]["id"].as_str().context("org id")?).context("org id")?;
     let scrap: Value = http
         .post(format!("{base}/api/scraps"))
         .bearer_auth(&token)
@@ -88,7 +88,7 @@ async fn seed(base: &str, store: &dyn svc_storage::Store) -> Result<(String, Str
     let scrap_id = scrap["id"].as_str().context("scrap id")?.to_string();
     // A scrap with a full history, so that the `history` id list is real work.
     for _ in 0..60 {
-        let scrap = ObjectId::parse(&scrap_id).context("id")?;
+        let scrap = ScrapId::parse(&scrap_id).context("id")?;
         let mut row = HistoryRow::pending(scrap, org, TriggeredBy::Cron, "tier0", Utc::now());
         row.status_detail = Some(StatusDetail::Success);
         row.data = "[1]".into();

@@ -19,10 +19,10 @@ use anyhow::{Context, Result, bail};
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use clap::Parser;
 use svc_bench::{bench_organization, fresh_store};
-use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::history::{HistoryRow, TriggeredBy};
 use svc_domain::scrap::Scrap;
+use svc_domain::{ObjectId, OrgId};
 use svc_server::{App, Config};
 use svc_storage::{HistoryFilter, ScrapFilter, Store};
 use tokio::net::TcpListener;
@@ -54,7 +54,7 @@ fn cpu_time() -> Duration {
 }
 
 /// One organization with `n` scraps due at `first_tick`, every minute.
-async fn seed(store: &Arc<dyn Store>, n: usize, first_tick: DateTime<Utc>) -> Result<ObjectId> {
+async fn seed(store: &Arc<dyn Store>, n: usize, first_tick: DateTime<Utc>) -> Result<OrgId> {
     let now = Utc::now();
     let (org_id, user_id) = bench_organization(&**store).await?;
     let per_task = n.div_ceil(4);
@@ -114,7 +114,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 /// Waits for the minute at `tick` to be enqueued, then measures idle CPU.
 async fn measure(
     store: &Arc<dyn Store>,
-    org: ObjectId,
+    org: OrgId,
     n: usize,
     tick: DateTime<Utc>,
     idle: Duration,
@@ -196,7 +196,7 @@ async fn bench_svc(args: &Args) -> Result<Measured> {
 /// evaluated; those with a firing in (last scan, now] are enqueued.
 async fn polling_peer(
     store: Arc<dyn Store>,
-    org: ObjectId,
+    org: OrgId,
     first_tick: DateTime<Utc>,
     stop: tokio::sync::watch::Receiver<bool>,
 ) -> Result<()> {

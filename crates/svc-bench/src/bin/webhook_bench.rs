@@ -22,8 +22,8 @@ use axum::routing::post;
 use chrono::Utc;
 use clap::Parser;
 use svc_bench::{bench_organization, fresh_store};
-use svc_domain::ObjectId;
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
+use svc_domain::{HistoryId, ObjectId, OrgId, ScrapId, WebhookId};
 use svc_server::webhook_client::HttpWebhookClient;
 use svc_service::outbox::dispatcher::{DispatchConfig, Dispatcher, WebhookTransport};
 use svc_storage::Store;
@@ -70,8 +70,8 @@ async fn receiver(fast: bool, count: Arc<AtomicU64>) -> Result<String> {
 struct Setup {
     _db: TestDb,
     store: Arc<dyn Store>,
-    org: ObjectId,
-    fast_hooks: Vec<ObjectId>,
+    org: OrgId,
+    fast_hooks: Vec<WebhookId>,
     fast_deliveries: usize,
     all: Vec<Delivery>,
 }
@@ -86,7 +86,7 @@ async fn setup(args: &Args, slow_share: f64, fast_url: &str, slow_url: &str) -> 
         let slow = i % (args.webhooks / slow_count.max(1)).max(1) == 0
             && hooks.iter().filter(|(_, s)| *s).count() < slow_count;
         let hook = Webhook {
-            id: ObjectId::new(),
+            id: WebhookId::new(),
             organization_id: org_id,
             url: if slow { slow_url.to_string() } else { fast_url.to_string() },
             events: vec![WebhookEvent::ScrapSuccess],
@@ -108,20 +108,20 @@ async fn setup(args: &Args, slow_share: f64, fast_url: &str, slow_url: &str) -> 
                 organization_id: org_id,
                 webhook_id: hook,
                 event: WebhookEvent::ScrapSuccess,
-                history_id: ObjectId::new(),
-                scrap_id: ObjectId::new(),
+                history_id: HistoryId::new(),
+                scrap_id: ScrapId::new(),
                 payload: payload.clone(),
                 attempts: 0,
                 created_at: now,
             }
         })
         .collect();
-    let fast_hooks: Vec<ObjectId> = hooks.iter().filter(|(_, s)| !s).map(|(h, _)| *h).collect();
+    let fast_hooks: Vec<WebhookId> = hooks.iter().filter(|(_, s)| !s).map(|(h, _)| *h).collect();
     let fast_deliveries = all.iter().filter(|d| fast_hooks.contains(&d.webhook_id)).count();
     Ok(Setup { _db: db, store, org: org_id, fast_hooks, fast_deliveries, all })
 }
 
-async fn recorded(store: &dyn Store, org: ObjectId, hooks: &[ObjectId]) -> Result<usize> {
+async fn recorded(store: &dyn Store, org: OrgId, hooks: &[WebhookId]) -> Result<usize> {
     let mut total = 0;
     for h in hooks {
         total += store.list_attempts(org, *h, 0, 1).await?.total as usize;

@@ -62,7 +62,7 @@ impl Api {
             .await
             .unwrap();
         let token = signup["token"].as_str().expect("a token").to_string();
-        let org = svc_domain::ObjectId::parse(signup["organization"]["id"].as_str().unwrap()).unwrap();
+        let org = svc_domain::OrgId::parse(signup["organization"]["id"].as_str().unwrap()).unwrap();
         store.set_plan(org, Plan::Growth).await.unwrap();
         let api = Api { base, http, token, _stop: stop };
         let script = "returnData([...document.querySelectorAll('li.item')].map(li => li.textContent))";

@@ -3,7 +3,7 @@
 //! asks for one, and new with each document: nothing a run's script left
 //! in it is there for the next run in the same page.
 
-use svc_domain::ObjectId;
+use svc_domain::{OrgId, ScrapId};
 use svc_engine::ScriptResult;
 use svc_engine::{Engine, ReuseKey};
 use svc_runner::{ChromiumEngine, EngineConfig};
@@ -23,7 +23,7 @@ async fn every_document_has_the_scripts_world_from_its_start() {
         resolver: Default::default(),
         tiers: Default::default(),
     });
-    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let key = ReuseKey { organization: OrgId::new(), scrap: ScrapId::new() };
     let script = "const seen = typeof window.leftover; window.leftover = 1; \
                   returnData([document.querySelectorAll('.item').length, seen, typeof SVC])";
     for (i, reuse) in [None, Some(key), Some(key), Some(key), None].into_iter().enumerate() {

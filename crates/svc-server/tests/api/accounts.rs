@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 use common::{TestApp, assert_error};
 use reqwest::{Method, StatusCode, header};
 use serde_json::{Value, json};
-use svc_domain::ObjectId;
+use svc_domain::UserId;
 use svc_service::accounts::jwt::JwtKeys;
 
 const SECRET: &str = "a-test-secret-that-is-long-enough-0123456789";
@@ -266,7 +266,7 @@ async fn an_api_key_cannot_reach_me() {
 async fn expired_and_foreign_session_tokens_are_refused() {
     let app = TestApp::start_with(&[("SVC_JWT_SECRET", SECRET)]).await;
     let account = app.signup("expiry@example.com").await;
-    let user = ObjectId::parse(&account.user_id).unwrap();
+    let user = UserId::parse(&account.user_id).unwrap();
     let org = account.org();
 
     // Signed with the server's secret: valid while fresh, refused once expired.
@@ -283,7 +283,7 @@ async fn expired_and_foreign_session_tokens_are_refused() {
 
     // Well signed, but for a user that does not exist, or naming another
     // organization than the user's.
-    let (ghost, _) = keys.sign(ObjectId::new(), org, Utc::now());
+    let (ghost, _) = keys.sign(UserId::new(), org, Utc::now());
     assert_unauthorized(&app, Some(&ghost), "/api/auth/me").await;
     let other = app.signup("expiry-other@example.com").await;
     let (mixed, _) = keys.sign(user, other.org(), Utc::now());

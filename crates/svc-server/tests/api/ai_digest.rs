@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use svc_domain::ObjectId;
+use svc_domain::HistoryId;
 
 use crate::common::openai::{Answer, OpenAiStandIn};
 use crate::common::smtp::SmtpServer;
@@ -85,7 +85,7 @@ async fn a_digest_lands_on_the_row_with_its_cost_and_email() {
     // Its cost, for admins: 2000 in at $1.5/M + 100 out at $6/M = $0.0036; 3 units for 2,100 tokens.
     let row = app
         .store
-        .history_row(alice.org(), ObjectId::parse(second["id"].as_str().unwrap()).unwrap())
+        .history_row(alice.org(), HistoryId::parse(second["id"].as_str().unwrap()).unwrap())
         .await
         .unwrap()
         .unwrap();

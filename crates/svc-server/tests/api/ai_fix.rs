@@ -126,7 +126,7 @@ async fn a_redesigned_page_is_repaired_versioned_announced_and_rolled_back() {
     let version_id = row["fixVersionId"].as_str().expect("the applied version").to_string();
     let data: Value = serde_json::from_str(row["data"].as_str().unwrap()).unwrap();
     assert_eq!(data[0], json!({"name": "Lamp 1", "price": "19.00"}));
-    let stored = app.store.history_row(alice.org(), svc_domain::ObjectId::parse(broken_id).unwrap()).await.unwrap();
+    let stored = app.store.history_row(alice.org(), svc_domain::HistoryId::parse(broken_id).unwrap()).await.unwrap();
     let costs = stored.unwrap().costs.unwrap();
     assert!((costs["fixAi"].as_f64().unwrap() - (4000.0 + 240.0) / 1e6).abs() < 1e-12, "{costs}");
 

@@ -84,7 +84,7 @@ async fn generation_feeds_a_failing_script_back_and_the_second_one_wins() {
     assert_eq!(row["status"], true);
     assert_eq!(row["length"], 5);
     assert!(row.get("costs").is_none(), "costs are admin-only");
-    let stored = app.store.history_row(alice.org(), svc_domain::ObjectId::parse(history_id).unwrap()).await.unwrap();
+    let stored = app.store.history_row(alice.org(), svc_domain::HistoryId::parse(history_id).unwrap()).await.unwrap();
     let stored = stored.unwrap();
     let costs = stored.costs.unwrap();
     let expected = (3000.0 + 3200.0) * 1.0 / 1e6 + (40.0 + 60.0) * 2.0 / 1e6;

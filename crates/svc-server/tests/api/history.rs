@@ -114,7 +114,7 @@ async fn lists_filter_by_scrap_newest_first_and_the_scrap_keeps_50_ids() {
     for i in 0..55 {
         let mut row = app.insert_run(&alice, &a, Some(StatusDetail::Success)).await;
         // Rewrite with spaced-out creation times so the order is certain.
-        row.id = svc_domain::ObjectId::new();
+        row.id = svc_domain::HistoryId::new();
         row.created_at = start + Duration::seconds(i);
         app.store.insert_history(&row).await.unwrap();
         ids.push(row.id.to_string());

@@ -6,9 +6,9 @@ use chrono::{DateTime, Duration, Months, Utc};
 use common::{Account, TestApp, assert_error};
 use reqwest::{Method, StatusCode, header};
 use serde_json::{Value, json};
-use svc_domain::ObjectId;
 use svc_domain::api_key::ApiKey;
 use svc_domain::scope::Scope;
+use svc_domain::{KeyId, ObjectId, UserId};
 use svc_service::accounts::key_material;
 
 fn timestamp(v: &Value) -> DateTime<Utc> {
@@ -52,9 +52,9 @@ async fn assert_unauthorized(app: &TestApp, path: &str, bearer: Option<&str>) {
 async fn store_key(app: &TestApp, account: &Account, expires_at: Option<DateTime<Utc>>) -> (ApiKey, String) {
     let plain = key_material::generate();
     let key = ApiKey {
-        id: ObjectId::new(),
+        id: KeyId::new(),
         organization_id: account.org(),
-        user_id: ObjectId::parse(&account.user_id).unwrap(),
+        user_id: UserId::parse(&account.user_id).unwrap(),
         name: "stored".into(),
         prefix: key_material::shown_prefix(&plain),
         scopes: vec![],

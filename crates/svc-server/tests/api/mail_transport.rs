@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use chrono::Utc;
 use mail_parser::MimeHeaders;
-use svc_domain::ObjectId;
 use svc_domain::email::{Attachment, Email, EmailKind};
+use svc_domain::{ObjectId, OrgId};
 use svc_server::Config;
 use svc_server::mail_client::SmtpMailer;
 use svc_service::outbox::mail_transport::{MailError, MailTransport};
@@ -27,7 +27,7 @@ fn mailer(smtp_url: &str, extra: &[(&str, &str)]) -> SmtpMailer {
 fn email(subject: &str) -> Email {
     Email {
         id: ObjectId::new(),
-        organization_id: ObjectId::new(),
+        organization_id: OrgId::new(),
         kind: EmailKind::Result,
         to: "ada@example.com".into(),
         subject: subject.into(),

@@ -238,7 +238,7 @@ async fn a_platform_admin_sees_costs_through_mcp() {
     assert!(
         ok_json(&client, "svc_get_history_row", json!({"historyId": row.id.to_string()})).await.get("costs").is_none()
     );
-    app.store.set_admin(alice.org(), svc_domain::ObjectId::parse(&alice.user_id).unwrap(), true).await.unwrap();
+    app.store.set_admin(alice.org(), svc_domain::UserId::parse(&alice.user_id).unwrap(), true).await.unwrap();
     let admin = key(&app, &alice, json!({"name": "admin", "scopes": ["svc:history:read"]})).await;
     let client = connect(&app, &admin).await;
     let seen = ok_json(&client, "svc_get_history_row", json!({"historyId": row.id.to_string()})).await;

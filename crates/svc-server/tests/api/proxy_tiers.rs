@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use svc_domain::ObjectId;
+use svc_domain::HistoryId;
 
 use crate::common::proxies::{CountingProxy, tier_site};
 use crate::common::{Account, TestApp, assert_error};
@@ -25,7 +25,7 @@ async fn run(app: &TestApp, account: &Account, scrap: &str) -> Value {
 }
 
 async fn stored_costs(app: &TestApp, account: &Account, row: &Value) -> (Value, Value) {
-    let id = ObjectId::parse(row["id"].as_str().unwrap()).unwrap();
+    let id = HistoryId::parse(row["id"].as_str().unwrap()).unwrap();
     let stored = app.store.history_row(account.org(), id).await.unwrap().unwrap();
     (stored.costs.unwrap(), stored.meter.unwrap())
 }

@@ -12,9 +12,9 @@ use chrono::{DateTime, Utc};
 use common::{Account, TestApp};
 use reqwest::StatusCode;
 use serde_json::json;
-use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
 use svc_domain::plan::Plan;
+use svc_domain::{OrgId, UserId};
 use svc_service::schedule::renewal;
 use svc_storage::{NewAccount, PlanRenewal, RenewalOutcome};
 
@@ -34,7 +34,7 @@ async fn renew(app: &TestApp, now: DateTime<Utc>) -> Vec<PlanRenewal> {
 }
 
 /// How many times each organization was renewed, over several passes.
-fn renewed<'a>(passes: impl IntoIterator<Item = &'a [PlanRenewal]>) -> BTreeMap<ObjectId, usize> {
+fn renewed<'a>(passes: impl IntoIterator<Item = &'a [PlanRenewal]>) -> BTreeMap<OrgId, usize> {
     let mut count = BTreeMap::new();
     for r in passes.into_iter().flatten().filter(|r| r.outcome == RenewalOutcome::Renewed) {
         *count.entry(r.organization_id).or_default() += 1;
@@ -74,7 +74,7 @@ async fn two_servers_renew_each_growth_and_pro_organization_once_a_week() {
     let monday = renewal::next_renewal(now);
     let (ra, rb) = tokio::join!(renew(&a, monday), renew(&b, monday));
     let count = renewed([ra.as_slice(), rb.as_slice()]);
-    let paid: BTreeSet<ObjectId> = growth.iter().map(|g| g.org()).chain([rich.org(), pro.org()]).collect();
+    let paid: BTreeSet<OrgId> = growth.iter().map(|g| g.org()).chain([rich.org(), pro.org()]).collect();
     assert_eq!(count.keys().copied().collect::<BTreeSet<_>>(), paid, "Growth and Pro only");
     assert!(count.values().all(|n| *n == 1), "{count:?}");
     assert!(!ra.is_empty() || !rb.is_empty());
@@ -151,7 +151,7 @@ async fn the_running_scheduler_renews_an_organization_due_this_week() {
     // server that was down across Monday): due at the next pass.
     let created = renewal::week_start(Utc::now()) - chrono::Duration::days(2);
     let org = Organization {
-        id: ObjectId::new(),
+        id: OrgId::new(),
         name: "early".into(),
         plan: Plan::Growth,
         balance: 300,
@@ -159,7 +159,7 @@ async fn the_running_scheduler_renews_an_organization_due_this_week() {
         created_at: created,
     };
     let user = User {
-        id: ObjectId::new(),
+        id: UserId::new(),
         organization_id: org.id,
         email: "early@example.com".into(),
         name: "early".into(),

@@ -51,7 +51,7 @@ fn brief(row: &Value) -> String {
 /// and MCP never carry it).
 async fn snapshot(app: &TestApp, admin: &Account, row: &Value) -> Value {
     let session = app.services.auth.session(&admin.token).await.expect("an admin's session");
-    let id = svc_domain::ObjectId::parse(row["id"].as_str().unwrap()).unwrap();
+    let id = svc_domain::HistoryId::parse(row["id"].as_str().unwrap()).unwrap();
     app.services.history.error_snapshot(&session, id).await.expect("an admin reads snapshots").unwrap_or(Value::Null)
 }
 
@@ -320,7 +320,7 @@ async fn a_missing_selector_is_an_error_with_a_snapshot_for_admins_only() {
     assert!(row.get("errorSnapshot").is_none(), "{shown}");
     assert!(row.get("costs").is_none() && row.get("meter").is_none(), "{shown}");
     let session = app.services.auth.session(&owner.token).await.unwrap();
-    let id = svc_domain::ObjectId::parse(row["id"].as_str().unwrap()).unwrap();
+    let id = svc_domain::HistoryId::parse(row["id"].as_str().unwrap()).unwrap();
     let refused = app.services.history.error_snapshot(&session, id).await;
     assert!(matches!(refused, Err(svc_service::ServiceError::Forbidden(_))), "a non-admin owner: {refused:?}");
     // Read back, the row stays that way.

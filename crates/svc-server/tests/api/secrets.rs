@@ -15,7 +15,7 @@ use common::receiver::{Hit, Receiver};
 use common::{Account, TestApp, fixture};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
-use svc_domain::ObjectId;
+use svc_domain::WebhookId;
 use svc_domain::plan::Plan;
 use svc_server::secret_key::KeySource;
 use svc_server::{App, Config, LaunchError};
@@ -34,11 +34,11 @@ async fn growth(app: &TestApp, email: &str) -> Account {
 }
 
 /// Creates a webhook to `url`; returns its id and `plainSecret`.
-async fn webhook(app: &TestApp, account: &Account, url: &str) -> (ObjectId, String) {
+async fn webhook(app: &TestApp, account: &Account, url: &str) -> (WebhookId, String) {
     let (status, hook) =
         app.post("/api/developers/webhooks", &account.token, json!({"url": url, "events": ["scrap.success"]})).await;
     assert_eq!(status, StatusCode::CREATED, "{hook}");
-    (ObjectId::parse(hook["id"].as_str().unwrap()).unwrap(), hook["plainSecret"].as_str().unwrap().to_string())
+    (WebhookId::parse(hook["id"].as_str().unwrap()).unwrap(), hook["plainSecret"].as_str().unwrap().to_string())
 }
 
 /// The JWT secret the app generated (kept sealed in the database).
@@ -393,7 +393,7 @@ async fn secrets_stored_in_plaintext_by_an_older_version_are_sealed_at_start() {
     let db = app.shut_down().await.unwrap();
     // The database as a version before sealing left it: plaintext secrets, no key check.
     exec(&db.url, "UPDATE webhooks SET secret = $1", &[&secret]).await;
-    let older = ObjectId::new().to_string();
+    let older = WebhookId::new().to_string();
     let older_secret = "whsec_b2xkZXItd2ViaG9vay1zZWNyZXQtaW4tcGxhaW50ZXh0";
     exec(
         &db.url,
@@ -413,7 +413,7 @@ async fn secrets_stored_in_plaintext_by_an_older_version_are_sealed_at_start() {
     assert_no_secret(&dump(&app.db_url).await, &[&secret, older_secret, &jwt], &["alice@example.com"]);
     assert_eq!(me(&app, &alice.token).await, StatusCode::OK, "the JWT secret is the same, now sealed");
     assert_eq!(app.store.webhook(alice.org(), hook).await.unwrap().unwrap().secret, secret);
-    let older = ObjectId::parse(&older).unwrap();
+    let older = WebhookId::parse(&older).unwrap();
     assert_eq!(app.store.webhook(alice.org(), older).await.unwrap().unwrap().secret, older_secret);
     // A second start finds nothing left to seal.
     let again = app.store.seal_plaintext_secrets().await.unwrap();

@@ -17,8 +17,8 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
-use svc_domain::ObjectId;
 use svc_domain::plan::Plan;
+use svc_domain::{HistoryId, ObjectId};
 
 const PRIVATE_OK: (&str, &str) = ("SVC_ALLOW_PRIVATE_NETWORKS", "true");
 const USERNAME: &str = "ada.lovelace";
@@ -205,7 +205,7 @@ async fn the_login_leaks_into_no_row_snapshot_webhook_or_mcp_answer() {
     assert!(failed.get("errorSnapshot").is_none_or(Value::is_null), "no REST answer carries the snapshot");
     let stored = app
         .store
-        .history_row(ada.org(), ObjectId::parse(failed["id"].as_str().unwrap()).unwrap())
+        .history_row(ada.org(), HistoryId::parse(failed["id"].as_str().unwrap()).unwrap())
         .await
         .unwrap()
         .unwrap();

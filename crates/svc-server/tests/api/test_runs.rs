@@ -74,7 +74,7 @@ async fn a_test_run_returns_the_data_charges_and_stores_or_sends_nothing() {
         )
         .await;
     assert_eq!(status, StatusCode::CREATED, "{hook}");
-    let hook = svc_domain::ObjectId::parse(hook["id"].as_str().unwrap()).unwrap();
+    let hook = svc_domain::WebhookId::parse(hook["id"].as_str().unwrap()).unwrap();
     let me = session(&app, &alice).await;
     let before = balance(&app, &me).await;
 

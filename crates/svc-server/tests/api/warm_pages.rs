@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use svc_domain::ObjectId;
+use svc_domain::{OrgId, ScrapId};
 use svc_engine::Loads;
 use svc_engine::ScriptResult;
 use svc_engine::{Engine, ReuseKey, RunJob};
@@ -118,7 +118,7 @@ async fn a_warm_page_keeps_no_state_from_one_run_to_the_next() {
     let site = fixture::start().await;
     let engine = warm_engine(4);
     let url = format!("{}/state", site.base);
-    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let key = ReuseKey { organization: OrgId::new(), scrap: ScrapId::new() };
 
     let first = state_seen(&*engine, job(&url, READ_STATE, key)).await;
     assert_eq!(first, clean(), "a new context is empty");
@@ -136,7 +136,7 @@ async fn a_warm_page_keeps_no_state_from_one_run_to_the_next() {
 async fn a_warm_page_is_emptied_whatever_the_url_brings() {
     let site = fixture::start().await;
     let engine = warm_engine(4);
-    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let key = ReuseKey { organization: OrgId::new(), scrap: ScrapId::new() };
     // The page already shows `/state`: the same URL with a fragment would
     // otherwise be a navigation within its document.
     let fragment = format!("{}/state#top", site.base);
@@ -159,7 +159,7 @@ async fn a_warm_page_is_emptied_whatever_the_url_brings() {
 async fn an_answer_without_a_document_never_shows_the_last_runs_page() {
     let site = fixture::start().await;
     let engine = warm_engine(4);
-    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let key = ReuseKey { organization: OrgId::new(), scrap: ScrapId::new() };
     let state = format!("{}/state", site.base);
     assert_eq!(state_seen(&*engine, job(&state, READ_STATE, key)).await, clean());
     // A 204 commits no document, so the last run's stays: the run must not
@@ -183,7 +183,7 @@ async fn an_answer_without_a_document_never_shows_the_last_runs_page() {
 async fn a_warm_page_reads_documents_that_are_not_html() {
     let site = fixture::start().await;
     let engine = warm_engine(4);
-    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let key = ReuseKey { organization: OrgId::new(), scrap: ScrapId::new() };
     let url = format!("{}/json", site.base);
     let read = "returnData([document.body.innerText, location.href])";
     reads_in_every_run(&engine, &url, read, key, 3, &[r#"{"items":[1,2,3]}"#, url.as_str()]).await;
@@ -194,7 +194,7 @@ async fn a_warm_page_reads_documents_that_are_not_html() {
 async fn a_warm_page_loads_the_new_documents_scripts_and_styles() {
     let site = fixture::start().await;
     let engine = warm_engine(4);
-    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let key = ReuseKey { organization: OrgId::new(), scrap: ScrapId::new() };
     let url = format!("{}/scripted", site.base);
     let read = "returnData([String(document.documentElement.dataset.app), \
                 getComputedStyle(document.querySelector('p')).color])";
@@ -207,7 +207,7 @@ async fn a_warm_page_loads_the_new_documents_scripts_and_styles() {
 async fn a_warm_page_reads_nothing_an_earlier_run_cached() {
     let site = fixture::start().await;
     let engine = warm_engine(4);
-    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let key = ReuseKey { organization: OrgId::new(), scrap: ScrapId::new() };
     let url = format!("{}/cached", site.base);
     let read = "returnData([String(document.documentElement.dataset.served)])";
     // The script may be cached for an hour, by the HTTP cache or the
@@ -223,7 +223,7 @@ async fn a_warm_page_reads_nothing_an_earlier_run_cached() {
 async fn a_warm_page_holds_documents_that_forbid_synchronous_requests() {
     let site = fixture::start().await;
     let engine = warm_engine(4);
-    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let key = ReuseKey { organization: OrgId::new(), scrap: ScrapId::new() };
     // Sent with `Permissions-Policy: sync-xhr=(), geolocation=()`: the
     // hold's member of the policy goes, the rest stays.
     let url = format!("{}/state?policy=no-sync-xhr", site.base);
@@ -249,11 +249,11 @@ async fn a_warm_page_serves_only_its_own_scrap() {
     let site = fixture::start().await;
     let engine = warm_engine(4);
     let url = format!("{}/state", site.base);
-    let alice = ObjectId::new();
-    let a1 = ReuseKey { organization: alice, scrap: ObjectId::new() };
-    let a2 = ReuseKey { organization: alice, scrap: ObjectId::new() };
+    let alice = OrgId::new();
+    let a1 = ReuseKey { organization: alice, scrap: ScrapId::new() };
+    let a2 = ReuseKey { organization: alice, scrap: ScrapId::new() };
     // The same scrap id under another organization: keys are compared whole.
-    let mallory = ReuseKey { organization: ObjectId::new(), scrap: a1.scrap };
+    let mallory = ReuseKey { organization: OrgId::new(), scrap: a1.scrap };
 
     assert_eq!(state_seen(&*engine, job(&url, READ_STATE, a1)).await, clean());
     // a1's page is parked (or being emptied): neither a2 nor mallory gets it.
@@ -282,7 +282,7 @@ async fn runs_that_load_fonts_get_the_browser_that_asks_for_them() {
     let site = fixture::start().await;
     let engine = warm_engine(4);
     let url = format!("{}/assets", site.base);
-    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let key = ReuseKey { organization: OrgId::new(), scrap: ScrapId::new() };
     let read = "await document.fonts.load('16px Face').catch(() => null); \
                 returnData([...document.fonts].map(face => face.status))";
     let font_requests = || site.asset_hits.lock().unwrap().iter().filter(|hit| *hit == "face.woff2").count();
@@ -335,7 +335,7 @@ async fn inline_fonts_load_only_when_the_script_asks() {
 async fn pages_of_failed_runs_are_reused_but_not_those_that_timed_out() {
     let site = fixture::start().await;
     let engine = warm_engine(4);
-    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let key = ReuseKey { organization: OrgId::new(), scrap: ScrapId::new() };
     let items = format!("{}/items/3", site.base);
 
     // A script that throws leaves a sound page: the next run takes it.
@@ -366,7 +366,7 @@ async fn without_warm_pages_every_run_has_a_new_context() {
     let site = fixture::start().await;
     let engine = warm_engine(0);
     let url = format!("{}/state", site.base);
-    let key = ReuseKey { organization: ObjectId::new(), scrap: ObjectId::new() };
+    let key = ReuseKey { organization: OrgId::new(), scrap: ScrapId::new() };
     for _ in 0..2 {
         assert_eq!(state_seen(&*engine, job(&url, READ_STATE, key)).await, clean());
     }

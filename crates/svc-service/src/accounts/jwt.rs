@@ -5,7 +5,7 @@ use hmac::{Hmac, Mac};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
-use svc_domain::ObjectId;
+use svc_domain::{OrgId, UserId};
 
 pub const LIFETIME: Duration = Duration::hours(24);
 
@@ -20,8 +20,8 @@ struct Claims {
 /// A verified token's subject.
 #[derive(Debug, PartialEq)]
 pub struct TokenSubject {
-    pub user: ObjectId,
-    pub org: ObjectId,
+    pub user: UserId,
+    pub org: OrgId,
 }
 
 /// What a CSRF token is the MAC of, before the session token: no other MAC
@@ -77,7 +77,7 @@ impl JwtKeys {
     /// The one-click unsubscribe token of a user: `<org>.<user>.<hex
     /// HMAC-SHA256 of "svc-unsubscribe\0<org>.<user>">`, keyed with the secret.
     /// It never expires: it only stops announcements.
-    pub fn unsubscribe_token(&self, org: ObjectId, user: ObjectId) -> String {
+    pub fn unsubscribe_token(&self, org: OrgId, user: UserId) -> String {
         let subject = format!("{org}.{user}");
         let mut mac = self.csrf.clone();
         mac.update(UNSUBSCRIBE_DOMAIN);
@@ -86,10 +86,10 @@ impl JwtKeys {
     }
 
     /// The (organization, user) an unsubscribe token was made for, if it is one of ours.
-    pub fn unsubscribe_subject(&self, token: &str) -> Option<(ObjectId, ObjectId)> {
+    pub fn unsubscribe_subject(&self, token: &str) -> Option<(OrgId, UserId)> {
         let (subject, tag) = token.rsplit_once('.')?;
         let (org, user) = subject.split_once('.')?;
-        let (org, user) = (ObjectId::parse(org)?, ObjectId::parse(user)?);
+        let (org, user) = (OrgId::parse(org)?, UserId::parse(user)?);
         let mut mac = self.csrf.clone();
         mac.update(UNSUBSCRIBE_DOMAIN);
         mac.update(subject.as_bytes());
@@ -98,7 +98,7 @@ impl JwtKeys {
     }
 
     /// The token and its expiry.
-    pub fn sign(&self, user: ObjectId, org: ObjectId, now: DateTime<Utc>) -> (String, DateTime<Utc>) {
+    pub fn sign(&self, user: UserId, org: OrgId, now: DateTime<Utc>) -> (String, DateTime<Utc>) {
         let exp = now + LIFETIME;
         let claims = Claims { sub: user.to_string(), org: org.to_string(), iat: now.timestamp(), exp: exp.timestamp() };
         let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
@@ -109,7 +109,7 @@ impl JwtKeys {
     /// `None` for a bad signature, an expired token or malformed claims.
     pub fn verify(&self, token: &str) -> Option<TokenSubject> {
         let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation).ok()?;
-        Some(TokenSubject { user: ObjectId::parse(&data.claims.sub)?, org: ObjectId::parse(&data.claims.org)? })
+        Some(TokenSubject { user: UserId::parse(&data.claims.sub)?, org: OrgId::parse(&data.claims.org)? })
     }
 }
 
@@ -120,7 +120,7 @@ mod tests {
     #[test]
     fn signed_tokens_verify_and_tampering_fails() {
         let keys = JwtKeys::new(b"secret-one");
-        let (user, org) = (ObjectId::new(), ObjectId::new());
+        let (user, org) = (UserId::new(), OrgId::new());
         let (token, exp) = keys.sign(user, org, Utc::now());
         assert!(exp > Utc::now() + Duration::hours(23));
         assert_eq!(keys.verify(&token), Some(TokenSubject { user, org }));
@@ -134,8 +134,8 @@ mod tests {
     #[test]
     fn csrf_tokens_are_bound_to_their_session_and_secret() {
         let keys = JwtKeys::new(b"secret-one");
-        let (session, _) = keys.sign(ObjectId::new(), ObjectId::new(), Utc::now());
-        let (other, _) = keys.sign(ObjectId::new(), ObjectId::new(), Utc::now());
+        let (session, _) = keys.sign(UserId::new(), OrgId::new(), Utc::now());
+        let (other, _) = keys.sign(UserId::new(), OrgId::new(), Utc::now());
         let token = keys.csrf_token(&session);
         assert_eq!(token.len(), 64, "hex of 32 bytes: {token}");
         assert_eq!(keys.csrf_token(&session), token, "stable for a session");
@@ -153,7 +153,7 @@ mod tests {
     #[test]
     fn tampered_and_empty_csrf_tokens_fail() {
         let keys = JwtKeys::new(b"secret-one");
-        let (session, _) = keys.sign(ObjectId::new(), ObjectId::new(), Utc::now());
+        let (session, _) = keys.sign(UserId::new(), OrgId::new(), Utc::now());
         let token = keys.csrf_token(&session);
         let mut flipped = token.clone().into_bytes();
         flipped[10] = if flipped[10] == b'0' { b'1' } else { b'0' };
@@ -169,10 +169,10 @@ mod tests {
     #[test]
     fn unsubscribe_tokens_name_their_user_and_cannot_be_forged() {
         let keys = JwtKeys::new(b"secret-one");
-        let (org, user) = (ObjectId::new(), ObjectId::new());
+        let (org, user) = (OrgId::new(), UserId::new());
         let token = keys.unsubscribe_token(org, user);
         assert_eq!(keys.unsubscribe_subject(&token), Some((org, user)));
-        let other = ObjectId::new();
+        let other = UserId::new();
         let forged = token.replacen(&user.to_string(), &other.to_string(), 1);
         assert_eq!(keys.unsubscribe_subject(&forged), None);
         assert_eq!(JwtKeys::new(b"secret-two").unsubscribe_subject(&token), None);
@@ -183,7 +183,7 @@ mod tests {
     #[test]
     fn expired_tokens_fail() {
         let keys = JwtKeys::new(b"s");
-        let (token, _) = keys.sign(ObjectId::new(), ObjectId::new(), Utc::now() - Duration::hours(25));
+        let (token, _) = keys.sign(UserId::new(), OrgId::new(), Utc::now() - Duration::hours(25));
         assert_eq!(keys.verify(&token), None);
     }
 }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
-use svc_domain::ObjectId;
+use svc_domain::KeyId;
 use svc_domain::api_key::KeyOwner;
 
 pub struct KeyCache {
@@ -53,7 +53,7 @@ impl KeyCache {
     }
 
     /// Call after a revocation has committed.
-    pub fn forget_key(&self, key_id: ObjectId) {
+    pub fn forget_key(&self, key_id: KeyId) {
         let mut entries = self.entries.write().expect("key cache lock");
         entries.generation += 1;
         entries.by_hash.retain(|_, (owner, _)| owner.key.id != key_id);
@@ -64,15 +64,16 @@ impl KeyCache {
 mod tests {
     use chrono::Utc;
     use svc_domain::api_key::ApiKey;
+    use svc_domain::{OrgId, UserId};
 
     use super::*;
 
     fn owner() -> KeyOwner {
         let now = Utc::now();
         let key = ApiKey {
-            id: ObjectId::new(),
-            organization_id: ObjectId::new(),
-            user_id: ObjectId::new(),
+            id: KeyId::new(),
+            organization_id: OrgId::new(),
+            user_id: UserId::new(),
             name: "k".into(),
             prefix: "svc_abcdefgh".into(),
             scopes: vec![],

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, Months, Utc};
-use svc_domain::ObjectId;
+use svc_domain::KeyId;
 use svc_domain::activity::Activity;
 use svc_domain::api_key::ApiKey;
 use svc_domain::scope::Scope;
@@ -91,7 +91,7 @@ impl KeyService {
         let scrap_ids = scrap_ids_in_org(&*self.store, session.org(), input.scrap_ids).await?;
         let plain_key = key_material::generate();
         let key = ApiKey {
-            id: ObjectId::new(),
+            id: KeyId::new(),
             organization_id: session.org(),
             user_id: session.user(),
             name,
@@ -124,7 +124,7 @@ impl KeyService {
     }
 
     /// Revokes at once: the key stops working for the next request.
-    pub async fn revoke(&self, session: &Session, id: ObjectId) -> Result<()> {
+    pub async fn revoke(&self, session: &Session, id: KeyId) -> Result<()> {
         let key = self.store.key(session.org(), id).await?.ok_or(ServiceError::NotFound("API key"))?;
         let actor = format!("user:{}", session.user());
         let activities: Vec<_> = key

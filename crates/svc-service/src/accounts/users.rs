@@ -5,9 +5,9 @@ use std::net::IpAddr;
 use std::sync::{Arc, OnceLock};
 
 use chrono::{DateTime, Utc};
-use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
 use svc_domain::plan::Plan;
+use svc_domain::{OrgId, UserId};
 use svc_storage::{NewAccount, Store, StoreError};
 use tokio::sync::Semaphore;
 
@@ -138,7 +138,7 @@ impl AccountService {
         blocking(f).await
     }
 
-    fn issue(&self, user: ObjectId, org: ObjectId) -> IssuedToken {
+    fn issue(&self, user: UserId, org: OrgId) -> IssuedToken {
         let (token, expires_at) = self.jwt.sign(user, org, Utc::now());
         IssuedToken { token, expires_at }
     }
@@ -160,21 +160,15 @@ impl AccountService {
         };
         let now = Utc::now();
         let organization = Organization {
-            id: ObjectId::new(),
+            id: OrgId::new(),
             name: name.clone(),
             plan: Plan::Free,
             balance: self.free_grant,
             default_containers: vec!["default".to_string()],
             created_at: now,
         };
-        let user = User {
-            id: ObjectId::new(),
-            organization_id: organization.id,
-            email,
-            name,
-            is_admin: false,
-            created_at: now,
-        };
+        let user =
+            User { id: UserId::new(), organization_id: organization.id, email, name, is_admin: false, created_at: now };
         let plain = input.password;
         let password_hash = self.hash_work(move || password::hash(&plain)).await?;
         let account = NewAccount { organization, user, password_hash };

@@ -7,10 +7,10 @@ use std::time::Instant;
 
 use chrono::Utc;
 use serde_json::{Value, json};
-use svc_domain::ObjectId;
 use svc_domain::history::{DIRECT_TIER, HistoryRow, RunType, StatusDetail, TriggeredBy};
 use svc_domain::scrap::{AUTO_SCRAPPER, DEFAULT_SCRAPPER, ParamSet, Scrap};
 use svc_domain::task::{Task, TaskState};
+use svc_domain::{HistoryId, ObjectId};
 
 use crate::ai::model_answer::script_from;
 use crate::ai::prompts::{self, Attempt, SNAPSHOT_BUDGET_TOKENS};
@@ -145,7 +145,7 @@ fn ai_row(
         Err(e) => (StatusDetail::Error, "[]".to_string(), 0, Some(short_error(&e))),
     };
     HistoryRow {
-        id: ObjectId::new(),
+        id: HistoryId::new(),
         scrap_id: None,
         organization_id: task.organization_id,
         status_detail: Some(status),

@@ -6,12 +6,12 @@
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
-use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::history::{HistoryRow, StatusDetail};
 use svc_domain::scrap::{ParamSet, Scrap};
 use svc_domain::script_version::{ScriptVersion, VersionSource};
 use svc_domain::task::{Task, TaskKind, TaskState};
+use svc_domain::{HistoryId, ObjectId, OrgId, ScrapId};
 use svc_storage::{HistoryFilter, Store};
 
 use crate::ai::attachments::Attachments;
@@ -41,7 +41,7 @@ fn day_start(now: DateTime<Utc>) -> DateTime<Utc> {
     now.date_naive().and_hms_opt(0, 0, 0).expect("midnight exists").and_utc()
 }
 
-fn log(org: ObjectId, scrap: ObjectId, row: ObjectId, kind: &str, message: String) -> Activity {
+fn log(org: OrgId, scrap: ScrapId, row: HistoryId, kind: &str, message: String) -> Activity {
     let mut entry = Activity::new(org, scrap, kind, "system".into(), message);
     entry.history_id = Some(row);
     entry
@@ -121,7 +121,7 @@ pub(crate) async fn after_run(
 }
 
 /// What went wrong, and what it cost, as a failed fix records it.
-fn failed(task: &Task, scrap: ObjectId, row: ObjectId, spend: Spend, why: String, tried: &[Attempt]) -> TaskOutcome {
+fn failed(task: &Task, scrap: ScrapId, row: HistoryId, spend: Spend, why: String, tried: &[Attempt]) -> TaskOutcome {
     let message = format!("AI Fix failed: {why} ({})", spend.summary());
     TaskOutcome {
         state: TaskState::Failed,

@@ -54,7 +54,7 @@ pub(crate) struct TaskOutcome {
 /// A repaired script to make current (see `svc_storage::AppliedFix`).
 #[derive(Debug)]
 pub(crate) struct FixWrite {
-    pub scrap_id: svc_domain::ObjectId,
+    pub scrap_id: svc_domain::ScrapId,
     pub replaced: String,
     pub version: ScriptVersion,
     pub row: HistoryRow,

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use chrono::Utc;
-use svc_domain::ObjectId;
 use svc_domain::email::{Email, EmailKind};
 use svc_domain::scope::Scope;
+use svc_domain::{ObjectId, OrgId, UserId};
 use svc_storage::Store;
 use tokio::sync::Notify;
 
@@ -56,7 +56,7 @@ impl AnnouncementService {
     }
 
     /// The one-click unsubscribe address of a user.
-    pub fn unsubscribe_url(&self, org: ObjectId, user: ObjectId) -> String {
+    pub fn unsubscribe_url(&self, org: OrgId, user: UserId) -> String {
         format!("{}/unsubscribe?token={}", self.public_url, self.jwt.unsubscribe_token(org, user))
     }
 

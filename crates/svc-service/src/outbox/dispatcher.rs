@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use svc_domain::ObjectId;
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook};
+use svc_domain::{ObjectId, WebhookId};
 use svc_storage::Store;
 use tokio::sync::{Notify, Semaphore};
 
@@ -79,7 +79,7 @@ pub struct Dispatcher {
     config: DispatchConfig,
     queued: Arc<Notify>,
     slots: Arc<Semaphore>,
-    per_webhook: Mutex<HashMap<ObjectId, Arc<Semaphore>>>,
+    per_webhook: Mutex<HashMap<WebhookId, Arc<Semaphore>>>,
     /// Deliveries this process is handling (a claim that outlived its lease
     /// while waiting for a slot is not started twice).
     handling: Mutex<HashSet<ObjectId>>,
@@ -144,7 +144,7 @@ impl Dispatcher {
             .unwrap_or(chrono::Duration::minutes(1))
     }
 
-    fn webhook_slots(&self, webhook: ObjectId) -> Arc<Semaphore> {
+    fn webhook_slots(&self, webhook: WebhookId) -> Arc<Semaphore> {
         let mut map = self.per_webhook.lock().unwrap_or_else(|e| e.into_inner());
         map.entry(webhook).or_insert_with(|| Arc::new(Semaphore::new(PER_WEBHOOK_IN_FLIGHT))).clone()
     }

@@ -232,13 +232,14 @@ pub fn recovered_email(
 mod tests {
     use chrono::TimeZone;
     use svc_domain::history::TriggeredBy;
+    use svc_domain::{OrgId, UserId};
 
     use super::*;
 
     fn fixture(format: EmailFormat, data: &str, length: i64) -> (Scrap, HistoryRow) {
         let now = Utc.with_ymd_and_hms(2026, 11, 23, 7, 0, 0).unwrap();
         let mut scrap =
-            Scrap::new(ObjectId::new(), ObjectId::new(), "Prices\r\nBcc: evil@example.com", "https://e.com", "x", now);
+            Scrap::new(OrgId::new(), UserId::new(), "Prices\r\nBcc: evil@example.com", "https://e.com", "x", now);
         scrap.email_notif_format = format;
         let mut row = HistoryRow::pending(scrap.id, scrap.organization_id, TriggeredBy::Cron, "tier0", now);
         row.status_detail = Some(StatusDetail::Success);

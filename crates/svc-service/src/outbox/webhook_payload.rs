@@ -59,8 +59,8 @@ pub fn preview(data: &str, items: i64) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use svc_domain::ObjectId;
     use svc_domain::history::TriggeredBy;
+    use svc_domain::{OrgId, ScrapId};
 
     use super::*;
 
@@ -88,7 +88,7 @@ mod tests {
 
     #[test]
     fn payload_has_exactly_the_allow_listed_fields() {
-        let mut row = HistoryRow::pending(ObjectId::new(), ObjectId::new(), TriggeredBy::Cron, "tier0", Utc::now());
+        let mut row = HistoryRow::pending(ScrapId::new(), OrgId::new(), TriggeredBy::Cron, "tier0", Utc::now());
         row.status_detail = Some(StatusDetail::Empty);
         row.time_ms = Some(420);
         row.error = Some("secret stack".into());

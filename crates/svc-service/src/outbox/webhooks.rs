@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use chrono::Utc;
-use svc_domain::ObjectId;
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook, WebhookEvent};
+use svc_domain::{ObjectId, WebhookId};
 use svc_storage::Store;
 use tokio::sync::Notify;
 use url::Url;
@@ -109,7 +109,7 @@ impl WebhookService {
         let now = Utc::now();
         let secret = new_secret();
         let webhook = Webhook {
-            id: ObjectId::new(),
+            id: WebhookId::new(),
             organization_id: session.org(),
             url,
             events,
@@ -128,11 +128,11 @@ impl WebhookService {
         Ok(Paged { items: found.items, total: found.total, page })
     }
 
-    pub async fn get(&self, session: &Session, id: ObjectId) -> Result<Webhook> {
+    pub async fn get(&self, session: &Session, id: WebhookId) -> Result<Webhook> {
         self.store.webhook(session.org(), id).await?.ok_or(ServiceError::NotFound("webhook"))
     }
 
-    pub async fn update(&self, session: &Session, id: ObjectId, input: WebhookChanges) -> Result<Webhook> {
+    pub async fn update(&self, session: &Session, id: WebhookId, input: WebhookChanges) -> Result<Webhook> {
         self.require_plan(session).await?;
         let mut webhook = self.get(session, id).await?;
         if let Some(url) = input.url {
@@ -154,7 +154,7 @@ impl WebhookService {
         Ok(webhook)
     }
 
-    pub async fn delete(&self, session: &Session, id: ObjectId) -> Result<()> {
+    pub async fn delete(&self, session: &Session, id: WebhookId) -> Result<()> {
         self.require_plan(session).await?;
         if !self.store.delete_webhook(session.org(), id).await? {
             return Err(ServiceError::NotFound("webhook"));
@@ -166,7 +166,7 @@ impl WebhookService {
     pub async fn deliveries(
         &self,
         session: &Session,
-        id: ObjectId,
+        id: WebhookId,
         page: PageRequest,
     ) -> Result<Paged<DeliveryAttempt>> {
         self.get(session, id).await?;
@@ -176,7 +176,7 @@ impl WebhookService {
 
     /// Sends the event of `attempt` again as a new chain of attempts (new
     /// `webhook-id`); returns the new delivery.
-    pub async fn redeliver(&self, session: &Session, webhook: ObjectId, attempt: ObjectId) -> Result<Delivery> {
+    pub async fn redeliver(&self, session: &Session, webhook: WebhookId, attempt: ObjectId) -> Result<Delivery> {
         self.require_plan(session).await?;
         let hook = self.get(session, webhook).await?;
         if !hook.active {

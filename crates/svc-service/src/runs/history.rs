@@ -3,9 +3,9 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use svc_domain::ObjectId;
 use svc_domain::history::HistoryRow;
 use svc_domain::scope::Scope;
+use svc_domain::{HistoryId, ScrapId};
 use svc_storage::{HistoryFilter, Store};
 
 use crate::paging::{PageRequest, Paged};
@@ -38,9 +38,9 @@ impl HistoryView {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Neighbours {
     /// The scrap's run created just before.
-    pub previous: Option<ObjectId>,
+    pub previous: Option<HistoryId>,
     /// The scrap's run created just after.
-    pub next: Option<ObjectId>,
+    pub next: Option<HistoryId>,
     /// The scrap's newest successful run created before (what changed since).
     pub previous_success: Option<HistoryView>,
 }
@@ -59,7 +59,7 @@ impl HistoryService {
     pub async fn list(
         &self,
         principal: &Principal,
-        scrap: Option<ObjectId>,
+        scrap: Option<ScrapId>,
         page: PageRequest,
     ) -> Result<Paged<HistoryView>> {
         principal.require(&[Scope::HistoryRead])?;
@@ -71,7 +71,7 @@ impl HistoryService {
         }
         let filter = HistoryFilter {
             scrap,
-            only_scraps: principal.scrap_allow_list().map(<[ObjectId]>::to_vec),
+            only_scraps: principal.scrap_allow_list().map(<[ScrapId]>::to_vec),
             offset: page.offset(),
             limit: page.per_page,
         };
@@ -80,7 +80,7 @@ impl HistoryService {
         Ok(paged.map(|row| HistoryView::for_principal(row, principal)))
     }
 
-    pub async fn get(&self, principal: &Principal, id: ObjectId) -> Result<HistoryView> {
+    pub async fn get(&self, principal: &Principal, id: HistoryId) -> Result<HistoryView> {
         principal.require(&[Scope::HistoryRead])?;
         let row = self.store.history_row(principal.org(), id).await?.ok_or(ServiceError::NotFound("history row"))?;
         if !principal.may_see_row_of(row.scrap_id) {
@@ -90,7 +90,7 @@ impl HistoryService {
     }
 
     /// The runs around run `id`, under the checks of [`Self::get`].
-    pub async fn neighbours(&self, principal: &Principal, id: ObjectId) -> Result<Neighbours> {
+    pub async fn neighbours(&self, principal: &Principal, id: HistoryId) -> Result<Neighbours> {
         let row = self.get(principal, id).await?.row;
         let found = self.store.run_neighbours(principal.org(), &row).await?;
         Ok(Neighbours {
@@ -103,7 +103,7 @@ impl HistoryService {
     /// The newest successful run of `scrap` (with its data), as [`Self::get`]
     /// shows it; `None` when it never succeeded. For the scrap page's latest
     /// data: unlike `RunService::live_data` it is not a plan feature.
-    pub async fn last_success(&self, principal: &Principal, scrap: ObjectId) -> Result<Option<HistoryView>> {
+    pub async fn last_success(&self, principal: &Principal, scrap: ScrapId) -> Result<Option<HistoryView>> {
         principal.require(&[Scope::HistoryRead])?;
         authorize_scrap(&*self.store, principal, scrap).await?;
         if self.store.existing_scrap_ids(principal.org(), &[scrap]).await?.is_empty() {
@@ -116,7 +116,7 @@ impl HistoryService {
     /// The page markup, selector and screenshot captured when a run of the
     /// caller's organization failed (`None` when none was captured). For the
     /// web app's admin view only: a web session of a platform admin, else 403.
-    pub async fn error_snapshot(&self, session: &Session, id: ObjectId) -> Result<Option<Value>> {
+    pub async fn error_snapshot(&self, session: &Session, id: HistoryId) -> Result<Option<Value>> {
         if !session.is_platform_admin() {
             return Err(ServiceError::Forbidden("error snapshots are for platform admins".into()));
         }
@@ -160,10 +160,10 @@ mod tests {
         // Another organization: 404; an unknown id: 404.
         let bobs: Principal = bob.session.clone().into();
         assert!(matches!(t.services.history.neighbours(&bobs, second.id).await, Err(ServiceError::NotFound(_))));
-        assert!(matches!(t.services.history.neighbours(&me, ObjectId::new()).await, Err(ServiceError::NotFound(_))));
+        assert!(matches!(t.services.history.neighbours(&me, HistoryId::new()).await, Err(ServiceError::NotFound(_))));
 
         // A key: its scope and allow-list.
-        let key = |scopes: &[&str], scraps: Vec<ObjectId>| NewKey {
+        let key = |scopes: &[&str], scraps: Vec<ScrapId>| NewKey {
             name: "k".into(),
             expires_at: None,
             scopes: scopes.iter().map(|s| s.to_string()).collect(),
@@ -205,6 +205,6 @@ mod tests {
         assert_eq!(found.row.data, "[0]");
         let bobs: Principal = bob.session.clone().into();
         assert!(matches!(t.services.history.last_success(&bobs, s).await, Err(ServiceError::NotFound(_))));
-        assert!(matches!(t.services.history.last_success(&me, ObjectId::new()).await, Err(ServiceError::NotFound(_))));
+        assert!(matches!(t.services.history.last_success(&me, ScrapId::new()).await, Err(ServiceError::NotFound(_))));
     }
 }

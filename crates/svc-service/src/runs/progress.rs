@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use svc_domain::ObjectId;
 use svc_domain::scope::Scope;
+use svc_domain::{HistoryId, ScrapId};
 use svc_storage::QueueState;
 
 use crate::runs::history::HistoryView;
@@ -28,7 +28,7 @@ impl RunService {
     pub async fn wait_finished(
         &self,
         principal: &Principal,
-        id: ObjectId,
+        id: HistoryId,
         wait: Duration,
     ) -> Result<Option<HistoryView>> {
         let deadline = tokio::time::Instant::now() + wait.min(MAX_WAIT);
@@ -56,7 +56,7 @@ impl RunService {
 
     /// Whether a run is queued, running or finished (then the row), with
     /// the checks of reading a history row.
-    pub async fn progress(&self, principal: &Principal, id: ObjectId) -> Result<RunProgress> {
+    pub async fn progress(&self, principal: &Principal, id: HistoryId) -> Result<RunProgress> {
         principal.require(&[Scope::HistoryRead])?;
         let row = self.store.history_row(principal.org(), id).await?.ok_or(ServiceError::NotFound("history row"))?;
         if !principal.may_see_row_of(row.scrap_id) {
@@ -81,7 +81,7 @@ impl RunService {
     }
 
     /// The latest successful run's data (Growth and Pro only).
-    pub async fn live_data(&self, session: &Session, scrap: ObjectId) -> Result<String> {
+    pub async fn live_data(&self, session: &Session, scrap: ScrapId) -> Result<String> {
         let org = self.store.organization(session.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
         if !org.plan.has_developer_features() {
             return Err(ServiceError::PlanRequired("the live JSON endpoint"));

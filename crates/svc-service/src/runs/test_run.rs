@@ -1,9 +1,9 @@
 //! Test runs: a draft script run from the editor, in this process, stored
 //! nowhere.
 
-use svc_domain::ObjectId;
 use svc_domain::history::TriggeredBy;
 use svc_domain::scrap::{AUTO_SCRAPPER, DEFAULT_SCRAPPER, ParamSet, STATIC_SCRAPPER};
+use svc_domain::{HistoryId, ScrapId};
 
 use crate::accounts::rate_limits::TRIGGER_PER_KEY;
 use crate::outbox::redact::KnownSecrets;
@@ -34,7 +34,7 @@ pub struct TestRun {
     /// The saved scrap being edited, if any: the test run signs in with its
     /// site login (`SVC.account`) and starts from its saved session, which it
     /// does not update. `None`: `SVC.account` is null.
-    pub scrap: Option<ObjectId>,
+    pub scrap: Option<ScrapId>,
     /// The engine (`scrapper`) to run it on; `puppeteer` when `None`.
     pub scrapper: Option<String>,
 }
@@ -107,7 +107,7 @@ impl RunService {
         self.limits.take(&format!("test-run:user:{}", session.user()), TRIGGER_PER_KEY).await?;
         let secrets = KnownSecrets::of(login.account.as_ref());
         let job = RunJob {
-            history_id: ObjectId::new().to_string(),
+            history_id: HistoryId::new().to_string(),
             url,
             script: draft.script,
             param,

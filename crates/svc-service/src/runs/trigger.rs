@@ -2,7 +2,7 @@
 //! queue entry it writes in one transaction.
 
 use chrono::Utc;
-use svc_domain::ObjectId;
+use svc_domain::ScrapId;
 use svc_domain::activity::Activity;
 use svc_domain::history::{DIRECT_TIER, HistoryRow, TriggeredBy};
 use svc_domain::scope::Scope;
@@ -30,7 +30,7 @@ impl RunService {
         &self,
         principal: &Principal,
         via: Trigger,
-        scrap_id: ObjectId,
+        scrap_id: ScrapId,
         param: Option<&str>,
     ) -> Result<HistoryRow> {
         principal.require(&[Scope::ScrapsRun])?;

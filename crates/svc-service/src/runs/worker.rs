@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::runs::ClaimedRun;
 use crate::schedule::backoff::Backoff;
 use crate::{Result, Services};
-use svc_domain::ObjectId;
+use svc_domain::HistoryId;
 use svc_engine::Engine;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
@@ -22,7 +22,7 @@ const IDLE_POLL: Duration = Duration::from_secs(1);
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// The claims of the runs in flight, by history id.
-type InFlight = Arc<Mutex<HashMap<ObjectId, ClaimedRun>>>;
+type InFlight = Arc<Mutex<HashMap<HistoryId, ClaimedRun>>>;
 
 pub struct Worker {
     services: Arc<Services>,

@@ -30,7 +30,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use rand::Rng;
-use svc_domain::ObjectId;
+use svc_domain::HistoryId;
 use svc_domain::activity::Activity;
 use svc_domain::history::{DIRECT_TIER, HistoryRow, TriggeredBy};
 use svc_domain::plan::WeeklyUnits;
@@ -243,7 +243,7 @@ impl TickPlanner for CronPlanner {
         scrap: &Scrap,
         tick: &PlannedTick,
         outcome: TickOutcome,
-        history: Option<ObjectId>,
+        history: Option<HistoryId>,
     ) -> Option<Activity> {
         let at = tick.scheduled_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         let (kind, message) = match outcome {
@@ -306,6 +306,7 @@ pub fn pick_param(params: &[ParamSet], rng: &mut impl Rng) -> Option<ParamSet> {
 #[cfg(test)]
 mod tests {
     use rand::SeedableRng;
+    use svc_domain::{OrgId, UserId};
 
     use super::*;
 
@@ -360,7 +361,7 @@ mod tests {
     fn a_due_tick_runs_unless_a_run_is_in_flight_or_the_balance_is_spent() {
         let now = utc("2026-01-01T10:00:05Z");
         let planner = CronPlanner { now, grace: GRACE, parsed: Mutex::new(HashMap::new()) };
-        let mut scrap = Scrap::new(ObjectId::new(), ObjectId::new(), "t", "https://example.com", "x", now);
+        let mut scrap = Scrap::new(OrgId::new(), UserId::new(), "t", "https://example.com", "x", now);
         scrap.cron = Some("* * * * *".into());
         let due = |run_in_flight, balance| DueScrap {
             scrap: scrap.clone(),

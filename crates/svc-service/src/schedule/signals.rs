@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use svc_domain::ObjectId;
 use svc_domain::history::MAX_RUN_WAIT_SECS;
+use svc_domain::{HistoryId, ObjectId};
 use tokio::sync::{Notify, broadcast};
 
 use crate::{Result, ServiceError};
@@ -33,7 +33,7 @@ pub fn wait_refused() -> ServiceError {
 /// callers waiting on them. Other processes fall back to polling.
 pub struct RunSignals {
     pub queued: Notify,
-    pub(crate) finished: broadcast::Sender<ObjectId>,
+    pub(crate) finished: broadcast::Sender<HistoryId>,
     /// Webhook deliveries were queued (wakes the dispatcher).
     pub deliveries: Arc<Notify>,
     /// Emails were queued (wakes the mailer).

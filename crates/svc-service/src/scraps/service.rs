@@ -6,13 +6,13 @@ use std::time::Duration;
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::email::EmailRecord;
 use svc_domain::history::RunSummary;
 use svc_domain::scope::Scope;
 use svc_domain::scrap::Scrap;
 use svc_domain::script_version::ScriptVersion;
+use svc_domain::{HistoryId, ObjectId, OrgId, ScrapId};
 use svc_storage::{ScrapFilter, Store};
 use tokio::sync::Notify;
 
@@ -55,7 +55,7 @@ pub struct ScrapService {
 /// The allow-list rule of single-scrap routes. A key whose allow-list
 /// excludes `scrap` gets 403 if the scrap is its organization's, and 404
 /// otherwise: another organization's objects never show, not even as 403.
-pub(crate) async fn authorize_scrap(store: &dyn Store, principal: &Principal, scrap: ObjectId) -> Result<()> {
+pub(crate) async fn authorize_scrap(store: &dyn Store, principal: &Principal, scrap: ScrapId) -> Result<()> {
     if principal.may_touch_scrap(scrap) {
         return Ok(());
     }
@@ -67,10 +67,10 @@ pub(crate) async fn authorize_scrap(store: &dyn Store, principal: &Principal, sc
 
 /// Parses `scrapIds` of a key or webhook body: 24-hex ids, each a scrap of
 /// `org` (else 422 naming `scrapIds`); duplicates dropped.
-pub(crate) async fn scrap_ids_in_org(store: &dyn Store, org: ObjectId, raw: Vec<String>) -> Result<Vec<ObjectId>> {
+pub(crate) async fn scrap_ids_in_org(store: &dyn Store, org: OrgId, raw: Vec<String>) -> Result<Vec<ScrapId>> {
     let mut ids = Vec::new();
     for s in &raw {
-        let id = ObjectId::parse(s)
+        let id = ScrapId::parse(s)
             .ok_or_else(|| ServiceError::validation("scrapIds", format!("`{s}` is not a 24-character hex id")))?;
         if !ids.contains(&id) {
             ids.push(id);
@@ -143,7 +143,7 @@ impl ScrapService {
         Ok(scrap)
     }
 
-    pub async fn update(&self, session: &Session, id: ObjectId, changes: ScrapChanges) -> Result<Scrap> {
+    pub async fn update(&self, session: &Session, id: ScrapId, changes: ScrapChanges) -> Result<Scrap> {
         let before = self.store.scrap(session.org(), id).await?.ok_or(ServiceError::NotFound("scrap"))?;
         let mut scrap = before.clone();
         let tier_set = changes.proxy_tier.is_some();
@@ -170,7 +170,7 @@ impl ScrapService {
         Ok(scrap)
     }
 
-    pub async fn delete(&self, session: &Session, id: ObjectId) -> Result<()> {
+    pub async fn delete(&self, session: &Session, id: ScrapId) -> Result<()> {
         let log = Activity::new(
             session.org(),
             id,
@@ -186,7 +186,7 @@ impl ScrapService {
 
     /// The newest `limit` emails sent (or being sent) for a scrap of the
     /// caller's organization: result emails and alerts, with their state.
-    pub async fn emails(&self, session: &Session, id: ObjectId, limit: i64) -> Result<Vec<EmailRecord>> {
+    pub async fn emails(&self, session: &Session, id: ScrapId, limit: i64) -> Result<Vec<EmailRecord>> {
         if self.store.existing_scrap_ids(session.org(), &[id]).await?.is_empty() {
             return Err(ServiceError::NotFound("scrap"));
         }
@@ -199,7 +199,7 @@ impl ScrapService {
         principal.require(&[Scope::ScrapsRead])?;
         let filter = ScrapFilter {
             search: search_text(search)?,
-            only: principal.scrap_allow_list().map(<[ObjectId]>::to_vec),
+            only: principal.scrap_allow_list().map(<[ScrapId]>::to_vec),
             failing: false,
             offset: page.offset(),
             limit: page.per_page,
@@ -227,8 +227,8 @@ impl ScrapService {
             limit: page.per_page,
         };
         let found = self.store.list_scraps(session.org(), &filter).await?;
-        let last_ids: Vec<ObjectId> = found.items.iter().filter_map(|s| s.history.first().copied()).collect();
-        let mut runs: HashMap<ObjectId, RunSummary> =
+        let last_ids: Vec<HistoryId> = found.items.iter().filter_map(|s| s.history.first().copied()).collect();
+        let mut runs: HashMap<HistoryId, RunSummary> =
             self.store.run_summaries(session.org(), &last_ids).await?.into_iter().map(|r| (r.id, r)).collect();
         let items = found
             .items
@@ -259,7 +259,7 @@ impl ScrapService {
         Ok(times)
     }
 
-    pub async fn get(&self, principal: &Principal, id: ObjectId) -> Result<Scrap> {
+    pub async fn get(&self, principal: &Principal, id: ScrapId) -> Result<Scrap> {
         principal.require(&[Scope::ScrapsRead])?;
         authorize_scrap(&*self.store, principal, id).await?;
         self.store.scrap(principal.org(), id).await?.ok_or(ServiceError::NotFound("scrap"))
@@ -267,7 +267,7 @@ impl ScrapService {
 
     /// The activity log of a scrap, newest first. It outlives the scrap, so
     /// a deleted scrap's log (ending in `scrap.deleted`) stays readable.
-    pub async fn activities(&self, principal: &Principal, id: ObjectId, page: PageRequest) -> Result<Paged<Activity>> {
+    pub async fn activities(&self, principal: &Principal, id: ScrapId, page: PageRequest) -> Result<Paged<Activity>> {
         principal.require(&[Scope::HistoryRead])?;
         authorize_scrap(&*self.store, principal, id).await?;
         let found = self.store.list_activities(principal.org(), id, page.offset(), page.per_page).await?;
@@ -282,7 +282,7 @@ impl ScrapService {
     pub async fn versions(
         &self,
         principal: &Principal,
-        id: ObjectId,
+        id: ScrapId,
         page: PageRequest,
     ) -> Result<Paged<ScriptVersion>> {
         principal.require(&[Scope::ScrapsRead])?;
@@ -295,7 +295,7 @@ impl ScrapService {
     }
 
     /// One version of a scrap's script.
-    pub async fn version(&self, principal: &Principal, id: ObjectId, version: ObjectId) -> Result<ScriptVersion> {
+    pub async fn version(&self, principal: &Principal, id: ScrapId, version: ObjectId) -> Result<ScriptVersion> {
         principal.require(&[Scope::ScrapsRead])?;
         authorize_scrap(&*self.store, principal, id).await?;
         self.store.script_version(principal.org(), id, version).await?.ok_or(ServiceError::NotFound("version"))
@@ -305,7 +305,7 @@ impl ScrapService {
     /// version; nothing is lost). Restoring the current script is refused.
     /// A scrap write, so web sessions only (interface.md: scrap writes are
     /// never made with an API key).
-    pub async fn restore_version(&self, session: &Session, id: ObjectId, version: ObjectId) -> Result<ScriptVersion> {
+    pub async fn restore_version(&self, session: &Session, id: ScrapId, version: ObjectId) -> Result<ScriptVersion> {
         let scrap = self.store.scrap(session.org(), id).await?.ok_or(ServiceError::NotFound("scrap"))?;
         let old =
             self.store.script_version(session.org(), id, version).await?.ok_or(ServiceError::NotFound("version"))?;
@@ -361,7 +361,7 @@ mod tests {
         let page = t.services.scraps.overview(&ada.session, None, false, PageRequest::default()).await.unwrap();
         assert_eq!(titles(&page), ["running", "broken", "fine", "never run"]);
         assert_eq!(page.total, 4);
-        let last: Vec<Option<ObjectId>> = page.items.iter().map(|o| o.last_run.as_ref().map(|r| r.id)).collect();
+        let last: Vec<Option<HistoryId>> = page.items.iter().map(|o| o.last_run.as_ref().map(|r| r.id)).collect();
         assert_eq!(last, [Some(running_last.id), Some(broken_last.id), Some(fine_last.id), None]);
         let summary = page.items[1].last_run.clone().unwrap();
         assert_eq!(

@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::scope::Scope;
 use svc_domain::site_account::{SavedSession, SessionState, SiteAccount, username_hint};
+use svc_domain::{OrgId, ScrapId};
 use svc_storage::{Store, StoreError};
 
 use crate::scraps::authorize_scrap;
@@ -45,8 +45,8 @@ pub(crate) struct RunLogin {
 /// session that cannot be opened is left out (the run logs in again).
 pub(crate) async fn run_login(
     store: &dyn Store,
-    org: ObjectId,
-    scrap: ObjectId,
+    org: OrgId,
+    scrap: ScrapId,
 ) -> Result<std::result::Result<RunLogin, String>> {
     let account = match store.site_account(org, scrap).await {
         Ok(account) => account.map(|a| a.account),
@@ -95,7 +95,7 @@ impl SiteAccountService {
         SiteAccountService { store }
     }
 
-    async fn require_scrap(&self, org: ObjectId, scrap: ObjectId) -> Result<()> {
+    async fn require_scrap(&self, org: OrgId, scrap: ScrapId) -> Result<()> {
         if self.store.existing_scrap_ids(org, &[scrap]).await?.is_empty() {
             return Err(ServiceError::NotFound("scrap"));
         }
@@ -109,7 +109,7 @@ impl SiteAccountService {
     pub async fn set_account(
         &self,
         session: &Session,
-        scrap: ObjectId,
+        scrap: ScrapId,
         username: String,
         password: String,
     ) -> Result<AccountStatus> {
@@ -139,7 +139,7 @@ impl SiteAccountService {
 
     /// Removes the scrap's login and its saved session. Removing a login
     /// that is not there does nothing.
-    pub async fn delete_account(&self, session: &Session, scrap: ObjectId) -> Result<()> {
+    pub async fn delete_account(&self, session: &Session, scrap: ScrapId) -> Result<()> {
         self.require_scrap(session.org(), scrap).await?;
         let log = Activity::new(
             session.org(),
@@ -154,7 +154,7 @@ impl SiteAccountService {
 
     /// Forgets the scrap's saved browser session: the next run starts
     /// logged out. Forgetting none does nothing.
-    pub async fn forget_session(&self, session: &Session, scrap: ObjectId) -> Result<()> {
+    pub async fn forget_session(&self, session: &Session, scrap: ScrapId) -> Result<()> {
         self.require_scrap(session.org(), scrap).await?;
         let log = Activity::new(
             session.org(),
@@ -168,7 +168,7 @@ impl SiteAccountService {
     }
 
     /// Whether the scrap has a login (and its hint) and a saved session.
-    pub async fn account_status(&self, principal: &Principal, scrap: ObjectId) -> Result<AccountStatus> {
+    pub async fn account_status(&self, principal: &Principal, scrap: ScrapId) -> Result<AccountStatus> {
         principal.require(&[Scope::ScrapsRead])?;
         authorize_scrap(&*self.store, principal, scrap).await?;
         self.require_scrap(principal.org(), scrap).await?;
@@ -176,11 +176,11 @@ impl SiteAccountService {
     }
 
     /// Whether the scrap has a saved browser session.
-    pub async fn has_session(&self, principal: &Principal, scrap: ObjectId) -> Result<bool> {
+    pub async fn has_session(&self, principal: &Principal, scrap: ScrapId) -> Result<bool> {
         Ok(self.account_status(principal, scrap).await?.has_session)
     }
 
-    async fn status(&self, org: ObjectId, scrap: ObjectId) -> Result<AccountStatus> {
+    async fn status(&self, org: OrgId, scrap: ScrapId) -> Result<AccountStatus> {
         let (has_account, username_hint) = match self.store.site_account(org, scrap).await {
             Ok(Some(stored)) => (true, Some(username_hint(&stored.account.username))),
             Ok(None) => (false, None),
@@ -246,7 +246,7 @@ mod tests {
         ));
         assert!(matches!(accounts.delete_account(&eve.session, scrap).await, Err(ServiceError::NotFound(_))));
         assert!(matches!(accounts.forget_session(&eve.session, scrap).await, Err(ServiceError::NotFound(_))));
-        assert!(matches!(accounts.has_session(&stranger, ObjectId::new()).await, Err(ServiceError::NotFound(_))));
+        assert!(matches!(accounts.has_session(&stranger, ScrapId::new()).await, Err(ServiceError::NotFound(_))));
 
         // A session saved by a run; a new password keeps it, another user forgets it.
         let saved = SavedSession { state: SessionState::new("{}"), saved_at: Utc::now(), history_id: None };

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
-use svc_domain::ObjectId;
+use svc_domain::ScrapId;
 use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
 use svc_storage::Store;
 use svc_storage::testing::TestDb;
@@ -72,7 +72,7 @@ impl TestServices {
     }
 
     /// A scrap with `title` (and a url and script).
-    pub async fn scrap(&self, user: &TestUser, title: &str) -> ObjectId {
+    pub async fn scrap(&self, user: &TestUser, title: &str) -> ScrapId {
         let changes = ScrapChanges {
             title: Some(title.into()),
             url: Some("https://example.com/items".into()),
@@ -84,7 +84,7 @@ impl TestServices {
 
     /// Stores a finished (or, with `None`, pending) run of `scrap`,
     /// created `secs` seconds from now.
-    pub async fn run(&self, user: &TestUser, scrap: ObjectId, detail: Option<StatusDetail>, secs: i64) -> HistoryRow {
+    pub async fn run(&self, user: &TestUser, scrap: ScrapId, detail: Option<StatusDetail>, secs: i64) -> HistoryRow {
         let at = Utc::now() + chrono::Duration::seconds(secs);
         let mut row = HistoryRow::pending(scrap, user.session.org(), TriggeredBy::Api, "tier0", at);
         row.status_detail = detail;

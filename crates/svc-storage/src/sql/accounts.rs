@@ -6,9 +6,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, QueryBuilder, Type};
-use svc_domain::ObjectId;
 use svc_domain::account::{Organization, User};
 use svc_domain::plan::{Plan, WeeklyUnits};
+use svc_domain::{OrgId, UserId};
 
 use super::shared::conflict_on_unique;
 use super::{Dialect, RowsAffected, SqlStore, columns};
@@ -91,7 +91,7 @@ where
         row.map(|r| Ok((User::try_from(r.user)?, r.password_hash))).transpose()
     }
 
-    async fn user(&self, org: ObjectId, user: ObjectId) -> Result<Option<User>> {
+    async fn user(&self, org: OrgId, user: UserId) -> Result<Option<User>> {
         let row: Option<UserRecord> =
             sqlx::query_as(concatcp!("SELECT ", columns::USER, " FROM users WHERE organization_id = $1 AND id = $2"))
                 .bind(org.to_string())
@@ -101,7 +101,7 @@ where
         row.map(User::try_from).transpose()
     }
 
-    async fn password_hash(&self, org: ObjectId, user: ObjectId) -> Result<Option<String>> {
+    async fn password_hash(&self, org: OrgId, user: UserId) -> Result<Option<String>> {
         let row: Option<(String,)> =
             sqlx::query_as("SELECT password_hash FROM users WHERE organization_id = $1 AND id = $2")
                 .bind(org.to_string())
@@ -111,7 +111,7 @@ where
         Ok(row.map(|(hash,)| hash))
     }
 
-    async fn set_password_hash(&self, org: ObjectId, user: ObjectId, hash: &str) -> Result<bool> {
+    async fn set_password_hash(&self, org: OrgId, user: UserId, hash: &str) -> Result<bool> {
         let done = sqlx::query("UPDATE users SET password_hash = $3 WHERE organization_id = $1 AND id = $2")
             .bind(org.to_string())
             .bind(user.to_string())
@@ -121,7 +121,7 @@ where
         Ok(done.rows_affected() == 1)
     }
 
-    async fn set_email(&self, org: ObjectId, user: ObjectId, email: &str) -> Result<bool> {
+    async fn set_email(&self, org: OrgId, user: UserId, email: &str) -> Result<bool> {
         let done = sqlx::query("UPDATE users SET email = $3 WHERE organization_id = $1 AND id = $2")
             .bind(org.to_string())
             .bind(user.to_string())
@@ -132,7 +132,7 @@ where
         Ok(done.rows_affected() == 1)
     }
 
-    async fn organization(&self, org: ObjectId) -> Result<Option<Organization>> {
+    async fn organization(&self, org: OrgId) -> Result<Option<Organization>> {
         let row: Option<OrganizationRecord> =
             sqlx::query_as(concatcp!("SELECT ", columns::ORGANIZATION, " FROM organizations WHERE id = $1"))
                 .bind(org.to_string())
@@ -141,7 +141,7 @@ where
         row.map(Organization::try_from).transpose()
     }
 
-    async fn set_plan(&self, org: ObjectId, plan: Plan) -> Result<bool> {
+    async fn set_plan(&self, org: OrgId, plan: Plan) -> Result<bool> {
         let done = sqlx::query(
             "UPDATE organizations SET plan = $2, plan_renewed_at = CASE WHEN plan_renewed_at < $3 THEN $3 \
              ELSE plan_renewed_at END WHERE id = $1",
@@ -246,7 +246,7 @@ where
         Ok(taken)
     }
 
-    async fn set_admin(&self, org: ObjectId, user: ObjectId, is_admin: bool) -> Result<bool> {
+    async fn set_admin(&self, org: OrgId, user: UserId, is_admin: bool) -> Result<bool> {
         let done = sqlx::query("UPDATE users SET is_admin = $3 WHERE organization_id = $1 AND id = $2")
             .bind(org.to_string())
             .bind(user.to_string())
@@ -256,7 +256,7 @@ where
         Ok(done.rows_affected() == 1)
     }
 
-    async fn add_balance(&self, org: ObjectId, units: i64) -> Result<Option<i64>> {
+    async fn add_balance(&self, org: OrgId, units: i64) -> Result<Option<i64>> {
         let row: Option<(i64,)> =
             sqlx::query_as("UPDATE organizations SET balance = balance + $2 WHERE id = $1 RETURNING balance")
                 .bind(org.to_string())

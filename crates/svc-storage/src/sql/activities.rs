@@ -3,8 +3,8 @@
 use async_trait::async_trait;
 use const_format::concatcp;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
-use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
+use svc_domain::{OrgId, ScrapId};
 
 use super::{Dialect, SqlStore, columns};
 use crate::Result;
@@ -25,7 +25,7 @@ where
     str: Type<DB>,
     usize: ColumnIndex<DB::Row>,
 {
-    async fn list_activities(&self, org: ObjectId, scrap: ObjectId, offset: i64, limit: i64) -> Result<Page<Activity>> {
+    async fn list_activities(&self, org: OrgId, scrap: ScrapId, offset: i64, limit: i64) -> Result<Page<Activity>> {
         let (total,): (i64,) =
             sqlx::query_as("SELECT COUNT(*) FROM activities WHERE organization_id = $1 AND scrap_id = $2")
                 .bind(org.to_string())

@@ -5,9 +5,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
 use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, QueryBuilder, Type};
-use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::email::{Email, EmailRecord};
+use svc_domain::{ObjectId, OrgId, ScrapId, UserId};
 
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
@@ -106,7 +106,7 @@ where
         Ok(true)
     }
 
-    async fn scrap_emails(&self, org: ObjectId, scrap: ObjectId, limit: i64) -> Result<Vec<EmailRecord>> {
+    async fn scrap_emails(&self, org: OrgId, scrap: ScrapId, limit: i64) -> Result<Vec<EmailRecord>> {
         let rows: Vec<EmailRow> = sqlx::query_as(concatcp!(
             "SELECT ",
             columns::EMAIL,
@@ -120,7 +120,7 @@ where
         rows.into_iter().map(EmailRecord::try_from).collect()
     }
 
-    async fn announcement_recipients(&self, after: Option<ObjectId>, limit: i64) -> Result<Vec<Recipient>> {
+    async fn announcement_recipients(&self, after: Option<UserId>, limit: i64) -> Result<Vec<Recipient>> {
         let rows: Vec<(String, String, String)> = sqlx::query_as(
             "SELECT organization_id, id, email FROM users WHERE announcements AND id > $1 ORDER BY id LIMIT $2",
         )
@@ -133,7 +133,7 @@ where
             .collect()
     }
 
-    async fn set_announcements(&self, org: ObjectId, user: ObjectId, on: bool) -> Result<bool> {
+    async fn set_announcements(&self, org: OrgId, user: UserId, on: bool) -> Result<bool> {
         let mut tx = self.begin_write().await?;
         let updated = sqlx::query("UPDATE users SET announcements = $3 WHERE organization_id = $1 AND id = $2")
             .bind(org.to_string())

@@ -3,8 +3,8 @@
 use async_trait::async_trait;
 use const_format::concatcp;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, QueryBuilder, Type};
-use svc_domain::ObjectId;
 use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
+use svc_domain::{HistoryId, OrgId, ScrapId};
 
 use super::{Dialect, SqlStore, columns};
 use crate::{Result, StoreError};
@@ -40,7 +40,7 @@ where
         Ok(())
     }
 
-    async fn history_row(&self, org: ObjectId, row: ObjectId) -> Result<Option<HistoryRow>> {
+    async fn history_row(&self, org: OrgId, row: HistoryId) -> Result<Option<HistoryRow>> {
         let row: Option<HistoryRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
             columns::HISTORY,
@@ -53,7 +53,7 @@ where
         row.map(HistoryRow::try_from).transpose()
     }
 
-    async fn list_history(&self, org: ObjectId, filter: &HistoryFilter) -> Result<Page<HistoryRow>> {
+    async fn list_history(&self, org: OrgId, filter: &HistoryFilter) -> Result<Page<HistoryRow>> {
         if filter.only_scraps.as_ref().is_some_and(Vec::is_empty) {
             return Ok(Page { items: vec![], total: 0 });
         }
@@ -70,7 +70,7 @@ where
         Ok(Page { items, total })
     }
 
-    async fn run_summaries(&self, org: ObjectId, ids: &[ObjectId]) -> Result<Vec<RunSummary>> {
+    async fn run_summaries(&self, org: OrgId, ids: &[HistoryId]) -> Result<Vec<RunSummary>> {
         if ids.is_empty() {
             return Ok(vec![]);
         }
@@ -86,7 +86,7 @@ where
         rows.into_iter().map(RunSummary::try_from).collect()
     }
 
-    async fn run_streak(&self, org: ObjectId, scrap: ObjectId, current: ObjectId) -> Result<RunStreak> {
+    async fn run_streak(&self, org: OrgId, scrap: ScrapId, current: HistoryId) -> Result<RunStreak> {
         let (last, failures, successes): (Option<String>, i64, i64) = sqlx::query_as(concatcp!(
             "SELECT (SELECT status_detail FROM history WHERE ",
             FINISHED_OTHERS,
@@ -112,7 +112,7 @@ where
         Ok(RunStreak { last, failures_since_success: failures, ever_succeeded: successes > 0 })
     }
 
-    async fn run_neighbours(&self, org: ObjectId, row: &HistoryRow) -> Result<RunNeighbours> {
+    async fn run_neighbours(&self, org: OrgId, row: &HistoryRow) -> Result<RunNeighbours> {
         let Some(scrap) = row.scrap_id else { return Ok(RunNeighbours::default()) };
         let (previous, next): (Option<String>, Option<String>) = sqlx::query_as(concatcp!(
             "SELECT (SELECT id FROM history WHERE ",

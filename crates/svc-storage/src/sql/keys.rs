@@ -4,9 +4,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
-use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
+use svc_domain::{KeyId, OrgId};
 
 use super::shared::conflict_on_unique;
 use super::{Dialect, RowsAffected, SqlStore, columns};
@@ -68,7 +68,7 @@ where
         row.map(|r| Ok(KeyOwner { key: ApiKey::try_from(r.key)?, owner_is_admin: r.owner_is_admin })).transpose()
     }
 
-    async fn list_keys(&self, org: ObjectId, offset: i64, limit: i64) -> Result<Page<ApiKey>> {
+    async fn list_keys(&self, org: OrgId, offset: i64, limit: i64) -> Result<Page<ApiKey>> {
         let (total,): (i64,) =
             sqlx::query_as("SELECT COUNT(*) FROM api_keys WHERE organization_id = $1 AND revoked_at IS NULL")
                 .bind(org.to_string())
@@ -89,7 +89,7 @@ where
         Ok(Page { items, total })
     }
 
-    async fn key(&self, org: ObjectId, key: ObjectId) -> Result<Option<ApiKey>> {
+    async fn key(&self, org: OrgId, key: KeyId) -> Result<Option<ApiKey>> {
         let row: Option<KeyRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
             columns::KEY,
@@ -102,13 +102,7 @@ where
         row.map(ApiKey::try_from).transpose()
     }
 
-    async fn revoke_key(
-        &self,
-        org: ObjectId,
-        key: ObjectId,
-        at: DateTime<Utc>,
-        activities: &[Activity],
-    ) -> Result<bool> {
+    async fn revoke_key(&self, org: OrgId, key: KeyId, at: DateTime<Utc>, activities: &[Activity]) -> Result<bool> {
         let mut tx = self.begin_write().await?;
         let done = sqlx::query(
             "UPDATE api_keys SET revoked_at = $3 WHERE organization_id = $1 AND id = $2 AND revoked_at IS NULL",

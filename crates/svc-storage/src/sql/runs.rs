@@ -4,12 +4,12 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
 use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, Transaction, Type};
-use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::email::Email;
 use svc_domain::history::HistoryRow;
 use svc_domain::scrap::ParamSet;
 use svc_domain::webhook::Delivery;
+use svc_domain::{HistoryId, OrgId, ScrapId};
 
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
@@ -177,7 +177,7 @@ where
         Ok(out)
     }
 
-    async fn queue_state(&self, org: ObjectId, history_id: ObjectId) -> Result<Option<QueueState>> {
+    async fn queue_state(&self, org: OrgId, history_id: HistoryId) -> Result<Option<QueueState>> {
         let state: Option<(String,)> =
             sqlx::query_as("SELECT state FROM run_queue WHERE organization_id = $1 AND history_id = $2")
                 .bind(org.to_string())
@@ -187,7 +187,7 @@ where
         Ok(state.map(|(s,)| if s == "running" { QueueState::Running } else { QueueState::Queued }))
     }
 
-    async fn last_success(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<HistoryRow>> {
+    async fn last_success(&self, org: OrgId, scrap: ScrapId) -> Result<Option<HistoryRow>> {
         let row: Option<HistoryRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
             columns::HISTORY,
@@ -208,7 +208,7 @@ where
         Ok(())
     }
 
-    async fn tier_memory(&self, org: ObjectId, host: &str) -> Result<Option<TierMemory>> {
+    async fn tier_memory(&self, org: OrgId, host: &str) -> Result<Option<TierMemory>> {
         let row: Option<(i64, i64)> =
             sqlx::query_as("SELECT tier, runs FROM tier_memory WHERE organization_id = $1 AND host = $2")
                 .bind(org.to_string())
@@ -218,7 +218,7 @@ where
         Ok(row.map(|(tier, runs)| TierMemory { tier: tier.clamp(0, 4) as u8, runs }))
     }
 
-    async fn engine_memory(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<EngineMemory>> {
+    async fn engine_memory(&self, org: OrgId, scrap: ScrapId) -> Result<Option<EngineMemory>> {
         let row: Option<(String, String, i64)> = sqlx::query_as(
             "SELECT engine, fingerprint, checked_at FROM engine_memory WHERE organization_id = $1 AND scrap_id = $2",
         )
@@ -232,7 +232,7 @@ where
         .transpose()
     }
 
-    async fn set_engine_memory(&self, org: ObjectId, scrap: ObjectId, memory: &EngineMemory) -> Result<bool> {
+    async fn set_engine_memory(&self, org: OrgId, scrap: ScrapId, memory: &EngineMemory) -> Result<bool> {
         let mut tx = self.begin_write().await?;
         let exists: Option<(String,)> = sqlx::query_as("SELECT id FROM scraps WHERE organization_id = $1 AND id = $2")
             .bind(org.to_string())
@@ -249,8 +249,8 @@ where
 
     async fn claim_engine_check(
         &self,
-        org: ObjectId,
-        scrap: ObjectId,
+        org: OrgId,
+        scrap: ScrapId,
         fingerprint: &str,
         due: DateTime<Utc>,
         now: DateTime<Utc>,
@@ -319,8 +319,8 @@ where
     /// Replaces the scrap's `engine_memory` row.
     async fn write_engine_memory(
         tx: &mut Transaction<'static, DB>,
-        org: ObjectId,
-        scrap: ObjectId,
+        org: OrgId,
+        scrap: ScrapId,
         memory: &EngineMemory,
     ) -> Result<()> {
         sqlx::query(

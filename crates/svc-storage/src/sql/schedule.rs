@@ -6,9 +6,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
 use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, QueryBuilder, Type};
-use svc_domain::ObjectId;
 use svc_domain::history::HistoryRow;
 use svc_domain::scrap::{HISTORY_IDS_CAP, Scrap};
+use svc_domain::{HistoryId, OrgId, ScrapId};
 
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
@@ -72,12 +72,12 @@ where
         }
 
         // The facts the rules need, read once per batch.
-        let scrap_ids: Vec<ObjectId> = scraps.iter().map(|s| s.id).collect();
+        let scrap_ids: Vec<ScrapId> = scraps.iter().map(|s| s.id).collect();
         let mut running = QueryBuilder::<DB>::new("SELECT DISTINCT scrap_id FROM run_queue WHERE scrap_id IN ");
         Self::push_id_list(&mut running, &scrap_ids);
         let running: HashSet<String> =
             running.build_query_scalar::<String>().fetch_all(&mut *tx).await?.into_iter().collect();
-        let mut org_ids: Vec<ObjectId> = scraps.iter().map(|s| s.organization_id).collect();
+        let mut org_ids: Vec<OrgId> = scraps.iter().map(|s| s.organization_id).collect();
         org_ids.sort();
         org_ids.dedup();
         let mut balances = QueryBuilder::<DB>::new("SELECT id, balance FROM organizations WHERE id IN ");
@@ -150,7 +150,7 @@ where
         Self::insert_queue_entries(&mut tx, &runs).await?;
         Self::insert_activities(&mut tx, &activities.iter().collect::<Vec<_>>()).await?;
 
-        let new_runs: HashMap<ObjectId, ObjectId> = rows.iter().filter_map(|r| Some((r.scrap_id?, r.id))).collect();
+        let new_runs: HashMap<ScrapId, HistoryId> = rows.iter().filter_map(|r| Some((r.scrap_id?, r.id))).collect();
         let mut moves = QueryBuilder::<DB>::new("WITH v (id, due, next, run) AS (");
         moves.push_values(due.iter().zip(&plans), |mut b, (d, plan)| {
             b.push_bind(d.scrap.id.to_string())

@@ -3,9 +3,9 @@
 use async_trait::async_trait;
 use const_format::concatcp;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, QueryBuilder, Type};
-use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::scrap::Scrap;
+use svc_domain::{OrgId, ScrapId};
 
 use super::shared::conflict_on_unique;
 use super::{Dialect, RowsAffected, SqlStore, columns};
@@ -50,7 +50,7 @@ where
         Ok(())
     }
 
-    async fn update_scrap(&self, org: ObjectId, s: &Scrap, activity: &Activity) -> Result<bool> {
+    async fn update_scrap(&self, org: OrgId, s: &Scrap, activity: &Activity) -> Result<bool> {
         let mut tx = self.begin_write().await?;
         let update = sqlx::query(
             "UPDATE scraps SET title = $3, description = $4, url = $5, request = $6, scrapper = $7, \
@@ -77,7 +77,7 @@ where
         Ok(true)
     }
 
-    async fn delete_scrap(&self, org: ObjectId, scrap: ObjectId, activity: &Activity) -> Result<bool> {
+    async fn delete_scrap(&self, org: OrgId, scrap: ScrapId, activity: &Activity) -> Result<bool> {
         let mut tx = self.begin_write().await?;
         let done = sqlx::query("DELETE FROM scraps WHERE organization_id = $1 AND id = $2")
             .bind(org.to_string())
@@ -102,7 +102,7 @@ where
         Ok(true)
     }
 
-    async fn scrap(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<Scrap>> {
+    async fn scrap(&self, org: OrgId, scrap: ScrapId) -> Result<Option<Scrap>> {
         let row: Option<ScrapRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
             columns::SCRAP_READ,
@@ -115,7 +115,7 @@ where
         row.map(Scrap::try_from).transpose()
     }
 
-    async fn list_scraps(&self, org: ObjectId, filter: &ScrapFilter) -> Result<Page<Scrap>> {
+    async fn list_scraps(&self, org: OrgId, filter: &ScrapFilter) -> Result<Page<Scrap>> {
         if filter.only.as_ref().is_some_and(Vec::is_empty) {
             return Ok(Page { items: vec![], total: 0 });
         }
@@ -132,7 +132,7 @@ where
         Ok(Page { items, total })
     }
 
-    async fn existing_scrap_ids(&self, org: ObjectId, ids: &[ObjectId]) -> Result<Vec<ObjectId>> {
+    async fn existing_scrap_ids(&self, org: OrgId, ids: &[ScrapId]) -> Result<Vec<ScrapId>> {
         if ids.is_empty() {
             return Ok(vec![]);
         }

@@ -6,12 +6,12 @@ use chrono::{DateTime, Utc};
 use const_format::concatcp;
 use sqlx::query::Query;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, QueryBuilder, Transaction, Type};
-use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::email::Email;
 use svc_domain::history::HistoryRow;
 use svc_domain::scrap::{HISTORY_IDS_CAP, ParamSet, Scrap};
 use svc_domain::webhook::{Delivery, DeliveryAttempt};
+use svc_domain::{OrgId, ScrapId};
 
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::email_records::attachment_b64;
@@ -187,7 +187,7 @@ where
 
     /// Recomputes a scrap's `history_ids` from its history rows (in the
     /// transaction that changed them).
-    async fn refresh_history_ids(tx: &mut Transaction<'static, DB>, org: ObjectId, scrap: ObjectId) -> Result<()> {
+    async fn refresh_history_ids(tx: &mut Transaction<'static, DB>, org: OrgId, scrap: ScrapId) -> Result<()> {
         sqlx::query(REFRESH_HISTORY_IDS).bind(org.to_string()).bind(scrap.to_string()).execute(&mut **tx).await?;
         Ok(())
     }
@@ -302,7 +302,7 @@ where
         Ok(done.rows_affected() == 1)
     }
 
-    pub(super) fn push_id_list(qb: &mut QueryBuilder<DB>, ids: &[ObjectId]) {
+    pub(super) fn push_id_list<T: std::fmt::Display>(qb: &mut QueryBuilder<DB>, ids: &[T]) {
         qb.push("(");
         let mut list = qb.separated(", ");
         for id in ids {
@@ -311,7 +311,7 @@ where
         qb.push(")");
     }
 
-    pub(super) fn push_scrap_filter(qb: &mut QueryBuilder<DB>, org: ObjectId, filter: &ScrapFilter) {
+    pub(super) fn push_scrap_filter(qb: &mut QueryBuilder<DB>, org: OrgId, filter: &ScrapFilter) {
         qb.push(" FROM scraps WHERE organization_id = ").push_bind(org.to_string());
         if let Some(search) = &filter.search {
             qb.push(" AND search_text LIKE ").push_bind(like_pattern(search)).push(" ESCAPE '\\'");
@@ -325,7 +325,7 @@ where
         }
     }
 
-    pub(super) fn push_history_filter(qb: &mut QueryBuilder<DB>, org: ObjectId, filter: &HistoryFilter) {
+    pub(super) fn push_history_filter(qb: &mut QueryBuilder<DB>, org: OrgId, filter: &HistoryFilter) {
         qb.push(" FROM history WHERE organization_id = ").push_bind(org.to_string());
         if let Some(scrap) = filter.scrap {
             qb.push(" AND scrap_id = ").push_bind(scrap.to_string());

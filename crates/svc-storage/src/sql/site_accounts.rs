@@ -6,9 +6,9 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
-use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::site_account::{SavedSession, SessionState, SiteAccount, StoredAccount};
+use svc_domain::{OrgId, ScrapId};
 
 use super::{Dialect, RowsAffected, SqlStore};
 use crate::Result;
@@ -31,8 +31,8 @@ where
 {
     async fn set_site_account(
         &self,
-        org: ObjectId,
-        scrap: ObjectId,
+        org: OrgId,
+        scrap: ScrapId,
         account: &SiteAccount,
         at: DateTime<Utc>,
         forget_session: bool,
@@ -71,7 +71,7 @@ where
         Ok(true)
     }
 
-    async fn delete_site_account(&self, org: ObjectId, scrap: ObjectId, activity: &Activity) -> Result<bool> {
+    async fn delete_site_account(&self, org: OrgId, scrap: ScrapId, activity: &Activity) -> Result<bool> {
         let mut tx = self.begin_write().await?;
         let done = sqlx::query("DELETE FROM site_accounts WHERE organization_id = $1 AND scrap_id = $2")
             .bind(org.to_string())
@@ -91,7 +91,7 @@ where
         Ok(true)
     }
 
-    async fn site_account(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<StoredAccount>> {
+    async fn site_account(&self, org: OrgId, scrap: ScrapId) -> Result<Option<StoredAccount>> {
         let row: Option<(String, String, i64)> = sqlx::query_as(
             "SELECT username_sealed, password_sealed, updated_at FROM site_accounts \
              WHERE organization_id = $1 AND scrap_id = $2",
@@ -105,7 +105,7 @@ where
         Ok(Some(StoredAccount { account, updated_at: time(updated_at)? }))
     }
 
-    async fn site_session(&self, org: ObjectId, scrap: ObjectId) -> Result<Option<SavedSession>> {
+    async fn site_session(&self, org: OrgId, scrap: ScrapId) -> Result<Option<SavedSession>> {
         let row: Option<(String, i64, Option<String>)> = sqlx::query_as(
             "SELECT session_sealed, saved_at, history_id FROM site_sessions \
              WHERE organization_id = $1 AND scrap_id = $2",
@@ -122,7 +122,7 @@ where
         }))
     }
 
-    async fn save_site_session(&self, org: ObjectId, scrap: ObjectId, session: &SavedSession) -> Result<bool> {
+    async fn save_site_session(&self, org: OrgId, scrap: ScrapId, session: &SavedSession) -> Result<bool> {
         let sealed = self.sealer.seal(session.state.as_str());
         // Only beside the scrap's login (which exists only for a scrap of `org`).
         let mut tx = self.begin_write().await?;
@@ -144,7 +144,7 @@ where
         Ok(done.rows_affected() == 1)
     }
 
-    async fn delete_site_session(&self, org: ObjectId, scrap: ObjectId, activity: &Activity) -> Result<bool> {
+    async fn delete_site_session(&self, org: OrgId, scrap: ScrapId, activity: &Activity) -> Result<bool> {
         let mut tx = self.begin_write().await?;
         let done = sqlx::query("DELETE FROM site_sessions WHERE organization_id = $1 AND scrap_id = $2")
             .bind(org.to_string())

@@ -5,9 +5,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
 use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, QueryBuilder, Type};
-use svc_domain::ObjectId;
 use svc_domain::script_version::ScriptVersion;
 use svc_domain::task::{Task, TaskKind, TaskState};
+use svc_domain::{ObjectId, OrgId};
 
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
@@ -65,7 +65,7 @@ where
         Ok(())
     }
 
-    async fn task(&self, org: ObjectId, id: ObjectId) -> Result<Option<Task>> {
+    async fn task(&self, org: OrgId, id: ObjectId) -> Result<Option<Task>> {
         let row: Option<TaskRow> =
             sqlx::query_as(concatcp!("SELECT ", columns::TASK, " FROM tasks WHERE organization_id = $1 AND id = $2"))
                 .bind(org.to_string())
@@ -195,7 +195,7 @@ where
         Ok(TaskFinish::Done { version })
     }
 
-    async fn count_tasks(&self, org: ObjectId, kind: TaskKind, since: DateTime<Utc>) -> Result<i64> {
+    async fn count_tasks(&self, org: OrgId, kind: TaskKind, since: DateTime<Utc>) -> Result<i64> {
         let (count,): (i64,) =
             sqlx::query_as("SELECT COUNT(*) FROM tasks WHERE organization_id = $1 AND kind = $2 AND created_at >= $3")
                 .bind(org.to_string())

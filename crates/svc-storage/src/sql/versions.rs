@@ -6,9 +6,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, Transaction, Type};
-use svc_domain::ObjectId;
 use svc_domain::activity::Activity;
 use svc_domain::script_version::{ScriptVersion, VersionSource};
+use svc_domain::{ObjectId, OrgId, ScrapId};
 
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
@@ -66,8 +66,8 @@ where
     /// version when the script differs from the newest version.
     pub(super) async fn version_if_changed(
         tx: &mut Transaction<'static, DB>,
-        org: ObjectId,
-        scrap: ObjectId,
+        org: OrgId,
+        scrap: ScrapId,
         request: &str,
         at: DateTime<Utc>,
     ) -> Result<()> {
@@ -114,8 +114,8 @@ where
 {
     async fn script_versions(
         &self,
-        org: ObjectId,
-        scrap: ObjectId,
+        org: OrgId,
+        scrap: ScrapId,
         offset: i64,
         limit: i64,
     ) -> Result<Page<ScriptVersion>> {
@@ -140,7 +140,7 @@ where
         Ok(Page { items, total })
     }
 
-    async fn script_version(&self, org: ObjectId, scrap: ObjectId, id: ObjectId) -> Result<Option<ScriptVersion>> {
+    async fn script_version(&self, org: OrgId, scrap: ScrapId, id: ObjectId) -> Result<Option<ScriptVersion>> {
         let row: Option<VersionRow> = sqlx::query_as(concatcp!(
             "SELECT ",
             columns::VERSION,
@@ -156,8 +156,8 @@ where
 
     async fn restore_version(
         &self,
-        org: ObjectId,
-        scrap: ObjectId,
+        org: OrgId,
+        scrap: ScrapId,
         id: ObjectId,
         at: DateTime<Utc>,
         activity: &Activity,

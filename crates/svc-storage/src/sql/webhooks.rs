@@ -4,8 +4,8 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
 use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, QueryBuilder, Type};
-use svc_domain::ObjectId;
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
+use svc_domain::{ObjectId, OrgId, WebhookId};
 
 use super::shared::conflict_on_unique;
 use super::{Dialect, RowsAffected, SqlStore, columns};
@@ -59,7 +59,7 @@ where
         Ok(())
     }
 
-    async fn update_webhook(&self, org: ObjectId, w: &Webhook) -> Result<bool> {
+    async fn update_webhook(&self, org: OrgId, w: &Webhook) -> Result<bool> {
         let mut tx = self.begin_write().await?;
         let done = sqlx::query(
             "UPDATE webhooks SET url = $3, events = $4, scrap_ids = $5, active = $6, updated_at = $7 \
@@ -78,7 +78,7 @@ where
         Ok(done.rows_affected() == 1)
     }
 
-    async fn delete_webhook(&self, org: ObjectId, id: ObjectId) -> Result<bool> {
+    async fn delete_webhook(&self, org: OrgId, id: WebhookId) -> Result<bool> {
         let mut tx = self.begin_write().await?;
         let done = sqlx::query("DELETE FROM webhooks WHERE organization_id = $1 AND id = $2")
             .bind(org.to_string())
@@ -99,7 +99,7 @@ where
         Ok(true)
     }
 
-    async fn webhook(&self, org: ObjectId, id: ObjectId) -> Result<Option<Webhook>> {
+    async fn webhook(&self, org: OrgId, id: WebhookId) -> Result<Option<Webhook>> {
         let row: Option<WebhookRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
             columns::WEBHOOK,
@@ -112,7 +112,7 @@ where
         row.map(|r| r.open(&self.sealer)).transpose()
     }
 
-    async fn list_webhooks(&self, org: ObjectId, offset: i64, limit: i64) -> Result<Page<Webhook>> {
+    async fn list_webhooks(&self, org: OrgId, offset: i64, limit: i64) -> Result<Page<Webhook>> {
         let (total,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM webhooks WHERE organization_id = $1")
             .bind(org.to_string())
             .fetch_one(&self.pool)
@@ -130,7 +130,7 @@ where
         Ok(Page { items: rows.into_iter().map(|r| r.open(&self.sealer)).collect::<Result<_>>()?, total })
     }
 
-    async fn active_webhooks(&self, org: ObjectId) -> Result<Vec<Webhook>> {
+    async fn active_webhooks(&self, org: OrgId) -> Result<Vec<Webhook>> {
         let rows: Vec<WebhookRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
             columns::WEBHOOK,
@@ -144,8 +144,8 @@ where
 
     async fn list_attempts(
         &self,
-        org: ObjectId,
-        webhook: ObjectId,
+        org: OrgId,
+        webhook: WebhookId,
         offset: i64,
         limit: i64,
     ) -> Result<Page<DeliveryAttempt>> {
@@ -170,7 +170,7 @@ where
         Ok(Page { items: rows.into_iter().map(DeliveryAttempt::try_from).collect::<Result<_>>()?, total })
     }
 
-    async fn attempt(&self, org: ObjectId, webhook: ObjectId, id: ObjectId) -> Result<Option<DeliveryAttempt>> {
+    async fn attempt(&self, org: OrgId, webhook: WebhookId, id: ObjectId) -> Result<Option<DeliveryAttempt>> {
         let row: Option<AttemptRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
             columns::ATTEMPT,
@@ -184,7 +184,7 @@ where
         row.map(DeliveryAttempt::try_from).transpose()
     }
 
-    async fn delivery(&self, org: ObjectId, id: ObjectId) -> Result<Option<Delivery>> {
+    async fn delivery(&self, org: OrgId, id: ObjectId) -> Result<Option<Delivery>> {
         let row: Option<DeliveryRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
             columns::DELIVERY,
@@ -225,7 +225,7 @@ where
         lease.push_bind(millis(lease_until)).push(" WHERE id IN ");
         Self::push_id_list(&mut lease, &ids);
         lease.build().execute(&mut *tx).await?;
-        let mut hook_ids: Vec<ObjectId> = deliveries.iter().map(|d| d.webhook_id).collect();
+        let mut hook_ids: Vec<WebhookId> = deliveries.iter().map(|d| d.webhook_id).collect();
         hook_ids.sort();
         hook_ids.dedup();
         let mut hooks = QueryBuilder::<DB>::new(concatcp!("SELECT ", columns::WEBHOOK, " FROM webhooks WHERE id IN "));

@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::{Months, NaiveDate, Utc};
 use serde::Deserialize;
-use svc_domain::ObjectId;
+use svc_domain::KeyId;
 use svc_domain::scope::Scope;
 use svc_service::Services;
 use svc_service::accounts::keys::NewKey;
@@ -213,7 +213,7 @@ pub(crate) async fn create(
 
 pub(crate) async fn revoke(
     State(services): State<Arc<Services>>,
-    id: Result<PathId<ObjectId>, PageError>,
+    id: Result<PathId<KeyId>, PageError>,
     SignedForm { user, .. }: SignedForm<Nothing>,
 ) -> Result<Response, PageError> {
     // The id is read after the session and CSRF checks of the form.

@@ -12,9 +12,9 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use svc_domain::ObjectId;
 use svc_domain::history::StatusDetail;
 use svc_domain::scrap::Scrap;
+use svc_domain::{HistoryId, ScrapId};
 use svc_service::runs::history::HistoryView;
 use svc_service::{ServiceError, Services};
 
@@ -128,8 +128,8 @@ struct RunPage {
 async fn scrap_and_run(
     services: &Services,
     user: &SignedIn,
-    id: ObjectId,
-    history_id: ObjectId,
+    id: ScrapId,
+    history_id: HistoryId,
 ) -> Result<(Scrap, HistoryView), PageError> {
     let principal = user.principal();
     let scrap = services.scraps.get(&principal, id).await?;
@@ -224,7 +224,7 @@ fn pretty_value(value: Option<&Value>) -> Option<String> {
 pub(crate) async fn page(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    PathIds(id, history_id): PathIds<ObjectId, ObjectId>,
+    PathIds(id, history_id): PathIds<ScrapId, HistoryId>,
 ) -> Result<Response, PageError> {
     let (scrap, view) = scrap_and_run(&services, &user, id, history_id).await?;
     let principal = user.principal();
@@ -328,7 +328,7 @@ fn download(body: String, content_type: &'static str, file_name: &str) -> Respon
 pub(crate) async fn json(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    PathIds(id, history_id): PathIds<ObjectId, ObjectId>,
+    PathIds(id, history_id): PathIds<ScrapId, HistoryId>,
 ) -> Result<Response, PageError> {
     let (scrap, view) = scrap_and_run(&services, &user, id, history_id).await?;
     let name = format!("{}-{}.json", csv::slug(&scrap.title), view.row.id);
@@ -339,7 +339,7 @@ pub(crate) async fn json(
 pub(crate) async fn csv(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    PathIds(id, history_id): PathIds<ObjectId, ObjectId>,
+    PathIds(id, history_id): PathIds<ScrapId, HistoryId>,
 ) -> Result<Response, PageError> {
     let (scrap, view) = scrap_and_run(&services, &user, id, history_id).await?;
     let text = csv::from_json(&view.row.data).map_err(|e| PageError::Internal(format!("run {}: {e}", view.row.id)))?;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::State;
 use serde_json::{Value, json};
-use svc_domain::ObjectId;
+use svc_domain::{HistoryId, ScrapId};
 use svc_service::runs::RunProgress;
 use svc_service::{ServiceError, Services};
 
@@ -19,7 +19,7 @@ use crate::signed_in::SignedIn;
 pub(crate) async fn progress(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    PathIds(scrap, history_id): PathIds<ObjectId, ObjectId>,
+    PathIds(scrap, history_id): PathIds<ScrapId, HistoryId>,
 ) -> Result<Json<Value>, PageError> {
     let state = match services.runs.progress(&user.principal(), history_id).await? {
         RunProgress::Queued => "queued",

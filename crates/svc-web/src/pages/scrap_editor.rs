@@ -18,7 +18,7 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use chrono::Utc;
 use serde::Deserialize;
 use serde_json::Value;
-use svc_domain::ObjectId;
+use svc_domain::ScrapId;
 use svc_domain::scrap::{PROXY_TIERS, ParamSet, SCRAPPERS, Scrap};
 use svc_service::runs::TestRun;
 use svc_service::scraps::input::ScrapChanges;
@@ -253,7 +253,7 @@ pub(crate) struct LoginCard {
 async fn login_card(
     services: &Services,
     user: &SignedIn,
-    id: ObjectId,
+    id: ScrapId,
     done: Option<&str>,
     username: String,
     errors: FieldErrors,
@@ -341,7 +341,7 @@ fn preview(services: &Services, cron: &str, timezone: &str) -> SchedulePreview {
 fn editor(
     services: &Services,
     user: &SignedIn,
-    scrap_id: Option<ObjectId>,
+    scrap_id: Option<ScrapId>,
     stored: Option<Scrap>,
     form: ScrapForm,
     errors: FieldErrors,
@@ -388,7 +388,7 @@ pub(crate) struct EditQuery {
 pub(crate) async fn edit_page(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<ScrapId>,
     Query(query): Query<EditQuery>,
 ) -> Result<Response, PageError> {
     let scrap = services.scraps.get(&user.principal(), id).await?;
@@ -410,7 +410,7 @@ pub(crate) struct LoginForm {
 async fn stored_editor(
     services: &Services,
     user: &SignedIn,
-    id: ObjectId,
+    id: ScrapId,
     card: LoginCard,
 ) -> Result<EditorPage, PageError> {
     let scrap = services.scraps.get(&user.principal(), id).await?;
@@ -423,7 +423,7 @@ async fn stored_editor(
 /// as typed (the password field is never filled back).
 pub(crate) async fn set_login(
     State(services): State<Arc<Services>>,
-    id: Result<PathId<ObjectId>, PageError>,
+    id: Result<PathId<ScrapId>, PageError>,
     SignedForm { user, form }: SignedForm<LoginForm>,
 ) -> Result<Response, PageError> {
     // The id is read after the session and CSRF checks of the form.
@@ -443,7 +443,7 @@ pub(crate) async fn set_login(
 /// `POST /scraps/:id/login/remove`: removes the login and its session.
 pub(crate) async fn remove_login(
     State(services): State<Arc<Services>>,
-    id: Result<PathId<ObjectId>, PageError>,
+    id: Result<PathId<ScrapId>, PageError>,
     SignedForm { user, .. }: SignedForm<crate::pages::auth::Nothing>,
 ) -> Result<Response, PageError> {
     // The id is read after the session and CSRF checks of the form.
@@ -455,7 +455,7 @@ pub(crate) async fn remove_login(
 /// `POST /scraps/:id/session/forget`: the next run starts logged out.
 pub(crate) async fn forget_session(
     State(services): State<Arc<Services>>,
-    id: Result<PathId<ObjectId>, PageError>,
+    id: Result<PathId<ScrapId>, PageError>,
     SignedForm { user, .. }: SignedForm<crate::pages::auth::Nothing>,
 ) -> Result<Response, PageError> {
     // The id is read after the session and CSRF checks of the form.
@@ -468,7 +468,7 @@ pub(crate) async fn forget_session(
 async fn test_run(
     services: &Services,
     user: &SignedIn,
-    scrap_id: Option<ObjectId>,
+    scrap_id: Option<ScrapId>,
     stored: Option<Scrap>,
     form: ScrapForm,
 ) -> Result<Response, PageError> {
@@ -536,7 +536,7 @@ pub(crate) async fn create(
 
 pub(crate) async fn update(
     State(services): State<Arc<Services>>,
-    id: Result<PathId<ObjectId>, PageError>,
+    id: Result<PathId<ScrapId>, PageError>,
     SignedForm { user, form }: SignedForm<ScrapForm>,
 ) -> Result<Response, PageError> {
     // The id is read after the session and CSRF checks of the form.

@@ -9,9 +9,9 @@ use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
-use svc_domain::ObjectId;
 use svc_domain::email::{EmailKind, EmailState};
 use svc_domain::history::HistoryRow;
+use svc_domain::{HistoryId, ScrapId};
 use svc_service::Services;
 use svc_service::paging::PageRequest;
 use svc_service::runs::Trigger;
@@ -74,7 +74,7 @@ impl RunRow {
     }
 }
 
-pub(crate) fn run_href(scrap: ObjectId, run: ObjectId) -> String {
+pub(crate) fn run_href(scrap: ScrapId, run: HistoryId) -> String {
     format!("/scraps/{scrap}/history/{run}")
 }
 
@@ -151,7 +151,7 @@ fn page_link(id: &str, runs: i64, log: i64, anchor: &str) -> String {
 pub(crate) async fn page(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<ScrapId>,
     Query(params): Query<ScrapParams>,
 ) -> Result<Response, PageError> {
     let principal = user.principal();
@@ -219,7 +219,7 @@ pub(crate) async fn page(
     let log_pager = Pager::new(log_page, LOG_PER_PAGE, log.total, |p| page_link(&sid, runs_page, p, "activity"))
         .labelled("Pages of the activity log");
     let url_is_link = url::Url::parse(&scrap.url).is_ok_and(|u| matches!(u.scheme(), "http" | "https"));
-    let started = params.started.as_deref().and_then(ObjectId::parse).map(|h| h.to_string());
+    let started = params.started.as_deref().and_then(HistoryId::parse).map(|h| h.to_string());
     render(&ScrapPage {
         chrome: user.chrome(scrap.title.clone(), "scraps"),
         id: sid,
@@ -246,7 +246,7 @@ pub(crate) async fn page(
 /// Run now without the script: trigger, then back to the scrap page.
 pub(crate) async fn run(
     State(services): State<Arc<Services>>,
-    id: Result<PathId<ObjectId>, PageError>,
+    id: Result<PathId<ScrapId>, PageError>,
     SignedForm { user, .. }: SignedForm<Nothing>,
 ) -> Result<Response, PageError> {
     // The id is read after the session and CSRF checks of the form.
@@ -258,7 +258,7 @@ pub(crate) async fn run(
 /// Deletes the scrap, then to the list with a notice.
 pub(crate) async fn delete(
     State(services): State<Arc<Services>>,
-    id: Result<PathId<ObjectId>, PageError>,
+    id: Result<PathId<ScrapId>, PageError>,
     SignedForm { user, .. }: SignedForm<Nothing>,
 ) -> Result<Response, PageError> {
     // The id is read after the session and CSRF checks of the form.

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use svc_domain::ObjectId;
+use svc_domain::ScrapId;
 use svc_service::paging::PageRequest;
 use svc_service::{ServiceError, Services};
 
@@ -37,10 +37,10 @@ pub(crate) struct ScrapLink {
 
 /// Titles of scraps by id, fetched once each.
 #[derive(Default)]
-pub(crate) struct ScrapTitles(HashMap<ObjectId, Option<String>>);
+pub(crate) struct ScrapTitles(HashMap<ScrapId, Option<String>>);
 
 /// A scrap of the caller's organization, `None` when there is no such scrap.
-async fn title_of(services: &Services, user: &SignedIn, id: ObjectId) -> Result<Option<String>, PageError> {
+async fn title_of(services: &Services, user: &SignedIn, id: ScrapId) -> Result<Option<String>, PageError> {
     match services.scraps.get(&user.principal(), id).await {
         Ok(scrap) => Ok(Some(scrap.title)),
         Err(ServiceError::NotFound(_)) => Ok(None),
@@ -59,7 +59,7 @@ impl ScrapPicker {
             .collect();
         options.sort_by_key(|o| o.title.to_lowercase());
         for raw in checked {
-            let Some(id) = ObjectId::parse(raw) else { continue };
+            let Some(id) = ScrapId::parse(raw) else { continue };
             if options.iter().any(|o| o.id == id.to_string()) {
                 continue;
             }
@@ -81,7 +81,7 @@ impl ScrapPicker {
     /// The titles the picker already knows.
     pub fn titles(&self) -> ScrapTitles {
         ScrapTitles(
-            self.options.iter().filter_map(|o| ObjectId::parse(&o.id).map(|id| (id, Some(o.title.clone())))).collect(),
+            self.options.iter().filter_map(|o| ScrapId::parse(&o.id).map(|id| (id, Some(o.title.clone())))).collect(),
         )
     }
 }
@@ -92,7 +92,7 @@ impl ScrapTitles {
         &mut self,
         services: &Services,
         user: &SignedIn,
-        ids: &[ObjectId],
+        ids: &[ScrapId],
     ) -> Result<Vec<ScrapLink>, PageError> {
         let mut links = Vec::with_capacity(ids.len());
         for &id in ids {

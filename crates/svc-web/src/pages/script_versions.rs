@@ -12,9 +12,9 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::Utc;
 use serde::Deserialize;
-use svc_domain::ObjectId;
 use svc_domain::scrap::Scrap;
 use svc_domain::script_version::{ScriptVersion, VersionSource};
+use svc_domain::{ObjectId, ScrapId};
 use svc_service::paging::PageRequest;
 use svc_service::{Principal, ServiceError, Services};
 
@@ -93,7 +93,7 @@ struct VersionsPage {
 async fn by_number(
     services: &Services,
     principal: &Principal,
-    scrap: ObjectId,
+    scrap: ScrapId,
     total: i64,
     number: i64,
 ) -> Result<Option<ScriptVersion>, PageError> {
@@ -109,7 +109,7 @@ async fn by_number(
 async fn restored_number(
     services: &Services,
     principal: &Principal,
-    scrap: ObjectId,
+    scrap: ScrapId,
     known: &HashMap<ObjectId, i64>,
     version: &ScriptVersion,
 ) -> Result<Option<i64>, PageError> {
@@ -213,7 +213,7 @@ async fn build(
 pub(crate) async fn page(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<ScrapId>,
     Query(query): Query<VersionsQuery>,
 ) -> Result<Response, PageError> {
     let scrap = services.scraps.get(&user.principal(), id).await?;
@@ -224,7 +224,7 @@ pub(crate) async fn page(
 /// with the new version selected.
 pub(crate) async fn restore(
     State(services): State<Arc<Services>>,
-    ids: Result<PathIds<ObjectId, ObjectId>, PageError>,
+    ids: Result<PathIds<ScrapId, ObjectId>, PageError>,
     SignedForm { user, .. }: SignedForm<Nothing>,
 ) -> Result<Response, PageError> {
     // The ids are read after the session and CSRF checks of the form.

@@ -14,9 +14,9 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::Utc;
 use serde::Deserialize;
-use svc_domain::ObjectId;
 use svc_domain::plan::Plan;
 use svc_domain::webhook::{Webhook, WebhookEvent};
+use svc_domain::{HistoryId, ObjectId, ScrapId, WebhookId};
 use svc_service::outbox::webhooks::WebhookChanges;
 use svc_service::paging::PageRequest;
 use svc_service::{ServiceError, Services};
@@ -288,23 +288,23 @@ async fn edit_view(
 }
 
 /// `/developers/webhooks/:id` is the edit page.
-pub(crate) async fn show(PathId(id): PathId<ObjectId>) -> Redirect {
+pub(crate) async fn show(PathId(id): PathId<WebhookId>) -> Redirect {
     Redirect::to(&format!("/developers/webhooks/{id}/edit"))
 }
 
 pub(crate) async fn edit_page(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<WebhookId>,
 ) -> Result<Response, PageError> {
     let hook = services.webhooks.get(&user.session, id).await?;
-    let checked: Vec<String> = hook.scrap_ids.iter().map(ObjectId::to_string).collect();
+    let checked: Vec<String> = hook.scrap_ids.iter().map(ScrapId::to_string).collect();
     render(&edit_view(&services, &user, &hook, HookForm::of(&hook), &checked).await?)
 }
 
 pub(crate) async fn update(
     State(services): State<Arc<Services>>,
-    id: Result<PathId<ObjectId>, PageError>,
+    id: Result<PathId<WebhookId>, PageError>,
     SignedForm { user, form }: SignedForm<WebhookForm>,
 ) -> Result<Response, PageError> {
     // The id is read after the session and CSRF checks of the form.
@@ -329,7 +329,7 @@ pub(crate) async fn update(
 
 pub(crate) async fn delete(
     State(services): State<Arc<Services>>,
-    id: Result<PathId<ObjectId>, PageError>,
+    id: Result<PathId<WebhookId>, PageError>,
     SignedForm { user, .. }: SignedForm<Nothing>,
 ) -> Result<Response, PageError> {
     // The id is read after the session and CSRF checks of the form.
@@ -391,7 +391,7 @@ fn shortened(text: &str) -> String {
 pub(crate) async fn deliveries_page(
     State(services): State<Arc<Services>>,
     user: SignedIn,
-    PathId(id): PathId<ObjectId>,
+    PathId(id): PathId<WebhookId>,
     Query(params): Query<DeliveryParams>,
 ) -> Result<Response, PageError> {
     let hook = services.webhooks.get(&user.session, id).await?;
@@ -399,7 +399,7 @@ pub(crate) async fn deliveries_page(
     let found = services.webhooks.deliveries(&user.session, hook.id, page).await?;
     let principal = user.principal();
     // The scrap of each run, to link to it (the attempt record names only the run).
-    let mut scrap_of: HashMap<ObjectId, Option<ObjectId>> = HashMap::new();
+    let mut scrap_of: HashMap<HistoryId, Option<ScrapId>> = HashMap::new();
     for attempt in &found.items {
         if let Entry::Vacant(slot) = scrap_of.entry(attempt.history_id) {
             slot.insert(match services.history.get(&principal, attempt.history_id).await {
@@ -454,7 +454,7 @@ pub(crate) async fn deliveries_page(
 
 pub(crate) async fn redeliver(
     State(services): State<Arc<Services>>,
-    ids: Result<PathIds<ObjectId, ObjectId>, PageError>,
+    ids: Result<PathIds<WebhookId, ObjectId>, PageError>,
     SignedForm { user, .. }: SignedForm<Nothing>,
 ) -> Result<Response, PageError> {
     // The ids are read after the session and CSRF checks of the form.

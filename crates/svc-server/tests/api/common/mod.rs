@@ -19,8 +19,8 @@ use std::sync::Arc;
 use chrono::Utc;
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
-use svc_domain::ObjectId;
 use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
+use svc_domain::{OrgId, ScrapId};
 use svc_server::{App, Config};
 use svc_service::Services;
 use svc_storage::Store;
@@ -56,8 +56,8 @@ pub struct Account {
 }
 
 impl Account {
-    pub fn org(&self) -> ObjectId {
-        ObjectId::parse(&self.org_id).unwrap()
+    pub fn org(&self) -> OrgId {
+        OrgId::parse(&self.org_id).unwrap()
     }
 }
 
@@ -233,7 +233,7 @@ impl TestApp {
     /// Stores a finished run of `scrap`, as the run workers will.
     pub async fn insert_run(&self, account: &Account, scrap: &str, detail: Option<StatusDetail>) -> HistoryRow {
         let mut row =
-            HistoryRow::pending(ObjectId::parse(scrap).unwrap(), account.org(), TriggeredBy::Api, "tier0", Utc::now());
+            HistoryRow::pending(ScrapId::parse(scrap).unwrap(), account.org(), TriggeredBy::Api, "tier0", Utc::now());
         row.status_detail = detail;
         row.data = "[{\"n\":1}]".into();
         row.length = 1;

@@ -9,8 +9,8 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use reqwest::header::CACHE_CONTROL;
 use serde_json::{Value, json};
-use svc_domain::ObjectId;
 use svc_domain::plan::Plan;
+use svc_domain::{ObjectId, WebhookId};
 use svc_service::outbox::webhook_signing::verify_hex;
 use svc_service::paging::PageRequest;
 
@@ -385,7 +385,7 @@ async fn on_growth_webhooks_are_created_edited_delivered_redelivered_and_deleted
     tab.click_and_load("Save webhook").await;
     assert_eq!(tab.path().await, "/developers/webhooks?saved=1");
     assert!(tab.text().await.contains("The webhook was saved."));
-    let saved = app.services.webhooks.get(&session, ObjectId::parse(&hook).unwrap()).await.unwrap();
+    let saved = app.services.webhooks.get(&session, WebhookId::parse(&hook).unwrap()).await.unwrap();
     assert_eq!(saved.events.iter().map(|e| e.as_str()).collect::<Vec<_>>(), ["scrap.success"]);
     assert_eq!(saved.scrap_ids.iter().map(|s| s.to_string()).collect::<Vec<_>>(), std::slice::from_ref(&items));
     assert!(saved.active);
@@ -397,7 +397,7 @@ async fn on_growth_webhooks_are_created_edited_delivered_redelivered_and_deleted
     assert_eq!(status, StatusCode::OK, "{row}");
     let hits = receiver.wait_for(1, Duration::from_secs(30)).await;
     assert!(verify_hex(&secret, &hits[0].body, &hits[0].header("x-webhook-signature")));
-    let hook_id = ObjectId::parse(&hook).unwrap();
+    let hook_id = WebhookId::parse(&hook).unwrap();
     attempts_until(&app, &session, hook_id, 1).await;
     tab.click_and_load("Delivery log").await;
     let cells = |row: usize| {
@@ -433,7 +433,7 @@ async fn on_growth_webhooks_are_created_edited_delivered_redelivered_and_deleted
 }
 
 /// Waits (with a deadline) until the webhook's log holds `n` attempts.
-async fn attempts_until(app: &TestApp, session: &svc_service::Session, hook: ObjectId, n: i64) {
+async fn attempts_until(app: &TestApp, session: &svc_service::Session, hook: WebhookId, n: i64) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     loop {
         let log = app.services.webhooks.deliveries(session, hook, PageRequest::default()).await.unwrap();

@@ -5,8 +5,8 @@
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use svc_domain::ObjectId;
 use svc_domain::history::StatusDetail;
+use svc_domain::{ObjectId, UserId};
 
 use super::browser::{Tab, WebBrowser, js_str};
 use super::scrap_page::{PRIVATE_OK, log_in};
@@ -176,7 +176,7 @@ async fn a_run_page_shows_its_data_downloads_and_what_changed() {
     tab.screenshots("run-error").await;
 
     // A platform admin also sees costs, metering and the error snapshot.
-    app.store.set_admin(alice.org(), ObjectId::parse(&alice.user_id).unwrap(), true).await.unwrap();
+    app.store.set_admin(alice.org(), UserId::parse(&alice.user_id).unwrap(), true).await.unwrap();
     tab.open(&page_of(&failed)).await;
     let text = tab.text().await;
     assert!(text.contains("Platform admin") && text.contains("Costs") && text.contains("Error snapshot"), "{text}");

@@ -4,8 +4,8 @@
 
 use chrono::{Duration, Utc};
 use reqwest::StatusCode;
-use svc_domain::ObjectId;
 use svc_domain::site_account::{SavedSession, SessionState};
+use svc_domain::{ObjectId, ScrapId};
 
 use super::browser::WebBrowser;
 use super::{csrf_token_of, session_cookie, sign_up_in};
@@ -31,7 +31,7 @@ async fn set_a_login_see_it_masked_forget_the_session_and_remove_it() {
     tab.click_and_load("Save").await;
     let scrap_path = tab.path().await;
     let id = scrap_path.trim_start_matches("/scraps/").split('?').next().unwrap().to_string();
-    let scrap = ObjectId::parse(&id).unwrap();
+    let scrap = ScrapId::parse(&id).unwrap();
 
     tab.open(&format!("/scraps/{id}/edit")).await;
     let card = "document.getElementById('site-login').innerText";
