@@ -1,9 +1,9 @@
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use svc_domain::history::HistoryRow;
 use utoipa::ToSchema;
 
 use crate::iso;
+use crate::usage::{CostsView, MeterView};
 
 /// The History row shape: one run of a scrap. `costs` and `meter` are
 /// absent (not null) unless the caller may see them (platform admins).
@@ -26,9 +26,9 @@ pub struct HistoryRowView {
     pub run_type: String,
     pub proxy_tier: String,
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
-    pub costs: Option<Option<Value>>,
+    pub costs: Option<Option<CostsView>>,
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
-    pub meter: Option<Option<Value>>,
+    pub meter: Option<Option<MeterView>>,
     pub fix_version_id: Option<String>,
     pub fixed_at: Option<String>,
     pub retries: i64,
@@ -54,8 +54,8 @@ impl HistoryRowView {
             triggered_by: r.triggered_by.as_str().to_string(),
             run_type: r.run_type.as_str().to_string(),
             proxy_tier: r.proxy_tier,
-            costs: admin_fields.then_some(r.costs),
-            meter: admin_fields.then_some(r.meter),
+            costs: admin_fields.then(|| r.costs.as_ref().map(CostsView::from)),
+            meter: admin_fields.then(|| r.meter.as_ref().map(MeterView::from)),
             fix_version_id: r.fix_version_id,
             fixed_at: r.fixed_at.map(iso),
             retries: r.retries,
@@ -68,6 +68,6 @@ impl HistoryRowView {
 
 /// A member that is present (even as `null`) is `Some`; absent is `None`
 /// (through `#[serde(default)]`).
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Value>>, D::Error> {
-    Option::<Value>::deserialize(d).map(Some)
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
 }

@@ -15,6 +15,7 @@ mod list;
 mod run;
 mod scrap;
 mod site_account;
+mod usage;
 mod webhook;
 
 pub use account::{LoginBody, LoginView, MeView, OrganizationView, SignupBody, SignupView, UserView};
@@ -29,6 +30,7 @@ pub use list::ListView;
 pub use run::TriggerAccepted;
 pub use scrap::{ScrapBody, ScrapView};
 pub use site_account::{SiteAccountBody, SiteAccountView};
+pub use usage::{CostsView, MeterBreakdownView, MeterView};
 pub use webhook::{AttemptView, CreatedWebhookView, RedeliveryView, WebhookBody, WebhookView};
 
 use chrono::{DateTime, SecondsFormat, Utc};

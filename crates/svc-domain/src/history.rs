@@ -1,6 +1,8 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use crate::costs::Costs;
+use crate::meter::Meter;
 use crate::{HistoryId, OrgId, ScrapId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,10 +90,10 @@ pub struct HistoryRow {
     pub triggered_by: TriggeredBy,
     pub run_type: RunType,
     pub proxy_tier: String,
-    /// Admin-only cost figures `{proxy, captcha, ai, fixAi, total, priced, bytes, ...}`.
-    pub costs: Option<Value>,
-    /// Admin-only metering `{units, ratioVersion, breakdown}`.
-    pub meter: Option<Value>,
+    /// Admin-only: what the row cost in USD.
+    pub costs: Option<Costs>,
+    /// Admin-only: what the row charged in units.
+    pub meter: Option<Meter>,
     pub fix_version_id: Option<String>,
     pub fixed_at: Option<DateTime<Utc>>,
     /// Admin-only failure capture `{html, selector, screenshot}`.

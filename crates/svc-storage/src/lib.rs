@@ -15,6 +15,7 @@ mod sql;
 mod sqlite;
 mod task_records;
 mod traits;
+mod usage_records;
 mod webhook_records;
 
 #[cfg(feature = "testing")]

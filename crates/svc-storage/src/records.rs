@@ -12,6 +12,7 @@ use svc_domain::scrap::{EmailFormat, Scrap};
 use svc_domain::{HistoryId, TypedId};
 
 use crate::StoreError;
+use crate::usage_records::{read_costs, read_meter};
 
 pub(crate) fn millis(t: DateTime<Utc>) -> i64 {
     t.timestamp_millis()
@@ -216,8 +217,8 @@ impl TryFrom<HistoryRecord> for HistoryRow {
             triggered_by: triggered_by(&r.triggered_by)?,
             run_type: RunType::parse(&r.run_type).ok_or_else(|| corrupt("run type", &r.run_type))?,
             proxy_tier: r.proxy_tier,
-            costs: opt_json(r.costs)?,
-            meter: opt_json(r.meter)?,
+            costs: read_costs(r.costs)?,
+            meter: read_meter(r.meter)?,
             fix_version_id: r.fix_version_id,
             fixed_at: opt_time(r.fixed_at)?,
             error_snapshot: opt_json(r.error_snapshot)?,

@@ -21,8 +21,10 @@ use serde_json::json;
 use svc_domain::account::{Organization, User};
 use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
+use svc_domain::costs::Costs;
 use svc_domain::email::{Attachment, Email, EmailKind, EmailState};
 use svc_domain::history::{HistoryRow, RunSummary, RunType, StatusDetail, TriggeredBy};
+use svc_domain::meter::{Meter, MeterBreakdown};
 use svc_domain::plan::{Plan, WeeklyUnits};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{EmailFormat, HISTORY_IDS_CAP, ParamSet, Scrap};
@@ -140,8 +142,16 @@ fn full_history(scrap: &Scrap, created_at: DateTime<Utc>) -> HistoryRow {
         triggered_by: TriggeredBy::Api,
         run_type: RunType::AiGenerate,
         proxy_tier: "tier3".into(),
-        costs: Some(json!({"proxy": 0.1, "captcha": 0, "ai": 0.02, "total": 0.12, "priced": true})),
-        meter: Some(json!({"units": 12, "ratioVersion": 3, "breakdown": {"proxy": 10, "ai": 2}})),
+        costs: Some(Costs { proxy: 0.1, ai: 0.02, provider: Some("p".into()), ..Costs::of_loads(4096, 0.0, false) }),
+        meter: Some(Meter {
+            ratio_version: 3,
+            breakdown: MeterBreakdown {
+                tier: Some(8),
+                ai: Some(2),
+                fix_runs: Some(1),
+                ..Meter::of_loads(1, 2, None).breakdown
+            },
+        }),
         fix_version_id: Some("fix-7".into()),
         fixed_at: Some(created_at + Duration::milliseconds(500)),
         error_snapshot: Some(json!({"html": "<p>x</p>", "selector": ".price", "screenshot": null})),
@@ -1995,8 +2005,11 @@ fn ai_row(org: &Organization, created_at: DateTime<Utc>) -> HistoryRow {
         triggered_by: TriggeredBy::Api,
         run_type: RunType::AiGenerate,
         proxy_tier: "tier0".into(),
-        costs: Some(json!({"ai": 0.03, "total": 0.03, "priced": true})),
-        meter: Some(json!({"units": 4})),
+        costs: Some(Costs { ai: 0.03, ..Costs::of_loads(0, 0.0, true) }),
+        meter: Some(Meter {
+            breakdown: MeterBreakdown { ai: Some(3), ..Meter::of_loads(1, 1, None).breakdown },
+            ratio_version: 1,
+        }),
         fix_version_id: None,
         fixed_at: None,
         error_snapshot: None,
@@ -2362,8 +2375,8 @@ async fn ai_fix_makes_the_repaired_script_current(store: Arc<dyn Store>) {
     let failed = HistoryRow {
         status_detail: Some(StatusDetail::Error),
         time_ms: Some(1_200),
-        costs: Some(json!({"proxy": 0.01, "total": 0.01, "priced": true})),
-        meter: Some(json!({"units": 1})),
+        costs: Some(Costs::of_loads(100, 0.01, true)),
+        meter: Some(Meter::of_loads(1, 1, Some(0))),
         error_snapshot: Some(json!({"html": "<p>x</p>", "selector": ".price", "screenshot": null})),
         error: Some("selector .price matched nothing".into()),
         finished_at: Some(t0 + Duration::seconds(3)),
@@ -2395,8 +2408,11 @@ async fn ai_fix_makes_the_repaired_script_current(store: Arc<dyn Store>) {
         data: r#"[{"price":1.5},{"price":2}]"#.into(),
         length: 2,
         digest: Some("two prices".into()),
-        costs: Some(json!({"proxy": 0.01, "fixAi": 0.05, "total": 0.06, "priced": true})),
-        meter: Some(json!({"units": 6})),
+        costs: Some(Costs { fix_ai: 0.05, ..Costs::of_loads(100, 0.01, true) }),
+        meter: Some(Meter {
+            breakdown: MeterBreakdown { fix_ai: Some(5), ..Meter::of_loads(1, 1, None).breakdown },
+            ratio_version: 1,
+        }),
         error_snapshot: None,
         error: None,
         fixed_at: Some(fixed_at),
@@ -2523,6 +2539,25 @@ fn lit_json(value: Option<&serde_json::Value>) -> String {
     lit(value.map(|v| v.to_string()).as_deref())
 }
 
+/// `costs` as svc wrote it before the column had a type (integer zeros).
+fn legacy_costs(c: &Costs) -> String {
+    json!({"proxy": c.proxy, "captcha": 0, "ai": c.ai, "fixAi": c.fix_ai, "total": c.total(), "priced": c.priced, "bytes": c.bytes,
+           "bytesSource": c.bytes_source, "provider": c.provider, "model": c.model})
+    .to_string()
+}
+
+/// `meter` as svc wrote it before the column had a type.
+fn legacy_meter(m: &Meter) -> String {
+    let b = &m.breakdown;
+    let mut breakdown = json!({"run": b.run, "transfer": b.transfer});
+    for (key, value) in [("tier", b.tier), ("ai", b.ai), ("fixAi", b.fix_ai), ("fixRuns", b.fix_runs)] {
+        if let Some(v) = value {
+            breakdown[key] = json!(v);
+        }
+    }
+    json!({"units": m.units(), "ratioVersion": m.ratio_version, "breakdown": breakdown}).to_string()
+}
+
 impl Before0007 {
     fn new() -> Before0007 {
         let (org, user) = {
@@ -2609,8 +2644,8 @@ impl Before0007 {
                 h.triggered_by.as_str(),
                 h.run_type.as_str(),
                 lit(Some(&h.proxy_tier)),
-                lit_json(h.costs.as_ref()),
-                lit_json(h.meter.as_ref()),
+                lit(h.costs.as_ref().map(legacy_costs).as_deref()),
+                lit(h.meter.as_ref().map(legacy_meter).as_deref()),
                 lit(h.fix_version_id.as_deref()),
                 lit_ms(h.fixed_at),
                 lit_json(h.error_snapshot.as_ref()),

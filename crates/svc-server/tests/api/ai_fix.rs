@@ -128,7 +128,7 @@ async fn a_redesigned_page_is_repaired_versioned_announced_and_rolled_back() {
     assert_eq!(data[0], json!({"name": "Lamp 1", "price": "19.00"}));
     let stored = app.store.history_row(alice.org(), svc_domain::HistoryId::parse(broken_id).unwrap()).await.unwrap();
     let costs = stored.unwrap().costs.unwrap();
-    assert!((costs["fixAi"].as_f64().unwrap() - (4000.0 + 240.0) / 1e6).abs() < 1e-12, "{costs}");
+    assert!((costs.fix_ai - (4000.0 + 240.0) / 1e6).abs() < 1e-12, "{costs:?}");
 
     // The scrap runs the repaired script, kept as version 2.
     let (_, scrap) = app.get(&format!("/api/scraps/{sid}"), &alice.token).await;

@@ -88,11 +88,11 @@ async fn generation_feeds_a_failing_script_back_and_the_second_one_wins() {
     let stored = stored.unwrap();
     let costs = stored.costs.unwrap();
     let expected = (3000.0 + 3200.0) * 1.0 / 1e6 + (40.0 + 60.0) * 2.0 / 1e6;
-    assert!((costs["ai"].as_f64().unwrap() - expected).abs() < 1e-12, "{costs}");
-    assert_eq!(costs["model"], "tiny-model");
+    assert!((costs.ai - expected).abs() < 1e-12, "{costs:?}");
+    assert_eq!(costs.model.as_deref(), Some("tiny-model"));
     let meter = stored.meter.unwrap();
-    assert_eq!(meter["breakdown"]["ai"], 8, "3,040 and 3,260 tokens: 4 units each");
-    assert_eq!(meter["breakdown"]["run"], 3, "the page load for the model and two candidate runs");
+    assert_eq!(meter.breakdown.ai, Some(8), "3,040 and 3,260 tokens: 4 units each");
+    assert_eq!(meter.breakdown.run, 3, "the page load for the model and two candidate runs");
     // It is in the organization's history, not in any scrap's.
     let (_, all) = app.get("/api/historys", &alice.token).await;
     assert!(all["data"].as_array().unwrap().iter().any(|r| r["id"] == history_id));

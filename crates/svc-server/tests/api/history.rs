@@ -99,7 +99,12 @@ async fn platform_admins_and_their_keys_see_costs_and_meter() {
         assert_eq!(body["meter"]["units"], 1, "{body}");
         assert!(body.get("errorSnapshot").is_none(), "not over REST, even for admins: {body}");
         let (_, list) = app.get(&format!("/api/historys?scrap={sid}"), bearer).await;
-        assert_eq!(list["data"][0]["costs"]["total"], 0, "{list}");
+        assert_eq!(list["data"][0]["costs"]["total"].as_f64(), Some(0.0), "{list}");
+        assert_eq!(
+            list["data"][0]["meter"]["breakdown"],
+            serde_json::json!({"run": 1, "transfer": 0, "tier": 0}),
+            "{list}"
+        );
     }
 }
 

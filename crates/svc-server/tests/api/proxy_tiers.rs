@@ -11,6 +11,8 @@ use std::sync::atomic::Ordering;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use svc_domain::HistoryId;
+use svc_domain::costs::Costs;
+use svc_domain::meter::Meter;
 
 use crate::common::proxies::{CountingProxy, tier_site};
 use crate::common::{Account, TestApp, assert_error};
@@ -24,7 +26,7 @@ async fn run(app: &TestApp, account: &Account, scrap: &str) -> Value {
     row
 }
 
-async fn stored_costs(app: &TestApp, account: &Account, row: &Value) -> (Value, Value) {
+async fn stored_costs(app: &TestApp, account: &Account, row: &Value) -> (Costs, Meter) {
     let id = HistoryId::parse(row["id"].as_str().unwrap()).unwrap();
     let stored = app.store.history_row(account.org(), id).await.unwrap().unwrap();
     (stored.costs.unwrap(), stored.meter.unwrap())
@@ -61,12 +63,12 @@ async fn auto_escalates_to_the_tier_that_gets_through_and_starts_there_next_time
     let (_, scrap) = app.get(&format!("/api/scraps/{sid}"), &alice.token).await;
     assert!(scrap["lastTierChangeAt"].is_string(), "stamped by a run that was not tier0: {scrap}");
     let (costs, meter) = stored_costs(&app, &alice, &first).await;
-    assert_eq!(meter["breakdown"]["run"], 3, "three page loads: {meter}");
-    assert_eq!(meter["units"], json!(1 + 2 + 3), "tier multipliers 1, 2 and 3");
-    let bytes = costs["bytes"].as_u64().unwrap();
-    let proxy = costs["proxy"].as_f64().unwrap();
-    assert!(bytes > 0 && proxy > 0.0 && proxy <= bytes as f64 * 4.0 / 1e9, "{costs}");
-    assert_eq!(costs["priced"], true);
+    assert_eq!(meter.breakdown.run, 3, "three page loads: {meter:?}");
+    assert_eq!(meter.units(), 1 + 2 + 3, "tier multipliers 1, 2 and 3");
+    let bytes = costs.bytes;
+    let proxy = costs.proxy;
+    assert!(bytes > 0 && proxy > 0.0 && proxy <= bytes as f64 * 4.0 / 1e9, "{costs:?}");
+    assert!(costs.priced);
     let balance_after_first = app.store.organization(alice.org()).await.unwrap().unwrap().balance;
 
     // The next run starts on tier 2: nothing goes through tier 1 or direct.
@@ -77,10 +79,10 @@ async fn auto_escalates_to_the_tier_that_gets_through_and_starts_there_next_time
     let new_marks: Vec<String> = site.seen.lock().unwrap()[seen_before..].to_vec();
     assert!(new_marks.iter().all(|m| m == "tier2"), "{new_marks:?}");
     let (costs, meter) = stored_costs(&app, &alice, &second).await;
-    assert_eq!(meter["units"], 3, "one load on tier 2: {meter}");
-    let expected = costs["bytes"].as_f64().unwrap() * 4.0 / 1e9;
-    assert!((costs["proxy"].as_f64().unwrap() - expected).abs() < 1e-15, "cost = bytes × price: {costs}");
-    assert_eq!(costs["total"], costs["proxy"]);
+    assert_eq!(meter.units(), 3, "one load on tier 2: {meter:?}");
+    let expected = costs.bytes as f64 * 4.0 / 1e9;
+    assert!((costs.proxy - expected).abs() < 1e-15, "cost = bytes × price: {costs:?}");
+    assert_eq!(costs.total(), costs.proxy);
     let balance = app.store.organization(alice.org()).await.unwrap().unwrap().balance;
     assert_eq!(balance_after_first - balance, 3, "the balance is charged from the meter");
     let memory = app.store.tier_memory(alice.org(), "127.0.0.1").await.unwrap().unwrap();
@@ -121,7 +123,7 @@ async fn a_fixed_tier_never_escalates_and_unconfigured_tiers_are_refused() {
     assert!(tier1.handled() >= 1);
     // No price configured: the run's cost cannot be priced.
     let (costs, _) = stored_costs(&app, &alice, &row).await;
-    assert_eq!(costs["priced"], false, "{costs}");
+    assert!(!costs.priced, "{costs:?}");
 
     for (body, what) in [
         (json!({"title": "x", "url": url, "request": ITEMS, "proxyTier": "tier3"}), "create"),

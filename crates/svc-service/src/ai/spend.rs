@@ -2,11 +2,10 @@
 //! prices) and page loads (metered as runs), as the `costs` and `meter`
 //! of the row it writes or amends.
 
-use serde_json::{Value, json};
-
 use crate::ai::digest;
 use crate::ai::model::{AiPricing, Completion};
-use svc_domain::meter::units;
+use svc_domain::costs::Costs;
+use svc_domain::meter::{Meter, units};
 use svc_engine::EngineReport;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -66,42 +65,32 @@ impl Spend {
     }
 
     /// The `costs` of an AI operation's own row (the model's cost is `ai`).
-    pub fn costs(&self) -> Value {
-        json!({"proxy": 0, "captcha": 0, "ai": self.cost, "fixAi": 0, "total": self.cost, "priced": true,
-               "bytes": self.bytes, "bytesSource": "cdp", "provider": self.provider, "model": self.model})
+    pub fn costs(&self) -> Costs {
+        let mut costs = Costs { ai: self.cost, ..Costs::of_loads(self.bytes, 0.0, true) };
+        costs.by_model(&self.provider, &self.model);
+        costs
     }
 
     /// The `meter` of an AI operation's own row.
-    pub fn meter(&self) -> Value {
-        json!({"units": self.units(), "ratioVersion": 1,
-               "breakdown": {"run": self.runs, "transfer": self.run_units - self.runs, "ai": self.ai_units}})
+    pub fn meter(&self) -> Meter {
+        let mut meter = Meter::of_loads(self.runs, self.run_units, None);
+        meter.breakdown.ai = Some(self.ai_units);
+        meter
     }
 
     /// A run's `costs` with this fix's spend added as `fixAi`.
-    pub fn add_fix_costs(&self, costs: &mut Option<Value>) {
-        let c = costs.get_or_insert_with(|| json!({}));
-        if let Some(c) = c.as_object_mut() {
-            let total = c.get("total").and_then(Value::as_f64).unwrap_or(0.0);
-            let fix = c.get("fixAi").and_then(Value::as_f64).unwrap_or(0.0);
-            c.insert("fixAi".into(), json!(fix + self.cost));
-            c.insert("total".into(), json!(total + self.cost));
-            c.insert("provider".into(), json!(self.provider));
-            c.insert("model".into(), json!(self.model));
-        }
+    pub fn add_fix_costs(&self, costs: &mut Option<Costs>) {
+        let c = costs.get_or_insert_with(|| Costs::of_loads(0, 0.0, true));
+        c.fix_ai += self.cost;
+        c.by_model(&self.provider, &self.model);
     }
 
     /// A run's `meter` with this fix's units added (`breakdown.fixAi`, and
     /// the shadow runs as `fixRuns`).
-    pub fn add_fix_meter(&self, meter: &mut Option<Value>) {
-        let m = meter.get_or_insert_with(|| json!({"units": 0, "ratioVersion": 1, "breakdown": {}}));
-        if let Some(m) = m.as_object_mut() {
-            let units = m.get("units").and_then(Value::as_i64).unwrap_or(0);
-            m.insert("units".into(), json!(units + self.units()));
-            if let Some(Value::Object(b)) = m.get_mut("breakdown") {
-                b.insert("fixAi".into(), json!(self.ai_units));
-                b.insert("fixRuns".into(), json!(self.run_units));
-            }
-        }
+    pub fn add_fix_meter(&self, meter: &mut Option<Meter>) {
+        let m = meter.get_or_insert_with(|| Meter::of_loads(0, 0, None));
+        m.breakdown.fix_ai = Some(m.breakdown.fix_ai.unwrap_or(0) + self.ai_units);
+        m.breakdown.fix_runs = Some(m.breakdown.fix_runs.unwrap_or(0) + self.run_units);
     }
 
     /// One line for an activity entry or a task: tokens and price.
@@ -146,21 +135,29 @@ mod tests {
         assert_eq!(s.run_units, 2);
         assert_eq!(s.units(), 5);
         assert!((s.cost - 0.0026).abs() < 1e-12);
-        assert_eq!(s.meter()["breakdown"], json!({"run": 1, "transfer": 1, "ai": 3}));
-        assert_eq!(s.costs()["model"], "m");
+        let meter = s.meter();
+        assert_eq!((meter.breakdown.run, meter.breakdown.transfer, meter.breakdown.ai), (1, 1, Some(3)));
+        assert_eq!((meter.breakdown.tier, meter.units()), (None, 5));
+        let costs = s.costs();
+        assert_eq!((costs.ai, costs.total(), costs.bytes), (s.cost, s.cost, BYTES_PER_UNIT + 1));
+        assert_eq!((costs.provider.as_deref(), costs.model.as_deref()), (Some("local"), Some("m")));
     }
 
     #[test]
     fn a_fix_adds_to_the_runs_figures() {
         let mut s = Spend::new(&pricing());
         s.model_call(&Completion { content: String::new(), input_tokens: 1_000_000, output_tokens: 0 });
-        let mut costs = Some(json!({"ai": 0.5, "fixAi": 0, "total": 0.5}));
+        let mut costs = Some(Costs { ai: 0.5, ..Costs::of_loads(0, 0.0, true) });
         s.add_fix_costs(&mut costs);
-        assert_eq!(costs.as_ref().unwrap()["fixAi"], json!(1.0));
-        assert_eq!(costs.as_ref().unwrap()["total"], json!(1.5));
-        let mut meter = Some(json!({"units": 1, "ratioVersion": 1, "breakdown": {"run": 1}}));
+        let costs = costs.unwrap();
+        assert_eq!((costs.ai, costs.fix_ai, costs.total()), (0.5, 1.0, 1.5));
+        let mut meter = Some(Meter::of_loads(1, 1, Some(0)));
         s.add_fix_meter(&mut meter);
-        assert_eq!(meter.as_ref().unwrap()["units"], json!(1 + 1000));
-        assert_eq!(meter.as_ref().unwrap()["breakdown"]["fixAi"], json!(1000));
+        let meter = meter.unwrap();
+        assert_eq!(meter.units(), 1 + 1000);
+        assert_eq!((meter.breakdown.fix_ai, meter.breakdown.fix_runs), (Some(1000), Some(0)));
+        let mut none = None;
+        s.add_fix_meter(&mut none);
+        assert_eq!(none.map(|m| m.units()), Some(1000), "a row with no meter gets one");
     }
 }

@@ -203,19 +203,12 @@ impl RunService {
         };
         let ai_units = digest::units(&completion);
         let cost = pricing.cost(&completion);
-        if let Some(serde_json::Value::Object(c)) = row.costs.as_mut() {
-            let total = c.get("total").and_then(|t| t.as_f64()).unwrap_or(0.0);
-            c.insert("ai".into(), serde_json::json!(cost));
-            c.insert("total".into(), serde_json::json!(total + cost));
-            c.insert("provider".into(), serde_json::json!(pricing.provider));
-            c.insert("model".into(), serde_json::json!(pricing.model));
+        if let Some(c) = row.costs.as_mut() {
+            c.ai = cost;
+            c.by_model(&pricing.provider, &pricing.model);
         }
-        if let Some(serde_json::Value::Object(m)) = row.meter.as_mut() {
-            let units = m.get("units").and_then(|u| u.as_i64()).unwrap_or(0);
-            m.insert("units".into(), serde_json::json!(units + ai_units));
-            if let Some(serde_json::Value::Object(b)) = m.get_mut("breakdown") {
-                b.insert("ai".into(), serde_json::json!(ai_units));
-            }
+        if let Some(m) = row.meter.as_mut() {
+            m.breakdown.ai = Some(ai_units);
         }
         match digest::digest_text(&changes, &completion) {
             Some(text) => row.digest = Some(text),

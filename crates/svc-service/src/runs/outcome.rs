@@ -1,9 +1,7 @@
 //! How a finished run is judged and metered (docs/scraps.md; docs/decisions.md, Runs). Pure
 //! functions: the worker hands in what the engine saw, these decide.
 
-use serde_json::{Value, json};
 use svc_domain::history::StatusDetail;
-use svc_domain::meter::units;
 use svc_engine::ScriptResult;
 
 /// The outcome of a run given the item count of the previous successful run.
@@ -18,21 +16,9 @@ pub fn classify(result: &ScriptResult, previous_success_length: Option<i64>) -> 
     }
 }
 
-pub fn meter(bytes: u64) -> Value {
-    let transfer = units(bytes) - 1;
-    json!({"units": 1 + transfer, "ratioVersion": 1, "breakdown": {"run": 1, "transfer": transfer}})
-}
-
-/// No proxies, captcha solving or AI yet: every priced figure is zero.
-pub fn costs(bytes: u64) -> Value {
-    json!({"proxy": 0, "captcha": 0, "ai": 0, "fixAi": 0, "total": 0, "priced": true, "bytes": bytes,
-           "bytesSource": "cdp", "provider": null, "model": null})
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use svc_domain::meter::BYTES_PER_UNIT;
 
     fn data(length: i64) -> ScriptResult {
         ScriptResult::Data { json: "[]".into(), length }
@@ -48,11 +34,5 @@ mod tests {
         assert_eq!(classify(&data(5), Some(10)), StatusDetail::Success, "exactly half is not a drop below half");
         assert_eq!(classify(&data(1), Some(3)), StatusDetail::Success, "previous run under 4 items never regresses");
         assert_eq!(classify(&data(1), Some(4)), StatusDetail::Regression);
-    }
-
-    #[test]
-    fn metering() {
-        assert_eq!(meter(BYTES_PER_UNIT * 3)["units"], 4);
-        assert_eq!(costs(42)["bytes"], 42);
     }
 }

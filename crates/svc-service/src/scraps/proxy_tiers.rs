@@ -11,9 +11,8 @@
 //! on a remembered tier start one configured tier lower, so that cost
 //! drifts down when a site stops blocking.
 
-use serde_json::{Value, json};
-
-use svc_domain::meter::units;
+use svc_domain::costs::Costs;
+use svc_domain::meter::{Meter, units};
 
 /// `tier0` .. `tier4`.
 pub const TIER_COUNT: usize = 5;
@@ -139,19 +138,17 @@ fn multiplier(settings: &TierSettings, tier: u8) -> i64 {
 
 /// The run's `meter`: `breakdown.run` page loads, `transfer` units for
 /// bytes, `tier` units the tiers' multipliers added.
-pub fn meter(attempts: &[TierAttempt], settings: &TierSettings) -> Value {
+pub fn meter(attempts: &[TierAttempt], settings: &TierSettings) -> Meter {
     let base: i64 = attempts.iter().map(|a| units(a.bytes)).sum();
     let total = run_units(attempts, settings);
-    let loads = attempts.len() as i64;
-    json!({"units": total, "ratioVersion": 1,
-           "breakdown": {"run": loads, "transfer": base - loads, "tier": total - base}})
+    Meter::of_loads(attempts.len() as i64, base, Some(total - base))
 }
 
 /// The run's `costs`: `proxy` is the bytes through each priced tier times
 /// its price per GB; `priced` is false when a tier used has no price.
 /// Bytes are counted by the browser (`bytesSource: "cdp"`). No captcha
 /// solver exists, so `captcha` is 0.
-pub fn costs(attempts: &[TierAttempt], settings: &TierSettings) -> Value {
+pub fn costs(attempts: &[TierAttempt], settings: &TierSettings) -> Costs {
     let mut proxy = 0.0;
     let mut priced = true;
     for a in attempts {
@@ -161,8 +158,7 @@ pub fn costs(attempts: &[TierAttempt], settings: &TierSettings) -> Value {
         }
     }
     let bytes: u64 = attempts.iter().map(|a| a.bytes).sum();
-    json!({"proxy": proxy, "captcha": 0, "ai": 0, "fixAi": 0, "total": proxy, "priced": priced, "bytes": bytes,
-           "bytesSource": "cdp", "provider": null, "model": null})
+    Costs::of_loads(bytes, proxy, priced)
 }
 
 #[cfg(test)]
@@ -224,21 +220,21 @@ mod tests {
         ];
         let c = costs(&attempts, &s);
         let expected = 2_000_000.0 / 1e9 * 1.0 + (BYTES_PER_UNIT as f64 + 5e8) / 1e9 * 4.0;
-        assert!((c["proxy"].as_f64().unwrap() - expected).abs() < 1e-12, "{c}");
-        assert_eq!(c["total"], c["proxy"]);
-        assert_eq!(c["priced"], true);
-        assert_eq!(c["bytesSource"], "cdp");
+        assert!((c.proxy - expected).abs() < 1e-12, "{c:?}");
+        assert_eq!(c.total(), c.proxy);
+        assert!(c.priced);
+        assert_eq!(c.bytes_source, "cdp");
         // 1×1 + 1×2 + (1 + 96 transfer units)×3
         let third = units(BYTES_PER_UNIT + 500_000_000);
         assert_eq!(run_units(&attempts, &s), 1 + 2 + third * 3);
         let m = meter(&attempts, &s);
-        assert_eq!(m["breakdown"]["run"], 3);
-        assert_eq!(m["breakdown"]["transfer"], third - 1);
-        assert_eq!(m["units"], json!(1 + 2 + third * 3));
+        assert_eq!(m.breakdown.run, 3);
+        assert_eq!(m.breakdown.transfer, third - 1);
+        assert_eq!(m.units(), 1 + 2 + third * 3);
         // A tier without a price cannot be priced.
-        assert_eq!(costs(&[TierAttempt { tier: 3, bytes: 10 }], &s)["priced"], false);
+        assert!(!costs(&[TierAttempt { tier: 3, bytes: 10 }], &s).priced);
         // A direct run is what it always was.
         assert_eq!(run_units(&[TierAttempt { tier: 0, bytes: 0 }], &s), 1);
-        assert_eq!(meter(&[TierAttempt { tier: 0, bytes: 0 }], &s)["units"], 1);
+        assert_eq!(meter(&[TierAttempt { tier: 0, bytes: 0 }], &s).units(), 1);
     }
 }

@@ -91,7 +91,7 @@ impl TestServices {
         row.data = format!("[{secs}]");
         row.length = 1;
         row.time_ms = detail.map(|_| 100);
-        row.costs = Some(serde_json::json!({"total": 0}));
+        row.costs = Some(svc_domain::costs::Costs::of_loads(0, 0.0, true));
         row.error_snapshot = Some(serde_json::json!({"html": "<p></p>"}));
         row.finished_at = detail.map(|_| at);
         self.store.insert_history(&row).await.expect("insert run");

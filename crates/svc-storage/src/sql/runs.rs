@@ -15,6 +15,7 @@ use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
 use crate::records::{ClaimRecord, HistoryRecord, escape_like, id, millis, opt_millis, time, to_json};
 use crate::traits::{ClaimedRun, EngineMemory, ExpiredLeases, QueueState, RunStore, TierMemory, TierNote};
+use crate::usage_records::{costs_json, meter_json};
 
 /// Takes the oldest queued run whose containers include the one whose
 /// `LIKE` pattern is `$3`, for worker `$1` until `$2`; [`Dialect::LOCK_DUE`]
@@ -104,8 +105,8 @@ where
         .bind(h.length)
         .bind(h.time_ms)
         .bind(&h.proxy_tier)
-        .bind(h.costs.as_ref().map(to_json))
-        .bind(h.meter.as_ref().map(to_json))
+        .bind(h.costs.as_ref().map(costs_json))
+        .bind(h.meter.as_ref().map(meter_json))
         .bind(h.error_snapshot.as_ref().map(to_json))
         .bind(h.retries)
         .bind(&h.error)

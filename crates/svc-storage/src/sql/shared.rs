@@ -17,6 +17,7 @@ use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::email_records::attachment_b64;
 use crate::records::{like_pattern, millis, opt_millis, to_json};
 use crate::traits::{HistoryFilter, ScrapFilter};
+use crate::usage_records::{costs_json, meter_json};
 use crate::{Result, StoreError};
 
 pub(super) fn conflict_on_unique(e: sqlx::Error, what: &'static str) -> StoreError {
@@ -171,8 +172,8 @@ where
                 .push_bind(h.triggered_by.as_str())
                 .push_bind(h.run_type.as_str())
                 .push_bind(&h.proxy_tier)
-                .push_bind(h.costs.as_ref().map(to_json))
-                .push_bind(h.meter.as_ref().map(to_json))
+                .push_bind(h.costs.as_ref().map(costs_json))
+                .push_bind(h.meter.as_ref().map(meter_json))
                 .push_bind(&h.fix_version_id)
                 .push_bind(opt_millis(h.fixed_at))
                 .push_bind(h.error_snapshot.as_ref().map(to_json))

@@ -14,6 +14,7 @@ use crate::Result;
 use crate::records::{millis, opt_millis, to_json};
 use crate::task_records::TaskRow;
 use crate::traits::{TaskEnd, TaskFinish, TaskStore};
+use crate::usage_records::{costs_json, meter_json};
 
 /// Tasks a runner may take at `$1`: queued, or running under a lease that
 /// ended; oldest first, at most `$2`. [`Dialect::LOCK_DUE`] follows.
@@ -168,8 +169,8 @@ where
             .bind(h.status_detail.map(|d| d.as_str()))
             .bind(&h.data)
             .bind(h.length)
-            .bind(h.costs.as_ref().map(to_json))
-            .bind(h.meter.as_ref().map(to_json))
+            .bind(h.costs.as_ref().map(costs_json))
+            .bind(h.meter.as_ref().map(meter_json))
             .bind(h.error_snapshot.as_ref().map(to_json))
             .bind(&h.error)
             .bind(&h.digest)

@@ -11,7 +11,8 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use chrono::Utc;
 use serde::Deserialize;
-use serde_json::Value;
+use svc_domain::costs::Costs;
+use svc_domain::meter::Meter;
 use svc_service::Services;
 use svc_service::outbox::announcements::Announcement;
 use svc_service::paging::PageRequest;
@@ -72,12 +73,12 @@ pub(crate) struct AnnounceForm {
     text: String,
 }
 
-fn units_of(meter: Option<&Value>) -> Option<String> {
-    meter?.get("units").filter(|v| v.is_number()).map(Value::to_string)
+fn units_of(meter: Option<&Meter>) -> Option<String> {
+    meter.map(|m| m.units().to_string())
 }
 
-fn cost_of(costs: Option<&Value>) -> Option<String> {
-    costs?.get("total")?.as_f64().map(|usd| format!("${usd:.4}"))
+fn cost_of(costs: Option<&Costs>) -> Option<String> {
+    costs.map(|c| format!("${:.4}", c.total()))
 }
 
 fn require_admin(user: &SignedIn) -> Result<(), PageError> {
@@ -164,16 +165,13 @@ pub(crate) async fn announce(
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
 
     #[test]
-    fn cost_fields_are_read_when_present() {
-        assert_eq!(units_of(Some(&json!({"units": 3, "ratioVersion": 1}))), Some("3".into()));
-        assert_eq!(units_of(Some(&json!({"breakdown": {}}))), None);
+    fn cost_fields_are_shown_when_recorded() {
+        assert_eq!(units_of(Some(&Meter::of_loads(1, 3, None))), Some("3".into()));
         assert_eq!(units_of(None), None);
-        assert_eq!(cost_of(Some(&json!({"total": 0.0125}))), Some("$0.0125".into()));
-        assert_eq!(cost_of(Some(&json!({"total": null}))), None);
+        assert_eq!(cost_of(Some(&Costs { ai: 0.0125, ..Costs::of_loads(0, 0.0, true) })), Some("$0.0125".into()));
+        assert_eq!(cost_of(None), None);
     }
 }

@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use serde_json::Value;
 use serde_json::value::RawValue;
+use svc_api_types::{CostsView, MeterView};
 use svc_domain::history::StatusDetail;
 use svc_domain::scrap::Scrap;
 use svc_domain::{HistoryId, ScrapId};
@@ -217,10 +218,6 @@ fn snapshot(value: Value) -> Option<Snapshot> {
     (snapshot.selector.is_some() || snapshot.screenshot.is_some() || snapshot.html.is_some()).then_some(snapshot)
 }
 
-fn pretty_value(value: Option<&Value>) -> Option<String> {
-    value.and_then(|v| serde_json::to_string_pretty(v).ok())
-}
-
 pub(crate) async fn page(
     State(services): State<Arc<Services>>,
     user: SignedIn,
@@ -233,8 +230,8 @@ pub(crate) async fn page(
     let admin = if user.session.is_platform_admin() {
         let captured = services.history.error_snapshot(&user.session, row.id).await?;
         Some(AdminView {
-            costs: pretty_value(row.costs.as_ref()),
-            meter: pretty_value(row.meter.as_ref()),
+            costs: row.costs.as_ref().map(CostsView::from).and_then(|c| serde_json::to_string_pretty(&c).ok()),
+            meter: row.meter.as_ref().map(MeterView::from).and_then(|m| serde_json::to_string_pretty(&m).ok()),
             snapshot: captured.and_then(snapshot),
         })
     } else {

@@ -238,10 +238,8 @@ impl TestApp {
         row.data = "[{\"n\":1}]".into();
         row.length = 1;
         row.time_ms = Some(120);
-        row.costs = Some(
-            json!({"proxy": 0, "captcha": 0, "ai": 0, "fixAi": 0, "total": 0, "priced": true, "bytes": 2048, "bytesSource": "cdp", "provider": null, "model": null}),
-        );
-        row.meter = Some(json!({"units": 1, "ratioVersion": 1, "breakdown": {"base": 1}}));
+        row.costs = Some(svc_domain::costs::Costs::of_loads(2048, 0.0, true));
+        row.meter = Some(svc_domain::meter::Meter::of_loads(1, 1, Some(0)));
         row.error_snapshot = Some(json!({"html": "<html></html>", "selector": null, "screenshot": null}));
         row.finished_at = Some(Utc::now());
         self.store.insert_history(&row).await.unwrap();
