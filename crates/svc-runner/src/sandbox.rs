@@ -8,6 +8,17 @@
 //! give it (no unprivileged user namespaces, or Chromium left as root) is
 //! the browser started with `--no-sandbox`, and svc logs that as an error.
 //! The first launch decides, and the decision holds for the process.
+//!
+//! Whoever it runs as, Chromium is started through a wrapper script that
+//! (1) clears the environment to what a browser needs ([`KEPT_VARIABLES`]
+//! as svc has them, a fixed `PATH`, and the profile's `HOME` and XDG
+//! folders), so that no `SVC_*` setting, secret or database URL reaches a
+//! process that runs pages; and (2) sets, through `setpriv --pdeathsig`,
+//! the signal the browser gets when svc dies (`SIGKILL`), so that a killed
+//! svc leaves no browser behind (its renderers and helpers end with it).
+//! For the kernel, the parent is the thread that forked the browser: a
+//! tokio worker thread, which lives as long as svc's runtime (a launch from
+//! a short-lived thread would have its browser killed when that thread ends).
 
 use std::io::Write as _;
 use std::os::unix::fs::{PermissionsExt, chown};
@@ -16,6 +27,17 @@ use std::sync::Mutex;
 
 /// The user Chromium is dropped to when svc runs as root.
 pub const DEFAULT_BROWSER_USER: &str = "nobody";
+
+/// The variables of svc's environment that Chromium keeps (when set): the
+/// locale, the time zone (what a page's `Date` shows) and fontconfig's.
+pub const KEPT_VARIABLES: [&str; 7] =
+    ["LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "FONTCONFIG_FILE", "FONTCONFIG_PATH"];
+
+/// The `PATH` Chromium runs with.
+const BROWSER_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// The variables a launch sets per profile (see [`Launcher::prepare_profile`]).
+const PROFILE_VARIABLES: [&str; 3] = ["HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"];
 
 /// An unprivileged account to run Chromium as.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,32 +66,42 @@ impl Launcher {
     /// The launcher for `chromium` as this process is: dropped to
     /// `browser_user` when root (`root` keeps it root, without a sandbox).
     pub fn new(chromium: PathBuf, browser_user: &str) -> Launcher {
-        if !nix::unistd::geteuid().is_root() {
-            return Launcher::plain(chromium, None);
-        }
-        if browser_user == "root" {
-            return Launcher::plain(chromium, Some("SVC_BROWSER_USER is root".into()));
-        }
-        let user = match nix::unistd::User::from_name(browser_user) {
-            Ok(Some(user)) if !user.uid.is_root() => {
-                BrowserUser { name: user.name, uid: user.uid.as_raw(), gid: user.gid.as_raw() }
+        let (user, stays_root) = if !nix::unistd::geteuid().is_root() {
+            (None, None)
+        } else if browser_user == "root" {
+            (None, Some("SVC_BROWSER_USER is root".to_string()))
+        } else {
+            match nix::unistd::User::from_name(browser_user) {
+                Ok(Some(user)) if !user.uid.is_root() => {
+                    (Some(BrowserUser { name: user.name, uid: user.uid.as_raw(), gid: user.gid.as_raw() }), None)
+                }
+                Ok(Some(_)) => (None, Some(format!("user `{browser_user}` is root"))),
+                Ok(None) => (None, Some(format!("there is no user `{browser_user}`"))),
+                Err(e) => (None, Some(format!("cannot look up user `{browser_user}`: {e}"))),
             }
-            Ok(Some(_)) => return Launcher::plain(chromium, Some(format!("user `{browser_user}` is root"))),
-            Ok(None) => return Launcher::plain(chromium, Some(format!("there is no user `{browser_user}`"))),
-            Err(e) => return Launcher::plain(chromium, Some(format!("cannot look up user `{browser_user}`: {e}"))),
         };
-        let Some(setpriv) = find_setpriv() else {
-            return Launcher::plain(chromium, Some("`setpriv` (util-linux) was not found".into()));
+        let (Some(setpriv), Some(env)) = (find_tool("setpriv"), find_tool("env")) else {
+            tracing::error!(
+                "`setpriv` (util-linux) or `env` (coreutils) was not found: Chromium starts with svc's whole \
+                 environment, as root when svc is, and is not stopped if svc is killed"
+            );
+            return Launcher::plain(chromium, stays_root.or(Some("`setpriv` was not found".into())));
         };
-        match write_wrapper(&setpriv, &user, &chromium) {
+        let kept: Vec<(String, String)> =
+            KEPT_VARIABLES.iter().filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v))).collect();
+        let wrapper = Wrapper { env: &env, setpriv: &setpriv, user: user.as_ref(), kept: &kept, chromium: &chromium };
+        match wrapper.write() {
             Ok(dir) => Launcher {
                 program: dir.path().join("chromium"),
-                user: Some(user),
-                stays_root: None,
+                user,
+                stays_root,
                 _wrapper: Some(dir),
                 sandbox: Mutex::new(None),
             },
-            Err(e) => Launcher::plain(chromium, Some(format!("cannot write the launcher script: {e}"))),
+            Err(e) => {
+                tracing::error!("cannot write the browser's launcher script: {e}");
+                Launcher::plain(chromium, stays_root.or(Some(format!("cannot write the launcher script: {e}"))))
+            }
         }
     }
 
@@ -91,10 +123,11 @@ impl Launcher {
     /// environment it runs with (its home and caches there, as the user
     /// cannot write root's).
     pub fn prepare_profile(&self, dir: &Path) -> std::io::Result<Vec<(String, String)>> {
-        let Some(user) = &self.user else { return Ok(Vec::new()) };
-        chown(dir, Some(user.uid), Some(user.gid))?;
+        if let Some(user) = &self.user {
+            chown(dir, Some(user.uid), Some(user.gid))?;
+        }
         let home = dir.display().to_string();
-        Ok(["HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"].iter().map(|k| (k.to_string(), home.clone())).collect())
+        Ok(PROFILE_VARIABLES.iter().map(|k| (k.to_string(), home.clone())).collect())
     }
 
     /// Whether Chromium runs with its sandbox: `None` until the first launch.
@@ -134,36 +167,54 @@ impl Launcher {
     }
 }
 
-fn find_setpriv() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(["/usr/bin".into(), "/bin".into()])
-        .map(|dir| dir.join("setpriv"))
-        .find(|candidate| candidate.is_file())
+/// A system tool, in `/usr/bin` or `/bin` (not looked up in `PATH`: the
+/// wrapper runs as root).
+fn find_tool(name: &str) -> Option<PathBuf> {
+    ["/usr/bin", "/bin"].iter().map(|dir| Path::new(dir).join(name)).find(|candidate| candidate.is_file())
 }
 
-/// A script that runs `chromium` with its arguments as `user`, with no
-/// supplementary groups and no capabilities. `exec` all the way, so the
-/// process chromiumoxide started is the browser.
-fn write_wrapper(setpriv: &Path, user: &BrowserUser, chromium: &Path) -> std::io::Result<tempfile::TempDir> {
-    let dir = tempfile::Builder::new().prefix("svc-launcher-").tempdir()?;
-    let script = format!(
-        "#!/bin/sh\nexec {} --reuid={} --regid={} --clear-groups --inh-caps=-all -- {} \"$@\"\n",
-        quote(setpriv),
-        user.uid,
-        user.gid,
-        quote(chromium)
-    );
-    let path = dir.path().join("chromium");
-    let mut file = std::fs::File::create(&path)?;
-    file.write_all(script.as_bytes())?;
-    file.set_permissions(std::fs::Permissions::from_mode(0o700))?;
-    Ok(dir)
+/// The script that starts Chromium: `env -i` with the kept variables, then
+/// `setpriv` with the parent-death signal (and, for a user, dropped to it
+/// with no supplementary groups and no capabilities), then the browser.
+/// `exec` all the way, so the process chromiumoxide started is the browser.
+struct Wrapper<'a> {
+    env: &'a Path,
+    setpriv: &'a Path,
+    user: Option<&'a BrowserUser>,
+    /// Variables of svc's environment, with their values.
+    kept: &'a [(String, String)],
+    chromium: &'a Path,
 }
 
-/// `path` as one shell word.
-fn quote(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+impl Wrapper<'_> {
+    fn script(&self) -> String {
+        let mut words = vec![quote(&self.env.display().to_string()), "-i".to_string()];
+        words.push(format!("PATH={BROWSER_PATH}"));
+        words.extend(PROFILE_VARIABLES.iter().map(|k| format!("{k}=\"${k}\"")));
+        words.extend(self.kept.iter().map(|(k, v)| format!("{k}={}", quote(v))));
+        words.push(quote(&self.setpriv.display().to_string()));
+        words.push("--pdeathsig=KILL".to_string());
+        if let Some(user) = self.user {
+            words.push(format!("--reuid={} --regid={} --clear-groups --inh-caps=-all", user.uid, user.gid));
+        }
+        words.push("--".to_string());
+        words.push(quote(&self.chromium.display().to_string()));
+        format!("#!/bin/sh\nexec {} \"$@\"\n", words.join(" "))
+    }
+
+    fn write(&self) -> std::io::Result<tempfile::TempDir> {
+        let dir = tempfile::Builder::new().prefix("svc-launcher-").tempdir()?;
+        let path = dir.path().join("chromium");
+        let mut file = std::fs::File::create(&path)?;
+        file.write_all(self.script().as_bytes())?;
+        file.set_permissions(std::fs::Permissions::from_mode(0o700))?;
+        Ok(dir)
+    }
+}
+
+/// `text` as one shell word.
+fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 #[cfg(test)]
@@ -172,22 +223,62 @@ mod tests {
 
     #[test]
     fn a_path_is_one_shell_word() {
-        assert_eq!(quote(Path::new("/usr/lib/chromium/chromium")), "'/usr/lib/chromium/chromium'");
-        assert_eq!(quote(Path::new("/opt/it's here/chrome")), r"'/opt/it'\''s here/chrome'");
+        assert_eq!(quote("/usr/lib/chromium/chromium"), "'/usr/lib/chromium/chromium'");
+        assert_eq!(quote("/opt/it's here/chrome"), r"'/opt/it'\''s here/chrome'");
     }
 
     #[test]
-    fn the_wrapper_runs_the_browser_as_the_user() {
+    fn the_wrapper_clears_the_environment_and_runs_the_browser_as_the_user() {
         let user = BrowserUser { name: "nobody".into(), uid: 65534, gid: 65534 };
-        let dir = write_wrapper(Path::new("/usr/bin/setpriv"), &user, Path::new("/opt/chrome")).unwrap();
+        let kept = [("LANG".to_string(), "fr_FR.UTF-8".to_string()), ("TZ".to_string(), "Europe/Paris".to_string())];
+        let wrapper = Wrapper {
+            env: Path::new("/usr/bin/env"),
+            setpriv: Path::new("/usr/bin/setpriv"),
+            user: Some(&user),
+            kept: &kept,
+            chromium: Path::new("/opt/chrome"),
+        };
+        let dir = wrapper.write().unwrap();
         let script = std::fs::read_to_string(dir.path().join("chromium")).unwrap();
         assert_eq!(
             script,
-            "#!/bin/sh\nexec '/usr/bin/setpriv' --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all -- \
-             '/opt/chrome' \"$@\"\n"
+            "#!/bin/sh\nexec '/usr/bin/env' -i PATH=/usr/local/bin:/usr/bin:/bin HOME=\"$HOME\" \
+             XDG_CONFIG_HOME=\"$XDG_CONFIG_HOME\" XDG_CACHE_HOME=\"$XDG_CACHE_HOME\" LANG='fr_FR.UTF-8' \
+             TZ='Europe/Paris' '/usr/bin/setpriv' --pdeathsig=KILL --reuid=65534 --regid=65534 --clear-groups \
+             --inh-caps=-all -- '/opt/chrome' \"$@\"\n"
         );
         let mode = std::fs::metadata(dir.path().join("chromium")).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700);
+        let as_svc = Wrapper { user: None, kept: &[], ..wrapper };
+        assert!(
+            as_svc.script().contains("'/usr/bin/setpriv' --pdeathsig=KILL -- '/opt/chrome'"),
+            "{}",
+            as_svc.script()
+        );
+    }
+
+    /// The script, run by a shell, gives its program only what it keeps.
+    #[test]
+    fn the_wrapped_program_sees_only_the_kept_variables() {
+        let (Some(env), Some(setpriv)) = (find_tool("env"), find_tool("setpriv")) else {
+            panic!("env and setpriv are part of every Debian system");
+        };
+        let kept = [("TZ".to_string(), "Asia/Tokyo".to_string())];
+        let wrapper = Wrapper { env: &env, setpriv: &setpriv, user: None, kept: &kept, chromium: &env };
+        let dir = wrapper.write().unwrap();
+        let out = std::process::Command::new(dir.path().join("chromium"))
+            .env("SVC_JWT_SECRET", "canary-7f3a")
+            .env("HOME", "/tmp/profile")
+            .env("XDG_CONFIG_HOME", "/tmp/profile")
+            .env("XDG_CACHE_HOME", "/tmp/profile")
+            .output()
+            .unwrap();
+        let seen = String::from_utf8(out.stdout).unwrap();
+        let mut names: Vec<&str> = seen.lines().filter_map(|l| l.split_once('=').map(|(k, _)| k)).collect();
+        names.sort();
+        assert_eq!(names, ["HOME", "PATH", "TZ", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"], "{seen}");
+        assert!(seen.contains("TZ=Asia/Tokyo\n") && seen.contains("HOME=/tmp/profile\n"), "{seen}");
+        assert!(!seen.contains("canary-7f3a"));
     }
 
     #[test]

@@ -99,6 +99,11 @@ impl Server {
         }
     }
 
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.pid
+    }
+
     /// Sends SIGTERM and returns the exit status (panics past the deadline).
     pub(crate) fn terminate(&mut self) -> ExitStatus {
         kill(self.pid, "TERM");
@@ -140,7 +145,7 @@ fn drain(output: impl std::io::Read + Send + 'static) -> Receiver<String> {
     lines
 }
 
-fn kill(pid: u32, signal: &str) {
+pub(crate) fn kill(pid: u32, signal: &str) {
     let _ = Command::new("kill").arg(format!("-{signal}")).arg(pid.to_string()).status();
 }
 
@@ -452,7 +457,7 @@ fn rotating_an_environment_key_prints_the_new_one() {
 }
 
 /// A one-page target site on a plain TCP listener (answers every request the same).
-fn target_site() -> String {
+pub(crate) fn target_site() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     std::thread::spawn(move || {

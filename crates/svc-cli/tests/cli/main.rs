@@ -1,11 +1,13 @@
 //! The command-line client's suites in one test binary: `binary` runs the
 //! real `svc` executable (start-up, admin commands, exit codes), `client`
 //! runs it against an in-process server, a recording server and a pseudo-terminal;
+//! `browser_process` looks at the Chromium processes of a real `svc server`;
 //! `workers` runs `svc worker` processes on PostgreSQL and kills or stops them mid-run;
 //! `scale_out` runs two `svc server` and two `svc worker` processes on one PostgreSQL
 //! database (`process` starts them).
 
 mod binary;
+mod browser_process;
 mod client;
 mod logs;
 mod process;

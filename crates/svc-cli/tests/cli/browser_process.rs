@@ -1,0 +1,138 @@
+//! The browser processes of a real `svc server`, seen from outside through
+//! `/proc`: what their environment holds, and that they end when svc is
+//! killed (docs/engines.md, "The browser's process").
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::binary::{Server, kill, sqlite_url, svc, target_site};
+
+/// A secret svc holds, looked for in every browser process's environment.
+const CANARY_SECRET: &str = "canary-jwt-secret-3f9c1a7e5b2d4c6a8e0f";
+
+/// Every process below `root` in the process tree (by `/proc/*/stat`'s parent id).
+fn descendants(root: u32) -> Vec<u32> {
+    let mut parent_of = HashMap::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        if let Some((_, ppid)) = stat(pid) {
+            parent_of.insert(pid, ppid);
+        }
+    }
+    let mut found: Vec<u32> = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(p) = frontier.pop() {
+        for (&child, _) in parent_of.iter().filter(|(_, parent)| **parent == p) {
+            found.push(child);
+            frontier.push(child);
+        }
+    }
+    found
+}
+
+/// A process's state letter and parent id, `None` once it is gone.
+fn stat(pid: u32) -> Option<(char, u32)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) S ppid ...`: comm may hold spaces and parentheses.
+    let rest = &text[text.rfind(')')? + 2..];
+    let mut fields = rest.split(' ');
+    let state = fields.next()?.chars().next()?;
+    Some((state, fields.next()?.parse().ok()?))
+}
+
+/// Alive: present and not a zombie (a zombie has ended; only its parent's
+/// wait is missing, and an orphan's new parent may never wait).
+fn alive(pid: u32) -> bool {
+    stat(pid).is_some_and(|(state, _)| state != 'Z')
+}
+
+fn command_line(pid: u32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+        .unwrap_or_default()
+}
+
+/// A Chromium process that runs pages for svc holds none of svc's settings
+/// or secrets in its environment, and dies with svc when svc is killed
+/// with SIGKILL (no chance to close anything).
+#[tokio::test]
+async fn browser_processes_hold_no_secret_and_die_with_a_killed_svc() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = target_site();
+    let mut command = svc(dir.path());
+    if let Some(chromium) = std::env::var_os("SVC_TEST_CHROMIUM").filter(|c| !c.is_empty()) {
+        command.env("SVC_CHROMIUM", chromium);
+    }
+    command
+        .env("SVC_DATABASE_URL", sqlite_url(dir.path()))
+        .env("SVC_LISTEN", "127.0.0.1:0")
+        .env("SVC_ALLOW_PRIVATE_NETWORKS", "true")
+        .env("SVC_JWT_SECRET", CANARY_SECRET);
+    let server = Server::start(command);
+    let http = reqwest::Client::new();
+    let signup: Value = http
+        .post(format!("{}/api/auth/signup", server.base))
+        .json(&json!({"email": "b@example.com", "password": "password-123"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = signup["token"].as_str().unwrap().to_string();
+    let scrap: Value = http
+        .post(format!("{}/api/scraps", server.base))
+        .bearer_auth(&token)
+        .json(&json!({"title": "Items", "url": target, "scrapper": "puppeteer",
+            "request": "returnData([...document.querySelectorAll('li')].map(li => li.textContent))"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let sid = scrap["id"].as_str().unwrap_or_else(|| panic!("{scrap}"));
+    let row: Value = http
+        .post(format!("{}/api/scraps/worker/{sid}?wait=60", server.base))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(row["statusDetail"], "success", "a run in the browser: {row}");
+
+    // Every process below svc is the browser's: the browser, its zygotes,
+    // renderers and helpers (svc starts no other program).
+    let browsers = descendants(server.pid());
+    assert!(
+        browsers.iter().any(|&pid| command_line(pid).contains("--type=renderer")),
+        "the run's browser and its renderer run below svc: {:?}",
+        browsers.iter().map(|&p| command_line(p)).collect::<Vec<_>>()
+    );
+    for &pid in &browsers {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).expect("root reads any environment");
+        let variables: Vec<String> = environ
+            .split(|b| *b == 0)
+            .filter(|v| !v.is_empty())
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .collect();
+        assert!(!variables.iter().any(|v| v.starts_with("SVC_")), "process {pid} has svc's settings: {variables:?}");
+        assert!(!variables.iter().any(|v| v.contains(CANARY_SECRET)), "process {pid} has the secret: {variables:?}");
+    }
+
+    kill(server.pid(), "KILL");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let left: Vec<(u32, String)> =
+            browsers.iter().filter(|&&pid| alive(pid)).map(|&pid| (pid, command_line(pid))).collect();
+        if left.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "browser processes outlived a killed svc: {left:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
