@@ -72,37 +72,25 @@ async fn browser_processes_hold_no_secret_and_die_with_a_killed_svc() {
         .env("SVC_JWT_SECRET", CANARY_SECRET);
     let server = Server::start(command);
     let http = reqwest::Client::new();
-    let signup: Value = http
-        .post(format!("{}/api/auth/signup", server.base))
-        .json(&json!({"email": "b@example.com", "password": "password-123"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let post = |path: String, token: Option<&str>, body: Value| {
+        let mut request = http.post(format!("{}{path}", server.base)).json(&body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        async move { request.send().await.unwrap().json::<Value>().await.unwrap() }
+    };
+    let signup =
+        post("/api/auth/signup".into(), None, json!({"email": "b@example.com", "password": "password-123"})).await;
     let token = signup["token"].as_str().unwrap().to_string();
-    let scrap: Value = http
-        .post(format!("{}/api/scraps", server.base))
-        .bearer_auth(&token)
-        .json(&json!({"title": "Items", "url": target, "scrapper": "puppeteer",
-            "request": "returnData([...document.querySelectorAll('li')].map(li => li.textContent))"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let items = "returnData([...document.querySelectorAll('li')].map(li => li.textContent))";
+    let scrap = post(
+        "/api/scraps".into(),
+        Some(&token),
+        json!({"title": "Items", "url": target, "scrapper": "puppeteer", "request": items}),
+    )
+    .await;
     let sid = scrap["id"].as_str().unwrap_or_else(|| panic!("{scrap}"));
-    let row: Value = http
-        .post(format!("{}/api/scraps/worker/{sid}?wait=60", server.base))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let row = post(format!("/api/scraps/worker/{sid}?wait=60"), Some(&token), Value::Null).await;
     assert_eq!(row["statusDetail"], "success", "a run in the browser: {row}");
 
     // Every process below svc is the browser's: the browser, its zygotes,
