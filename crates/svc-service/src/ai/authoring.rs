@@ -12,6 +12,7 @@ use svc_domain::scrap::{AUTO_SCRAPPER, DEFAULT_SCRAPPER, ParamSet, Scrap};
 use svc_domain::task::{Task, TaskState};
 use svc_domain::{HistoryId, ObjectId};
 
+use crate::ai::model::Completion;
 use crate::ai::model_answer::script_from;
 use crate::ai::prompts::{self, Attempt, SNAPSHOT_BUDGET_TOKENS};
 use crate::ai::spend::Spend;
@@ -36,11 +37,31 @@ const PROBE: &str = "returnData([]);";
 
 /// The script of a model's answer, or the failed attempt that an answer
 /// without one is (its start shown back to the model).
-pub(crate) fn candidate_script(content: &str) -> std::result::Result<String, Attempt> {
+fn candidate_script(content: &str) -> std::result::Result<String, Attempt> {
     script_from(content).ok_or_else(|| Attempt {
         script: content.chars().take(2_000).collect(),
         problem: "the answer held no script".into(),
     })
+}
+
+/// One attempt of a model at a script: the script of its `answer`, run by
+/// `run`, with the answer and the page load counted in `spend`. The script
+/// and what it returned, or the failed attempt (an answer without a script,
+/// a script that could not run); the caller judges what it returned.
+pub(crate) async fn try_candidate(
+    answer: &Completion,
+    spend: &mut Spend,
+    run: impl AsyncFnOnce(&str) -> std::result::Result<EngineReport, String>,
+) -> std::result::Result<(String, ScriptResult), Attempt> {
+    spend.model_call(answer);
+    let script = candidate_script(&answer.content)?;
+    match run(&script).await {
+        Ok(report) => {
+            spend.page_load(&report);
+            Ok((script, report.result))
+        }
+        Err(problem) => Err(Attempt { script, problem }),
+    }
 }
 
 /// Runs `script` on `url` in a fresh context, as a run would.
@@ -233,23 +254,15 @@ pub(crate) async fn generate(cx: &TaskContext<'_>, task: &Task) -> Result<TaskOu
         for _ in 0..MAX_GENERATE_ATTEMPTS {
             let chat = prompts::generate(url, description, &fields, &outline, &tried);
             let answer = cx.model.model.complete(&chat).await.map_err(|e| e.to_string())?;
-            spend.model_call(&answer);
-            let script = match candidate_script(&answer.content) {
-                Ok(script) => script,
+            let run = async |script: &str| run_script(cx, task.id, url, script, PageCapture::Never).await;
+            let (script, result) = match try_candidate(&answer, &mut spend, run).await {
+                Ok(ran) => ran,
                 Err(attempt) => {
                     tried.push(attempt);
                     continue;
                 }
             };
-            let report = match run_script(cx, task.id, url, &script, PageCapture::Never).await {
-                Ok(report) => report,
-                Err(problem) => {
-                    tried.push(Attempt { script, problem });
-                    continue;
-                }
-            };
-            spend.page_load(&report);
-            let problem = match report.result {
+            let problem = match result {
                 ScriptResult::Failed { message } => message,
                 ScriptResult::Data { json, length } => match prompts::check_generated(&json, length, &fields) {
                     Ok(()) => return Ok((script, json, length)),

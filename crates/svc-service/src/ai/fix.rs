@@ -15,7 +15,7 @@ use svc_domain::{HistoryId, ObjectId, OrgId, ScrapId};
 use svc_storage::{HistoryFilter, Store};
 
 use crate::ai::attachments::Attachments;
-use crate::ai::authoring::{candidate_script, run_script_with};
+use crate::ai::authoring::{run_script_with, try_candidate};
 use crate::ai::fix_policy::{Diagnosis, diagnose, judge_candidate};
 use crate::ai::prompts::{self, Attempt, FixContext, SNAPSHOT_BUDGET_TOKENS};
 use crate::ai::spend::Spend;
@@ -195,23 +195,15 @@ pub(crate) async fn repair(cx: &TaskContext<'_>, task: &Task) -> Result<TaskOutc
             Ok(answer) => answer,
             Err(e) => return Ok(failed(task, scrap_id, row_id, spend, e.to_string(), &tried)),
         };
-        spend.model_call(&answer);
-        let script = match candidate_script(&answer.content) {
-            Ok(script) => script,
+        let run = async |script: &str| run_script_with(cx, task.id, &scrap, script, param.clone(), tier, &login).await;
+        let (script, result) = match try_candidate(&answer, &mut spend, run).await {
+            Ok(ran) => ran,
             Err(attempt) => {
                 tried.push(attempt);
                 continue;
             }
         };
-        let report = match run_script_with(cx, task.id, &scrap, &script, param.clone(), tier, &login).await {
-            Ok(report) => report,
-            Err(problem) => {
-                tried.push(Attempt { script, problem });
-                continue;
-            }
-        };
-        spend.page_load(&report);
-        let problem = match report.result {
+        let problem = match result {
             ScriptResult::Failed { message } => secrets.text(&message),
             ScriptResult::Data { json, length } => match judge_candidate(&json, length, &good_lengths, last_good) {
                 Ok(()) => {
