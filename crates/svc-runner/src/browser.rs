@@ -348,6 +348,20 @@ impl BrowserPool {
             .map_err(|e| format!("cannot start the egress proxy of proxy tier {tier}: {e}"))
     }
 
+    /// Makes sure a live browser of kind `fonts` runs, launching one if none
+    /// does (Chromium's own launch timeout bounds the wait). A browser that
+    /// has served its runs is replaced by [`Self::get`], not here: its warm
+    /// pages may still serve runs.
+    pub async fn started(&self, fonts: Fonts) -> Result<(), String> {
+        {
+            let current = self.current[fonts.index()].lock().await;
+            if current.as_ref().is_some_and(|warm| warm.is_alive()) {
+                return Ok(());
+            }
+        }
+        self.get(fonts).await.map(drop)
+    }
+
     /// The warm browser of kind `fonts`, launching or replacing it as needed.
     pub async fn get(&self, fonts: Fonts) -> Result<Arc<WarmBrowser>, String> {
         let mut current = self.current[fonts.index()].lock().await;

@@ -1697,8 +1697,8 @@ async fn page_html(page: &Page) -> Option<String> {
 #[async_trait]
 impl Engine for ChromiumEngine {
     async fn run(&self, job: RunJob) -> EngineReport {
-        let started = Instant::now();
         self.inner.pool.note_run_timeout(job.timeout);
+        let mut started = Instant::now();
         let report = |outcome: Outcome, duration: Duration, bytes: u64, snapshot: Option<Value>, html| EngineReport {
             result: outcome.result,
             duration_ms: duration.as_millis() as i64,
@@ -1726,7 +1726,15 @@ impl Engine for ChromiumEngine {
         let unholdable = |key: &ReuseKey| self.inner.unholdable.lock().expect("unholdable lock").contains(key);
         let mut reuse =
             job.reuse.filter(|key| job.tier == 0 && warm_enabled && job.account.is_none() && !unholdable(key));
+        // The browser's start is svc's, not the run's: a cold Chromium on a
+        // busy machine can take seconds, which the run timeout ("one script
+        // run, navigation included") does not count (docs/decisions.md).
         let fonts = Fonts::for_run(job.loads.fonts);
+        let launching = Instant::now();
+        if let Err(e) = self.inner.pool.started(fonts).await {
+            return report(failed(e), started.elapsed(), 0, None, None);
+        }
+        started += launching.elapsed();
         let (guarded, outcome, page_sound) = loop {
             let guarded = match (tier_proxy, reuse) {
                 (None, Some(key)) => self.inner.take_warm(key, fonts).boxed(),
