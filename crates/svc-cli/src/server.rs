@@ -1,6 +1,6 @@
 use std::process::ExitCode;
 
-use svc_server::Config;
+use svc_server::{Config, SandboxSetting};
 
 use crate::startup;
 use tokio::net::TcpListener;
@@ -70,6 +70,9 @@ pub(crate) async fn run(config: Config) -> ExitCode {
                 (Some(mail), _) => eprintln!("svc: email via {} from {}", mail.smtp.redacted(), mail.from),
                 (None, reason) => eprintln!("svc: email off: {}", reason.unwrap_or("not configured")),
             }
+            if app.config().embedded_worker {
+                eprintln!("svc: {}", sandbox_line(app.config()));
+            }
             eprintln!("svc: secrets sealed with master key {} ({})", app.secret_key_id(), app.secret_key_source());
             match (metrics, app.config().metrics_token.is_some()) {
                 (Some(at), _) => eprintln!("svc: metrics on http://{at}/metrics"),
@@ -101,6 +104,7 @@ pub(crate) async fn work(config: Config, container: &str) -> ExitCode {
         Err(code) => return code,
     };
     eprintln!("svc: worker for container `{container}` (database: {})", app.backend());
+    eprintln!("svc: {}", sandbox_line(app.config()));
     eprintln!("svc: secrets sealed with master key {} ({})", app.secret_key_id(), app.secret_key_source());
     match app.work(container, shutdown_signal()).await {
         Ok(()) => ExitCode::SUCCESS,
@@ -108,5 +112,30 @@ pub(crate) async fn work(config: Config, container: &str) -> ExitCode {
             eprintln!("svc: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The start-up line about Chromium's sandbox (`SVC_BROWSER_SANDBOX`).
+fn sandbox_line(config: &Config) -> &'static str {
+    match config.browser_sandbox {
+        SandboxSetting::Required => "browser sandbox on: Chromium does not start without it (SVC_BROWSER_SANDBOX)",
+        SandboxSetting::Off => {
+            "browser sandbox OFF (SVC_BROWSER_SANDBOX=off): Chromium runs pages without its sandbox; a page that \
+             exploits the browser is not contained"
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_start_up_line_says_when_the_browser_sandbox_is_off() {
+        let env = |value: &str| vec![("SVC_BROWSER_SANDBOX".to_string(), value.to_string())];
+        let off = Config::load(None, env("off")).unwrap();
+        assert!(sandbox_line(&off).starts_with("browser sandbox OFF (SVC_BROWSER_SANDBOX=off)"));
+        let on = Config::load(None, env("on")).unwrap();
+        assert!(sandbox_line(&on).starts_with("browser sandbox on"));
     }
 }

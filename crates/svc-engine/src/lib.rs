@@ -7,6 +7,7 @@
 
 pub mod directives;
 pub mod host_vetting;
+mod isolation;
 mod job;
 mod metrics;
 mod port;
@@ -14,6 +15,7 @@ mod report;
 pub mod script;
 
 pub use directives::Loads;
+pub use isolation::{BrowserSandbox, IsolationReport};
 pub use job::{PageCapture, ReuseKey, RunJob};
 pub use metrics::{BrowserRestart, EngineMetrics};
 pub use port::{Engine, EnginesByScrapper};

@@ -17,7 +17,7 @@ use tokio::sync::{Mutex, OnceCell};
 use tokio::task::JoinHandle;
 
 use crate::egress_proxy::EgressProxy;
-use crate::sandbox::Launcher;
+use crate::sandbox::{Launcher, SandboxSetting};
 use crate::upstream::{TIERS, UpstreamProxy};
 
 /// Every flag Chromium is started with. chromiumoxide's own defaults are
@@ -186,29 +186,22 @@ pub fn find_chromium(configured: Option<&str>) -> Option<PathBuf> {
 }
 
 /// Starts a browser whose traffic goes through `proxy`: with Chromium's
-/// sandbox, unless the launcher found on its first launch that only a
-/// launch without it works (sandbox.rs).
+/// sandbox unless the operator turned it off (sandbox.rs). Without it, the
+/// launch fails saying how to fix the host; it never falls back.
 async fn launch(
     launcher: &Launcher,
     fonts: Fonts,
     proxy: SocketAddr,
     longest: &Arc<AtomicU64>,
 ) -> Result<WarmBrowser, String> {
-    match launcher.sandboxed() {
-        Some(sandbox) => start(launcher, fonts, proxy, sandbox, longest.clone()).await,
-        None => match start(launcher, fonts, proxy, true, longest.clone()).await {
-            Ok(warm) => {
-                launcher.decide(Ok(()));
-                Ok(warm)
-            }
-            Err(why) => {
-                let warm = start(launcher, fonts, proxy, false, longest.clone())
-                    .await
-                    .map_err(|e| format!("{e} (and with its sandbox: {why})"))?;
-                launcher.decide(Err(why));
-                Ok(warm)
-            }
-        },
+    let sandbox = launcher.with_sandbox();
+    match start(launcher, fonts, proxy, sandbox, longest.clone()).await {
+        Ok(warm) => {
+            launcher.started();
+            Ok(warm)
+        }
+        Err(why) if sandbox => Err(launcher.refused(&why)),
+        Err(why) => Err(why),
     }
 }
 
@@ -295,13 +288,14 @@ impl BrowserPool {
     pub fn new(
         executable: Option<PathBuf>,
         browser_user: &str,
+        sandbox: SandboxSetting,
         max_runs: u64,
         allow_private: bool,
         resolver: Resolver,
         tiers: [Vec<UpstreamProxy>; TIERS as usize],
     ) -> Self {
         BrowserPool {
-            launcher: executable.map(|chromium| Launcher::new(chromium, browser_user)),
+            launcher: executable.map(|chromium| Launcher::new(chromium, browser_user, sandbox)),
             max_runs,
             current: [Mutex::new(None), Mutex::new(None)],
             egress: (allow_private, resolver),

@@ -69,7 +69,7 @@ use serde_json::{Value, json};
 use svc_domain::site_account::SessionState;
 use svc_engine::Loads;
 use svc_engine::host_vetting::Resolver;
-use svc_engine::{Engine, ReuseKey, RunJob};
+use svc_engine::{BrowserSandbox, Engine, ReuseKey, RunJob};
 use svc_engine::{EngineReport, ScriptResult};
 use tokio::sync::Mutex;
 
@@ -113,8 +113,10 @@ pub struct EngineConfig {
     /// `None` when no browser was found: every run then fails saying so.
     pub chromium: Option<PathBuf>,
     /// The user Chromium runs as when svc runs as root (`SVC_BROWSER_USER`;
-    /// `root` keeps it root, without its sandbox): sandbox.rs.
+    /// `root` keeps it root, which Chromium cannot sandbox): sandbox.rs.
     pub browser_user: String,
+    /// Whether Chromium must run with its sandbox (`SVC_BROWSER_SANDBOX`).
+    pub sandbox: crate::sandbox::SandboxSetting,
     pub allow_private_networks: bool,
     /// Runs per browser process before it is replaced.
     pub runs_per_browser: u64,
@@ -363,6 +365,7 @@ impl ChromiumEngine {
                 pool: BrowserPool::new(
                     config.chromium,
                     &config.browser_user,
+                    config.sandbox,
                     config.runs_per_browser,
                     config.allow_private_networks,
                     config.resolver,
@@ -390,12 +393,12 @@ impl ChromiumEngine {
         self.inner.pool.count_in(metrics);
     }
 
-    /// Whether Chromium runs with its sandbox (`None` before its first start),
-    /// and the unprivileged user it runs as when svc is root.
-    pub fn sandbox(&self) -> (Option<bool>, Option<crate::sandbox::BrowserUser>) {
+    /// Whether Chromium runs with its sandbox, and the unprivileged user it
+    /// runs as when svc is root.
+    pub fn sandbox(&self) -> (BrowserSandbox, Option<crate::sandbox::BrowserUser>) {
         match self.inner.pool.launcher() {
-            Some(launcher) => (launcher.sandboxed(), launcher.user().cloned()),
-            None => (None, None),
+            Some(launcher) => (launcher.state(), launcher.user().cloned()),
+            None => (BrowserSandbox::Unavailable("Chromium was not found".into()), None),
         }
     }
 
@@ -1692,6 +1695,12 @@ async fn page_html(page: &Page) -> Option<String> {
         html.truncate(cut);
     }
     Some(html)
+}
+
+impl svc_engine::IsolationReport for ChromiumEngine {
+    fn browser_sandbox(&self) -> BrowserSandbox {
+        self.sandbox().0
+    }
 }
 
 #[async_trait]

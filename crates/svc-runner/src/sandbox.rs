@@ -4,10 +4,11 @@
 //! unprivileged user (`SVC_BROWSER_USER`, default `nobody`) through
 //! util-linux's `setpriv`, so that whatever escapes a renderer is that
 //! user, not root. Chromium's own sandbox (the renderers in their own user
-//! and PID namespaces, with seccomp) stays on; only when the host cannot
-//! give it (no unprivileged user namespaces, or Chromium left as root) is
-//! the browser started with `--no-sandbox`, and svc logs that as an error.
-//! The first launch decides, and the decision holds for the process.
+//! and PID namespaces, with seccomp) is required: when the host cannot give
+//! it (no unprivileged user namespaces, or Chromium left as root), the
+//! launch fails with what to fix, and browser runs fail with it. Only the
+//! operator's `SVC_BROWSER_SANDBOX=off` starts Chromium with `--no-sandbox`,
+//! and then `/readyz`, the start-up line and the admin page say so.
 //!
 //! Whoever it runs as, Chromium is started through a wrapper script that
 //! (1) clears the environment to what a browser needs ([`KEPT_VARIABLES`]
@@ -24,6 +25,9 @@ use std::io::Write as _;
 use std::os::unix::fs::{PermissionsExt, chown};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use svc_engine::BrowserSandbox;
 
 /// The user Chromium is dropped to when svc runs as root.
 pub const DEFAULT_BROWSER_USER: &str = "nobody";
@@ -47,25 +51,46 @@ pub struct BrowserUser {
     pub gid: u32,
 }
 
+/// `SVC_BROWSER_SANDBOX`: whether Chromium must run with its sandbox.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SandboxSetting {
+    /// `on` (the default): with its sandbox, or not at all.
+    #[default]
+    Required,
+    /// `off`: always `--no-sandbox`, the operator's explicit choice.
+    Off,
+}
+
 /// How the pool starts Chromium: the program to run (the browser, or a
-/// wrapper that drops to `user` and runs it) and what the first launch
-/// found out about the sandbox.
+/// wrapper that drops to `user` and runs it), whether with its sandbox, and
+/// what the launches found out about it.
 #[derive(Debug)]
 pub struct Launcher {
     program: PathBuf,
     user: Option<BrowserUser>,
-    /// Why Chromium stays as root (logged with the sandbox decision).
+    /// Why Chromium stays as root (said when the sandbox cannot be had).
     stays_root: Option<String>,
     /// Holds the wrapper script.
     _wrapper: Option<tempfile::TempDir>,
-    /// `None` until a launch has decided.
-    sandbox: Mutex<Option<bool>>,
+    setting: SandboxSetting,
+    /// What the last launch found (`On` until one has).
+    state: Mutex<BrowserSandbox>,
+    /// Whether a launch that worked was logged.
+    said: AtomicBool,
+}
+
+fn initial_state(setting: SandboxSetting) -> BrowserSandbox {
+    match setting {
+        SandboxSetting::Required => BrowserSandbox::On,
+        SandboxSetting::Off => BrowserSandbox::Off,
+    }
 }
 
 impl Launcher {
     /// The launcher for `chromium` as this process is: dropped to
-    /// `browser_user` when root (`root` keeps it root, without a sandbox).
-    pub fn new(chromium: PathBuf, browser_user: &str) -> Launcher {
+    /// `browser_user` when root (`root` keeps it root, which Chromium
+    /// cannot sandbox).
+    pub fn new(chromium: PathBuf, browser_user: &str, setting: SandboxSetting) -> Launcher {
         let (user, stays_root) = if !nix::unistd::geteuid().is_root() {
             (None, None)
         } else if browser_user == "root" {
@@ -85,7 +110,7 @@ impl Launcher {
                 "`setpriv` (util-linux) or `env` (coreutils) was not found: Chromium starts with svc's whole \
                  environment, as root when svc is, and is not stopped if svc is killed"
             );
-            return Launcher::plain(chromium, stays_root.or(Some("`setpriv` was not found".into())));
+            return Launcher::plain(chromium, stays_root.or(Some("`setpriv` was not found".into())), setting);
         };
         let kept: Vec<(String, String)> =
             KEPT_VARIABLES.iter().filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v))).collect();
@@ -96,17 +121,31 @@ impl Launcher {
                 user,
                 stays_root,
                 _wrapper: Some(dir),
-                sandbox: Mutex::new(None),
+                setting,
+                state: Mutex::new(initial_state(setting)),
+                said: AtomicBool::new(false),
             },
             Err(e) => {
                 tracing::error!("cannot write the browser's launcher script: {e}");
-                Launcher::plain(chromium, stays_root.or(Some(format!("cannot write the launcher script: {e}"))))
+                Launcher::plain(
+                    chromium,
+                    stays_root.or(Some(format!("cannot write the launcher script: {e}"))),
+                    setting,
+                )
             }
         }
     }
 
-    fn plain(program: PathBuf, stays_root: Option<String>) -> Launcher {
-        Launcher { program, user: None, stays_root, _wrapper: None, sandbox: Mutex::new(None) }
+    fn plain(program: PathBuf, stays_root: Option<String>, setting: SandboxSetting) -> Launcher {
+        Launcher {
+            program,
+            user: None,
+            stays_root,
+            _wrapper: None,
+            setting,
+            state: Mutex::new(initial_state(setting)),
+            said: AtomicBool::new(false),
+        }
     }
 
     /// What to start (the browser, or the wrapper that runs it as [`Self::user`]).
@@ -130,40 +169,55 @@ impl Launcher {
         Ok(PROFILE_VARIABLES.iter().map(|k| (k.to_string(), home.clone())).collect())
     }
 
-    /// Whether Chromium runs with its sandbox: `None` until the first launch.
-    pub fn sandboxed(&self) -> Option<bool> {
-        *self.sandbox.lock().expect("sandbox lock")
+    /// Whether launches start Chromium with its sandbox (`SVC_BROWSER_SANDBOX`).
+    pub fn with_sandbox(&self) -> bool {
+        self.setting == SandboxSetting::Required
     }
 
-    /// Records what a first launch found: `Err(why)` when only a launch
-    /// without the sandbox worked.
-    pub fn decide(&self, sandbox: Result<(), String>) {
-        let mut decided = self.sandbox.lock().expect("sandbox lock");
-        if decided.is_some() {
+    /// The sandbox as the launches found it.
+    pub fn state(&self) -> BrowserSandbox {
+        self.state.lock().expect("sandbox lock").clone()
+    }
+
+    /// Records a launch that worked (said once per change).
+    pub fn started(&self) {
+        let mut state = self.state.lock().expect("sandbox lock");
+        let recovered = matches!(*state, BrowserSandbox::Unavailable(_));
+        if self.said.swap(true, Ordering::Relaxed) && !recovered {
             return;
         }
-        match sandbox {
-            Ok(()) => {
-                match &self.user {
-                    Some(user) => {
-                        tracing::info!(user = %user.name, "chromium runs as `{}` with its sandbox", user.name)
-                    }
-                    None => tracing::info!("chromium runs with its sandbox"),
-                }
-                *decided = Some(true);
+        match (self.setting, &self.user) {
+            (SandboxSetting::Off, _) => tracing::warn!(
+                "CHROMIUM RUNS WITHOUT ITS SANDBOX (SVC_BROWSER_SANDBOX=off): a page that exploits the browser is \
+                 not contained"
+            ),
+            (SandboxSetting::Required, Some(user)) => {
+                tracing::info!(user = %user.name, "chromium runs as `{}` with its sandbox", user.name)
             }
-            Err(why) => {
-                let root =
-                    self.stays_root.as_deref().map(|r| format!(" Chromium runs as root: {r}.")).unwrap_or_default();
-                tracing::error!(
-                    "CHROMIUM RUNS WITHOUT ITS SANDBOX: it did not start with it ({why}).{root} A page that \
-                     exploits the browser is not contained: run svc where unprivileged user namespaces are \
-                     allowed (sysctl kernel.unprivileged_userns_clone=1), and as root leave SVC_BROWSER_USER \
-                     to an unprivileged user."
-                );
-                *decided = Some(false);
-            }
+            (SandboxSetting::Required, None) => tracing::info!("chromium runs with its sandbox"),
         }
+        if self.setting == SandboxSetting::Required {
+            *state = BrowserSandbox::On;
+        }
+    }
+
+    /// Records a launch with the sandbox that failed (`why`), and returns
+    /// the run's error: what happened and how to fix it.
+    pub fn refused(&self, why: &str) -> String {
+        let root = self.stays_root.as_deref().map(|r| format!(" Chromium runs as root: {r}.")).unwrap_or_default();
+        let message = format!(
+            "Chromium cannot start with its sandbox on this host ({why}).{root} Allow unprivileged user \
+             namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu also \
+             kernel.apparmor_restrict_unprivileged_userns=0) and, when svc runs as root, leave \
+             SVC_BROWSER_USER to an unprivileged user; or set SVC_BROWSER_SANDBOX=off to run pages without it \
+             (a page that exploits the browser is then not contained)"
+        );
+        let mut state = self.state.lock().expect("sandbox lock");
+        if !matches!(*state, BrowserSandbox::Unavailable(_)) {
+            tracing::error!("the browser engine is refused: {message}");
+        }
+        *state = BrowserSandbox::Unavailable(message.clone());
+        message
     }
 }
 
@@ -282,11 +336,25 @@ mod tests {
     }
 
     #[test]
-    fn the_first_decision_holds() {
-        let launcher = Launcher::plain("/bin/false".into(), None);
-        assert_eq!(launcher.sandboxed(), None);
-        launcher.decide(Err("no user namespaces".into()));
-        launcher.decide(Ok(()));
-        assert_eq!(launcher.sandboxed(), Some(false));
+    fn a_refusal_says_how_to_fix_it_and_a_later_start_clears_it() {
+        let launcher =
+            Launcher::plain("/bin/false".into(), Some("SVC_BROWSER_USER is root".into()), Default::default());
+        assert!(launcher.with_sandbox());
+        assert_eq!(launcher.state(), BrowserSandbox::On);
+        let message = launcher.refused("No usable sandbox!");
+        assert!(message.contains("No usable sandbox!") && message.contains("SVC_BROWSER_SANDBOX=off"), "{message}");
+        assert!(message.contains("Chromium runs as root: SVC_BROWSER_USER is root."), "{message}");
+        assert_eq!(launcher.state(), BrowserSandbox::Unavailable(message));
+        launcher.started();
+        assert_eq!(launcher.state(), BrowserSandbox::On);
+    }
+
+    #[test]
+    fn off_is_off_from_the_start() {
+        let launcher = Launcher::plain("/bin/false".into(), None, SandboxSetting::Off);
+        assert!(!launcher.with_sandbox());
+        assert_eq!(launcher.state(), BrowserSandbox::Off);
+        launcher.started();
+        assert_eq!(launcher.state(), BrowserSandbox::Off);
     }
 }

@@ -77,6 +77,9 @@ pub struct Config {
     /// `SVC_BROWSER_USER`: the user Chromium runs as when svc runs as root
     /// (default `nobody`; `root` keeps it root, without its sandbox).
     pub browser_user: String,
+    /// `SVC_BROWSER_SANDBOX`: `on` (default) requires Chromium's sandbox;
+    /// `off` runs pages without it.
+    pub browser_sandbox: svc_runner::sandbox::SandboxSetting,
     pub allow_private_networks: bool,
     pub webhook_retry_delays: Vec<Duration>,
     pub webhook_sweep_interval: Duration,
@@ -693,6 +696,13 @@ impl Config {
                     name => Ok(name.to_string()),
                 },
             )?,
+            browser_sandbox: raw.get("BROWSER_SANDBOX", Default::default(), |s| {
+                match s.trim().to_ascii_lowercase().as_str() {
+                    "on" => Ok(svc_runner::sandbox::SandboxSetting::Required),
+                    "off" => Ok(svc_runner::sandbox::SandboxSetting::Off),
+                    _ => Err("expected on or off (off runs pages without Chromium's sandbox)".into()),
+                }
+            })?,
             allow_private_networks: raw.get("ALLOW_PRIVATE_NETWORKS", false, parse_bool)?,
             webhook_retry_delays,
             webhook_sweep_interval: raw.get("WEBHOOK_SWEEP_INTERVAL", Duration::from_secs(60), positive_duration)?,
@@ -779,6 +789,19 @@ mod tests {
         assert_eq!(c.warm_pages, 4, "as many warm pages as runs at once");
         assert_eq!(c.free_grant, 1000);
         assert!(!c.allow_private_networks);
+        assert_eq!(c.browser_sandbox, svc_runner::sandbox::SandboxSetting::Required);
+    }
+
+    #[test]
+    fn the_browser_sandbox_is_on_unless_turned_off_by_name() {
+        let off = Config::load(None, env(&[("SVC_BROWSER_SANDBOX", "OFF")])).unwrap();
+        assert_eq!(off.browser_sandbox, svc_runner::sandbox::SandboxSetting::Off);
+        let on = Config::load(None, env(&[("SVC_BROWSER_SANDBOX", "on")])).unwrap();
+        assert_eq!(on.browser_sandbox, svc_runner::sandbox::SandboxSetting::Required);
+        for vague in ["false", "0", "no", ""] {
+            let e = Config::load(None, env(&[("SVC_BROWSER_SANDBOX", vague)])).unwrap_err().to_string();
+            assert!(e.contains("SVC_BROWSER_SANDBOX") && e.contains("expected on or off"), "{vague:?}: {e}");
+        }
     }
 
     #[test]

@@ -203,11 +203,12 @@ impl App {
     }
 
     /// The Chromium engine as configured, counting its browser restarts in
-    /// the services' metrics.
+    /// the services' metrics and reporting its sandbox to them.
     pub fn engine(&self) -> Arc<ChromiumEngine> {
         let engine = Arc::new(ChromiumEngine::new(EngineConfig {
             chromium: svc_runner::browser::find_chromium(self.config.chromium.as_deref()),
             browser_user: self.config.browser_user.clone(),
+            sandbox: self.config.browser_sandbox,
             allow_private_networks: self.config.allow_private_networks,
             runs_per_browser: 200,
             spare_pages: self.config.worker_concurrency.min(4),
@@ -216,6 +217,7 @@ impl App {
             tiers: self.config.proxy_tiers.clone(),
         }));
         engine.count_in(self.services.metrics.clone());
+        self.services.attach_isolation(engine.clone());
         engine
     }
 

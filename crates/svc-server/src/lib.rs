@@ -16,3 +16,4 @@ pub mod webhook_client;
 
 pub use config::{AiSettings, Config, ConfigError, LogFormat, MailSettings, Secret, SmtpSecurity, SmtpUrl};
 pub use launch::{App, LaunchError, launch};
+pub use svc_runner::sandbox::SandboxSetting;

@@ -108,6 +108,8 @@ pub struct Services {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     public_url: String,
     weekly_units: WeeklyUnits,
+    /// How this process's browser engine contains pages, once it has one.
+    isolation: std::sync::OnceLock<Arc<dyn svc_engine::IsolationReport>>,
 }
 
 impl Services {
@@ -175,8 +177,15 @@ impl Services {
             trusted_proxies: config.trusted_proxies.clone(),
             public_url: config.public_url,
             weekly_units: config.weekly_units,
+            isolation: std::sync::OnceLock::new(),
             store,
         }
+    }
+
+    /// Lets health checks and the admin page say how this process's browser
+    /// engine contains pages (the first report attached wins).
+    pub fn attach_isolation(&self, report: Arc<dyn svc_engine::IsolationReport>) {
+        let _ = self.isolation.set(report);
     }
 
     /// The service's public base URL, without a trailing slash.
@@ -200,7 +209,10 @@ impl Services {
 
     /// What a health check reports: the service answers, on this database engine.
     pub fn health(&self) -> Health {
-        Health { database: self.store.backend() }
+        Health {
+            database: self.store.backend(),
+            browser_sandbox: self.isolation.get().map(|report| report.browser_sandbox()),
+        }
     }
 
     /// Readiness: whether the database answers a `SELECT 1` within
@@ -223,8 +235,11 @@ impl Services {
 pub const READY_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The answer of a health check.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Health {
     /// `sqlite` or `postgres`.
     pub database: &'static str,
+    /// Whether the browser engine runs pages in Chromium's sandbox; `None`
+    /// in a process that runs no browser.
+    pub browser_sandbox: Option<svc_engine::BrowserSandbox>,
 }

@@ -289,6 +289,7 @@ async fn engine_only(args: &Args, page: &str) -> Result<(Figures, Figures)> {
     let chromium = Arc::new(svc_runner::ChromiumEngine::new(svc_runner::EngineConfig {
         chromium: Some(args.chromium.clone().into()),
         browser_user: svc_runner::sandbox::DEFAULT_BROWSER_USER.into(),
+        sandbox: Default::default(),
         allow_private_networks: true,
         runs_per_browser: 200,
         spare_pages: args.concurrency.min(4),

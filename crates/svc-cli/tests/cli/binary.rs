@@ -210,6 +210,14 @@ async fn server_starts_with_defaults_serves_and_stops_on_sigterm() {
         }
     };
     assert_eq!(email, "svc: email off: SVC_SMTP_URL is not set");
+    // Chromium's sandbox is required unless the operator turns it off.
+    let sandbox = loop {
+        let line = server.stderr.recv_timeout(deadline.saturating_duration_since(Instant::now())).expect("more stderr");
+        if line.starts_with("svc: browser sandbox") {
+            break line;
+        }
+    };
+    assert_eq!(sandbox, "svc: browser sandbox on: Chromium does not start without it (SVC_BROWSER_SANDBOX)");
 
     let http = reqwest::Client::new();
     let health = http.get(format!("{}/healthz", server.base)).send().await.unwrap();

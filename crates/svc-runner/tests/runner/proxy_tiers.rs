@@ -187,6 +187,7 @@ fn engine(allow_private: bool, tiers: [Vec<UpstreamProxy>; 4]) -> ChromiumEngine
     ChromiumEngine::new(EngineConfig {
         chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
         browser_user: svc_runner::sandbox::DEFAULT_BROWSER_USER.into(),
+        sandbox: Default::default(),
         allow_private_networks: allow_private,
         runs_per_browser: 100,
         spare_pages: 1,
@@ -329,6 +330,7 @@ fn engine_config_shown(tiers: &[Vec<UpstreamProxy>; 4]) -> EngineConfig {
     EngineConfig {
         chromium: None,
         browser_user: svc_runner::sandbox::DEFAULT_BROWSER_USER.into(),
+        sandbox: Default::default(),
         allow_private_networks: false,
         runs_per_browser: 1,
         spare_pages: 0,

@@ -12,6 +12,8 @@ use common::{TestApp, assert_error, fixture};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use svc_domain::ObjectId;
+use svc_engine::BrowserSandbox;
+use svc_runner::sandbox::SandboxSetting;
 
 const PRIVATE_OK: (&str, &str) = ("SVC_ALLOW_PRIVATE_NETWORKS", "true");
 
@@ -35,6 +37,7 @@ pub(crate) fn engine_config(browser_user: &str, runs_per_browser: u64, spare_pag
     svc_runner::EngineConfig {
         chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
         browser_user: browser_user.into(),
+        sandbox: Default::default(),
         allow_private_networks: true,
         runs_per_browser,
         spare_pages,
@@ -616,9 +619,10 @@ fn host_can_sandbox(user: Option<&svc_runner::sandbox::BrowserUser>) -> bool {
 }
 
 /// Chromium runs as an unprivileged user when svc runs as root, and with
-/// its sandbox when the host can give it: the renderers then live in user
-/// namespaces of their own, and `--no-sandbox` is on the command line
-/// exactly when the engine says it runs without.
+/// its sandbox, which is required: the renderers live in user namespaces of
+/// their own, and `--no-sandbox` is not on the command line. Where the host
+/// cannot give the sandbox, the run fails saying how to fix it. This test
+/// says first which of the two this machine is.
 #[tokio::test]
 async fn chromium_runs_unprivileged_and_sandboxed() {
     use svc_engine::Engine;
@@ -627,14 +631,25 @@ async fn chromium_runs_unprivileged_and_sandboxed() {
     let site = fixture::start().await;
     // A spare page keeps a renderer up after the run.
     let engine = engine_on_private_networks(100, 1);
-    assert_eq!(engine.sandbox().0, None, "decided by the first launch");
+    assert_eq!(engine.sandbox().0, BrowserSandbox::On, "required, before any launch");
     let report = engine.run(job_for(&format!("{}/items/3", site.base), "returnData([document.title])")).await;
+    let (sandbox, user) = engine.sandbox();
+    let root = proc_status(std::process::id(), "Uid").as_deref() == Some("0");
+    let can = host_can_sandbox(user.as_ref());
+    eprintln!("this host can give Chromium its sandbox: {can} (svc as root: {root}, browser user {user:?})");
+    if !can {
+        let ScriptResult::Failed { message } = &report.result else { panic!("without a sandbox, no run: {report:?}") };
+        assert!(
+            message.contains("Chromium cannot start with its sandbox") && message.contains("SVC_BROWSER_SANDBOX=off")
+        );
+        assert!(matches!(sandbox, BrowserSandbox::Unavailable(_)), "{sandbox:?}");
+        assert_eq!(engine.browser_pid().await, None, "no browser runs");
+        return;
+    }
     assert!(matches!(report.result, ScriptResult::Data { length: 1, .. }), "{report:?}");
-    let (sandboxed, user) = engine.sandbox();
-    let sandboxed = sandboxed.expect("decided once a browser started");
+    assert_eq!(sandbox, BrowserSandbox::On);
     let pid = engine.browser_pid().await.expect("a browser runs");
 
-    let root = proc_status(std::process::id(), "Uid").as_deref() == Some("0");
     let uid = proc_status(pid, "Uid").expect("the browser's uid");
     if root {
         let user = user.as_ref().expect("as root, chromium runs as another user");
@@ -644,36 +659,34 @@ async fn chromium_runs_unprivileged_and_sandboxed() {
         assert_eq!(user, None);
     }
     let cmdline = String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).unwrap()).replace('\0', " ");
-    assert_eq!(cmdline.contains("--no-sandbox"), !sandboxed, "{cmdline}");
-    assert_eq!(sandboxed, host_can_sandbox(user.as_ref()), "with its sandbox exactly when the host can give it");
+    assert!(!cmdline.contains("--no-sandbox"), "{cmdline}");
 
-    if sandboxed {
-        let own_namespace = std::fs::read_link(format!("/proc/{pid}/ns/user")).unwrap();
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-        let renderers = loop {
-            let renderers: Vec<_> =
-                descendants(pid).into_iter().filter(|(_, cmd)| cmd.contains("--type=renderer")).collect();
-            if !renderers.is_empty() {
-                break renderers;
-            }
-            assert!(tokio::time::Instant::now() < deadline, "no renderer under {pid}: {:?}", descendants(pid));
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        };
-        for (renderer, _) in renderers {
-            let namespace = std::fs::read_link(format!("/proc/{renderer}/ns/user")).unwrap();
-            assert_ne!(namespace, own_namespace, "renderer {renderer} is in a user namespace of its own");
-            assert_eq!(proc_status(renderer, "Uid"), Some(uid.clone()), "renderer {renderer} runs as the browser");
+    let own_namespace = std::fs::read_link(format!("/proc/{pid}/ns/user")).unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let renderers = loop {
+        let renderers: Vec<_> =
+            descendants(pid).into_iter().filter(|(_, cmd)| cmd.contains("--type=renderer")).collect();
+        if !renderers.is_empty() {
+            break renderers;
         }
+        assert!(tokio::time::Instant::now() < deadline, "no renderer under {pid}: {:?}", descendants(pid));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    for (renderer, _) in renderers {
+        let namespace = std::fs::read_link(format!("/proc/{renderer}/ns/user")).unwrap();
+        assert_ne!(namespace, own_namespace, "renderer {renderer} is in a user namespace of its own");
+        assert_eq!(proc_status(renderer, "Uid"), Some(uid.clone()), "renderer {renderer} runs as the browser");
     }
     engine.close().await;
     wait_gone(pid, "the closed").await;
 }
 
 /// Where Chromium cannot have its sandbox (here: left as root, which it
-/// refuses to sandbox), the engine starts it with `--no-sandbox` rather
-/// than not at all, and says so (`sandbox()`; the log line is an error).
+/// refuses to sandbox), the engine does not fall back to `--no-sandbox`:
+/// the run fails with what to fix. Only `SVC_BROWSER_SANDBOX=off` runs it
+/// without, and the engine says so.
 #[tokio::test]
-async fn without_a_sandbox_chromium_still_runs_and_the_engine_says_so() {
+async fn without_a_sandbox_chromium_runs_only_when_the_operator_says_so() {
     use svc_engine::Engine;
     use svc_engine::ScriptResult;
 
@@ -682,10 +695,23 @@ async fn without_a_sandbox_chromium_still_runs_and_the_engine_says_so() {
         return;
     }
     let site = fixture::start().await;
-    let engine = engine_as("root", 100, 0);
-    let report = engine.run(job_for(&format!("{}/items/3", site.base), "returnData([document.title])")).await;
+    let url = format!("{}/items/3", site.base);
+    let refusing = engine_as("root", 100, 0);
+    let report = refusing.run(job_for(&url, "returnData([document.title])")).await;
+    let ScriptResult::Failed { message } = &report.result else { panic!("no run without the sandbox: {report:?}") };
+    for part in ["Chromium cannot start with its sandbox", "SVC_BROWSER_USER is root", "SVC_BROWSER_SANDBOX=off"] {
+        assert!(message.contains(part), "{part:?} in {message}");
+    }
+    assert_eq!(refusing.sandbox(), (BrowserSandbox::Unavailable(message.clone()), None));
+    assert_eq!(refusing.browser_pid().await, None, "no browser runs");
+    refusing.close().await;
+
+    let config = svc_runner::EngineConfig { sandbox: SandboxSetting::Off, ..engine_config("root", 100, 0) };
+    let engine = svc_runner::ChromiumEngine::new(config);
+    assert_eq!(engine.sandbox(), (BrowserSandbox::Off, None));
+    let report = engine.run(job_for(&url, "returnData([document.title])")).await;
     assert!(matches!(report.result, ScriptResult::Data { length: 1, .. }), "{report:?}");
-    assert_eq!(engine.sandbox(), (Some(false), None));
+    assert_eq!(engine.sandbox(), (BrowserSandbox::Off, None));
     let pid = engine.browser_pid().await.expect("a browser runs");
     assert_eq!(proc_status(pid, "Uid").as_deref(), Some("0"));
     let cmdline = String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).unwrap()).replace('\0', " ");

@@ -86,6 +86,7 @@ async fn the_static_engine_returns_what_the_browser_returns() {
     let chromium = svc_runner::ChromiumEngine::new(svc_runner::EngineConfig {
         chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
         browser_user: svc_runner::sandbox::DEFAULT_BROWSER_USER.into(),
+        sandbox: Default::default(),
         allow_private_networks: true,
         runs_per_browser: 200,
         spare_pages: 1,

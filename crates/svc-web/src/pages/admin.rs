@@ -13,6 +13,7 @@ use chrono::Utc;
 use serde::Deserialize;
 use svc_domain::costs::Costs;
 use svc_domain::meter::Meter;
+use svc_engine::BrowserSandbox;
 use svc_service::Services;
 use svc_service::outbox::announcements::Announcement;
 use svc_service::paging::PageRequest;
@@ -48,6 +49,8 @@ struct AdminPage {
     chrome: Chrome,
     version: &'static str,
     database: &'static str,
+    /// The browser engine's sandbox: a word, and what it means when not on.
+    sandbox: Option<(&'static str, Option<String>)>,
     public_url: String,
     runs: Vec<CostRow>,
     runs_total: i64,
@@ -79,6 +82,19 @@ fn units_of(meter: Option<&Meter>) -> Option<String> {
 
 fn cost_of(costs: Option<&Costs>) -> Option<String> {
     costs.map(|c| format!("${:.4}", c.total()))
+}
+
+/// What an admin should know of a sandbox that is not on.
+fn sandbox_note(sandbox: &BrowserSandbox) -> Option<String> {
+    match sandbox {
+        BrowserSandbox::On => None,
+        BrowserSandbox::Off => Some(
+            "SVC_BROWSER_SANDBOX=off: Chromium runs pages without its sandbox, so a page that exploits the browser \
+             is not contained."
+                .into(),
+        ),
+        BrowserSandbox::Unavailable(why) => Some(format!("Browser runs fail. {why}.")),
+    }
 }
 
 fn require_admin(user: &SignedIn) -> Result<(), PageError> {
@@ -124,6 +140,7 @@ async fn admin_page(
         chrome: user.chrome("Admin", "admin"),
         version: env!("CARGO_PKG_VERSION"),
         database: services.health().database,
+        sandbox: services.health().browser_sandbox.map(|sandbox| (sandbox.word(), sandbox_note(&sandbox))),
         public_url: services.public_url().to_string(),
         runs,
         runs_total: latest.total,

@@ -190,6 +190,7 @@ async fn the_admin_page_is_for_platform_admins_and_says_when_email_is_off() {
     let text = tab.text().await;
     assert!(text.contains("Email is off on this server") && text.contains("SVC_SMTP_URL"), "{text}");
     assert!(text.contains("Database\nsqlite") || text.contains("Database\npostgres"), "{text}");
+    assert!(text.contains("Browser sandbox\non"), "required by default: {text}");
     let disabled: bool = tab
         .eval("(() => { const f = document.querySelector('fieldset[disabled]'); return !!f && f.contains(document.getElementById('announce-subject')) && [...f.querySelectorAll('button')].some(b => b.textContent.trim() === 'Send announcement' && b.matches(':disabled')); })()")
         .await;
@@ -211,5 +212,40 @@ async fn the_admin_page_is_for_platform_admins_and_says_when_email_is_off() {
         tab.eval("[...document.querySelector('table.costs tbody tr').cells].map(c => c.innerText.trim())").await;
     assert_eq!(row, ["Prices", run.id.to_string().as_str(), "Success", "1", "$0.0000", "just now"]);
     tab.screenshots("admin").await;
+    browser.close().await;
+}
+
+/// `SVC_BROWSER_SANDBOX=off` is said where an operator looks: `/readyz`
+/// and the admin page (the start-up line: the CLI's tests). Required, the
+/// default, `/readyz` says `on`.
+#[tokio::test]
+async fn readyz_and_the_admin_page_say_when_the_browser_sandbox_is_off() {
+    let default = TestApp::start().await;
+    let ready: serde_json::Value =
+        default.http.get(format!("{}/readyz", default.base)).send().await.unwrap().json().await.unwrap();
+    assert_eq!(ready["browserSandbox"], "on", "{ready}");
+
+    let app = TestApp::start_with(&[("SVC_BROWSER_SANDBOX", "off")]).await;
+    let answer = app.http.get(format!("{}/readyz", app.base)).send().await.unwrap();
+    assert_eq!(answer.status(), StatusCode::OK);
+    let ready: serde_json::Value = answer.json().await.unwrap();
+    assert_eq!(ready["status"], "ready", "{ready}");
+    assert_eq!(ready["browserSandbox"], "off", "{ready}");
+    let health: serde_json::Value =
+        app.http.get(format!("{}/healthz", app.base)).send().await.unwrap().json().await.unwrap();
+    assert!(health.get("browserSandbox").is_none(), "liveness stays as it was: {health}");
+
+    let admin = app.signup("admin@example.com").await;
+    app.services.admin.grant_admin("admin@example.com").await.unwrap();
+    let browser = WebBrowser::launch().await;
+    let tab = browser.tab(&app.base).await;
+    log_in(&tab, &admin).await;
+    tab.open("/admin").await;
+    let said: String = tab.eval("document.getElementById('browser-sandbox').innerText").await;
+    assert!(
+        said.starts_with("off") && said.contains("SVC_BROWSER_SANDBOX=off") && said.contains("not contained"),
+        "{said}"
+    );
+    tab.screenshots("admin-sandbox-off").await;
     browser.close().await;
 }
