@@ -54,19 +54,58 @@ fn command_line(pid: u32) -> String {
         .unwrap_or_default()
 }
 
+/// A process as `/proc` names it: its pid and its start time (field 22 of
+/// `stat`, in clock ticks since boot), so that a pid the kernel hands to
+/// another program later is not taken for it.
+type Process = (u32, u64);
+
+fn start_time(pid: u32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    text[text.rfind(')')? + 2..].split(' ').nth(19)?.parse().ok()
+}
+
+/// Still running, and still the same process.
+fn still_alive(&(pid, started): &Process) -> bool {
+    alive(pid) && start_time(pid) == Some(started)
+}
+
 /// A Chromium process that runs pages for svc holds none of svc's settings
 /// or secrets in its environment, and dies with svc when svc is killed
-/// with SIGKILL (no chance to close anything).
+/// with SIGKILL (no chance to close anything); a restart loop (the same
+/// database, killed three times after a run) leaves none behind.
 #[tokio::test]
 async fn browser_processes_hold_no_secret_and_die_with_a_killed_svc() {
     let dir = tempfile::tempdir().unwrap();
     let target = target_site();
-    let mut command = svc(dir.path());
+    let mut all_browsers = Vec::new();
+    for restart in 0..3 {
+        let browsers = run_then_kill(dir.path(), &target, restart).await;
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let left: Vec<(u32, String)> =
+                browsers.iter().filter(|p| still_alive(p)).map(|&(pid, _)| (pid, command_line(pid))).collect();
+            if left.is_empty() {
+                break;
+            }
+            assert!(Instant::now() < deadline, "browser processes outlived a killed svc (start {restart}): {left:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        all_browsers.extend(browsers);
+    }
+    let piled: Vec<Process> = all_browsers.into_iter().filter(still_alive).collect();
+    assert!(piled.is_empty(), "browsers of earlier starts came back or stayed: {piled:?}");
+}
+
+/// Starts `svc server` on the database in `dir`, runs a scrap in the
+/// browser, checks every browser process's environment, kills svc with
+/// SIGKILL, and returns the browser's processes as they were.
+async fn run_then_kill(dir: &std::path::Path, target: &str, restart: usize) -> Vec<Process> {
+    let mut command = svc(dir);
     if let Some(chromium) = std::env::var_os("SVC_TEST_CHROMIUM").filter(|c| !c.is_empty()) {
         command.env("SVC_CHROMIUM", chromium);
     }
     command
-        .env("SVC_DATABASE_URL", sqlite_url(dir.path()))
+        .env("SVC_DATABASE_URL", sqlite_url(dir))
         .env("SVC_LISTEN", "127.0.0.1:0")
         .env("SVC_ALLOW_PRIVATE_NETWORKS", "true")
         .env("SVC_JWT_SECRET", CANARY_SECRET);
@@ -79,9 +118,9 @@ async fn browser_processes_hold_no_secret_and_die_with_a_killed_svc() {
         }
         async move { request.send().await.unwrap().json::<Value>().await.unwrap() }
     };
-    let signup =
-        post("/api/auth/signup".into(), None, json!({"email": "b@example.com", "password": "password-123"})).await;
-    let token = signup["token"].as_str().unwrap().to_string();
+    let email = format!("b{restart}@example.com");
+    let signup = post("/api/auth/signup".into(), None, json!({"email": email, "password": "password-123"})).await;
+    let token = signup["token"].as_str().unwrap_or_else(|| panic!("{signup}")).to_string();
     let items = "returnData([...document.querySelectorAll('li')].map(li => li.textContent))";
     let scrap = post(
         "/api/scraps".into(),
@@ -111,16 +150,7 @@ async fn browser_processes_hold_no_secret_and_die_with_a_killed_svc() {
         assert!(!variables.iter().any(|v| v.starts_with("SVC_")), "process {pid} has svc's settings: {variables:?}");
         assert!(!variables.iter().any(|v| v.contains(CANARY_SECRET)), "process {pid} has the secret: {variables:?}");
     }
-
+    let browsers = browsers.into_iter().filter_map(|pid| Some((pid, start_time(pid)?))).collect();
     kill(server.pid(), "KILL");
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let left: Vec<(u32, String)> =
-            browsers.iter().filter(|&&pid| alive(pid)).map(|&pid| (pid, command_line(pid))).collect();
-        if left.is_empty() {
-            break;
-        }
-        assert!(Instant::now() < deadline, "browser processes outlived a killed svc: {left:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    browsers
 }
