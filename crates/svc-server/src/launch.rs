@@ -7,6 +7,7 @@ use svc_engine::{Engine, EnginesByScrapper};
 use svc_runner::{ChromiumEngine, EngineConfig};
 use svc_service::Worker;
 use svc_service::outbox::dispatcher::{DispatchConfig, Dispatcher};
+use svc_service::runs::RunSlots;
 use svc_service::{ServiceConfig, Services};
 use svc_static::{StaticConfig, StaticEngine};
 use svc_storage::Store;
@@ -273,11 +274,20 @@ impl App {
     }
 
     /// A run worker for `container` on this app's services.
-    pub fn worker(&self, engine: Arc<dyn Engine>, container: &str) -> Arc<Worker> {
+    pub fn worker(&self, engine: Arc<dyn Engine>, container: &str, slots: RunSlots) -> Arc<Worker> {
         Arc::new(
-            Worker::new(self.services.clone(), engine, container, self.config.worker_concurrency)
+            Worker::new(self.services.clone(), engine, container, slots)
                 .with_shutdown_grace(self.config.shutdown_grace),
         )
+    }
+
+    /// This process's run slots (`SVC_WORKER_CONCURRENCY`), and its engines
+    /// attached for test runs and AI tasks, which take from the same slots
+    /// as the worker.
+    fn attach_engines(&self, engines: &Arc<dyn Engine>) -> RunSlots {
+        let slots = RunSlots::new(self.config.worker_concurrency);
+        self.services.runs.attach_engine(engines.clone(), slots.clone());
+        slots
     }
 
     /// Serves until `shutdown` resolves, then lets in-flight requests and
@@ -297,9 +307,9 @@ impl App {
         if self.config.embedded_worker {
             let e = self.engine();
             let engines = self.engines(e.clone());
-            // The embedded worker's engines also serve test runs and AI tasks.
-            self.services.runs.attach_engine(engines.clone());
-            let worker = self.worker(engines, "default");
+            // The embedded worker's engines and slots also serve test runs and AI tasks.
+            let slots = self.attach_engines(&engines);
+            let worker = self.worker(engines, "default", slots);
             engine = Some(e);
             background.push(tokio::spawn(worker.run(stopped(stop_rx.clone()))));
         }
@@ -391,11 +401,11 @@ impl App {
     ) -> Result<(), LaunchError> {
         let engine = self.engine();
         let engines = self.engines(engine.clone());
-        self.services.runs.attach_engine(engines.clone());
+        let slots = self.attach_engines(&engines);
         let (stop_tx, stop_rx) = watch::channel(false);
         // A worker's own counters (its runs, its browser) on SVC_METRICS_LISTEN.
         let metrics = self.serve_metrics(stop_rx.clone()).await?;
-        let mut background = vec![tokio::spawn(self.worker(engines, container).run(stopped(stop_rx.clone())))];
+        let mut background = vec![tokio::spawn(self.worker(engines, container, slots).run(stopped(stop_rx.clone())))];
         // Runs finished here queue webhook deliveries: send them from here too.
         if self.config.webhook_dispatcher {
             background.push(tokio::spawn(self.dispatcher().run(stopped(stop_rx.clone()))));

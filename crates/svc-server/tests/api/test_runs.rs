@@ -185,3 +185,81 @@ async fn a_test_run_needs_a_balance_and_a_web_url() {
     }
     assert_eq!(balance(&app, &me).await, 0, "nothing charged");
 }
+
+/// A site whose `/held` page answers only once released, and which counts
+/// the requests of each path.
+struct HeldSite {
+    base: String,
+    hits: Arc<std::sync::Mutex<Vec<String>>>,
+    release: tokio::sync::watch::Sender<bool>,
+}
+
+impl HeldSite {
+    async fn start() -> HeldSite {
+        use axum::extract::{Path, State};
+        use axum::response::Html;
+        type Shared = (Arc<std::sync::Mutex<Vec<String>>>, tokio::sync::watch::Receiver<bool>);
+        async fn page(State((hits, mut released)): State<Shared>, Path(name): Path<String>) -> Html<String> {
+            hits.lock().unwrap().push(name.clone());
+            if name == "held" {
+                let _ = released.wait_for(|r| *r).await;
+            }
+            Html(format!("<ul><li class=\"item\">{name}</li></ul>"))
+        }
+        let hits = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (release, released) = tokio::sync::watch::channel(false);
+        let router =
+            axum::Router::new().route("/{name}", axum::routing::get(page)).with_state((hits.clone(), released));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        HeldSite { base, hits, release }
+    }
+
+    fn hits(&self, name: &str) -> usize {
+        self.hits.lock().unwrap().iter().filter(|hit| *hit == name).count()
+    }
+}
+
+/// Polls `done` until it holds, with a deadline.
+async fn until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while !done() {
+        assert!(tokio::time::Instant::now() < deadline, "never: {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A test run takes one of the worker's run slots (`SVC_WORKER_CONCURRENCY`):
+/// with one slot, busy with a queued run, the test run waits, and runs once
+/// the slot is free.
+#[tokio::test]
+async fn a_test_run_waits_for_a_run_slot_of_the_worker() {
+    let site = HeldSite::start().await;
+    let app = TestApp::start_with(&[PRIVATE_OK, ("SVC_WORKER_CONCURRENCY", "1")]).await;
+    let alice = app.signup("alice@example.com").await;
+    let me = session(&app, &alice).await;
+    let scrap = app
+        .scrap_with(
+            &alice,
+            json!({"title": "Held", "url": format!("{}/held", site.base), "scrapper": "static", "request": ITEMS}),
+        )
+        .await;
+    let (status, _) = app.post(&format!("/api/scraps/worker/{scrap}"), &alice.token, json!(null)).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    until("the worker's run is on the held page", || site.hits("held") == 1).await;
+    let used = app.services.runs.slot_use().expect("the embedded worker's slots");
+    assert_eq!((used.capacity, used.busy, used.waiting), (1, 1, 0));
+
+    let services = app.services.clone();
+    let quick = TestRun { scrapper: Some("static".into()), ..draft(&format!("{}/quick", site.base), ITEMS) };
+    let test_run = tokio::spawn(async move { services.runs.test_run(&me, quick).await });
+    until("the test run waits for a slot", || app.services.runs.slot_use().unwrap().waiting == 1).await;
+    assert_eq!(site.hits("quick"), 0, "the test run has not started");
+
+    site.release.send(true).unwrap();
+    let outcome = test_run.await.unwrap().expect("the test run ran");
+    assert_eq!(outcome.result, ScriptResult::Data { json: "[\"quick\"]".into(), length: 1 });
+    assert_eq!(site.hits("quick"), 1);
+    until("every slot is free again", || app.services.runs.slot_use().unwrap().busy == 0).await;
+}

@@ -5,6 +5,7 @@
 use std::sync::{Arc, OnceLock};
 
 use crate::ai::model::{AiModel, AiPricing};
+use crate::runs::RunSlots;
 use svc_engine::Engine;
 
 /// The model and what its calls cost.
@@ -16,6 +17,7 @@ pub struct AttachedModel {
 #[derive(Default)]
 pub struct Attachments {
     engine: OnceLock<Arc<dyn Engine>>,
+    slots: OnceLock<RunSlots>,
     model: OnceLock<AttachedModel>,
 }
 
@@ -23,6 +25,13 @@ impl Attachments {
     /// The first engine attached wins; a second is ignored.
     pub fn set_engine(&self, engine: Arc<dyn Engine>) {
         let _ = self.engine.set(engine);
+    }
+    /// The run slots the engine's runs take (the first attached win).
+    pub fn set_slots(&self, slots: RunSlots) {
+        let _ = self.slots.set(slots);
+    }
+    pub fn slots(&self) -> Option<&RunSlots> {
+        self.slots.get()
     }
     /// The first model attached wins; a second is ignored.
     pub fn set_model(&self, model: Arc<dyn AiModel>, pricing: AiPricing) {

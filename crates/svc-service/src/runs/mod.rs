@@ -10,11 +10,13 @@ pub mod history;
 pub mod outcome;
 mod progress;
 mod queue;
+pub mod slots;
 mod test_run;
 mod trigger;
 pub mod worker;
 
 pub use progress::RunProgress;
+pub use slots::{RunSlots, SlotUse, SlottedEngine};
 pub use test_run::{NO_ENGINE_HERE, TestRun, TestRunOutcome};
 pub use trigger::Trigger;
 
@@ -96,8 +98,16 @@ impl RunService {
     }
 
     /// Gives test runs this process's browser; a second engine is ignored.
-    pub fn attach_engine(&self, engine: Arc<dyn Engine>) {
-        self.attached.set_engine(engine);
+    /// Attaches this process's engine for test runs and AI tasks: each of
+    /// their runs takes one of `slots`, the worker's, first.
+    pub fn attach_engine(&self, engine: Arc<dyn Engine>, slots: RunSlots) {
+        self.attached.set_engine(Arc::new(SlottedEngine::new(engine, slots.clone())));
+        self.attached.set_slots(slots);
+    }
+
+    /// How this process's run slots are used, once an engine is attached.
+    pub fn slot_use(&self) -> Option<SlotUse> {
+        self.attached.slots().map(RunSlots::usage)
     }
 
     pub fn run_timeout(&self) -> Duration {

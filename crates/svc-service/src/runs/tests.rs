@@ -306,10 +306,10 @@ async fn a_test_run_runs_the_draft_charges_and_stores_nothing() {
         session: None,
     };
     let engine = Arc::new(Scripted { report: report.clone(), jobs: Mutex::default() });
-    runs.attach_engine(engine.clone());
+    runs.attach_engine(engine.clone(), crate::runs::RunSlots::new(1));
     // A second engine is ignored.
     let other = Arc::new(Scripted { report: report.clone(), jobs: Mutex::default() });
-    runs.attach_engine(other.clone());
+    runs.attach_engine(other.clone(), crate::runs::RunSlots::new(1));
 
     let params = vec![
         ParamSet { key: "fr".into(), value: serde_json::json!({"lang": "fr"}) },
@@ -379,7 +379,7 @@ async fn test_runs_are_limited_per_user() {
         html: None,
         session: None,
     };
-    t.services.runs.attach_engine(Arc::new(Scripted { report, jobs: Mutex::default() }));
+    t.services.runs.attach_engine(Arc::new(Scripted { report, jobs: Mutex::default() }), crate::runs::RunSlots::new(1));
     let run = || draft("https://example.com/", "returnData([])");
     for _ in 0..TRIGGER_PER_KEY.limit {
         t.services.runs.test_run(&ada.session, run()).await.unwrap();
@@ -519,7 +519,7 @@ async fn a_test_run_of_a_saved_scrap_signs_in_with_its_login_and_masks_it() {
         Some(r#"{"v":1,"new":true}"#),
     );
     let engine = Arc::new(Scripted { report, jobs: Mutex::default() });
-    t.services.runs.attach_engine(engine.clone());
+    t.services.runs.attach_engine(engine.clone(), crate::runs::RunSlots::new(1));
     let draft = TestRun { scrap: Some(scrap), ..draft("https://example.com/", "returnData([])") };
     let outcome = t.services.runs.test_run(&ada.session, draft.clone()).await.unwrap();
     assert_eq!(outcome.result, ScriptResult::Failed { message: "the script threw: *** / ***".into() });

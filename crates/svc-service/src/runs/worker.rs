@@ -1,17 +1,17 @@
 //! A run worker: claims queued runs for one container id and runs them on an
-//! engine, at most `concurrency` at once.
+//! engine, one per run slot it holds (slots.rs: test runs and AI tasks in
+//! the same process take from the same slots).
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::runs::ClaimedRun;
+use crate::runs::{ClaimedRun, RunSlots};
 use crate::schedule::backoff::Backoff;
 use crate::{Result, Services};
 use svc_domain::HistoryId;
 use svc_engine::Engine;
-use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 /// How often a worker looks for runs whose worker disappeared.
@@ -29,12 +29,12 @@ pub struct Worker {
     engine: Arc<dyn Engine>,
     container: String,
     worker_id: String,
-    concurrency: usize,
+    slots: RunSlots,
     grace: Duration,
 }
 
 impl Worker {
-    pub fn new(services: Arc<Services>, engine: Arc<dyn Engine>, container: &str, concurrency: usize) -> Self {
+    pub fn new(services: Arc<Services>, engine: Arc<dyn Engine>, container: &str, slots: RunSlots) -> Self {
         // Unique per worker, also across restarts that reuse a pid.
         let worker_id = format!("{container}-{}-{}", std::process::id(), svc_domain::ObjectId::new());
         Worker {
@@ -42,7 +42,7 @@ impl Worker {
             engine,
             container: container.to_ascii_lowercase(),
             worker_id,
-            concurrency: concurrency.max(1),
+            slots,
             grace: DEFAULT_SHUTDOWN_GRACE,
         }
     }
@@ -106,7 +106,6 @@ impl Worker {
     /// Works until `shutdown` resolves, then lets the runs in flight finish
     /// within the grace period and releases those still going.
     pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) {
-        let permits = Arc::new(Semaphore::new(self.concurrency));
         let in_flight: InFlight = Arc::default();
         let mut tasks = JoinSet::new();
         let mut shutdown = std::pin::pin!(shutdown);
@@ -122,7 +121,7 @@ impl Worker {
                 next_reap = tokio::time::Instant::now() + REAP_EVERY;
             }
             let permit = tokio::select! {
-                permit = permits.clone().acquire_owned() => permit.expect("semaphore is never closed"),
+                permit = self.slots.take() => permit,
                 _ = &mut shutdown => break,
             };
             let queued = self.services.runs.signals.queued.notified();
