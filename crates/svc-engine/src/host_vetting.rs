@@ -20,6 +20,10 @@ pub enum Refusal {
     Private { host: String, ip: IpAddr },
     #[error("`{0}` does not resolve")]
     Unresolved(String),
+    #[error(
+        "`{host}` port {port} is one of svc's own (a browser's DevTools or an egress proxy): nothing svc runs may reach it"
+    )]
+    OwnPort { host: String, port: u16 },
 }
 
 /// Where host names are resolved: the system resolver, or fixed answers
@@ -53,7 +57,9 @@ impl Resolver {
 }
 
 /// The addresses of `host` (a name, or a literal address with or without
-/// brackets), refused unless every one is public or `allow_private`.
+/// brackets), refused unless every one is public or `allow_private`, and
+/// refused whatever the setting when one is a port of svc's own
+/// (`own_ports`).
 pub async fn vetted_addresses(
     host: &str,
     port: u16,
@@ -67,6 +73,10 @@ pub async fn vetted_addresses(
     };
     if addrs.is_empty() {
         return Err(Refusal::Unresolved(bare.to_string()));
+    }
+    // Whatever private networks allow: svc's own listeners are never a target.
+    if let Some(own) = addrs.iter().find(|a| crate::own_ports::is_own(**a)) {
+        return Err(Refusal::OwnPort { host: bare.to_string(), port: own.port() });
     }
     if !allow_private && let Some(bad) = addrs.iter().find(|a| !is_public_ip(a.ip())) {
         return Err(Refusal::Private { host: bare.to_string(), ip: bad.ip() });

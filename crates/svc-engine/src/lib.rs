@@ -10,6 +10,7 @@ pub mod host_vetting;
 mod isolation;
 mod job;
 mod metrics;
+pub mod own_ports;
 mod port;
 mod report;
 pub mod script;

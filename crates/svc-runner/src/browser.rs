@@ -117,6 +117,8 @@ pub struct WarmBrowser {
     retired: std::sync::atomic::AtomicBool,
     /// Kills its renderers that go over their memory or CPU cap (renderer_limits.rs).
     memory_watch: Option<JoinHandle<()>>,
+    /// No page reaches the browser's DevTools port (own_ports).
+    devtools: Option<svc_engine::own_ports::OwnPort>,
     _profile: tempfile::TempDir,
 }
 
@@ -233,6 +235,14 @@ async fn start(
     let (mut browser, mut handler) =
         Browser::launch(config.build()?).await.map_err(|e| format!("cannot start Chromium: {e}"))?;
     let pid = browser.get_mut_child().and_then(|child| child.inner.id());
+    // `ws://127.0.0.1:PORT/devtools/browser/...`
+    let devtools = url::Url::parse(browser.websocket_address())
+        .ok()
+        .and_then(|url| url.port())
+        .map(svc_engine::own_ports::OwnPort::claim);
+    if devtools.is_none() {
+        tracing::warn!(address = %browser.websocket_address(), "cannot tell the browser's DevTools port");
+    }
     let handler = tokio::spawn(async move {
         while let Some(event) = handler.next().await {
             if let Err(e) = event {
@@ -251,6 +261,7 @@ async fn start(
         pid,
         retired: std::sync::atomic::AtomicBool::new(false),
         memory_watch: pid.map(|pid| tokio::spawn(crate::renderer_limits::watch(pid, longest_run_ms))),
+        devtools,
         _profile: profile,
     })
 }
@@ -418,6 +429,11 @@ impl BrowserPool {
     /// The process id of the current browser of kind `fonts`, if one runs.
     pub async fn pid(&self, fonts: Fonts) -> Option<u32> {
         self.current[fonts.index()].lock().await.as_ref().and_then(|warm| warm.pid)
+    }
+
+    /// The DevTools port of the browser of kind `fonts`, if one runs.
+    pub async fn devtools_port(&self, fonts: Fonts) -> Option<u16> {
+        self.current[fonts.index()].lock().await.as_ref().and_then(|warm| warm.devtools.as_ref().map(|p| p.port()))
     }
 
     pub async fn close(&self) {

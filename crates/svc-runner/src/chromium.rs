@@ -407,9 +407,20 @@ impl ChromiumEngine {
         self.inner.pool.pid(Fonts::Refused).await
     }
 
+    /// The DevTools port of the browser runs use by default, if one runs
+    /// (no page or script reaches it: `svc_engine::own_ports`).
+    pub async fn devtools_port(&self) -> Option<u16> {
+        self.inner.pool.devtools_port(Fonts::Refused).await
+    }
+
     /// The process id of the browser of kind `fonts`, if one runs.
     pub async fn browser_pid_of(&self, fonts: Fonts) -> Option<u32> {
         self.inner.pool.pid(fonts).await
+    }
+
+    /// Where the egress proxy listens, once a browser has started.
+    pub fn egress_address(&self) -> Option<std::net::SocketAddr> {
+        self.inner.pool.egress().map(EgressProxy::addr)
     }
 
     /// What went through the egress proxy, once a browser has started.

@@ -123,6 +123,8 @@ pub struct EgressProxy {
     failures: Arc<Failures>,
     accept: JoinHandle<()>,
     stop: CancellationToken,
+    /// No page reaches the proxy itself as a target (own_ports).
+    _own: svc_engine::own_ports::OwnPort,
 }
 
 impl Drop for EgressProxy {
@@ -187,7 +189,8 @@ impl EgressProxy {
                 });
             }
         });
-        Ok(EgressProxy { addr, stats, failures, accept, stop })
+        let _own = svc_engine::own_ports::OwnPort::claim(addr.port());
+        Ok(EgressProxy { addr, stats, failures, accept, stop, _own })
     }
 
     /// Why the proxy could not reach `host:port`, if it failed to at or
@@ -363,7 +366,7 @@ impl Policy {
         };
         match vetted_addresses(host, port, self.allow_private, &self.resolver).await {
             Ok(addrs) => Ok(addrs),
-            Err(refusal @ Refusal::Private { .. }) => {
+            Err(refusal @ (Refusal::Private { .. } | Refusal::OwnPort { .. })) => {
                 self.stats.refused.fetch_add(1, Ordering::Relaxed);
                 Err(fail(StatusCode::FORBIDDEN, refusal.to_string()))
             }

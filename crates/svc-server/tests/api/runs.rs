@@ -775,3 +775,54 @@ async fn runaway_scripts_end_at_the_timeout_or_memory_cap_and_the_next_run_succe
     assert_eq!(engine.browser_pid().await, Some(browser), "the same browser throughout");
     engine.close().await;
 }
+
+/// svc's own loopback ports (the browser's DevTools port, the egress proxy)
+/// are never a target, even with private networks allowed (as every engine
+/// here is): not as the page, not from the script's `fetch`, and not for
+/// the static engine.
+#[tokio::test]
+async fn the_devtools_port_and_the_egress_proxy_are_never_reachable() {
+    use svc_engine::Engine;
+    use svc_engine::ScriptResult;
+
+    let site = fixture::start().await;
+    let engine = engine_on_private_networks(100, 0);
+    let report = engine.run(job_for(&format!("{}/items/3", site.base), "returnData([document.title])")).await;
+    assert!(matches!(report.result, ScriptResult::Data { .. }), "{report:?}");
+    let devtools = engine.devtools_port().await.expect("the browser's DevTools port");
+    let egress = engine.egress_address().expect("the egress proxy").port();
+    let failed = |report: &svc_engine::EngineReport| match &report.result {
+        ScriptResult::Failed { message } => message.clone(),
+        other => panic!("must not load: {other:?}"),
+    };
+
+    for port in [devtools, egress] {
+        // As the page itself.
+        let url = format!("http://127.0.0.1:{port}/json/version");
+        let message = failed(&engine.run(job_for(&url, "returnData([document.body.innerText])")).await);
+        assert!(message.contains("one of svc's own"), "navigation to port {port}: {message}");
+        // From the script, on an allowed page.
+        let script = format!(
+            "const r = await fetch('http://127.0.0.1:{port}/json/version').then(r => r.text().then(t => r.status + ' ' + t), e => 'rejected ' + e); returnData([r]);"
+        );
+        let report = engine.run(job_for(&format!("{}/items/3", site.base), &script)).await;
+        let ScriptResult::Data { json, .. } = &report.result else { panic!("the script runs: {report:?}") };
+        assert!(!json.contains("webSocketDebuggerUrl") && !json.contains("Browser"), "port {port} answered: {json}");
+        assert!(json.contains("one of svc's own") || json.contains("rejected"), "port {port}: {json}");
+    }
+
+    // The static engine refuses them too.
+    let fixed = svc_static::StaticEngine::new(svc_static::StaticConfig {
+        allow_private_networks: true,
+        ..svc_static::StaticConfig::default()
+    });
+    for port in [devtools, egress] {
+        let job = svc_engine::RunJob {
+            scrapper: "static".into(),
+            ..job_for(&format!("http://127.0.0.1:{port}/json/version"), "returnData([1])")
+        };
+        let message = failed(&fixed.run(job).await);
+        assert!(message.contains("one of svc's own"), "static, port {port}: {message}");
+    }
+    engine.close().await;
+}
