@@ -18,6 +18,9 @@ pub enum EmailKind {
     Digest,
     /// A release announcement to every user.
     Announcement,
+    /// AI Fix has a repair of a scrap with a site login, which waits for
+    /// its owner's approval.
+    FixProposed,
 }
 
 impl EmailKind {
@@ -28,11 +31,12 @@ impl EmailKind {
             EmailKind::Recovered => "recovered",
             EmailKind::Digest => "digest",
             EmailKind::Announcement => "announcement",
+            EmailKind::FixProposed => "fix_proposed",
         }
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Result, Self::Alert, Self::Recovered, Self::Digest, Self::Announcement]
+        [Self::Result, Self::Alert, Self::Recovered, Self::Digest, Self::Announcement, Self::FixProposed]
             .into_iter()
             .find(|k| k.as_str() == s)
     }

@@ -9,6 +9,7 @@ use svc_domain::{OrgId, ScrapId};
 
 use crate::directives::Loads;
 use crate::report::ScriptResult;
+use crate::site::Site;
 
 /// When an engine hands back the page's HTML after the script
 /// (`EngineReport::html`). Serializing a page is work on every run that asks
@@ -75,6 +76,11 @@ pub struct RunJob {
     /// `None` (test runs of unsaved scripts, the AI tasks' loads and shadow
     /// runs): a page of its own, in a new context.
     pub reuse: Option<ReuseKey>,
+    /// The only site every request of the run may go to (the page, its
+    /// subresources, the script's `fetch`, forms, WebSockets): set for AI
+    /// Fix's candidate scripts, which a model wrote under the page's
+    /// influence. A request elsewhere is refused as a private address is.
+    pub confined_to: Option<Site>,
 }
 
 /// The scrap a run belongs to, with its organization: warm pages are kept
@@ -120,6 +126,7 @@ impl fmt::Debug for RunJob {
             .field("session", &self.session)
             .field("scrapper", &self.scrapper)
             .field("reuse", &self.reuse)
+            .field("confined_to", &self.confined_to)
             .finish()
     }
 }
@@ -145,6 +152,7 @@ mod tests {
             session: Some(SessionState::new(r#"{"cookies":[{"value":"sid-123456"}]}"#)),
             scrapper: "puppeteer".into(),
             reuse: None,
+            confined_to: None,
         };
         let shown = format!("{job:?}");
         for secret in ["alice", "hunter2-secret", "sid-123456", "SVC.account"] {

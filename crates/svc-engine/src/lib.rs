@@ -14,6 +14,7 @@ pub mod own_ports;
 mod port;
 mod report;
 pub mod script;
+mod site;
 
 pub use directives::Loads;
 pub use isolation::{BrowserSandbox, IsolationReport};
@@ -21,3 +22,4 @@ pub use job::{PageCapture, ReuseKey, RunJob};
 pub use metrics::{BrowserRestart, EngineMetrics};
 pub use port::{Engine, EnginesByScrapper};
 pub use report::{EngineReport, ScriptResult};
+pub use site::Site;

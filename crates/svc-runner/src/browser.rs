@@ -19,6 +19,7 @@ use tokio::task::JoinHandle;
 use crate::egress_proxy::EgressProxy;
 use crate::sandbox::{Launcher, SandboxSetting};
 use crate::upstream::{TIERS, UpstreamProxy};
+use svc_engine::Site;
 
 /// Every flag Chromium is started with. chromiumoxide's own defaults are
 /// switched off and restated here so that there is exactly one
@@ -351,6 +352,23 @@ impl BrowserPool {
             .get_or_try_init(|| EgressProxy::start(allow_private, resolver, upstreams))
             .await
             .map_err(|e| format!("cannot start the egress proxy of proxy tier {tier}: {e}"))
+    }
+
+    /// A proxy of its own for one confined run on `tier`: it vets as the
+    /// tier's proxy does (and goes on through the tier's upstreams) and
+    /// refuses every host outside `site`. Dropped with the run.
+    pub async fn confined_egress(&self, tier: u8, site: Site) -> Result<EgressProxy, String> {
+        let upstreams = match tier {
+            0 => Vec::new(),
+            tier => match self.tiers.get(usize::from(tier) - 1).filter(|u| !u.is_empty()) {
+                Some(upstreams) => upstreams.clone(),
+                None => return Err(format!("proxy tier {tier} is not configured")),
+            },
+        };
+        let (allow_private, resolver) = self.egress.clone();
+        EgressProxy::start_confined(allow_private, resolver, upstreams, Some(site))
+            .await
+            .map_err(|e| format!("cannot start the run's egress proxy: {e}"))
     }
 
     /// Makes sure a live browser of kind `fonts` runs, launching one if none

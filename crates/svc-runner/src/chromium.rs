@@ -1728,10 +1728,19 @@ impl Engine for ChromiumEngine {
             html,
             session: None,
         };
-        // A tier's egress proxy (started on its first run); tier 0 uses the browser's own.
-        let tier_proxy = match job.tier {
-            0 => None,
-            tier => match self.inner.pool.tier_egress(tier).await {
+        // A confined run's own egress proxy, held to its site; else a tier's
+        // (started on its first run); tier 0 uses the browser's own.
+        let confined = match job.confined_to.clone() {
+            Some(site) => match self.inner.pool.confined_egress(job.tier, site).await {
+                Ok(proxy) => Some(proxy),
+                Err(e) => return report(failed(e), started.elapsed(), 0, None, None),
+            },
+            None => None,
+        };
+        let tier_proxy = match (&confined, job.tier) {
+            (Some(proxy), _) => Some(proxy.addr()),
+            (None, 0) => None,
+            (None, tier) => match self.inner.pool.tier_egress(tier).await {
                 Ok(proxy) => Some(proxy.addr()),
                 Err(e) => return report(failed(e), started.elapsed(), 0, None, None),
             },
@@ -1772,7 +1781,7 @@ impl Engine for ChromiumEngine {
             guarded.warm.count_run();
             *guarded.state.loads.lock().expect("loads lock") = Some(job.loads);
             let remaining = job.timeout.saturating_sub(started.elapsed());
-            let egress = self.inner.pool.egress_of(job.tier);
+            let egress = confined.as_ref().or_else(|| self.inner.pool.egress_of(job.tier));
             let mut crashed = guarded.crashed.take();
             let until_crash = async {
                 match crashed.as_mut() {

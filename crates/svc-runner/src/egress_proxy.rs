@@ -38,6 +38,7 @@ use hyper::header::HeaderValue;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use svc_engine::Site;
 use svc_engine::host_vetting::{Refusal, Resolver, bare_host, vetted_addresses};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
@@ -93,6 +94,8 @@ struct Policy {
     upstreams: Vec<UpstreamProxy>,
     /// The upstream the next connection starts with (round-robin).
     next_upstream: AtomicUsize,
+    /// The only site connections may go to (a confined run's own proxy).
+    confined_to: Option<Site>,
 }
 
 /// Why the proxy last failed to reach each `host:port`, and when: a run
@@ -144,6 +147,17 @@ impl EgressProxy {
         resolver: Resolver,
         upstreams: Vec<UpstreamProxy>,
     ) -> std::io::Result<EgressProxy> {
+        EgressProxy::start_confined(allow_private, resolver, upstreams, None).await
+    }
+
+    /// [`Self::start`], refusing (403) every connection to a host outside
+    /// `confined_to` when set: the proxy of one confined run's context.
+    pub async fn start_confined(
+        allow_private: bool,
+        resolver: Resolver,
+        upstreams: Vec<UpstreamProxy>,
+        confined_to: Option<Site>,
+    ) -> std::io::Result<EgressProxy> {
         let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
         let addr = listener.local_addr()?;
         let stats = Arc::new(EgressStats {
@@ -160,6 +174,7 @@ impl EgressProxy {
             stop: stop.clone(),
             upstreams,
             next_upstream: AtomicUsize::new(0),
+            confined_to,
         });
         let accept = tokio::spawn(async move {
             loop {
@@ -364,6 +379,11 @@ impl Policy {
             self.failures.record(host, port, &why);
             answer(status, why)
         };
+        if let Some(site) = self.confined_to.as_ref().filter(|site| !site.contains(host)) {
+            self.stats.refused.fetch_add(1, Ordering::Relaxed);
+            let why = format!("`{}` is outside the site this run is held to ({site})", bare_host(host));
+            return Err(fail(StatusCode::FORBIDDEN, why));
+        }
         match vetted_addresses(host, port, self.allow_private, &self.resolver).await {
             Ok(addrs) => Ok(addrs),
             Err(refusal @ (Refusal::Private { .. } | Refusal::OwnPort { .. })) => {

@@ -125,7 +125,7 @@ impl Services {
             RunServiceParts {
                 run_timeout: config.run_timeout,
                 limits: rate_limits.clone(),
-                email,
+                email: email.clone(),
                 attached: attached.clone(),
                 fix_daily: config.ai_fix_daily,
                 tiers: config.tiers.clone(),
@@ -133,7 +133,8 @@ impl Services {
             },
         );
         let ai = AiService::new(store.clone(), attached.clone(), runs.signals.clone(), rate_limits.clone());
-        let task_runner = Arc::new(TaskRunner::new(store.clone(), attached, runs.signals.clone(), config.run_timeout));
+        let task_runner =
+            Arc::new(TaskRunner::new(store.clone(), attached, runs.signals.clone(), config.run_timeout, email));
         let schedule_changed = Arc::new(tokio::sync::Notify::new());
         let scheduler = Scheduler::new(
             store.clone(),

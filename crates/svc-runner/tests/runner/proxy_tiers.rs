@@ -213,6 +213,7 @@ fn job(url: &str, script: &str, tier: u8) -> RunJob {
         session: None,
         scrapper: "puppeteer".into(),
         reuse: None,
+        confined_to: None,
     }
 }
 

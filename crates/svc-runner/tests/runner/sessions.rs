@@ -89,6 +89,7 @@ pub(crate) fn job(url: String, script: &str, account: Option<&SiteAccount>, sess
         account: account.cloned(),
         session,
         reuse: None,
+        confined_to: None,
     }
 }
 

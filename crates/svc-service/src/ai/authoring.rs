@@ -8,7 +8,7 @@ use std::time::Instant;
 use chrono::Utc;
 use serde_json::{Value, json};
 use svc_domain::history::{DIRECT_TIER, HistoryRow, RunType, StatusDetail, TriggeredBy};
-use svc_domain::scrap::{AUTO_SCRAPPER, DEFAULT_SCRAPPER, ParamSet, Scrap};
+use svc_domain::scrap::{DEFAULT_SCRAPPER, ParamSet, Scrap};
 use svc_domain::task::{Task, TaskState};
 use svc_domain::{HistoryId, ObjectId};
 
@@ -22,7 +22,7 @@ use crate::scraps::site_accounts::RunLogin;
 use crate::{Result, ServiceError};
 use svc_domain::history::short_error;
 use svc_engine::{EngineReport, ScriptResult};
-use svc_engine::{PageCapture, RunJob};
+use svc_engine::{PageCapture, RunJob, Site};
 use svc_page_snapshot::snapshot;
 
 /// Model calls and page runs a generation may take.
@@ -89,6 +89,7 @@ pub(crate) async fn run_script(
         session: None,
         scrapper: DEFAULT_SCRAPPER.to_string(),
         reuse: None,
+        confined_to: None,
     };
     Ok(cx.engine.run(job).await)
 }
@@ -120,13 +121,16 @@ pub(crate) async fn run_script_with(
         tier,
         account: login.account.clone(),
         session: login.session.clone(),
-        // A shadow run runs where the scrap's runs run (`auto` ones in the
-        // browser, which finds what static finds and more).
-        scrapper: match scrap.scrapper.as_str() {
-            AUTO_SCRAPPER => DEFAULT_SCRAPPER.to_string(),
-            other => other.to_string(),
-        },
+        // In the browser, whose every connection goes through a proxy that
+        // holds the run to the scrap's site (the static engine cannot hold a
+        // script's `fetch` to it yet); the browser finds what static finds
+        // and more.
+        scrapper: DEFAULT_SCRAPPER.to_string(),
         reuse: None,
+        // The candidate is the model's, written under the page's influence:
+        // it reaches the scrap's own site and nothing else, so that a page
+        // that talked the model into sending `SVC.account` elsewhere fails.
+        confined_to: Site::of_url(&scrap.url),
     };
     Ok(cx.engine.run(job).await)
 }
@@ -200,6 +204,7 @@ fn outcome(row: HistoryRow, spend: Spend, result: Value, error: Option<String>) 
         spend,
         activities: vec![],
         fix: None,
+        emails: vec![],
     }
 }
 

@@ -131,6 +131,7 @@ fn failed(task: &Task, scrap: ScrapId, row: HistoryId, spend: Spend, why: String
         activities: vec![log(task.organization_id, scrap, row, "fix.failed", message)],
         spend,
         fix: None,
+        emails: vec![],
     }
 }
 
@@ -210,6 +211,11 @@ pub(crate) async fn repair(cx: &TaskContext<'_>, task: &Task) -> Result<TaskOutc
                     let attempts = tried.len() + 1;
                     let json = secrets.data(&json);
                     let repair = Repair { script, data: json, length, attempts };
+                    // A model's script is not run with a site login until a
+                    // person has read it: with one, the repair waits.
+                    if login.account.is_some() {
+                        return propose(cx, &scrap, &row, repair, spend, &tried).await;
+                    }
                     return promote(cx, task, &scrap, row, repair, spend, &tried).await;
                 }
                 Err(rejection) => secrets.text(&rejection.to_string()),
@@ -230,6 +236,62 @@ struct Repair {
     length: i64,
     /// Model answers it took.
     attempts: usize,
+}
+
+/// A repair that passed on a scrap with a site login: not applied. The
+/// script waits in the task's result and the activity log, and the owner
+/// (the scrap's alert address, else its creator) is told by email.
+async fn propose(
+    cx: &TaskContext<'_>,
+    scrap: &Scrap,
+    failed_row: &HistoryRow,
+    repair: Repair,
+    spend: Spend,
+    tried: &[Attempt],
+) -> Result<TaskOutcome> {
+    let Repair { script, length, attempts, .. } = repair;
+    let site = svc_engine::Site::of_url(&scrap.url).map(|s| s.to_string()).unwrap_or_default();
+    let plural = if attempts == 1 { "" } else { "s" };
+    let message = format!(
+        "AI Fix has a repair that waits for your approval: this scrap signs in to its site, so a script a model \
+         wrote is not run with its login until a person has read it. Its trial run, held to {site}, found {length} \
+         items after {attempts} attempt{plural} ({}). The proposed script:\n{script}",
+        spend.summary()
+    );
+    let proposed = log(scrap.organization_id, scrap.id, failed_row.id, "fix.proposed", message);
+    let mut emails = Vec::new();
+    if cx.email.enabled {
+        let to = match &scrap.alert {
+            Some(to) => Some(to.clone()),
+            None => cx.store.user(scrap.organization_id, scrap.user_id).await?.map(|u| u.email),
+        };
+        if let Some(to) = to {
+            emails.push(crate::outbox::email_compose::fix_proposed_email(
+                scrap,
+                failed_row,
+                &to,
+                &cx.email.public_url,
+                Utc::now(),
+            ));
+        }
+    }
+    Ok(TaskOutcome {
+        state: TaskState::Succeeded,
+        result: Some(json!({
+            "awaitingApproval": true,
+            "proposedScript": script,
+            "historyId": failed_row.id.to_string(),
+            "length": length,
+            "attempts": attempts,
+            "failedAttempts": attempts_json(tried),
+        })),
+        error: None,
+        row: None,
+        activities: vec![proposed],
+        spend,
+        fix: None,
+        emails,
+    })
 }
 
 /// The write of a repair that passed: a new version, the amended row, its
@@ -300,6 +362,7 @@ async fn promote(
         row: None,
         activities: vec![fixed],
         spend,
+        emails: vec![],
         fix: Some(FixWrite {
             scrap_id: scrap.id,
             replaced: failed_row_script(task),

@@ -19,7 +19,9 @@ use crate::Result;
 use crate::ai::attachments::{AttachedModel, Attachments};
 use crate::ai::spend::Spend;
 use crate::ai::{authoring, fix};
+use crate::runs::EmailSettings;
 use crate::schedule::signals::RunSignals;
+use svc_domain::email::Email;
 use svc_engine::Engine;
 
 /// How long a claim holds: longer than the longest task (3 model calls and
@@ -37,6 +39,8 @@ pub(crate) struct TaskContext<'a> {
     pub engine: &'a dyn Engine,
     pub model: &'a AttachedModel,
     pub run_timeout: Duration,
+    /// Whether email goes out, and the links it carries.
+    pub email: &'a EmailSettings,
 }
 
 /// How a task's work ended, owned (the runner lends it to the store).
@@ -49,6 +53,8 @@ pub(crate) struct TaskOutcome {
     pub spend: Spend,
     pub activities: Vec<Activity>,
     pub fix: Option<FixWrite>,
+    /// Queued once the task is recorded (AI Fix's word to a scrap's owner).
+    pub emails: Vec<Email>,
 }
 
 /// A repaired script to make current (see `svc_storage::AppliedFix`).
@@ -68,6 +74,7 @@ pub struct TaskRunner {
     attached: Arc<Attachments>,
     signals: Arc<RunSignals>,
     run_timeout: Duration,
+    email: EmailSettings,
 }
 
 impl TaskRunner {
@@ -76,8 +83,9 @@ impl TaskRunner {
         attached: Arc<Attachments>,
         signals: Arc<RunSignals>,
         run_timeout: Duration,
+        email: EmailSettings,
     ) -> Self {
-        TaskRunner { store, attached, signals, run_timeout }
+        TaskRunner { store, attached, signals, run_timeout, email }
     }
 
     /// Whether this process can do tasks: it has a browser and a model.
@@ -94,7 +102,13 @@ impl TaskRunner {
         let Some(task) = self.store.claim_tasks(now, lease, MAX_TASK_ATTEMPTS, 1, LOST_TASK).await?.pop() else {
             return Ok(false);
         };
-        let cx = TaskContext { store: &*self.store, engine: &**engine, model, run_timeout: self.run_timeout };
+        let cx = TaskContext {
+            store: &*self.store,
+            engine: &**engine,
+            model,
+            run_timeout: self.run_timeout,
+            email: &self.email,
+        };
         let outcome = match task.kind {
             TaskKind::AiWizard => authoring::wizard(&cx, &task).await,
             TaskKind::AiGenerate => authoring::generate(&cx, &task).await,
@@ -112,6 +126,7 @@ impl TaskRunner {
                     spend: Spend::new(&model.pricing),
                     activities: vec![],
                     fix: None,
+                    emails: vec![],
                 }
             }
         };
@@ -159,6 +174,10 @@ impl TaskRunner {
                 };
                 self.store.finish_task(task, &end).await?;
             }
+        }
+        if !outcome.emails.is_empty() {
+            self.store.queue_emails(&outcome.emails, chrono::Utc::now()).await?;
+            self.signals.emails.notify_one();
         }
         let _ = self.signals.task_finished.send(task.id);
         Ok(())

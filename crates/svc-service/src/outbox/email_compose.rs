@@ -204,6 +204,30 @@ pub fn alert_email(scrap: &Scrap, row: &HistoryRow, to: &str, public_url: &str, 
     email
 }
 
+/// AI Fix's repair of a scrap that signs in to its site, waiting for its
+/// owner: what happened, why it is not applied, where to look.
+pub fn fix_proposed_email(scrap: &Scrap, row: &HistoryRow, to: &str, public_url: &str, now: DateTime<Utc>) -> Email {
+    let subject = format!("{}: AI Fix has a repair for you to approve", scrap.title);
+    let mut email = new_email(scrap, row, EmailKind::FixProposed, to, subject, now);
+    let link = format!("{public_url}/scraps/{}", scrap.id);
+    let title = one_line(&scrap.title);
+    let why = "The scrap signs in to its site, and a script a model wrote after reading a page is not run with \
+               that login until a person has read it: a page can talk a model into sending the login elsewhere.";
+    email.text = format!(
+        "A run of {title} failed and AI Fix wrote a repair that passed its trial run, held to the scrap's own \
+         site. It is not applied.\n\n{why}\n\nRead the repair in the scrap's activity log: {link}\n"
+    );
+    email.html = Some(format!(
+        "<p>A run of <strong>{}</strong> failed and AI Fix wrote a repair that passed its trial run, held to the \
+         scrap's own site. It is <strong>not applied</strong>.</p><p>{}</p><p><a href=\"{}\">Read the repair in the \
+         scrap's activity log</a></p>",
+        escape(&title),
+        escape(why),
+        escape(&link)
+    ));
+    email
+}
+
 /// The all-clear after `failed_runs` runs that did not succeed.
 pub fn recovered_email(
     scrap: &Scrap,
@@ -292,5 +316,17 @@ mod tests {
         let back = recovered_email(&scrap, &row, 3, "ops@example.com", "https://svc.example.com", Utc::now());
         assert!(back.subject.ends_with("recovered") && back.text.contains("after 3 runs that did not"));
         assert!(alert.html.unwrap().contains("&lt;") || !scrap.title.contains('<'));
+    }
+
+    #[test]
+    fn a_fix_proposal_says_it_is_not_applied_and_where_to_read_it() {
+        let (scrap, row) = fixture(EmailFormat::Json, "[]", 0);
+        let email = fix_proposed_email(&scrap, &row, "owner@example.com", "https://svc.example.com", Utc::now());
+        assert_eq!(email.kind, EmailKind::FixProposed);
+        assert_eq!(email.to, "owner@example.com");
+        assert!(email.subject.ends_with("AI Fix has a repair for you to approve"), "{}", email.subject);
+        assert!(email.text.contains("It is not applied") && email.text.contains("signs in to its site"));
+        assert!(email.text.contains(&format!("https://svc.example.com/scraps/{}", scrap.id)), "{}", email.text);
+        assert_eq!(EmailKind::parse("fix_proposed"), Some(EmailKind::FixProposed));
     }
 }

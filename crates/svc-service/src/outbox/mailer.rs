@@ -180,6 +180,7 @@ fn kind_word(kind: EmailKind) -> &'static str {
         EmailKind::Recovered => "Recovery",
         EmailKind::Digest => "Digest",
         EmailKind::Announcement => "Announcement",
+        EmailKind::FixProposed => "AI Fix proposal",
     }
 }
 

@@ -198,6 +198,7 @@ pub(crate) async fn page(
                 EmailKind::Recovered => "Recovered",
                 EmailKind::Digest => "Digest",
                 EmailKind::Announcement => "Announcement",
+                EmailKind::FixProposed => "AI Fix proposal",
             },
             to: r.email.to,
             subject: r.email.subject,

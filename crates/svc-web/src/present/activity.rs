@@ -11,6 +11,7 @@ pub fn tag(kind: &str) -> Option<Chip> {
         "fix.started" => Chip { class: "pending", label: "AI Fix" },
         "fix.skipped" => Chip { class: "skipped", label: "AI Fix skipped" },
         "fix.failed" => Chip { class: "error", label: "AI Fix failed" },
+        "fix.proposed" => Chip { class: "pending", label: "AI Fix: approve?" },
         "script.fixed" => Chip { class: "success", label: "Script fixed" },
         "script.restored" => Chip { class: "none", label: "Script restored" },
         _ => return None,
@@ -41,6 +42,7 @@ mod tests {
         assert_eq!(tag("fix.failed").unwrap().class, "error");
         assert_eq!(tag("fix.skipped").unwrap().label, "AI Fix skipped");
         assert_eq!(tag("fix.started").unwrap().label, "AI Fix");
+        assert_eq!(tag("fix.proposed").unwrap().label, "AI Fix: approve?");
         assert_eq!(tag("script.restored").unwrap().label, "Script restored");
         assert!(tag("run.finished").is_none());
         assert!(made_a_version("script.fixed") && made_a_version("script.restored") && !made_a_version("fix.failed"));
