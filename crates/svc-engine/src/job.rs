@@ -75,6 +75,11 @@ pub struct RunJob {
     /// `None` (test runs of unsaved scripts, the AI tasks' loads and shadow
     /// runs): a page of its own, in a new context.
     pub reuse: Option<ReuseKey>,
+    /// The organization the run is for, when there is one (every run the
+    /// services make has one). The static engine's sandbox processes serve
+    /// one organization each and never one run of another (`None`: a
+    /// process of its own).
+    pub organization: Option<OrgId>,
 }
 
 /// The scrap a run belongs to, with its organization: warm pages are kept
@@ -120,6 +125,7 @@ impl fmt::Debug for RunJob {
             .field("session", &self.session)
             .field("scrapper", &self.scrapper)
             .field("reuse", &self.reuse)
+            .field("organization", &self.organization)
             .finish()
     }
 }
@@ -145,6 +151,7 @@ mod tests {
             session: Some(SessionState::new(r#"{"cookies":[{"value":"sid-123456"}]}"#)),
             scrapper: "puppeteer".into(),
             reuse: None,
+            organization: None,
         };
         let shown = format!("{job:?}");
         for secret in ["alice", "hunter2-secret", "sid-123456", "SVC.account"] {

@@ -88,6 +88,7 @@ mod tests {
             session: None,
             scrapper: scrapper.into(),
             reuse: None,
+            organization: None,
         }
     }
 

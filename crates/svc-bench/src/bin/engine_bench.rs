@@ -232,6 +232,7 @@ fn job(url: &str, scrapper: &str) -> RunJob {
         account: None,
         session: None,
         reuse: None,
+        organization: None,
     }
 }
 

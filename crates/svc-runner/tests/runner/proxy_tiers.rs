@@ -212,6 +212,7 @@ fn job(url: &str, script: &str, tier: u8) -> RunJob {
         session: None,
         scrapper: "puppeteer".into(),
         reuse: None,
+        organization: None,
     }
 }
 

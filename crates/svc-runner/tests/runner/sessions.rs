@@ -88,6 +88,7 @@ pub(crate) fn job(url: String, script: &str, account: Option<&SiteAccount>, sess
         account: account.cloned(),
         session,
         reuse: None,
+        organization: None,
     }
 }
 

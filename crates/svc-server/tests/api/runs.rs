@@ -61,6 +61,7 @@ pub(crate) fn job_for(url: &str, script: &str) -> svc_engine::RunJob {
         session: None,
         scrapper: "puppeteer".into(),
         reuse: None,
+        organization: None,
     }
 }
 

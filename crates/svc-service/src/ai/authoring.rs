@@ -89,6 +89,7 @@ pub(crate) async fn run_script(
         session: None,
         scrapper: DEFAULT_SCRAPPER.to_string(),
         reuse: None,
+        organization: None,
     };
     Ok(cx.engine.run(job).await)
 }
@@ -127,6 +128,7 @@ pub(crate) async fn run_script_with(
             other => other.to_string(),
         },
         reuse: None,
+        organization: Some(scrap.organization_id),
     };
     Ok(cx.engine.run(job).await)
 }

@@ -80,6 +80,7 @@ impl RunService {
             session: login.session,
             scrapper: scrap.scrapper.clone(),
             reuse: Some(ReuseKey { organization: claim.organization_id, scrap: claim.scrap_id }),
+            organization: Some(claim.organization_id),
         };
         Ok(Some(Prepared { job, row, scrap, login_error }))
     }

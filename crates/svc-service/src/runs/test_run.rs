@@ -121,6 +121,7 @@ impl RunService {
             session: login.session,
             scrapper,
             reuse: None,
+            organization: Some(org.id),
         };
         // `auto`: static, then the browser when static found nothing (a
         // test run neither reads nor changes what the scrap's runs learned).

@@ -31,6 +31,7 @@ pub fn job(url: &str, script: &str) -> svc_engine::RunJob {
         account: None,
         session: None,
         reuse: None,
+        organization: None,
     }
 }
 
