@@ -48,7 +48,7 @@ impl Default for PoolConfig {
         PoolConfig {
             reuse: Reuse::SameOrganization,
             spares: 1,
-            max_idle: 8,
+            max_idle: 16,
             idle_for: Duration::from_secs(30),
             max_runs: 500,
             max_age: Duration::from_secs(300),
