@@ -113,7 +113,8 @@ fn nix_is_root() -> bool {
 
 /// The tenancy rule over 100 runs: runs of one organization may share a
 /// process, runs of two never do, a run without an organization has one of
-/// its own; and once the engine is gone, so is every process.
+/// its own; a process is either waiting for its organization's next run or
+/// gone, and once the engine is gone, so is every process.
 #[tokio::test]
 async fn a_hundred_runs_share_processes_within_an_organization_only_and_leave_none() {
     let site = site::start().await;
@@ -139,8 +140,12 @@ async fn a_hundred_runs_share_processes_within_an_organization_only_and_leave_no
     assert_eq!(sets[&None].len(), served[&None].len(), "a run without an organization has a process of its own");
     assert!(sets[&orgs[0]].len() < 25, "an organization's runs reuse its process: {:?}", sets[&orgs[0]]);
 
+    // Every process that served a run is waiting for its organization's next one, or gone.
+    let waiting: HashSet<u32> = e.sandbox_processes().into_iter().collect();
+    assert!(waiting.len() <= 17, "16 idle at most, and one spare: {waiting:?}");
     let mut every: HashSet<u32> = sets.values().flatten().copied().collect();
-    every.extend(e.sandbox_processes());
+    all_gone(&every.difference(&waiting).copied().collect(), Duration::from_secs(10)).await;
+    every.extend(waiting);
     drop(e);
     all_gone(&every, Duration::from_secs(10)).await;
 }
