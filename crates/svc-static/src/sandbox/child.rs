@@ -52,13 +52,13 @@ pub fn cut_html(mut html: String) -> String {
 /// The sandbox process's main: serves runs on descriptor 3 until it
 /// closes; the exit code (0 when the channel closed).
 pub fn serve() -> u8 {
-    // SAFETY: descriptor 3 is the channel the engine set up; nothing else
-    // in this process owns it. When it is not a socket, the first read fails.
-    let channel = unsafe { UnixStream::from_raw_fd(CHANNEL_FD) };
-    if channel.peer_addr().is_err() {
+    if !channel_is_a_socket() {
         eprintln!("svc sandbox: this is the static engine's sandbox process, started by svc with its channel");
         return 2;
     }
+    // SAFETY: descriptor 3 is open, a socket, the channel the engine set
+    // up; nothing else in this process owns it.
+    let channel = unsafe { UnixStream::from_raw_fd(CHANNEL_FD) };
     // What needs a file, before the lock-down: glibc reads the time zone once.
     // SAFETY: tzset has no preconditions; this process has one thread.
     unsafe { tzset() };
@@ -84,6 +84,15 @@ pub fn serve() -> u8 {
         if protocol::write_message(&mut *channel.borrow_mut(), &FromChild::Done(done)).is_err() {
             return 1;
         }
+    }
+}
+
+/// Whether descriptor 3 is open and a socket (not so when started by hand).
+fn channel_is_a_socket() -> bool {
+    // SAFETY: fstat writes into the zeroed struct it is given.
+    unsafe {
+        let mut stat: libc::stat = std::mem::zeroed();
+        libc::fstat(CHANNEL_FD, &mut stat) == 0 && (stat.st_mode & libc::S_IFMT) == libc::S_IFSOCK
     }
 }
 
