@@ -55,7 +55,15 @@ async fn static_sandbox_processes_hold_no_secret_and_die_with_a_killed_svc() {
     for &pid in &sandboxes {
         let environ = std::fs::read(format!("/proc/{pid}/environ")).expect("root reads any environment");
         assert!(environ.is_empty(), "process {pid} has an environment: {}", String::from_utf8_lossy(&environ));
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        // A spare may still be starting: it locks down at the end of its start-up.
+        let locked_down = Instant::now() + Duration::from_secs(15);
+        let status = loop {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+            if status.contains("\nSeccomp:\t2\n") || Instant::now() >= locked_down {
+                break status;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
         assert!(status.contains("\nSeccomp:\t2\n"), "{status}");
         assert!(status.contains("\nNoNewPrivs:\t1\n"), "{status}");
         if root {
