@@ -73,6 +73,9 @@ enum Command {
     Completions { shell: clap_complete::Shell },
     #[command(flatten)]
     Client(client::ClientCommand),
+    /// The static engine's sandbox process: started by svc itself, with its channel (not by hand).
+    #[command(hide = true)]
+    Sandbox,
 }
 
 /// Crates whose debug and trace events carry what svc must never log:
@@ -108,6 +111,9 @@ fn init_logging(format: LogFormat) {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Sandbox = cli.command {
+        return svc_static::sandbox::main();
+    }
     if let Command::Completions { shell } = cli.command {
         use clap::CommandFactory;
         clap_complete::generate(shell, &mut Cli::command(), "svc", &mut std::io::stdout());
@@ -143,7 +149,7 @@ fn main() -> ExitCode {
             Command::Logout => client::logout(&cli.common),
             Command::Whoami => client::whoami(&cli.common).await,
             Command::Client(command) => client::run(cli.common, command).await,
-            Command::Completions { .. } => ExitCode::SUCCESS,
+            Command::Completions { .. } | Command::Sandbox => ExitCode::SUCCESS,
         }
     })
 }

@@ -81,6 +81,11 @@ pub struct RunJob {
     /// Fix's candidate scripts, which a model wrote under the page's
     /// influence. A request elsewhere is refused as a private address is.
     pub confined_to: Option<Site>,
+    /// The organization the run is for, when there is one (every run the
+    /// services make has one). The static engine's sandbox processes serve
+    /// one organization each and never one run of another (`None`: a
+    /// process of its own).
+    pub organization: Option<OrgId>,
 }
 
 /// The scrap a run belongs to, with its organization: warm pages are kept
@@ -127,6 +132,7 @@ impl fmt::Debug for RunJob {
             .field("scrapper", &self.scrapper)
             .field("reuse", &self.reuse)
             .field("confined_to", &self.confined_to)
+            .field("organization", &self.organization)
             .finish()
     }
 }
@@ -153,6 +159,7 @@ mod tests {
             scrapper: "puppeteer".into(),
             reuse: None,
             confined_to: None,
+            organization: None,
         };
         let shown = format!("{job:?}");
         for secret in ["alice", "hunter2-secret", "sid-123456", "SVC.account"] {

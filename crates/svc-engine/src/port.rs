@@ -89,6 +89,7 @@ mod tests {
             scrapper: scrapper.into(),
             reuse: None,
             confined_to: None,
+            organization: None,
         }
     }
 

@@ -226,6 +226,10 @@ impl App {
     pub fn static_engine(&self) -> Arc<StaticEngine> {
         Arc::new(StaticEngine::new(StaticConfig {
             allow_private_networks: self.config.allow_private_networks,
+            sandbox: svc_static::sandbox::SandboxConfig {
+                user: self.config.browser_user.clone(),
+                ..Default::default()
+            },
             ..StaticConfig::default()
         }))
     }

@@ -1,34 +1,38 @@
 //! `StaticEngine`: the service's `Engine` port without a browser. A run
-//! fetches the page (`fetch.rs`), decodes it (`decode.rs`), and on a thread
-//! of its own parses it (`document.rs`) and runs the user's script over it
-//! in QuickJS (`script_runtime.rs`). The run timeout covers all of it.
+//! fetches the page (`fetch.rs`) and decodes it (`decode.rs`) here, then
+//! hands it to a sandbox process (`sandbox/`), which parses it
+//! (`document.rs`) and runs the user's script over it in QuickJS
+//! (`script_runtime.rs`); the script's `fetch` requests come back here to
+//! be made. The run timeout covers all of it: a process still busy at the
+//! deadline plus [`GRACE`] is killed.
 
-use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
+use svc_domain::OrgId;
 use svc_engine::host_vetting::Resolver;
 use svc_engine::{Engine, RunJob};
 use svc_engine::{EngineReport, ScriptResult};
-use url::Url;
 
-use crate::document::Document;
 use crate::error::StaticError;
 use crate::fetch::Fetcher;
-use crate::script_network::Network;
+use crate::sandbox::SandboxConfig;
+use crate::sandbox::child::cut_html;
+use crate::sandbox::launch::{Launch, SandboxUser};
+use crate::sandbox::pool::Pool;
+use crate::sandbox::process::Lost;
+use crate::sandbox::protocol::RunOrder;
 use crate::script_runtime::{ScriptLimits, ScriptRun};
 
-/// The page's HTML handed back (snapshot, `capture_page`) is cut to this, as the browser engine's.
-pub const PAGE_HTML_MAX: usize = 512 * 1024;
-/// The script thread's stack; QuickJS may use [`ScriptLimits::stack`] of it.
-const THREAD_STACK: usize = 16 * 1024 * 1024;
-/// How long after the deadline a script thread may take to hand back its
+pub use crate::sandbox::child::PAGE_HTML_MAX;
+
+/// How long after the deadline a sandbox process may take to hand back its
 /// answer (the interrupt stops JavaScript at the deadline; native work in
-/// progress, such as serializing the page, finishes first).
-const THREAD_GRACE: Duration = Duration::from_secs(2);
+/// progress, such as serializing the page, finishes first). Then it is killed.
+pub const GRACE: Duration = Duration::from_secs(1);
 
 #[derive(Clone, Debug)]
 pub struct StaticConfig {
@@ -39,6 +43,8 @@ pub struct StaticConfig {
     /// Largest page body read (beyond it the run fails).
     pub max_body_bytes: usize,
     pub limits: ScriptLimits,
+    /// The processes scripts run in.
+    pub sandbox: SandboxConfig,
 }
 
 impl Default for StaticConfig {
@@ -48,6 +54,7 @@ impl Default for StaticConfig {
             resolver: Resolver::default(),
             max_body_bytes: 10 * 1024 * 1024,
             limits: ScriptLimits { memory: 256 * 1024 * 1024, stack: 4 * 1024 * 1024 },
+            sandbox: SandboxConfig::default(),
         }
     }
 }
@@ -55,75 +62,67 @@ impl Default for StaticConfig {
 pub struct StaticEngine {
     fetcher: Arc<Fetcher>,
     limits: ScriptLimits,
+    pool: Pool,
 }
 
 impl StaticEngine {
     pub fn new(config: StaticConfig) -> StaticEngine {
+        let user = SandboxUser::for_this_process(&config.sandbox.user);
+        let launch = Launch::this_program(user, config.sandbox.limits);
         StaticEngine {
             fetcher: Arc::new(Fetcher::new(config.allow_private_networks, config.resolver, config.max_body_bytes)),
             limits: config.limits,
+            pool: Pool::new(launch, config.sandbox.pool),
         }
+    }
+
+    /// The ids of the sandbox processes waiting for a run (spares and idle
+    /// ones; not those running one).
+    pub fn sandbox_processes(&self) -> Vec<u32> {
+        self.pool.waiting()
+    }
+
+    /// Runs `order` in a sandbox process of `organization`'s.
+    async fn run_sandboxed(
+        &self,
+        order: &RunOrder,
+        organization: Option<OrgId>,
+        received: &AtomicU64,
+        deadline: Instant,
+    ) -> PageOutcome {
+        let page = || Some(cut_html(order.html.clone()));
+        let kill_at = tokio::time::Instant::from_std(deadline + GRACE);
+        // A kept process that died while idle did not get the run: one more try.
+        for attempt in 0..2 {
+            let mut process = match self.pool.take(organization).await {
+                Ok(process) => process,
+                Err(e) => return PageOutcome { run: Err(StaticError::Internal(e)), html: None },
+            };
+            let served = tokio::time::timeout_at(kill_at, process.serve(order, &self.fetcher, received, deadline));
+            let lost = match served.await {
+                Ok(Ok(done)) => {
+                    self.pool.give_back(process);
+                    let run = done.outcome.map(ScriptRun::from).map_err(StaticError::from);
+                    return PageOutcome { run, html: done.html.map(cut_html) };
+                }
+                Ok(Err(Lost::NotSent(_))) if attempt == 0 => continue,
+                Ok(Err(Lost::NotSent(e))) => e.to_string(),
+                Ok(Err(Lost::Failed(e))) => e,
+                // Dropping the process kills it.
+                Err(_) => return PageOutcome { run: Err(StaticError::TimedOut(order.timeout_secs)), html: page() },
+            };
+            let why = process.ending().await;
+            return PageOutcome { run: Err(StaticError::Internal(format!("{why}: {lost}"))), html: page() };
+        }
+        unreachable!("the second attempt returns")
     }
 }
 
-/// What the script thread hands back.
+/// What the sandbox hands back.
 struct PageOutcome {
     run: Result<ScriptRun, StaticError>,
     /// The page's markup (cut), when the run failed or the job asked for it.
     html: Option<String>,
-}
-
-/// `html` cut to [`PAGE_HTML_MAX`] bytes on a character boundary.
-fn cut_html(mut html: String) -> String {
-    if html.len() > PAGE_HTML_MAX {
-        let mut at = PAGE_HTML_MAX;
-        while !html.is_char_boundary(at) {
-            at -= 1;
-        }
-        html.truncate(at);
-    }
-    html
-}
-
-/// Parses the page and runs the script, on the calling (dedicated) thread.
-fn run_page(html: String, url: Url, job: &RunJob, limits: ScriptLimits, network: Network) -> PageOutcome {
-    let deadline = network.deadline;
-    let secs = job.timeout.as_secs();
-    let document = match Document::parse(&html, url, deadline) {
-        Ok(document) => Rc::new(document),
-        Err(_) => return PageOutcome { run: Err(StaticError::TimedOut(secs)), html: Some(cut_html(html)) },
-    };
-    drop(html);
-    let source = crate::script::wrap(job);
-    let run = crate::script_runtime::run_with_network(document.clone(), &source, deadline, secs, limits, Some(network));
-    let failed = !matches!(run, Ok(ScriptRun { result: ScriptResult::Data { .. }, .. }));
-    // A failure's snapshot needs the page; a capture only when the job wants it.
-    let wanted = run.as_ref().is_ok_and(|r| job.capture_page.wants(&r.result));
-    let html = (failed || wanted).then(|| cut_html(document.page_html()));
-    PageOutcome { run, html }
-}
-
-/// [`run_page`] on a thread of its own, awaited.
-async fn run_on_thread(html: String, url: Url, job: RunJob, limits: ScriptLimits, network: Network) -> PageOutcome {
-    let deadline = network.deadline;
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    let secs = job.timeout.as_secs();
-    let spawned =
-        std::thread::Builder::new().name("svc-static-script".into()).stack_size(THREAD_STACK).spawn(move || {
-            let _ = tx.send(run_page(html, url, &job, limits, network));
-        });
-    if let Err(e) = spawned {
-        return PageOutcome {
-            run: Err(StaticError::Internal(format!("cannot start a script thread: {e}"))),
-            html: None,
-        };
-    }
-    let wait = deadline.saturating_duration_since(Instant::now()) + THREAD_GRACE;
-    match tokio::time::timeout(wait, rx).await {
-        Ok(Ok(outcome)) => outcome,
-        Ok(Err(_)) => PageOutcome { run: Err(StaticError::Internal("the script thread died".into())), html: None },
-        Err(_) => PageOutcome { run: Err(StaticError::TimedOut(secs)), html: None },
-    }
 }
 
 fn snapshot(html: Option<String>, selector: Option<String>) -> Value {
@@ -170,13 +169,16 @@ impl Engine for StaticEngine {
             return fail(StaticError::Status(fetched.status), Some(cut_html(html)));
         }
 
-        let network = Network {
-            fetcher: self.fetcher.clone(),
-            runtime: tokio::runtime::Handle::current(),
-            received: received.clone(),
-            deadline,
+        let order = RunOrder {
+            html,
+            url: fetched.url.to_string(),
+            source: crate::script::wrap(&job),
+            timeout_secs: job.timeout.as_secs(),
+            remaining_ms: deadline.saturating_duration_since(Instant::now()).as_millis() as u64,
+            limits: self.limits,
+            capture: job.capture_page.into(),
         };
-        let page = run_on_thread(html, fetched.url, job.clone(), self.limits, network).await;
+        let page = self.run_sandboxed(&order, job.organization, &received, deadline).await;
         match page.run {
             Ok(ScriptRun { result: result @ ScriptResult::Data { .. }, .. }) => {
                 let capture = page.html.filter(|_| job.capture_page.wants(&result));

@@ -46,7 +46,7 @@ impl Resolve for VettingResolver {
 }
 
 /// A request a script makes with `fetch`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ScriptRequest {
     pub method: String,
     /// Absolute (the prelude resolves it against the page).

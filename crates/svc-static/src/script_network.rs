@@ -1,54 +1,58 @@
 //! `fetch` for static scripts: the native half. The prelude's `fetch`
 //! (js/prelude.js) resolves the URL against the page and calls
-//! `N.fetch(method, url, headers, body)`, which makes the request with the
-//! engine's [`Fetcher`] (the page's vetting of every address, redirects,
-//! the 10 MiB body cap) and waits for it on the script's own thread, within
-//! the run's deadline. The bytes received count towards the run's `bytes`.
-//! JavaScript is paused meanwhile, as it would be at an `await` that
-//! nothing else can interleave with: the engine runs one script.
+//! `N.fetch(method, url, headers, body)`, which hands the request to the
+//! run's [`ScriptFetch`] and waits for its answer. In the sandbox process
+//! that is a request to the engine over the process's channel
+//! (`sandbox/child.rs`): the engine makes it with its [`Fetcher`]
+//! (the page's vetting of every address, redirects, the 10 MiB body cap,
+//! within the run's deadline) and counts the bytes received towards the
+//! run's `bytes`. JavaScript is paused meanwhile, as it would be at an
+//! `await` that nothing else can interleave with: the engine runs one script.
+//!
+//! [`Fetcher`]: crate::fetch::Fetcher
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
-use std::time::Instant;
+use std::rc::Rc;
 
 use rquickjs::{Ctx, Exception, Function, Object};
+use serde::{Deserialize, Serialize};
 
-use crate::fetch::{Fetcher, ScriptRequest};
+use crate::fetch::ScriptRequest;
 
-/// What a run's script may reach the network with.
-#[derive(Clone)]
-pub struct Network {
-    pub fetcher: Arc<Fetcher>,
-    /// The runtime the requests run on (the script's thread is not one of its).
-    pub runtime: tokio::runtime::Handle,
-    /// The run's received bytes.
-    pub received: Arc<AtomicU64>,
-    pub deadline: Instant,
+/// A response as the script's `fetch` sees it: the body as text (decoded as UTF-8).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ScriptResponse {
+    pub status: u16,
+    /// Where the response came from, after redirects.
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
 }
 
-impl Network {
-    /// Makes `request`, blocking the calling thread until it is answered,
-    /// fails, or the run's deadline passes.
-    pub fn fetch(&self, request: &ScriptRequest) -> Result<crate::fetch::Fetched, String> {
-        let remaining = self.deadline.saturating_duration_since(Instant::now());
-        if remaining.is_zero() {
-            return Err("the run's time is up".into());
-        }
-        // The timer needs the runtime's context; `block_on` drives the rest.
-        let _entered = self.runtime.enter();
-        let sent = tokio::time::timeout(remaining, self.fetcher.script_fetch(request, &self.received));
-        match self.runtime.block_on(sent) {
-            Ok(Ok(response)) => Ok(response),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(_) => Err("the run's time is up".into()),
+impl From<crate::fetch::Fetched> for ScriptResponse {
+    fn from(fetched: crate::fetch::Fetched) -> Self {
+        ScriptResponse {
+            status: fetched.status,
+            url: fetched.url.to_string(),
+            headers: fetched.headers,
+            body: String::from_utf8_lossy(&fetched.body).into_owned(),
         }
     }
 }
 
-/// `N.fetch(method, url, headers, body)`: `{status, url, headers, body}`
-/// (the body as text, decoded as UTF-8), or a `TypeError` as a browser's
-/// `fetch` rejects with. Without a network (tests of the DOM alone) it throws.
-pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>, network: Option<Network>) -> rquickjs::Result<()> {
+/// Where a run's script sends its requests: blocks until the answer, or
+/// why there is none (the message of the `TypeError` the script sees).
+pub trait ScriptFetch {
+    fn fetch(&self, request: &ScriptRequest) -> Result<ScriptResponse, String>;
+}
+
+/// `N.fetch(method, url, headers, body)`: `{status, url, headers, body}`,
+/// or a `TypeError` as a browser's `fetch` rejects with. Without a network
+/// (tests of the DOM alone) it throws.
+pub fn register<'js>(
+    ctx: &Ctx<'js>,
+    native: &Object<'js>,
+    network: Option<Rc<dyn ScriptFetch>>,
+) -> rquickjs::Result<()> {
     let fetch = move |ctx: Ctx<'js>,
                       method: String,
                       url: String,
@@ -75,10 +79,10 @@ pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>, network: Option<Netwo
         };
         let answer = Object::new(ctx.clone())?;
         answer.set("status", response.status)?;
-        answer.set("url", response.url.as_str())?;
+        answer.set("url", response.url)?;
         let headers: Vec<Vec<String>> = response.headers.into_iter().map(|(k, v)| vec![k, v]).collect();
         answer.set("headers", headers)?;
-        answer.set("body", String::from_utf8_lossy(&response.body).into_owned())?;
+        answer.set("body", response.body)?;
         Ok(answer)
     };
     native.set("fetch", Function::new(ctx.clone(), fetch)?)

@@ -1,7 +1,8 @@
 //! Runs the wrapped script in QuickJS (rquickjs) over a parsed page: a fresh
 //! runtime per run, a memory limit, a stack limit, and an interrupt handler
 //! that stops the script at the run's deadline (a `while (true) {}` ends
-//! there). Blocking: call it from a thread of its own.
+//! there). Blocking: the engine calls it in its sandbox process
+//! (`sandbox/child.rs`).
 //!
 //! The event loop is the host's: microtasks run until none is left, then the
 //! earliest timer of the prelude's virtual clock fires; when neither is left
@@ -17,13 +18,13 @@ use svc_engine::ScriptResult;
 
 use crate::document::Document;
 use crate::error::StaticError;
-use crate::script_network::Network;
+use crate::script_network::ScriptFetch;
 use svc_engine::script::MAX_RESULT_CHARS;
 
 const PRELUDE: &str = include_str!("js/prelude.js");
 
 /// Bounds on one script's runtime.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ScriptLimits {
     /// Bytes QuickJS may allocate (beyond it, allocations fail as a
     /// catchable "out of memory" error).
@@ -82,7 +83,7 @@ pub fn run_with_network(
     deadline: Instant,
     timeout_secs: u64,
     limits: ScriptLimits,
-    network: Option<Network>,
+    network: Option<Rc<dyn ScriptFetch>>,
 ) -> Result<ScriptRun, StaticError> {
     let internal = |e: rquickjs::Error| StaticError::Internal(e.to_string());
     let timed_out = || StaticError::TimedOut(timeout_secs);
@@ -96,6 +97,8 @@ pub fn run_with_network(
     let started = context.with(|ctx| -> Result<_, StaticError> {
         let native = crate::dom_bindings::native(&ctx, document).map_err(internal)?;
         crate::script_network::register(&ctx, &native, network).map_err(internal)?;
+        #[cfg(feature = "sandbox-probes")]
+        crate::sandbox::probes::register(&ctx).map_err(internal)?;
         let prelude: Function = ctx.eval(PRELUDE).map_err(|e| StaticError::Internal(error_of(&ctx, e)))?;
         let controls: Object = prelude.call((native,)).map_err(|e| StaticError::Internal(error_of(&ctx, e)))?;
         let next_timer: Function = controls.get("nextTimer").map_err(internal)?;

@@ -20,6 +20,7 @@
 //!     cargo build --release -p svc-bench --bin engine-bench
 //!     target/release/engine-bench                         # 20 sequential, 200 at concurrency 4
 //!     target/release/engine-bench --sequential 5 --runs 40   # quick
+//!     target/release/engine-bench --static-fresh-processes   # engine only: a sandbox process per static run
 //!
 //! Needs `chromium` (Debian package). Linux only (reads /proc).
 
@@ -39,6 +40,7 @@ use svc_bench::stats::{Stats, stats};
 use svc_engine::ScriptResult;
 use svc_engine::{Engine, RunJob};
 use svc_server::{App, Config};
+use svc_static::sandbox::{PoolConfig, Reuse, SandboxConfig};
 use svc_static::{StaticConfig, StaticEngine};
 use svc_storage::testing::TestDb;
 
@@ -64,6 +66,10 @@ struct Args {
     /// Only the end-to-end measurement.
     #[arg(long)]
     skip_engine_only: bool,
+    /// Engine only: a fresh sandbox process per static run (`--concurrency`
+    /// spares started ahead) instead of one kept for the organization's runs.
+    #[arg(long)]
+    static_fresh_processes: bool,
 }
 
 /// The API suite's fixture page (`svc-server/tests/api/common/fixture.rs`), byte for byte.
@@ -233,6 +239,7 @@ fn job(url: &str, scrapper: &str) -> RunJob {
         session: None,
         reuse: None,
         confined_to: None,
+        organization: None,
     }
 }
 
@@ -301,8 +308,15 @@ async fn engine_only(args: &Args, page: &str) -> Result<(Figures, Figures)> {
     let browser = Direct { engine: chromium.clone(), job: job(page, "puppeteer") };
     let browser = measure("engine only, puppeteer", Arc::new(browser), args).await?;
     chromium.close().await;
-    let fast = StaticEngine::new(StaticConfig { allow_private_networks: true, ..Default::default() });
-    let fast = Direct { engine: Arc::new(fast), job: job(page, "static") };
+    let pool = match args.static_fresh_processes {
+        true => PoolConfig { reuse: Reuse::Never, spares: args.concurrency, ..PoolConfig::default() },
+        false => PoolConfig::default(),
+    };
+    let sandbox = SandboxConfig { pool, ..SandboxConfig::default() };
+    let fast = StaticEngine::new(StaticConfig { allow_private_networks: true, sandbox, ..Default::default() });
+    // One organization's runs, as a scrap's runs are.
+    let job = RunJob { organization: Some(svc_domain::OrgId::new()), ..job(page, "static") };
+    let fast = Direct { engine: Arc::new(fast), job };
     let fast = measure("engine only, static", Arc::new(fast), args).await?;
     Ok((browser, fast))
 }

@@ -13,7 +13,7 @@ use crate::binary::{Server, kill, sqlite_url, svc, target_site};
 const CANARY_SECRET: &str = "canary-jwt-secret-3f9c1a7e5b2d4c6a8e0f";
 
 /// Every process below `root` in the process tree (by `/proc/*/stat`'s parent id).
-fn descendants(root: u32) -> Vec<u32> {
+pub(crate) fn descendants(root: u32) -> Vec<u32> {
     let mut parent_of = HashMap::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
@@ -44,11 +44,11 @@ fn stat(pid: u32) -> Option<(char, u32)> {
 
 /// Alive: present and not a zombie (a zombie has ended; only its parent's
 /// wait is missing, and an orphan's new parent may never wait).
-fn alive(pid: u32) -> bool {
+pub(crate) fn alive(pid: u32) -> bool {
     stat(pid).is_some_and(|(state, _)| state != 'Z')
 }
 
-fn command_line(pid: u32) -> String {
+pub(crate) fn command_line(pid: u32) -> String {
     std::fs::read(format!("/proc/{pid}/cmdline"))
         .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
         .unwrap_or_default()

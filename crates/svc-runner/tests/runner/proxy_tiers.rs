@@ -214,6 +214,7 @@ fn job(url: &str, script: &str, tier: u8) -> RunJob {
         scrapper: "puppeteer".into(),
         reuse: None,
         confined_to: None,
+        organization: None,
     }
 }
 

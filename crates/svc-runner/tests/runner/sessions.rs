@@ -90,6 +90,7 @@ pub(crate) fn job(url: String, script: &str, account: Option<&SiteAccount>, sess
         session,
         reuse: None,
         confined_to: None,
+        organization: None,
     }
 }
 

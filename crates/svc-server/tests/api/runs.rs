@@ -65,6 +65,7 @@ pub(crate) fn job_for(url: &str, script: &str) -> svc_engine::RunJob {
         scrapper: "puppeteer".into(),
         reuse: None,
         confined_to: None,
+        organization: None,
     }
 }
 

@@ -90,6 +90,7 @@ pub(crate) async fn run_script(
         scrapper: DEFAULT_SCRAPPER.to_string(),
         reuse: None,
         confined_to: None,
+        organization: None,
     };
     Ok(cx.engine.run(job).await)
 }
@@ -131,6 +132,7 @@ pub(crate) async fn run_script_with(
         // it reaches the scrap's own site and nothing else, so that a page
         // that talked the model into sending `SVC.account` elsewhere fails.
         confined_to: Site::of_url(&scrap.url),
+        organization: Some(scrap.organization_id),
     };
     Ok(cx.engine.run(job).await)
 }

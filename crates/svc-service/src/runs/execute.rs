@@ -81,6 +81,7 @@ impl RunService {
             scrapper: scrap.scrapper.clone(),
             reuse: Some(ReuseKey { organization: claim.organization_id, scrap: claim.scrap_id }),
             confined_to: None,
+            organization: Some(claim.organization_id),
         };
         Ok(Some(Prepared { job, row, scrap, login_error }))
     }

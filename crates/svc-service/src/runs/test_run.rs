@@ -122,6 +122,7 @@ impl RunService {
             scrapper,
             reuse: None,
             confined_to: None,
+            organization: Some(org.id),
         };
         // `auto`: static, then the browser when static found nothing (a
         // test run neither reads nor changes what the scrap's runs learned).

@@ -32,6 +32,7 @@ pub fn job(url: &str, script: &str) -> svc_engine::RunJob {
         session: None,
         reuse: None,
         confined_to: None,
+        organization: None,
     }
 }
 

@@ -1,0 +1,180 @@
+//! The sandbox processes seen from outside (`/proc`) and from a script
+//! (`__svcProbe`, compiled into this test binary only): what they hold,
+//! what they may do, which runs they serve, and that they end.
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use svc_domain::OrgId;
+use svc_engine::{Engine, EngineReport, RunJob, ScriptResult};
+use svc_static::{StaticConfig, StaticEngine};
+
+use crate::dom_api::job;
+use crate::site;
+
+fn engine() -> StaticEngine {
+    StaticEngine::new(StaticConfig { allow_private_networks: true, ..Default::default() })
+}
+
+fn for_org(mut job: RunJob, organization: Option<OrgId>) -> RunJob {
+    job.organization = organization;
+    job
+}
+
+fn data(report: &EngineReport) -> Value {
+    match &report.result {
+        ScriptResult::Data { json, .. } => serde_json::from_str(json).unwrap(),
+        ScriptResult::Failed { message } => panic!("the run failed: {message}"),
+    }
+}
+
+/// A process's `/proc/<pid>/status` lines, by name.
+fn status(pid: u32) -> HashMap<String, String> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the process is there");
+    text.lines().filter_map(|l| l.split_once(':')).map(|(k, v)| (k.to_string(), v.trim().to_string())).collect()
+}
+
+/// Present and not a zombie.
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.trim_start().chars().next()))
+        .is_some_and(|state| state != Some('Z'))
+}
+
+/// Waits until none of `pids` is alive, failing after `within`.
+async fn all_gone(pids: &HashSet<u32>, within: Duration) {
+    let deadline = Instant::now() + within;
+    loop {
+        let left: Vec<u32> = pids.iter().copied().filter(|&p| alive(p)).collect();
+        if left.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "sandbox processes still alive: {left:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// From outside: no environment, only the channel and /dev/null as
+/// descriptors, seccomp in filter mode with `no_new_privs`, the browser
+/// user when the tests run as root, a child of this process. From the
+/// script: the environment, a file, a socket, a new process and a signal
+/// to another process are all refused.
+#[tokio::test]
+async fn a_sandbox_process_holds_nothing_and_may_do_nothing_but_its_run() {
+    let site = site::start().await;
+    let e = engine();
+    let script = r#"returnData(['pid', 'environ', 'open', 'socket', 'spawn', 'kill'].map(__svcProbe))"#;
+    let org = Some(OrgId::new());
+    let got = data(&e.run(for_org(job(&format!("{}/items/1", site.base), script), org)).await);
+    let got: Vec<&str> = got.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let pid: u32 = got[0].strip_prefix("ok: ").unwrap().parse().unwrap();
+    for (probe, outcome) in ["environ", "open", "socket", "spawn", "kill"].iter().zip(&got[1..]) {
+        assert!(outcome.starts_with("denied: Operation not permitted"), "{probe}: {outcome}");
+    }
+
+    assert!(e.sandbox_processes().contains(&pid), "kept for the organization's next run");
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    assert!(environ.is_empty(), "{}", String::from_utf8_lossy(&environ));
+    let status = status(pid);
+    assert_eq!(status["Seccomp"], "2", "filter mode");
+    assert_eq!(status["NoNewPrivs"], "1");
+    assert_eq!(status["PPid"], std::process::id().to_string());
+    if nix_is_root() {
+        let nobody = nix::unistd::User::from_name("nobody").unwrap().expect("a nobody user");
+        let uid = nobody.uid.as_raw().to_string();
+        assert!(status["Uid"].split_whitespace().all(|u| u == uid), "runs as nobody: {}", status["Uid"]);
+    }
+    let mut fds: Vec<(u32, String)> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .flatten()
+        .map(|f| {
+            let fd = f.file_name().to_string_lossy().parse().unwrap();
+            (fd, std::fs::read_link(f.path()).unwrap().display().to_string())
+        })
+        .collect();
+    fds.sort();
+    let names: Vec<&str> = fds.iter().map(|(_, target)| target.as_str()).collect();
+    assert_eq!(fds.iter().map(|(fd, _)| *fd).collect::<Vec<_>>(), [0, 1, 2, 3], "{fds:?}");
+    assert_eq!(&names[..3], ["/dev/null"; 3]);
+    assert!(names[3].starts_with("socket:"), "{fds:?}");
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let core = limits.lines().find(|l| l.starts_with("Max core file size")).unwrap();
+    assert!(core.split_whitespace().nth(4) == Some("0"), "{core}");
+
+    drop(e);
+    all_gone(&HashSet::from([pid]), Duration::from_secs(10)).await;
+}
+
+fn nix_is_root() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+/// The tenancy rule over 100 runs: runs of one organization may share a
+/// process, runs of two never do, a run without an organization has one of
+/// its own; a process is either waiting for its organization's next run or
+/// gone, and once the engine is gone, so is every process.
+#[tokio::test]
+async fn a_hundred_runs_share_processes_within_an_organization_only_and_leave_none() {
+    let site = site::start().await;
+    let e = engine();
+    let orgs = [Some(OrgId::new()), Some(OrgId::new()), Some(OrgId::new()), None];
+    let url = format!("{}/items/3", site.base);
+    let mut served: HashMap<Option<OrgId>, Vec<u32>> = HashMap::new();
+    for i in 0..100 {
+        let org = orgs[i % orgs.len()];
+        let report = e.run(for_org(job(&url, "returnData([__svcProbe('pid')])"), org)).await;
+        let pid: u32 = data(&report)[0].as_str().unwrap().strip_prefix("ok: ").unwrap().parse().unwrap();
+        served.entry(org).or_default().push(pid);
+    }
+    let sets: HashMap<Option<OrgId>, HashSet<u32>> =
+        served.iter().map(|(org, pids)| (*org, pids.iter().copied().collect())).collect();
+    for (a, pa) in &sets {
+        for (b, pb) in &sets {
+            if a != b {
+                assert!(pa.is_disjoint(pb), "{a:?} and {b:?} shared a process");
+            }
+        }
+    }
+    assert_eq!(sets[&None].len(), served[&None].len(), "a run without an organization has a process of its own");
+    assert!(sets[&orgs[0]].len() < 25, "an organization's runs reuse its process: {:?}", sets[&orgs[0]]);
+
+    // Every process that served a run is waiting for its organization's next one, or gone.
+    let waiting: HashSet<u32> = e.sandbox_processes().into_iter().collect();
+    assert!(waiting.len() <= 17, "16 idle at most, and one spare: {waiting:?}");
+    let mut every: HashSet<u32> = sets.values().flatten().copied().collect();
+    all_gone(&every.difference(&waiting).copied().collect(), Duration::from_secs(10)).await;
+    every.extend(waiting);
+    drop(e);
+    all_gone(&every, Duration::from_secs(10)).await;
+}
+
+/// A selector whose matching takes minutes in native code (`:has` with a
+/// sibling chain over 2,000 siblings: cubic), which the script's interrupt
+/// cannot stop: the run
+/// ends at its timeout, and the process that ran it is killed and reaped.
+#[tokio::test]
+async fn a_selector_spinning_in_native_code_ends_at_the_timeout_with_its_process() {
+    let site = site::start().await;
+    let e = engine();
+    let org = Some(OrgId::new());
+    let url = format!("{}/items/2000", site.base);
+    let report = e.run(for_org(job(&url, "returnData([__svcProbe('pid')])"), org)).await;
+    let pid: u32 = data(&report)[0].as_str().unwrap().strip_prefix("ok: ").unwrap().parse().unwrap();
+
+    let mut spin = for_org(job(&url, "returnData([document.querySelectorAll('li:has(~ b ~ li)').length])"), org);
+    spin.timeout = Duration::from_secs(2);
+    let report = e.run(spin).await;
+    match &report.result {
+        ScriptResult::Failed { message } => assert_eq!(message, "timed out after 2 s"),
+        other => panic!("the selector finished: {other:?}"),
+    }
+    assert!(report.snapshot.unwrap()["html"].as_str().unwrap().contains("Item 1999"), "the page, for the snapshot");
+    all_gone(&HashSet::from([pid]), Duration::from_secs(10)).await;
+    assert!(!e.sandbox_processes().contains(&pid));
+
+    // The organization's next run has a new process.
+    let report = e.run(for_org(job(&url, "returnData([__svcProbe('pid')])"), org)).await;
+    assert_ne!(data(&report)[0], format!("ok: {pid}"));
+}
