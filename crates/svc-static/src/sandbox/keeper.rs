@@ -79,7 +79,7 @@ pub fn reap(child: Child) {
     }
 }
 
-/// Sweeps `pool` every [`SWEEP_EVERY`] while it lives.
+/// Sweeps `pool` every half second while it lives.
 pub fn watch(pool: Weak<dyn Sweep>) {
     let _ = keeper().send(Work::Watch(pool));
 }

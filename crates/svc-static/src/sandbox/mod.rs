@@ -17,7 +17,7 @@
 //! time, descriptors, no core dumps), killed when svc dies, and, after its
 //! start-up, a seccomp filter ([`syscall_filter`]) that leaves it the
 //! channel, memory and the clock. A run past its timeout (plus
-//! [`GRACE`](crate::engine)) is killed with `SIGKILL` and reaped: a
+//! [`GRACE`](crate::engine::GRACE)) is killed with `SIGKILL` and reaped: a
 //! selector match in native code, which no interrupt stops, ends there.
 //!
 //! [`pool`] keeps spares started ahead and processes between runs of one
