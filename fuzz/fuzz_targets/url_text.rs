@@ -15,7 +15,7 @@ use std::net::IpAddr;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use svc_domain::net::is_public_ip;
-use svc_engine::host_vetting::{Refusal, Resolver, bare_host, vetted_addresses};
+use svc_engine::host_vetting::{PrivateNetworks, Refusal, Resolver, bare_host, vetted_addresses};
 use svc_fuzz::{literal, ready};
 use url::Url;
 
@@ -41,7 +41,7 @@ fn resolver() -> Resolver {
 fn vet(host: &str, port: u16, allow_private: bool, resolver: &Resolver) {
     let bare = bare_host(host);
     assert!(host.contains(bare));
-    let result = ready(vetted_addresses(host, port, allow_private, resolver));
+    let result = ready(vetted_addresses(host, port, &allow_private.into(), resolver));
     match &result {
         Ok(addrs) => {
             assert!(!addrs.is_empty());
@@ -78,19 +78,19 @@ fuzz_target!(|input: Input| {
     }
     let http = |u: &Url| matches!(u.scheme(), "http" | "https");
     // With private networks allowed, nothing is resolved: the scheme decides.
-    let run = ready(svc_runner::net_guard::check(text, true));
+    let run = ready(svc_runner::net_guard::check(text, &PrivateNetworks::All));
     assert_eq!(run.is_ok(), parsed.as_ref().is_some_and(http), "{text:?}: {run:?}");
     // Without, only what needs no DNS: not a URL, not http(s), or an address literal.
     let run_literal = parsed.as_ref().and_then(literal);
     if parsed.as_ref().is_none_or(|u| !http(u) || run_literal.is_some()) {
-        let run = ready(svc_runner::net_guard::check(text, false));
+        let run = ready(svc_runner::net_guard::check(text, &PrivateNetworks::None));
         let expected = parsed.as_ref().is_some_and(http) && run_literal.is_some_and(is_public_ip);
         assert_eq!(run.is_ok(), expected, "the run guard on {text:?} ({run_literal:?}): {run:?}");
     }
 
     // Webhook receivers (the text is trimmed first).
     let hook_url = Url::parse(text.trim()).ok();
-    let webhook = ready(svc_service::outbox::webhooks::check_webhook_url(text, true));
+    let webhook = ready(svc_service::outbox::webhooks::check_webhook_url(text, &PrivateNetworks::All));
     if webhook.is_ok() {
         let u = hook_url.as_ref().expect("an accepted receiver is a URL");
         assert!(
@@ -102,7 +102,7 @@ fuzz_target!(|input: Input| {
     let host_empty = u.host_str().is_none_or(str::is_empty);
     let credentials = !u.username().is_empty() || u.password().is_some();
     if u.scheme() != "https" || hook_literal.is_some() || host_empty || credentials {
-        let webhook = ready(svc_service::outbox::webhooks::check_webhook_url(text, false));
+        let webhook = ready(svc_service::outbox::webhooks::check_webhook_url(text, &PrivateNetworks::None));
         let expected = u.scheme() == "https" && !credentials && hook_literal.is_some_and(is_public_ip);
         assert_eq!(webhook.is_ok(), expected, "the receiver {text:?} ({hook_literal:?}): {webhook:?}");
     }

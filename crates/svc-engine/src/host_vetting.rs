@@ -16,7 +16,9 @@ pub enum Refusal {
     Scheme(String),
     #[error("the URL has no host")]
     NoHost,
-    #[error("`{host}` resolves to the non-public address {ip}; set SVC_ALLOW_PRIVATE_NETWORKS=true to allow it")]
+    #[error(
+        "`{host}` resolves to the non-public address {ip}; SVC_ALLOW_PRIVATE_NETWORKS (true, or a list of ranges) can allow it"
+    )]
     Private { host: String, ip: IpAddr },
     #[error("`{0}` does not resolve")]
     Unresolved(String),
@@ -24,6 +26,66 @@ pub enum Refusal {
         "`{host}` port {port} is one of svc's own (a browser's DevTools or an egress proxy): nothing svc runs may reach it"
     )]
     OwnPort { host: String, port: u16 },
+}
+
+/// Which non-public addresses svc may connect to (`SVC_ALLOW_PRIVATE_NETWORKS`):
+/// none (the default), all of them, or only those in a list of ranges, so
+/// that an operator can open an intranet range without opening the cloud
+/// metadata address or loopback. svc's own ports are refused whatever this
+/// says (`own_ports`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum PrivateNetworks {
+    #[default]
+    None,
+    All,
+    Only(Vec<ipnet::IpNet>),
+}
+
+impl PrivateNetworks {
+    /// `true`/`false` (and their usual spellings), or a comma-separated list
+    /// of ranges such as `10.0.0.0/8, 192.168.1.0/24, fd00::/8` (an address
+    /// alone is its own range).
+    pub fn parse(text: &str) -> Result<PrivateNetworks, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" => return Ok(PrivateNetworks::All),
+            "0" | "false" | "no" | "off" | "" => return Ok(PrivateNetworks::None),
+            _ => {}
+        }
+        let mut ranges = Vec::new();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let range = part
+                .parse::<ipnet::IpNet>()
+                .or_else(|_| part.parse::<IpAddr>().map(ipnet::IpNet::from))
+                .map_err(|_| format!("expected true, false or a list of ranges such as 10.0.0.0/8, not `{part}`"))?;
+            ranges.push(range.trunc());
+        }
+        Ok(PrivateNetworks::Only(ranges))
+    }
+
+    /// Whether the non-public `ip` may be reached.
+    pub fn allows(&self, ip: IpAddr) -> bool {
+        match self {
+            PrivateNetworks::None => false,
+            PrivateNetworks::All => true,
+            PrivateNetworks::Only(ranges) => ranges.iter().any(|range| range.contains(&ip)),
+        }
+    }
+
+    /// Whether every address is allowed (checks of the address can be skipped).
+    pub fn all(&self) -> bool {
+        matches!(self, PrivateNetworks::All)
+    }
+
+    /// Whether some non-public address is allowed (plain `http` receivers, say).
+    pub fn any(&self) -> bool {
+        !matches!(self, PrivateNetworks::None)
+    }
+}
+
+impl From<bool> for PrivateNetworks {
+    fn from(all: bool) -> Self {
+        if all { PrivateNetworks::All } else { PrivateNetworks::None }
+    }
 }
 
 /// Where host names are resolved: the system resolver, or fixed answers
@@ -63,7 +125,7 @@ impl Resolver {
 pub async fn vetted_addresses(
     host: &str,
     port: u16,
-    allow_private: bool,
+    allow_private: &PrivateNetworks,
     resolver: &Resolver,
 ) -> Result<Vec<SocketAddr>, Refusal> {
     let bare = bare_host(host);
@@ -78,7 +140,7 @@ pub async fn vetted_addresses(
     if let Some(own) = addrs.iter().find(|a| crate::own_ports::is_own(**a)) {
         return Err(Refusal::OwnPort { host: bare.to_string(), port: own.port() });
     }
-    if !allow_private && let Some(bad) = addrs.iter().find(|a| !is_public_ip(a.ip())) {
+    if let Some(bad) = addrs.iter().find(|a| !is_public_ip(a.ip()) && !allow_private.allows(a.ip())) {
         return Err(Refusal::Private { host: bare.to_string(), ip: bad.ip() });
     }
     Ok(addrs)

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
 use futures::StreamExt;
-use svc_engine::host_vetting::Resolver;
+use svc_engine::host_vetting::{PrivateNetworks, Resolver};
 use svc_engine::{BrowserRestart, EngineMetrics};
 use tokio::sync::{Mutex, OnceCell};
 use tokio::task::JoinHandle;
@@ -153,7 +153,7 @@ pub struct BrowserPool {
     /// The current browser of each kind (`Fonts::index`).
     current: [Mutex<Option<Arc<WarmBrowser>>>; 2],
     /// What the proxy allows, and the proxy once the first browser starts.
-    egress: (bool, Resolver),
+    egress: (PrivateNetworks, Resolver),
     proxy: OnceCell<EgressProxy>,
     /// The upstream proxies of tiers 1 to 4 (empty: not configured), and
     /// each configured tier's egress proxy once a run has used the tier.
@@ -302,7 +302,7 @@ impl BrowserPool {
         browser_user: &str,
         sandbox: SandboxSetting,
         max_runs: u64,
-        allow_private: bool,
+        allow_private: PrivateNetworks,
         resolver: Resolver,
         tiers: [Vec<UpstreamProxy>; TIERS as usize],
     ) -> Self {

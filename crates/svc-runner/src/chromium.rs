@@ -68,7 +68,7 @@ use futures::{FutureExt, StreamExt};
 use serde_json::{Value, json};
 use svc_domain::site_account::SessionState;
 use svc_engine::Loads;
-use svc_engine::host_vetting::Resolver;
+use svc_engine::host_vetting::{PrivateNetworks, Resolver};
 use svc_engine::{BrowserSandbox, Engine, ReuseKey, RunJob};
 use svc_engine::{EngineReport, ScriptResult};
 use tokio::sync::Mutex;
@@ -117,7 +117,8 @@ pub struct EngineConfig {
     pub browser_user: String,
     /// Whether Chromium must run with its sandbox (`SVC_BROWSER_SANDBOX`).
     pub sandbox: crate::sandbox::SandboxSetting,
-    pub allow_private_networks: bool,
+    /// Which non-public addresses runs may reach (`SVC_ALLOW_PRIVATE_NETWORKS`).
+    pub allow_private_networks: PrivateNetworks,
     /// Runs per browser process before it is replaced.
     pub runs_per_browser: u64,
     /// Fresh pages kept ready (each in its own new context), so that a run
@@ -142,7 +143,7 @@ pub struct ChromiumEngine {
 
 struct Inner {
     pool: BrowserPool,
-    allow_private: bool,
+    allow_private: PrivateNetworks,
     spare_target: usize,
     spares: std::sync::Mutex<Vec<GuardedPage>>,
     preparing: std::sync::atomic::AtomicUsize,
@@ -367,7 +368,7 @@ impl ChromiumEngine {
                     &config.browser_user,
                     config.sandbox,
                     config.runs_per_browser,
-                    config.allow_private_networks,
+                    config.allow_private_networks.clone(),
                     config.resolver,
                     config.tiers,
                 ),
@@ -502,7 +503,7 @@ impl Inner {
                 .map_err(|e| e.to_string())?;
             let page = warm.browser.new_page(params).await.map_err(|e| format!("cannot open a page: {e}"))?;
             let guard = Guard {
-                allow_private: self.allow_private,
+                allow_private: self.allow_private.clone(),
                 fonts_refused: self.fonts_refused.clone(),
                 state: state.clone(),
                 hold: self.hold.clone(),
@@ -717,7 +718,7 @@ async fn sweep_idle(engine: std::sync::Weak<Inner>) {
 
 /// The request guard of a page, and what it shares with the page's runs.
 struct Guard {
-    allow_private: bool,
+    allow_private: PrivateNetworks,
     fonts_refused: Arc<AtomicU64>,
     state: Arc<PageState>,
     hold: Hold,
@@ -955,7 +956,7 @@ struct Judge {
     fonts_refused: Arc<AtomicU64>,
     page: Page,
     main_frame: FrameId,
-    allow_private: bool,
+    allow_private: PrivateNetworks,
     state: Arc<PageState>,
     /// Per origin: whether the address it resolves to may be reached.
     verdicts: HashMap<String, Result<(), String>>,
@@ -1001,7 +1002,7 @@ impl Judge {
                     Some(v) => v.clone(),
                     None => {
                         let v =
-                            net_guard::check(&event.request.url, self.allow_private).await.map_err(|r| r.to_string());
+                            net_guard::check(&event.request.url, &self.allow_private).await.map_err(|r| r.to_string());
                         self.verdicts.insert(origin, v.clone());
                         v
                     }
@@ -1745,7 +1746,7 @@ impl Engine for ChromiumEngine {
                 Err(e) => return report(failed(e), started.elapsed(), 0, None, None),
             },
         };
-        if let Err(refusal) = net_guard::check(&job.url, self.inner.allow_private).await {
+        if let Err(refusal) = net_guard::check(&job.url, &self.inner.allow_private).await {
             return report(failed(format!("target refused: {refusal}")), started.elapsed(), 0, None, None);
         }
         // A saved scrap's run on tier 0 may run in a page its last run left;

@@ -39,7 +39,7 @@ use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use svc_engine::Site;
-use svc_engine::host_vetting::{Refusal, Resolver, bare_host, vetted_addresses};
+use svc_engine::host_vetting::{PrivateNetworks, Refusal, Resolver, bare_host, vetted_addresses};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
@@ -84,7 +84,7 @@ pub struct EgressStats {
 }
 
 struct Policy {
-    allow_private: bool,
+    allow_private: PrivateNetworks,
     resolver: Resolver,
     stats: Arc<EgressStats>,
     failures: Arc<Failures>,
@@ -143,7 +143,7 @@ impl EgressProxy {
     /// connection; the next one if it cannot be reached); without, the
     /// proxy dials the target itself.
     pub async fn start(
-        allow_private: bool,
+        allow_private: PrivateNetworks,
         resolver: Resolver,
         upstreams: Vec<UpstreamProxy>,
     ) -> std::io::Result<EgressProxy> {
@@ -153,7 +153,7 @@ impl EgressProxy {
     /// [`Self::start`], refusing (403) every connection to a host outside
     /// `confined_to` when set: the proxy of one confined run's context.
     pub async fn start_confined(
-        allow_private: bool,
+        allow_private: PrivateNetworks,
         resolver: Resolver,
         upstreams: Vec<UpstreamProxy>,
         confined_to: Option<Site>,
@@ -384,7 +384,7 @@ impl Policy {
             let why = format!("`{}` is outside the site this run is held to ({site})", bare_host(host));
             return Err(fail(StatusCode::FORBIDDEN, why));
         }
-        match vetted_addresses(host, port, self.allow_private, &self.resolver).await {
+        match vetted_addresses(host, port, &self.allow_private, &self.resolver).await {
             Ok(addrs) => Ok(addrs),
             Err(refusal @ (Refusal::Private { .. } | Refusal::OwnPort { .. })) => {
                 self.stats.refused.fetch_add(1, Ordering::Relaxed);

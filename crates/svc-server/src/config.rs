@@ -15,6 +15,7 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
+use svc_engine::host_vetting::PrivateNetworks;
 
 use lettre::Address;
 use lettre::message::Mailbox;
@@ -80,7 +81,8 @@ pub struct Config {
     /// `SVC_BROWSER_SANDBOX`: `on` (default) requires Chromium's sandbox;
     /// `off` runs pages without it.
     pub browser_sandbox: svc_runner::sandbox::SandboxSetting,
-    pub allow_private_networks: bool,
+    /// `SVC_ALLOW_PRIVATE_NETWORKS`: `true`, `false`, or a list of ranges.
+    pub allow_private_networks: PrivateNetworks,
     pub webhook_retry_delays: Vec<Duration>,
     pub webhook_sweep_interval: Duration,
     pub webhook_timeout: Duration,
@@ -703,7 +705,7 @@ impl Config {
                     _ => Err("expected on or off (off runs pages without Chromium's sandbox)".into()),
                 }
             })?,
-            allow_private_networks: raw.get("ALLOW_PRIVATE_NETWORKS", false, parse_bool)?,
+            allow_private_networks: raw.get("ALLOW_PRIVATE_NETWORKS", PrivateNetworks::None, PrivateNetworks::parse)?,
             webhook_retry_delays,
             webhook_sweep_interval: raw.get("WEBHOOK_SWEEP_INTERVAL", Duration::from_secs(60), positive_duration)?,
             webhook_timeout: raw.get("WEBHOOK_TIMEOUT", Duration::from_secs(10), positive_duration)?,
@@ -788,7 +790,14 @@ mod tests {
         assert_eq!(c.worker_concurrency, 4);
         assert_eq!(c.warm_pages, 4, "as many warm pages as runs at once");
         assert_eq!(c.free_grant, 1000);
-        assert!(!c.allow_private_networks);
+        assert_eq!(c.allow_private_networks, PrivateNetworks::None);
+        let listed = Config::load(None, env(&[("SVC_ALLOW_PRIVATE_NETWORKS", "10.0.0.0/8, 192.168.1.7")])).unwrap();
+        let ranges = vec!["10.0.0.0/8".parse().unwrap(), "192.168.1.7/32".parse().unwrap()];
+        assert_eq!(listed.allow_private_networks, PrivateNetworks::Only(ranges));
+        let all = Config::load(None, env(&[("SVC_ALLOW_PRIVATE_NETWORKS", "true")])).unwrap();
+        assert_eq!(all.allow_private_networks, PrivateNetworks::All);
+        let e = Config::load(None, env(&[("SVC_ALLOW_PRIVATE_NETWORKS", "10.0.0.0/33")])).unwrap_err().to_string();
+        assert!(e.contains("SVC_ALLOW_PRIVATE_NETWORKS") && e.contains("10.0.0.0/33"), "{e}");
         assert_eq!(c.browser_sandbox, svc_runner::sandbox::SandboxSetting::Required);
     }
 

@@ -106,7 +106,7 @@ impl App {
                 key_cache_ttl: config.key_cache_ttl,
                 run_timeout: config.run_timeout,
                 cron_catchup_grace: config.cron_catchup_grace,
-                allow_private_networks: config.allow_private_networks,
+                allow_private_networks: config.allow_private_networks.clone(),
                 trusted_proxies: config.trusted_proxies.clone(),
                 public_url: config.public_url(),
                 email_enabled: smtp.is_some(),
@@ -210,7 +210,7 @@ impl App {
             chromium: svc_runner::browser::find_chromium(self.config.chromium.as_deref()),
             browser_user: self.config.browser_user.clone(),
             sandbox: self.config.browser_sandbox,
-            allow_private_networks: self.config.allow_private_networks,
+            allow_private_networks: self.config.allow_private_networks.clone(),
             runs_per_browser: 200,
             spare_pages: self.config.worker_concurrency.min(4),
             warm_pages: self.config.warm_pages,
@@ -225,7 +225,7 @@ impl App {
     /// The static engine as configured (no browser: server-rendered pages).
     pub fn static_engine(&self) -> Arc<StaticEngine> {
         Arc::new(StaticEngine::new(StaticConfig {
-            allow_private_networks: self.config.allow_private_networks,
+            allow_private_networks: self.config.allow_private_networks.clone(),
             sandbox: svc_static::sandbox::SandboxConfig {
                 user: self.config.browser_user.clone(),
                 ..Default::default()
@@ -242,7 +242,7 @@ impl App {
 
     /// The webhook dispatcher over this app's store, sending with the real HTTP client.
     pub fn dispatcher(&self) -> Arc<Dispatcher> {
-        let client = HttpWebhookClient::new(self.config.webhook_timeout, self.config.allow_private_networks);
+        let client = HttpWebhookClient::new(self.config.webhook_timeout, self.config.allow_private_networks.clone());
         let transport = Arc::new(client.sent_from(self.services.public_url()));
         Arc::new(
             Dispatcher::new(

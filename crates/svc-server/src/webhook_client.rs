@@ -14,7 +14,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use svc_domain::net::is_public_ip;
-use svc_engine::host_vetting::{Resolver, bare_host, vetted_addresses};
+use svc_engine::host_vetting::{PrivateNetworks, Resolver, bare_host, vetted_addresses};
 use svc_service::outbox::dispatcher::{ReceiverResponse, WebhookTransport};
 
 const BODY_KEPT: usize = 1024;
@@ -24,21 +24,23 @@ const BODY_KEPT: usize = 1024;
 #[derive(Clone, Default)]
 pub struct PublicOnlyResolver {
     resolver: Resolver,
+    /// The ranges `SVC_ALLOW_PRIVATE_NETWORKS` lists, if it lists some.
+    allow: PrivateNetworks,
 }
 
 impl PublicOnlyResolver {
     /// With fixed answers instead of the system resolver: `name -> addresses`
     /// (tests stand in for DNS with these; the vetting is the same).
     pub fn fixed(answers: HashMap<String, Vec<IpAddr>>) -> Self {
-        PublicOnlyResolver { resolver: Resolver::fixed(answers) }
+        PublicOnlyResolver { resolver: Resolver::fixed(answers), allow: PrivateNetworks::None }
     }
 }
 
 impl Resolve for PublicOnlyResolver {
     fn resolve(&self, name: Name) -> Resolving {
-        let resolver = self.resolver.clone();
+        let (resolver, allow) = (self.resolver.clone(), self.allow.clone());
         Box::pin(async move {
-            let addrs = vetted_addresses(name.as_str(), 0, false, &resolver).await?;
+            let addrs = vetted_addresses(name.as_str(), 0, &allow, &resolver).await?;
             Ok(Box::new(addrs.into_iter()) as Addrs)
         })
     }
@@ -46,7 +48,7 @@ impl Resolve for PublicOnlyResolver {
 
 pub struct HttpWebhookClient {
     client: reqwest::Client,
-    allow_private: bool,
+    allow_private: PrivateNetworks,
     user_agent: String,
 }
 
@@ -60,18 +62,18 @@ fn user_agent(public_url: Option<&str>) -> String {
 }
 
 impl HttpWebhookClient {
-    pub fn new(timeout: Duration, allow_private: bool) -> Self {
+    pub fn new(timeout: Duration, allow_private: PrivateNetworks) -> Self {
         Self::with_resolver(timeout, allow_private, PublicOnlyResolver::default())
     }
 
-    /// With `resolver` vetting host names (unless private networks are allowed).
-    pub fn with_resolver(timeout: Duration, allow_private: bool, resolver: PublicOnlyResolver) -> Self {
+    /// With `resolver` vetting host names (unless every private network is allowed).
+    pub fn with_resolver(timeout: Duration, allow_private: PrivateNetworks, resolver: PublicOnlyResolver) -> Self {
         let mut builder = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(timeout)
             .pool_max_idle_per_host(64);
-        if !allow_private {
-            builder = builder.dns_resolver(resolver);
+        if !allow_private.all() {
+            builder = builder.dns_resolver(PublicOnlyResolver { allow: allow_private.clone(), ..resolver });
         }
         HttpWebhookClient {
             client: builder.build().expect("HTTP client builds"),
@@ -91,14 +93,16 @@ impl HttpWebhookClient {
     fn check_url(&self, url: &reqwest::Url) -> Result<(), String> {
         match url.scheme() {
             "https" => {}
-            "http" if self.allow_private => {}
+            "http" if self.allow_private.any() => {}
             other => return Err(format!("refused: only https receivers, not `{other}`")),
         }
-        if self.allow_private {
+        if self.allow_private.all() {
             return Ok(());
         }
         match bare_host(url.host_str().unwrap_or_default()).parse::<IpAddr>() {
-            Ok(ip) if !is_public_ip(ip) => Err(format!("refused: {ip} is not a public address")),
+            Ok(ip) if !is_public_ip(ip) && !self.allow_private.allows(ip) => {
+                Err(format!("refused: {ip} is not a public address"))
+            }
             _ => Ok(()),
         }
     }

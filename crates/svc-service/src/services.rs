@@ -39,8 +39,9 @@ pub struct ServiceConfig {
     pub run_timeout: Duration,
     /// How old a missed tick may be and still run after downtime.
     pub cron_catchup_grace: Duration,
-    /// Lets webhook URLs reach loopback and private addresses (and plain http).
-    pub allow_private_networks: bool,
+    /// Which loopback and private addresses webhook URLs may reach (and
+    /// plain http when any).
+    pub allow_private_networks: svc_engine::host_vetting::PrivateNetworks,
     /// Proxies whose `X-Forwarded-For` names the client (for per-IP limits).
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// The service's public base URL (`SVC_PUBLIC_URL`), for every address
@@ -166,7 +167,7 @@ impl Services {
             history: HistoryService::new(store.clone()),
             webhooks: WebhookService::new(
                 store.clone(),
-                config.allow_private_networks,
+                config.allow_private_networks.clone(),
                 runs.signals.deliveries.clone(),
             ),
             runs,

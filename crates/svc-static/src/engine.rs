@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use svc_domain::OrgId;
-use svc_engine::host_vetting::Resolver;
+use svc_engine::host_vetting::{PrivateNetworks, Resolver};
 use svc_engine::{Engine, RunJob};
 use svc_engine::{EngineReport, ScriptResult};
 
@@ -36,8 +36,8 @@ pub const GRACE: Duration = Duration::from_secs(1);
 
 #[derive(Clone, Debug)]
 pub struct StaticConfig {
-    /// Let runs reach loopback and private addresses (`SVC_ALLOW_PRIVATE_NETWORKS`).
-    pub allow_private_networks: bool,
+    /// Which loopback and private addresses runs may reach (`SVC_ALLOW_PRIVATE_NETWORKS`).
+    pub allow_private_networks: PrivateNetworks,
     /// Where host names are resolved (fixed answers in tests).
     pub resolver: Resolver,
     /// Largest page body read (beyond it the run fails).
@@ -50,7 +50,7 @@ pub struct StaticConfig {
 impl Default for StaticConfig {
     fn default() -> Self {
         StaticConfig {
-            allow_private_networks: false,
+            allow_private_networks: PrivateNetworks::None,
             resolver: Resolver::default(),
             max_body_bytes: 10 * 1024 * 1024,
             limits: ScriptLimits { memory: 256 * 1024 * 1024, stack: 4 * 1024 * 1024 },

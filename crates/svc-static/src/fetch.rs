@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use reqwest::Method;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{ACCEPT, ACCEPT_LANGUAGE, CONTENT_TYPE, HeaderName, HeaderValue, LOCATION};
-use svc_engine::host_vetting::{Refusal, Resolver, bare_host, vetted_addresses};
+use svc_engine::host_vetting::{PrivateNetworks, Refusal, Resolver, bare_host, vetted_addresses};
 use url::Url;
 
 use crate::error::StaticError;
@@ -31,15 +31,15 @@ const ACCEPT_HTML: &str = "text/html,application/xhtml+xml,application/xml;q=0.9
 /// vetting (every one public, unless private networks are allowed).
 #[derive(Clone)]
 struct VettingResolver {
-    allow_private: bool,
+    allow_private: PrivateNetworks,
     resolver: Resolver,
 }
 
 impl Resolve for VettingResolver {
     fn resolve(&self, name: Name) -> Resolving {
-        let (allow_private, resolver) = (self.allow_private, self.resolver.clone());
+        let (allow_private, resolver) = (self.allow_private.clone(), self.resolver.clone());
         Box::pin(async move {
-            let addrs = vetted_addresses(name.as_str(), 0, allow_private, &resolver).await?;
+            let addrs = vetted_addresses(name.as_str(), 0, &allow_private, &resolver).await?;
             Ok(Box::new(addrs.into_iter()) as Addrs)
         })
     }
@@ -100,17 +100,20 @@ pub struct Fetched {
 
 pub struct Fetcher {
     client: reqwest::Client,
-    allow_private: bool,
+    allow_private: PrivateNetworks,
     resolver: Resolver,
     max_body: usize,
 }
 
 impl Fetcher {
-    pub fn new(allow_private: bool, resolver: Resolver, max_body: usize) -> Fetcher {
+    pub fn new(allow_private: PrivateNetworks, resolver: Resolver, max_body: usize) -> Fetcher {
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
-            .dns_resolver(Arc::new(VettingResolver { allow_private, resolver: resolver.clone() }))
+            .dns_resolver(Arc::new(VettingResolver {
+                allow_private: allow_private.clone(),
+                resolver: resolver.clone(),
+            }))
             .user_agent(USER_AGENT)
             .pool_max_idle_per_host(16)
             .build()
@@ -127,7 +130,7 @@ impl Fetcher {
         let host = url.host_str().ok_or(Refusal::NoHost)?;
         if bare_host(host).parse::<IpAddr>().is_ok() {
             let port = url.port_or_known_default().unwrap_or(80);
-            vetted_addresses(host, port, self.allow_private, &self.resolver).await?;
+            vetted_addresses(host, port, &self.allow_private, &self.resolver).await?;
         }
         Ok(())
     }

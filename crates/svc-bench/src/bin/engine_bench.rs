@@ -298,7 +298,7 @@ async fn engine_only(args: &Args, page: &str) -> Result<(Figures, Figures)> {
         chromium: Some(args.chromium.clone().into()),
         browser_user: svc_runner::sandbox::DEFAULT_BROWSER_USER.into(),
         sandbox: Default::default(),
-        allow_private_networks: true,
+        allow_private_networks: true.into(),
         runs_per_browser: 200,
         spare_pages: args.concurrency.min(4),
         warm_pages: args.concurrency,
@@ -313,7 +313,7 @@ async fn engine_only(args: &Args, page: &str) -> Result<(Figures, Figures)> {
         false => PoolConfig::default(),
     };
     let sandbox = SandboxConfig { pool, ..SandboxConfig::default() };
-    let fast = StaticEngine::new(StaticConfig { allow_private_networks: true, sandbox, ..Default::default() });
+    let fast = StaticEngine::new(StaticConfig { allow_private_networks: true.into(), sandbox, ..Default::default() });
     // One organization's runs, as a scrap's runs are.
     let job = RunJob { organization: Some(svc_domain::OrgId::new()), ..job(page, "static") };
     let fast = Direct { engine: Arc::new(fast), job };

@@ -139,7 +139,7 @@ async fn svc_case(args: &Args, slow_share: f64) -> Result<(usize, Duration)> {
         s.store.insert_deliveries(chunk, Utc::now()).await?;
     }
     let timeout = Duration::from_secs(args.timeout);
-    let transport = Arc::new(HttpWebhookClient::new(timeout, true));
+    let transport = Arc::new(HttpWebhookClient::new(timeout, true.into()));
     let config = DispatchConfig {
         retry_delays: vec![Duration::from_secs(60), Duration::from_secs(300)],
         sweep_interval: Duration::from_secs(60),
@@ -178,7 +178,7 @@ async fn peer_case(args: &Args, slow_share: f64) -> Result<(usize, Duration)> {
     for chunk in s.all.chunks(1000) {
         s.store.insert_deliveries(chunk, Utc::now()).await?;
     }
-    let client = HttpWebhookClient::new(Duration::from_secs(args.timeout), true);
+    let client = HttpWebhookClient::new(Duration::from_secs(args.timeout), true.into());
     let window = Duration::from_secs(args.peer_secs);
     let started = Instant::now();
     let mut fast_done = 0;

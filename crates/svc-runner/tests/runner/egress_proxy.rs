@@ -77,7 +77,7 @@ pub(crate) fn connect(host_port: &str) -> String {
 #[tokio::test]
 async fn non_public_addresses_are_refused_however_they_are_named() {
     let site = target().await;
-    let proxy = EgressProxy::start(false, answers(), Vec::new()).await.unwrap();
+    let proxy = EgressProxy::start(false.into(), answers(), Vec::new()).await.unwrap();
     let port = site.port();
     let cases = [
         ("127.0.0.1", "127.0.0.1"),
@@ -109,7 +109,7 @@ async fn non_public_addresses_are_refused_however_they_are_named() {
 #[tokio::test]
 async fn allowed_hosts_are_dialled_at_the_address_the_proxy_resolved() {
     let site = target().await;
-    let proxy = EgressProxy::start(true, answers(), Vec::new()).await.unwrap();
+    let proxy = EgressProxy::start(true.into(), answers(), Vec::new()).await.unwrap();
     // `site.test` exists only in the proxy's answers: reaching the local
     // server through it shows the proxy dials what it resolved.
     let host_port = format!("site.test:{}", site.port());
@@ -136,7 +136,7 @@ async fn allowed_hosts_are_dialled_at_the_address_the_proxy_resolved() {
 
 #[tokio::test]
 async fn unknown_names_and_closed_ports_are_bad_gateways_with_a_reason() {
-    let proxy = EgressProxy::start(true, answers(), Vec::new()).await.unwrap();
+    let proxy = EgressProxy::start(true.into(), answers(), Vec::new()).await.unwrap();
     let closed = {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         listener.local_addr().unwrap().port()
@@ -175,7 +175,7 @@ async fn a_tunnel_ends_when_the_browser_side_closes_even_if_the_target_never_doe
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
     });
-    let proxy = EgressProxy::start(true, answers(), Vec::new()).await.unwrap();
+    let proxy = EgressProxy::start(true.into(), answers(), Vec::new()).await.unwrap();
     let mut client = TcpStream::connect(proxy.addr()).await.unwrap();
     client.write_all(connect(&format!("127.0.0.1:{port}")).as_bytes()).await.unwrap();
     let mut head = vec![0u8; 128];

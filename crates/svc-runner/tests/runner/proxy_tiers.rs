@@ -51,7 +51,7 @@ async fn a_tier_proxy_goes_through_its_upstream_with_its_credentials() {
     let up = CountingProxy::start("tier1", "alice", "p@ss:hunter2").await;
     // The credentials as written in a URL: percent-encoded.
     let url = format!("http://alice:p%40ss%3Ahunter2@{}", up.addr);
-    let proxy = EgressProxy::start(true, answers(), vec![upstream(&url)]).await.unwrap();
+    let proxy = EgressProxy::start(true.into(), answers(), vec![upstream(&url)]).await.unwrap();
 
     // The browser's own Proxy-Authorization is dropped; the upstream's is sent.
     let request = format!(
@@ -85,7 +85,7 @@ async fn a_tier_proxy_goes_through_its_upstream_with_its_credentials() {
     assert!(stats.bytes_down.load(Ordering::Relaxed) > 24, "{stats:?}");
 
     // A direct proxy counts its bytes too.
-    let direct = EgressProxy::start(true, answers(), Vec::new()).await.unwrap();
+    let direct = EgressProxy::start(true.into(), answers(), Vec::new()).await.unwrap();
     assert!(ask(&direct, &get(&host_port)).await.starts_with("HTTP/1.1 200"));
     assert!(direct.stats().bytes_down.load(Ordering::Relaxed) > 0);
     assert!(direct.stats().bytes_up.load(Ordering::Relaxed) > 0);
@@ -103,8 +103,9 @@ async fn an_upstream_refusing_the_credentials_is_a_failure_that_names_it_without
     let port = site.port();
     let host_port = format!("127.0.0.1:{port}");
     let up = CountingProxy::start("tier1", "alice", "right").await;
-    let proxy =
-        EgressProxy::start(true, answers(), vec![upstream(&up.url_with("alice", "wrong-hunter2"))]).await.unwrap();
+    let proxy = EgressProxy::start(true.into(), answers(), vec![upstream(&up.url_with("alice", "wrong-hunter2"))])
+        .await
+        .unwrap();
     let since = std::time::Instant::now();
 
     let answer = ask(&proxy, &get(&host_port)).await;
@@ -121,15 +122,17 @@ async fn an_upstream_refusing_the_credentials_is_a_failure_that_names_it_without
     assert!(why.contains("407") && !why.contains("hunter2"), "{why}");
 
     // An upstream that wants credentials, given none.
-    let proxy = EgressProxy::start(true, answers(), vec![upstream(&format!("http://{}", up.addr))]).await.unwrap();
+    let proxy =
+        EgressProxy::start(true.into(), answers(), vec![upstream(&format!("http://{}", up.addr))]).await.unwrap();
     let answer = ask(&proxy, &get(&host_port)).await;
     assert!(answer.starts_with("HTTP/1.1 502") && answer.contains("wants credentials"), "{answer}");
 
     // An upstream that cannot be reached.
     let dead = closed_port().await;
-    let proxy = EgressProxy::start(true, answers(), vec![upstream(&format!("http://u:hunter2@127.0.0.1:{dead}"))])
-        .await
-        .unwrap();
+    let proxy =
+        EgressProxy::start(true.into(), answers(), vec![upstream(&format!("http://u:hunter2@127.0.0.1:{dead}"))])
+            .await
+            .unwrap();
     for answer in [ask(&proxy, &get(&host_port)).await, tunnel(&proxy, &host_port, b"").await.0] {
         assert!(answer.starts_with("HTTP/1.1 502"), "{answer}");
         assert!(answer.contains(&format!("cannot connect to upstream proxy `127.0.0.1:{dead}`")), "{answer}");
@@ -141,7 +144,7 @@ async fn an_upstream_refusing_the_credentials_is_a_failure_that_names_it_without
 async fn a_tier_proxy_still_refuses_private_targets_unless_they_are_allowed() {
     let site = target().await;
     let up = CountingProxy::start("tier1", "alice", "hunter2").await;
-    let proxy = EgressProxy::start(false, answers(), vec![upstream(&up.url)]).await.unwrap();
+    let proxy = EgressProxy::start(false.into(), answers(), vec![upstream(&up.url)]).await.unwrap();
     for host in ["127.0.0.1", "site.test", "metadata.test"] {
         let host_port = format!("{host}:{}", site.port());
         for answer in [ask(&proxy, &get(&host_port)).await, tunnel(&proxy, &host_port, b"").await.0] {
@@ -161,7 +164,7 @@ async fn a_tier_with_several_upstreams_takes_them_in_turn_and_skips_one_that_is_
     let host_port = format!("127.0.0.1:{}", site.port());
     let a = CountingProxy::start("a", "u", "hunter2").await;
     let b = CountingProxy::start("b", "u", "hunter2").await;
-    let proxy = EgressProxy::start(true, answers(), vec![upstream(&a.url), upstream(&b.url)]).await.unwrap();
+    let proxy = EgressProxy::start(true.into(), answers(), vec![upstream(&a.url), upstream(&b.url)]).await.unwrap();
     for _ in 0..4 {
         assert!(ask(&proxy, &get(&host_port)).await.starts_with("HTTP/1.1 200"));
     }
@@ -173,7 +176,7 @@ async fn a_tier_with_several_upstreams_takes_them_in_turn_and_skips_one_that_is_
     assert_eq!(counts, [3, 2]);
 
     let dead = format!("http://u:hunter2@127.0.0.1:{}", closed_port().await);
-    let proxy = EgressProxy::start(true, answers(), vec![upstream(&dead), upstream(&a.url)]).await.unwrap();
+    let proxy = EgressProxy::start(true.into(), answers(), vec![upstream(&dead), upstream(&a.url)]).await.unwrap();
     for _ in 0..3 {
         assert!(ask(&proxy, &get(&host_port)).await.starts_with("HTTP/1.1 200"));
     }
@@ -188,7 +191,7 @@ fn engine(allow_private: bool, tiers: [Vec<UpstreamProxy>; 4]) -> ChromiumEngine
         chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
         browser_user: svc_runner::sandbox::DEFAULT_BROWSER_USER.into(),
         sandbox: Default::default(),
-        allow_private_networks: allow_private,
+        allow_private_networks: allow_private.into(),
         runs_per_browser: 100,
         spare_pages: 1,
         warm_pages: 0,
@@ -333,7 +336,7 @@ fn engine_config_shown(tiers: &[Vec<UpstreamProxy>; 4]) -> EngineConfig {
         chromium: None,
         browser_user: svc_runner::sandbox::DEFAULT_BROWSER_USER.into(),
         sandbox: Default::default(),
-        allow_private_networks: false,
+        allow_private_networks: false.into(),
         runs_per_browser: 1,
         spare_pages: 0,
         warm_pages: 0,

@@ -17,7 +17,7 @@ async fn every_document_has_the_scripts_world_from_its_start() {
         chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
         browser_user: svc_runner::sandbox::DEFAULT_BROWSER_USER.into(),
         sandbox: Default::default(),
-        allow_private_networks: true,
+        allow_private_networks: true.into(),
         runs_per_browser: 100,
         spare_pages: 1,
         warm_pages: 2,

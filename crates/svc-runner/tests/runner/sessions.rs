@@ -64,7 +64,7 @@ pub(crate) fn engine() -> ChromiumEngine {
         chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
         browser_user: svc_runner::sandbox::DEFAULT_BROWSER_USER.into(),
         sandbox: Default::default(),
-        allow_private_networks: true,
+        allow_private_networks: true.into(),
         runs_per_browser: 100,
         spare_pages: 1,
         warm_pages: 0,

@@ -352,6 +352,40 @@ async fn private_targets_are_refused_by_default() {
     // can succeed in this app; each refused run ending shows the worker going on.
 }
 
+/// `SVC_ALLOW_PRIVATE_NETWORKS` as a list of ranges opens those ranges only:
+/// loopback listed, the fixture on 127.0.0.1 runs, in the browser and on
+/// `static`; the metadata address, not listed, stays refused. Another list
+/// leaves loopback refused.
+#[tokio::test]
+async fn a_list_of_private_ranges_opens_those_ranges_only() {
+    let app = TestApp::start_with(&[("SVC_ALLOW_PRIVATE_NETWORKS", "127.0.0.0/8"), ("SVC_RUN_TIMEOUT", TIMEOUT)]).await;
+    let site = fixture::start().await;
+    let alice = app.signup("alice@example.com").await;
+    let page = format!("{}/items/3", site.base);
+    for scrapper in ["puppeteer", "static"] {
+        let body = json!({"title": scrapper, "url": page, "request": ITEMS, "scrapper": scrapper});
+        let (status, created) = app.post("/api/scraps", &alice.token, body).await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        let row = run(&app, &alice, created["id"].as_str().unwrap()).await;
+        assert_eq!(
+            (row["statusDetail"].as_str(), row["length"].as_i64()),
+            (Some("success"), Some(3)),
+            "{scrapper}: {}",
+            brief(&row)
+        );
+    }
+    let metadata = scrap(&app, &alice, "metadata", "http://169.254.169.254/", ITEMS).await;
+    let row = run(&app, &alice, &metadata).await;
+    assert_error_row(&row, &["non-public address"], WITHIN_TIMEOUT);
+
+    let other =
+        TestApp::start_with(&[("SVC_ALLOW_PRIVATE_NETWORKS", "10.0.0.0/8"), ("SVC_RUN_TIMEOUT", TIMEOUT)]).await;
+    let bob = other.signup("bob@example.com").await;
+    let loopback = scrap(&other, &bob, "loopback", &page, ITEMS).await;
+    let row = run(&other, &bob, &loopback).await;
+    assert_error_row(&row, &["non-public address"], WITHIN_TIMEOUT);
+}
+
 /// Case 11, private networks allowed: a redirect from the target to `file://`
 /// or `chrome://` never loads, and no file contents reach the row.
 #[tokio::test]

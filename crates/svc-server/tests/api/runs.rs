@@ -38,7 +38,7 @@ pub(crate) fn engine_config(browser_user: &str, runs_per_browser: u64, spare_pag
         chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
         browser_user: browser_user.into(),
         sandbox: Default::default(),
-        allow_private_networks: true,
+        allow_private_networks: true.into(),
         runs_per_browser,
         spare_pages,
         warm_pages: 0,
@@ -815,7 +815,7 @@ async fn the_devtools_port_and_the_egress_proxy_are_never_reachable() {
 
     // The static engine refuses them too.
     let fixed = svc_static::StaticEngine::new(svc_static::StaticConfig {
-        allow_private_networks: true,
+        allow_private_networks: true.into(),
         ..svc_static::StaticConfig::default()
     });
     for port in [devtools, egress] {

@@ -48,7 +48,7 @@ fn draft(url: &str, script: &str) -> TestRun {
 fn dispatcher(app: &TestApp) -> Arc<Dispatcher> {
     Arc::new(Dispatcher::new(
         app.store.clone(),
-        Arc::new(HttpWebhookClient::new(Duration::from_secs(10), true)),
+        Arc::new(HttpWebhookClient::new(Duration::from_secs(10), true.into())),
         DispatchConfig {
             retry_delays: vec![],
             sweep_interval: Duration::from_secs(60),

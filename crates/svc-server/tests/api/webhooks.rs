@@ -437,7 +437,8 @@ async fn the_client_refuses_non_public_addresses_as_literals_and_behind_host_nam
     ];
     let answers: HashMap<String, Vec<IpAddr>> =
         forms.iter().enumerate().map(|(i, ip)| (format!("host{i}.example.test"), vec![ip.parse().unwrap()])).collect();
-    let client = HttpWebhookClient::with_resolver(Duration::from_secs(2), false, PublicOnlyResolver::fixed(answers));
+    let client =
+        HttpWebhookClient::with_resolver(Duration::from_secs(2), false.into(), PublicOnlyResolver::fixed(answers));
     for (i, ip) in forms.iter().enumerate() {
         let literal = if ip.contains(':') { format!("https://[{ip}]/hook") } else { format!("https://{ip}/hook") };
         let err = client.post(&literal, &[], b"{}".to_vec()).await.expect_err(&literal);
@@ -451,7 +452,7 @@ async fn the_client_refuses_non_public_addresses_as_literals_and_behind_host_nam
     assert!(err.contains("https"), "{err}");
     // With private networks allowed, a local receiver is reached; redirects are not followed.
     let receiver = Receiver::start(&[302]).await;
-    let open = HttpWebhookClient::new(Duration::from_secs(2), true);
+    let open = HttpWebhookClient::new(Duration::from_secs(2), true.into());
     let answer = open.post(&receiver.url, &[], b"{}".to_vec()).await.unwrap();
     assert_eq!(answer.status, 302, "a redirect is an answer, not followed");
 }

@@ -14,7 +14,7 @@ use crate::outbox::webhook_signing::new_secret;
 use crate::paging::{PageRequest, Paged};
 use crate::scraps::scrap_ids_in_org;
 use crate::{Result, ServiceError, Session};
-use svc_engine::host_vetting::{Refusal, Resolver, vetted_addresses};
+use svc_engine::host_vetting::{PrivateNetworks, Refusal, Resolver, vetted_addresses};
 
 /// A webhook to create (`url` and `events` required, `active` not `false`)
 /// or the changes to one: on update, `None` fields are left alone
@@ -35,28 +35,28 @@ pub struct CreatedWebhook {
 
 pub struct WebhookService {
     store: Arc<dyn Store>,
-    allow_private_networks: bool,
+    allow_private_networks: PrivateNetworks,
     /// Wakes the dispatcher (redeliveries).
     queued: Arc<Notify>,
 }
 
 /// Checks a receiver URL: https (http too when private networks are
 /// allowed), and every address its host resolves to public.
-pub async fn check_webhook_url(raw: &str, allow_private: bool) -> Result<String> {
+pub async fn check_webhook_url(raw: &str, allow_private: &PrivateNetworks) -> Result<String> {
     let invalid = |m: String| ServiceError::validation("url", m);
     let url = Url::parse(raw.trim()).map_err(|_| invalid("must be an absolute https URL".into()))?;
     match url.scheme() {
         "https" => {}
-        "http" if allow_private => {}
+        "http" if allow_private.any() => {}
         other => return Err(invalid(format!("must be https, not `{other}`"))),
     }
     let host = url.host_str().filter(|h| !h.is_empty()).ok_or_else(|| invalid("has no host".into()))?;
     if !url.username().is_empty() || url.password().is_some() {
         return Err(invalid("must not carry credentials".into()));
     }
-    if !allow_private {
+    if !allow_private.all() {
         let port = url.port_or_known_default().unwrap_or(443);
-        match vetted_addresses(host, port, false, &Resolver::default()).await {
+        match vetted_addresses(host, port, allow_private, &Resolver::default()).await {
             Ok(_) => {}
             Err(Refusal::Private { ip, .. }) => {
                 return Err(invalid(format!("`{host}` resolves to the non-public address {ip}")));
@@ -85,7 +85,7 @@ fn parse_events(raw: Vec<String>) -> Result<Vec<WebhookEvent>> {
 }
 
 impl WebhookService {
-    pub(crate) fn new(store: Arc<dyn Store>, allow_private_networks: bool, queued: Arc<Notify>) -> Self {
+    pub(crate) fn new(store: Arc<dyn Store>, allow_private_networks: PrivateNetworks, queued: Arc<Notify>) -> Self {
         WebhookService { store, allow_private_networks, queued }
     }
 
@@ -103,7 +103,7 @@ impl WebhookService {
             return Err(ServiceError::validation("active", "new webhooks are active; deactivate with PUT"));
         }
         let url = input.url.ok_or_else(|| ServiceError::validation("url", "is required"))?;
-        let url = check_webhook_url(&url, self.allow_private_networks).await?;
+        let url = check_webhook_url(&url, &self.allow_private_networks).await?;
         let events = parse_events(input.events.ok_or_else(|| ServiceError::validation("events", "is required"))?)?;
         let scrap_ids = scrap_ids_in_org(&*self.store, session.org(), input.scrap_ids.unwrap_or_default()).await?;
         let now = Utc::now();
@@ -136,7 +136,7 @@ impl WebhookService {
         self.require_plan(session).await?;
         let mut webhook = self.get(session, id).await?;
         if let Some(url) = input.url {
-            webhook.url = check_webhook_url(&url, self.allow_private_networks).await?;
+            webhook.url = check_webhook_url(&url, &self.allow_private_networks).await?;
         }
         if let Some(events) = input.events {
             webhook.events = parse_events(events)?;
@@ -200,7 +200,7 @@ mod tests {
 
     #[tokio::test]
     async fn receiver_urls_must_be_https_and_public() {
-        assert!(check_webhook_url("https://93.184.216.34/hook", false).await.is_ok());
+        assert!(check_webhook_url("https://93.184.216.34/hook", &PrivateNetworks::None).await.is_ok());
         for bad in [
             "http://93.184.216.34/hook",
             "ftp://example.com/",
@@ -214,9 +214,18 @@ mod tests {
             "https://100.64.1.1/",
             "https://localhost/hook",
         ] {
-            let err = check_webhook_url(bad, false).await.expect_err(bad);
+            let err = check_webhook_url(bad, &PrivateNetworks::None).await.expect_err(bad);
             assert!(matches!(err, ServiceError::Validation { ref field, .. } if field == "url"), "{bad}: {err:?}");
         }
-        assert!(check_webhook_url("http://127.0.0.1:9/hook", true).await.is_ok(), "allowed for development");
+        assert!(
+            check_webhook_url("http://127.0.0.1:9/hook", &PrivateNetworks::All).await.is_ok(),
+            "allowed for development"
+        );
+        // A list of ranges opens those ranges only.
+        let intranet = PrivateNetworks::parse("10.0.0.0/8").unwrap();
+        assert!(check_webhook_url("http://10.1.2.3/hook", &intranet).await.is_ok());
+        for refused in ["http://127.0.0.1:9/hook", "https://169.254.169.254/latest", "https://192.168.0.1/"] {
+            assert!(check_webhook_url(refused, &intranet).await.is_err(), "{refused}");
+        }
     }
 }

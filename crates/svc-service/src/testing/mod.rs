@@ -46,7 +46,7 @@ impl TestServices {
             key_cache_ttl: Duration::from_secs(60),
             run_timeout: Duration::from_secs(20),
             cron_catchup_grace: Duration::from_secs(60),
-            allow_private_networks: false,
+            allow_private_networks: Default::default(),
             trusted_proxies: vec![],
             public_url: "http://127.0.0.1:8080".into(),
             email_enabled,

@@ -99,7 +99,7 @@ proptest! {
             let Ok(url) = url::Url::parse(&format!("http://{spelling}:{port}/")) else { continue };
             checked += 1;
             let host = url.host_str().expect("an address").to_string();
-            let refused = runtime.block_on(vetted_addresses(&host, port, false, &resolver));
+            let refused = runtime.block_on(vetted_addresses(&host, port, &Default::default(), &resolver));
             prop_assert!(refused.is_err(), "{spelling} (as {host}) was let through");
         }
         prop_assert!(checked >= 6, "most spellings are URLs: {checked}");

@@ -87,14 +87,14 @@ async fn the_static_engine_returns_what_the_browser_returns() {
         chromium: svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref()),
         browser_user: svc_runner::sandbox::DEFAULT_BROWSER_USER.into(),
         sandbox: Default::default(),
-        allow_private_networks: true,
+        allow_private_networks: true.into(),
         runs_per_browser: 200,
         spare_pages: 1,
         warm_pages: 0,
         resolver: Default::default(),
         tiers: Default::default(),
     });
-    let fast = StaticEngine::new(StaticConfig { allow_private_networks: true, ..Default::default() });
+    let fast = StaticEngine::new(StaticConfig { allow_private_networks: true.into(), ..Default::default() });
     let mut differences = Vec::new();
     for (path, script) in CASES {
         let job = job_for(&site.base, path, script);

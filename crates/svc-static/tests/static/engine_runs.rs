@@ -17,7 +17,7 @@ use crate::site;
 const ITEMS: &str = "returnData([...document.querySelectorAll('li.item')].map(li => li.textContent))";
 
 fn engine(allow_private: bool) -> StaticEngine {
-    StaticEngine::new(StaticConfig { allow_private_networks: allow_private, ..Default::default() })
+    StaticEngine::new(StaticConfig { allow_private_networks: allow_private.into(), ..Default::default() })
 }
 
 /// An engine whose resolver answers `names` with 127.0.0.1.
@@ -25,7 +25,7 @@ fn engine_resolving(allow_private: bool, names: &[&str]) -> StaticEngine {
     let answers: HashMap<String, Vec<IpAddr>> =
         names.iter().map(|n| (n.to_string(), vec![IpAddr::V4(Ipv4Addr::LOCALHOST)])).collect();
     StaticEngine::new(StaticConfig {
-        allow_private_networks: allow_private,
+        allow_private_networks: allow_private.into(),
         resolver: Resolver::fixed(answers),
         ..Default::default()
     })
@@ -115,7 +115,7 @@ async fn private_addresses_are_refused_unless_allowed() {
     let report = engine(false).run(job(&url, ITEMS)).await;
     assert_eq!(
         error(&report),
-        "target refused: `127.0.0.1` resolves to the non-public address 127.0.0.1; set SVC_ALLOW_PRIVATE_NETWORKS=true to allow it"
+        "target refused: `127.0.0.1` resolves to the non-public address 127.0.0.1; SVC_ALLOW_PRIVATE_NETWORKS (true, or a list of ranges) can allow it"
     );
     assert_eq!(report.bytes, 0);
     // A name that resolves to a private address: refused by the vetting resolver.
@@ -174,7 +174,11 @@ async fn the_timeout_covers_the_page_and_the_script() {
 async fn bodies_over_the_cap_are_refused_and_metered() {
     let site = site::start().await;
     let cap = 1024 * 1024;
-    let e = StaticEngine::new(StaticConfig { allow_private_networks: true, max_body_bytes: cap, ..Default::default() });
+    let e = StaticEngine::new(StaticConfig {
+        allow_private_networks: true.into(),
+        max_body_bytes: cap,
+        ..Default::default()
+    });
     let report = e.run(job(&format!("{}/endless", site.base), ITEMS)).await;
     assert_eq!(error(&report), "the page is larger than 1 MiB");
     assert!(report.bytes > cap as u64, "what arrived is metered: {}", report.bytes);

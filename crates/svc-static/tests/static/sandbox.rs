@@ -14,7 +14,7 @@ use crate::dom_api::job;
 use crate::site;
 
 fn engine() -> StaticEngine {
-    StaticEngine::new(StaticConfig { allow_private_networks: true, ..Default::default() })
+    StaticEngine::new(StaticConfig { allow_private_networks: true.into(), ..Default::default() })
 }
 
 fn for_org(mut job: RunJob, organization: Option<OrgId>) -> RunJob {
