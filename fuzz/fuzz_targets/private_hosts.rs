@@ -219,7 +219,7 @@ fuzz_target!(|input: Input| {
     let no_dns = Resolver::fixed(HashMap::new());
 
     // The host as a CONNECT request or a resolver would get it.
-    match ready(vetted_addresses(&host, port, false, &no_dns)) {
+    match ready(vetted_addresses(&host, port, &Default::default(), &no_dns)) {
         Err(Refusal::Private { .. } | Refusal::Unresolved(_)) => {}
         other => panic!("{host} ({ip}) was not refused: {other:?}"),
     }
@@ -238,16 +238,24 @@ fuzz_target!(|input: Input| {
     let parsed = literal(&url);
     assert_eq!(parsed, Some(ip), "{text:?} is read as {:?}, not as {ip}", url.host());
     let url_port = url.port_or_known_default().unwrap_or(80);
-    match ready(vetted_addresses(url.host_str().unwrap(), url_port, false, &no_dns)) {
+    match ready(vetted_addresses(url.host_str().unwrap(), url_port, &Default::default(), &no_dns)) {
         Err(Refusal::Private { ip: refused, .. }) => assert_eq!(refused, ip),
         other => panic!("{text:?} ({ip}) was not refused: {other:?}"),
     }
-    assert!(ready(vetted_addresses(url.host_str().unwrap(), url_port, true, &no_dns)).is_ok());
+    assert!(
+        ready(vetted_addresses(
+            url.host_str().unwrap(),
+            url_port,
+            &svc_engine::host_vetting::PrivateNetworks::All,
+            &no_dns
+        ))
+        .is_ok()
+    );
     // The real guards (an address literal: they resolve nothing).
-    let run = ready(svc_runner::net_guard::check(&text, false));
+    let run = ready(svc_runner::net_guard::check(&text, &Default::default()));
     assert!(matches!(run, Err(Refusal::Private { .. })), "the run guard let {text:?} ({ip}) through: {run:?}");
     assert!(
-        ready(svc_service::outbox::webhooks::check_webhook_url(&text, false)).is_err(),
+        ready(svc_service::outbox::webhooks::check_webhook_url(&text, &Default::default())).is_err(),
         "receiver {text:?} accepted"
     );
 });
