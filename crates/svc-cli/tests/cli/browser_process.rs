@@ -100,37 +100,7 @@ async fn browser_processes_hold_no_secret_and_die_with_a_killed_svc() {
 /// browser, checks every browser process's environment, kills svc with
 /// SIGKILL, and returns the browser's processes as they were.
 async fn run_then_kill(dir: &std::path::Path, target: &str, restart: usize) -> Vec<Process> {
-    let mut command = svc(dir);
-    if let Some(chromium) = std::env::var_os("SVC_TEST_CHROMIUM").filter(|c| !c.is_empty()) {
-        command.env("SVC_CHROMIUM", chromium);
-    }
-    command
-        .env("SVC_DATABASE_URL", sqlite_url(dir))
-        .env("SVC_LISTEN", "127.0.0.1:0")
-        .env("SVC_ALLOW_PRIVATE_NETWORKS", "true")
-        .env("SVC_JWT_SECRET", CANARY_SECRET);
-    let server = Server::start(command);
-    let http = reqwest::Client::new();
-    let post = |path: String, token: Option<&str>, body: Value| {
-        let mut request = http.post(format!("{}{path}", server.base)).json(&body);
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
-        }
-        async move { request.send().await.unwrap().json::<Value>().await.unwrap() }
-    };
-    let email = format!("b{restart}@example.com");
-    let signup = post("/api/auth/signup".into(), None, json!({"email": email, "password": "password-123"})).await;
-    let token = signup["token"].as_str().unwrap_or_else(|| panic!("{signup}")).to_string();
-    let items = "returnData([...document.querySelectorAll('li')].map(li => li.textContent))";
-    let scrap = post(
-        "/api/scraps".into(),
-        Some(&token),
-        json!({"title": "Items", "url": target, "scrapper": "puppeteer", "request": items}),
-    )
-    .await;
-    let sid = scrap["id"].as_str().unwrap_or_else(|| panic!("{scrap}"));
-    let row = post(format!("/api/scraps/worker/{sid}?wait=60"), Some(&token), Value::Null).await;
-    assert_eq!(row["statusDetail"], "success", "a run in the browser: {row}");
+    let server = server_after_a_run(dir, target, &format!("b{restart}@example.com"), "puppeteer", CANARY_SECRET).await;
 
     // Every process below svc is the browser's: the browser, its zygotes,
     // renderers and helpers (svc starts no other program).
@@ -153,4 +123,48 @@ async fn run_then_kill(dir: &std::path::Path, target: &str, restart: usize) -> V
     let browsers = browsers.into_iter().filter_map(|pid| Some((pid, start_time(pid)?))).collect();
     kill(server.pid(), "KILL");
     browsers
+}
+
+/// A real `svc server` on the SQLite database in `dir` (private networks
+/// allowed, `secret` as its JWT secret, `SVC_TEST_CHROMIUM` as its browser
+/// when set) after one successful run of a `scrapper` scrap of `target`,
+/// made by a new account `email`.
+pub(crate) async fn server_after_a_run(
+    dir: &std::path::Path,
+    target: &str,
+    email: &str,
+    scrapper: &str,
+    secret: &str,
+) -> Server {
+    let mut command = svc(dir);
+    if let Some(chromium) = std::env::var_os("SVC_TEST_CHROMIUM").filter(|c| !c.is_empty()) {
+        command.env("SVC_CHROMIUM", chromium);
+    }
+    command
+        .env("SVC_DATABASE_URL", sqlite_url(dir))
+        .env("SVC_LISTEN", "127.0.0.1:0")
+        .env("SVC_ALLOW_PRIVATE_NETWORKS", "true")
+        .env("SVC_JWT_SECRET", secret);
+    let server = Server::start(command);
+    let http = reqwest::Client::new();
+    let post = |path: String, token: Option<&str>, body: Value| {
+        let mut request = http.post(format!("{}{path}", server.base)).json(&body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        async move { request.send().await.unwrap().json::<Value>().await.unwrap() }
+    };
+    let signup = post("/api/auth/signup".into(), None, json!({"email": email, "password": "password-123"})).await;
+    let token = signup["token"].as_str().unwrap_or_else(|| panic!("{signup}")).to_string();
+    let items = "returnData([...document.querySelectorAll('li')].map(li => li.textContent))";
+    let scrap = post(
+        "/api/scraps".into(),
+        Some(&token),
+        json!({"title": "Items", "url": target, "scrapper": scrapper, "request": items}),
+    )
+    .await;
+    let sid = scrap["id"].as_str().unwrap_or_else(|| panic!("{scrap}"));
+    let row = post(format!("/api/scraps/worker/{sid}?wait=60"), Some(&token), Value::Null).await;
+    assert_eq!(row["statusDetail"], "success", "a {scrapper} run: {row}");
+    server
 }

@@ -5,10 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
-
-use crate::binary::{Server, kill, sqlite_url, svc, target_site};
-use crate::browser_process::{alive, command_line, descendants};
+use crate::binary::{kill, target_site};
+use crate::browser_process::{alive, command_line, descendants, server_after_a_run};
 
 const CANARY_SECRET: &str = "canary-jwt-secret-5b1e7d3a9c2f4e6a8b0d";
 
@@ -16,34 +14,7 @@ const CANARY_SECRET: &str = "canary-jwt-secret-5b1e7d3a9c2f4e6a8b0d";
 async fn static_sandbox_processes_hold_no_secret_and_die_with_a_killed_svc() {
     let dir = tempfile::tempdir().unwrap();
     let target = target_site();
-    let mut command = svc(dir.path());
-    command
-        .env("SVC_DATABASE_URL", sqlite_url(dir.path()))
-        .env("SVC_LISTEN", "127.0.0.1:0")
-        .env("SVC_ALLOW_PRIVATE_NETWORKS", "true")
-        .env("SVC_JWT_SECRET", CANARY_SECRET);
-    let server = Server::start(command);
-    let http = reqwest::Client::new();
-    let post = |path: String, token: Option<&str>, body: Value| {
-        let mut request = http.post(format!("{}{path}", server.base)).json(&body);
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
-        }
-        async move { request.send().await.unwrap().json::<Value>().await.unwrap() }
-    };
-    let signup =
-        post("/api/auth/signup".into(), None, json!({"email": "s@example.com", "password": "password-123"})).await;
-    let token = signup["token"].as_str().unwrap().to_string();
-    let items = "returnData([...document.querySelectorAll('li')].map(li => li.textContent))";
-    let scrap = post(
-        "/api/scraps".into(),
-        Some(&token),
-        json!({"title": "Items", "url": target, "scrapper": "static", "request": items}),
-    )
-    .await;
-    let sid = scrap["id"].as_str().unwrap_or_else(|| panic!("{scrap}"));
-    let row = post(format!("/api/scraps/worker/{sid}?wait=60"), Some(&token), Value::Null).await;
-    assert_eq!(row["statusDetail"], "success", "a static run: {row}");
+    let server = server_after_a_run(dir.path(), &target, "s@example.com", "static", CANARY_SECRET).await;
 
     // The run's process stays for the organization's next run.
     let sandboxes: Vec<u32> = descendants(server.pid())
