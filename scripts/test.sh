@@ -108,7 +108,7 @@ step "the book: build and link check"
 wait "$book_install" || { cat "$book_install_log" >&2; exit 1; }
 bash scripts/book.sh
 
-step "fuzz targets, 15 s each, uninstrumented (docs/fuzzing.md)"
-bash scripts/fuzz-smoke.sh 15 "${FUZZ_TARGETS[@]}"
+step "fuzz targets, 10 s each, uninstrumented (docs/fuzzing.md)"
+bash scripts/fuzz-smoke.sh 10 "${FUZZ_TARGETS[@]}"
 
 step "done"

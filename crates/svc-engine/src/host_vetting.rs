@@ -26,6 +26,8 @@ pub enum Refusal {
         "`{host}` port {port} is one of svc's own (a browser's DevTools or an egress proxy): nothing svc runs may reach it"
     )]
     OwnPort { host: String, port: u16 },
+    #[error("`{host}` is outside the site this run is held to ({site})")]
+    OutsideSite { host: String, site: String },
 }
 
 /// Which non-public addresses svc may connect to (`SVC_ALLOW_PRIVATE_NETWORKS`):

@@ -381,7 +381,7 @@ impl Policy {
         };
         if let Some(site) = self.confined_to.as_ref().filter(|site| !site.contains(host)) {
             self.stats.refused.fetch_add(1, Ordering::Relaxed);
-            let why = format!("`{}` is outside the site this run is held to ({site})", bare_host(host));
+            let why = Refusal::OutsideSite { host: bare_host(host).to_string(), site: site.to_string() }.to_string();
             return Err(fail(StatusCode::FORBIDDEN, why));
         }
         match vetted_addresses(host, port, &self.allow_private, &self.resolver).await {

@@ -85,6 +85,7 @@ impl StaticEngine {
     /// Runs `order` in a sandbox process of `organization`'s.
     async fn run_sandboxed(
         &self,
+        fetcher: &Fetcher,
         order: &RunOrder,
         organization: Option<OrgId>,
         received: &AtomicU64,
@@ -98,7 +99,7 @@ impl StaticEngine {
                 Ok(process) => process,
                 Err(e) => return PageOutcome { run: Err(StaticError::Internal(e)), html: None },
             };
-            let served = tokio::time::timeout_at(kill_at, process.serve(order, &self.fetcher, received, deadline));
+            let served = tokio::time::timeout_at(kill_at, process.serve(order, fetcher, received, deadline));
             let lost = match served.await {
                 Ok(Ok(done)) => {
                     self.pool.give_back(process);
@@ -155,7 +156,9 @@ impl Engine for StaticEngine {
             return fail(StaticError::ProxyTier(job.tier), None);
         }
 
-        let fetched = match tokio::time::timeout(job.timeout, self.fetcher.fetch(&job.url, &received)).await {
+        // The page and the script's requests: held to the run's site when it has one.
+        let fetcher = self.fetcher.confined(job.confined_to.clone());
+        let fetched = match tokio::time::timeout(job.timeout, fetcher.fetch(&job.url, &received)).await {
             Ok(Ok(fetched)) => fetched,
             Ok(Err(e)) => return fail(e, None),
             Err(_) => return fail(StaticError::OpeningTimedOut(job.timeout.as_secs()), None),
@@ -178,7 +181,7 @@ impl Engine for StaticEngine {
             limits: self.limits,
             capture: job.capture_page.into(),
         };
-        let page = self.run_sandboxed(&order, job.organization, &received, deadline).await;
+        let page = self.run_sandboxed(&fetcher, &order, job.organization, &received, deadline).await;
         match page.run {
             Ok(ScriptRun { result: result @ ScriptResult::Data { .. }, .. }) => {
                 let capture = page.html.filter(|_| job.capture_page.wants(&result));

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use reqwest::Method;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{ACCEPT, ACCEPT_LANGUAGE, CONTENT_TYPE, HeaderName, HeaderValue, LOCATION};
+use svc_engine::Site;
 use svc_engine::host_vetting::{PrivateNetworks, Refusal, Resolver, bare_host, vetted_addresses};
 use url::Url;
 
@@ -98,11 +99,15 @@ pub struct Fetched {
     pub body: Vec<u8>,
 }
 
+#[derive(Clone)]
 pub struct Fetcher {
     client: reqwest::Client,
     allow_private: PrivateNetworks,
     resolver: Resolver,
     max_body: usize,
+    /// The only site requests may go to (AI Fix's candidates), every
+    /// redirect included.
+    confined_to: Option<Site>,
 }
 
 impl Fetcher {
@@ -118,16 +123,26 @@ impl Fetcher {
             .pool_max_idle_per_host(16)
             .build()
             .expect("the HTTP client builds");
-        Fetcher { client, allow_private, resolver, max_body }
+        Fetcher { client, allow_private, resolver, max_body, confined_to: None }
     }
 
-    /// The scheme and literal-address rules (names are vetted as they are resolved).
+    /// This fetcher, held to `site` when there is one (the same client and
+    /// vetting): for one run's page and its script's requests.
+    pub fn confined(&self, site: Option<Site>) -> Fetcher {
+        Fetcher { confined_to: site, ..self.clone() }
+    }
+
+    /// The scheme and literal-address rules (names are vetted as they are
+    /// resolved), and the run's site when it is held to one.
     async fn check(&self, url: &Url) -> Result<(), Refusal> {
         match url.scheme() {
             "http" | "https" => {}
             other => return Err(Refusal::Scheme(other.to_string())),
         }
         let host = url.host_str().ok_or(Refusal::NoHost)?;
+        if let Some(site) = self.confined_to.as_ref().filter(|site| !site.contains(host)) {
+            return Err(Refusal::OutsideSite { host: bare_host(host).to_string(), site: site.to_string() });
+        }
         if bare_host(host).parse::<IpAddr>().is_ok() {
             let port = url.port_or_known_default().unwrap_or(80);
             vetted_addresses(host, port, &self.allow_private, &self.resolver).await?;

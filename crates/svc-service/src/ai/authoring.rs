@@ -8,7 +8,7 @@ use std::time::Instant;
 use chrono::Utc;
 use serde_json::{Value, json};
 use svc_domain::history::{DIRECT_TIER, HistoryRow, RunType, StatusDetail, TriggeredBy};
-use svc_domain::scrap::{DEFAULT_SCRAPPER, ParamSet, Scrap};
+use svc_domain::scrap::{AUTO_SCRAPPER, DEFAULT_SCRAPPER, ParamSet, Scrap};
 use svc_domain::task::{Task, TaskState};
 use svc_domain::{HistoryId, ObjectId};
 
@@ -122,11 +122,13 @@ pub(crate) async fn run_script_with(
         tier,
         account: login.account.clone(),
         session: login.session.clone(),
-        // In the browser, whose every connection goes through a proxy that
-        // holds the run to the scrap's site (the static engine cannot hold a
-        // script's `fetch` to it yet); the browser finds what static finds
-        // and more.
-        scrapper: DEFAULT_SCRAPPER.to_string(),
+        // A shadow run runs where the scrap's runs run (`auto` ones in the
+        // browser, which finds what static finds and more). Both engines
+        // hold it to `confined_to`.
+        scrapper: match scrap.scrapper.as_str() {
+            AUTO_SCRAPPER => DEFAULT_SCRAPPER.to_string(),
+            other => other.to_string(),
+        },
         reuse: None,
         // The candidate is the model's, written under the page's influence:
         // it reaches the scrap's own site and nothing else, so that a page
