@@ -148,6 +148,17 @@ pub async fn vetted_addresses(
     Ok(addrs)
 }
 
+/// Refuses `host` when a run held to `site` asks for it outside that site
+/// (AI Fix's candidates; `None`: any site).
+pub fn within(site: Option<&crate::Site>, host: &str) -> Result<(), Refusal> {
+    match site {
+        Some(site) if !site.contains(host) => {
+            Err(Refusal::OutsideSite { host: bare_host(host).to_string(), site: site.to_string() })
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A host as written in a URL, without the brackets of an IPv6 literal.
 pub fn bare_host(host: &str) -> &str {
     host.trim_start_matches('[').trim_end_matches(']')

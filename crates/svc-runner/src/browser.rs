@@ -342,10 +342,7 @@ impl BrowserPool {
     /// tier's upstream proxies, started on first use. Fails for a tier
     /// without upstream proxies.
     pub async fn tier_egress(&self, tier: u8) -> Result<&EgressProxy, String> {
-        let index = usize::from(tier).checked_sub(1).filter(|i| self.tiers.get(*i).is_some_and(|u| !u.is_empty()));
-        let Some(index) = index else {
-            return Err(format!("proxy tier {tier} is not configured"));
-        };
+        let index = self.configured_tier(tier)?;
         let (allow_private, resolver) = self.egress.clone();
         let upstreams = self.tiers[index].clone();
         self.tier_proxies[index]
@@ -360,15 +357,21 @@ impl BrowserPool {
     pub async fn confined_egress(&self, tier: u8, site: Site) -> Result<EgressProxy, String> {
         let upstreams = match tier {
             0 => Vec::new(),
-            tier => match self.tiers.get(usize::from(tier) - 1).filter(|u| !u.is_empty()) {
-                Some(upstreams) => upstreams.clone(),
-                None => return Err(format!("proxy tier {tier} is not configured")),
-            },
+            tier => self.tiers[self.configured_tier(tier)?].clone(),
         };
         let (allow_private, resolver) = self.egress.clone();
         EgressProxy::start_confined(allow_private, resolver, upstreams, Some(site))
             .await
             .map_err(|e| format!("cannot start the run's egress proxy: {e}"))
+    }
+
+    /// The index in `tiers` of proxy tier `tier` (1 to 4), when it has
+    /// upstream proxies.
+    fn configured_tier(&self, tier: u8) -> Result<usize, String> {
+        usize::from(tier)
+            .checked_sub(1)
+            .filter(|i| self.tiers.get(*i).is_some_and(|u| !u.is_empty()))
+            .ok_or_else(|| format!("proxy tier {tier} is not configured"))
     }
 
     /// Makes sure a live browser of kind `fonts` runs, launching one if none

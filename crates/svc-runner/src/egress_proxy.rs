@@ -39,7 +39,7 @@ use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use svc_engine::Site;
-use svc_engine::host_vetting::{PrivateNetworks, Refusal, Resolver, bare_host, vetted_addresses};
+use svc_engine::host_vetting::{PrivateNetworks, Refusal, Resolver, bare_host, vetted_addresses, within};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
@@ -379,14 +379,13 @@ impl Policy {
             self.failures.record(host, port, &why);
             answer(status, why)
         };
-        if let Some(site) = self.confined_to.as_ref().filter(|site| !site.contains(host)) {
-            self.stats.refused.fetch_add(1, Ordering::Relaxed);
-            let why = Refusal::OutsideSite { host: bare_host(host).to_string(), site: site.to_string() }.to_string();
-            return Err(fail(StatusCode::FORBIDDEN, why));
-        }
-        match vetted_addresses(host, port, &self.allow_private, &self.resolver).await {
+        let vetted = match within(self.confined_to.as_ref(), host) {
+            Ok(()) => vetted_addresses(host, port, &self.allow_private, &self.resolver).await,
+            Err(refusal) => Err(refusal),
+        };
+        match vetted {
             Ok(addrs) => Ok(addrs),
-            Err(refusal @ (Refusal::Private { .. } | Refusal::OwnPort { .. })) => {
+            Err(refusal @ (Refusal::Private { .. } | Refusal::OwnPort { .. } | Refusal::OutsideSite { .. })) => {
                 self.stats.refused.fetch_add(1, Ordering::Relaxed);
                 Err(fail(StatusCode::FORBIDDEN, refusal.to_string()))
             }

@@ -17,7 +17,7 @@ use reqwest::Method;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{ACCEPT, ACCEPT_LANGUAGE, CONTENT_TYPE, HeaderName, HeaderValue, LOCATION};
 use svc_engine::Site;
-use svc_engine::host_vetting::{PrivateNetworks, Refusal, Resolver, bare_host, vetted_addresses};
+use svc_engine::host_vetting::{PrivateNetworks, Refusal, Resolver, bare_host, vetted_addresses, within};
 use url::Url;
 
 use crate::error::StaticError;
@@ -140,9 +140,7 @@ impl Fetcher {
             other => return Err(Refusal::Scheme(other.to_string())),
         }
         let host = url.host_str().ok_or(Refusal::NoHost)?;
-        if let Some(site) = self.confined_to.as_ref().filter(|site| !site.contains(host)) {
-            return Err(Refusal::OutsideSite { host: bare_host(host).to_string(), site: site.to_string() });
-        }
+        within(self.confined_to.as_ref(), host)?;
         if bare_host(host).parse::<IpAddr>().is_ok() {
             let port = url.port_or_known_default().unwrap_or(80);
             vetted_addresses(host, port, &self.allow_private, &self.resolver).await?;
