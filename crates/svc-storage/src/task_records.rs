@@ -1,6 +1,6 @@
 //! Tasks and script versions as both engines return them.
 
-use svc_domain::script_version::{ScriptVersion, VersionSource};
+use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion, VersionSource};
 use svc_domain::task::{Task, TaskKind, TaskState};
 
 use crate::StoreError;
@@ -61,6 +61,8 @@ pub(crate) struct VersionRow {
     history_id: Option<String>,
     restored_from: Option<String>,
     created_at: i64,
+    approved_at: Option<i64>,
+    approved_by: Option<String>,
 }
 
 impl TryFrom<VersionRow> for ScriptVersion {
@@ -76,6 +78,46 @@ impl TryFrom<VersionRow> for ScriptVersion {
             history_id: r.history_id.as_deref().map(id).transpose()?,
             restored_from: r.restored_from.as_deref().map(id).transpose()?,
             created_at: time(r.created_at)?,
+            approved_at: opt_time(r.approved_at)?,
+            approved_by: r.approved_by.as_deref().map(id).transpose()?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct ProposalRow {
+    id: String,
+    organization_id: String,
+    scrap_id: String,
+    task_id: String,
+    history_id: String,
+    base_request: String,
+    request: String,
+    length: i64,
+    state: String,
+    created_at: i64,
+    decided_at: Option<i64>,
+    decided_by: Option<String>,
+    version_id: Option<String>,
+}
+
+impl TryFrom<ProposalRow> for FixProposal {
+    type Error = StoreError;
+    fn try_from(r: ProposalRow) -> Result<Self, StoreError> {
+        Ok(FixProposal {
+            id: id(&r.id)?,
+            organization_id: id(&r.organization_id)?,
+            scrap_id: id(&r.scrap_id)?,
+            task_id: id(&r.task_id)?,
+            history_id: id(&r.history_id)?,
+            base_request: r.base_request,
+            request: r.request,
+            length: r.length,
+            state: ProposalState::parse(&r.state).ok_or_else(|| corrupt("proposal state", &r.state))?,
+            created_at: time(r.created_at)?,
+            decided_at: opt_time(r.decided_at)?,
+            decided_by: r.decided_by.as_deref().map(id).transpose()?,
+            version_id: r.version_id.as_deref().map(id).transpose()?,
         })
     }
 }

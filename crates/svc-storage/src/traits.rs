@@ -7,7 +7,7 @@ use svc_domain::email::{Email, EmailRecord};
 use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
 use svc_domain::plan::{Plan, WeeklyUnits};
 use svc_domain::scrap::{ParamSet, Scrap};
-use svc_domain::script_version::ScriptVersion;
+use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion};
 use svc_domain::site_account::{SavedSession, SiteAccount, StoredAccount};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
@@ -632,6 +632,9 @@ pub struct TaskEnd<'a> {
     pub activities: &'a [Activity],
     /// AI Fix: a repaired script to make current.
     pub fix: Option<AppliedFix<'a>>,
+    /// AI Fix on a scrap with a site login: a repair to propose to its
+    /// owner (older pending proposals of the scrap become `superseded`).
+    pub proposal: Option<&'a FixProposal>,
 }
 
 /// A repaired script made current: written only while the scrap's script
@@ -703,6 +706,72 @@ pub trait VersionStore: Send + Sync {
         at: DateTime<Utc>,
         activity: &Activity,
     ) -> Result<Option<ScriptVersion>>;
+    /// The scrap's newest version (its current script); `None` for an
+    /// unknown scrap.
+    async fn current_version(&self, org: OrgId, scrap: ScrapId) -> Result<Option<ScriptVersion>>;
+    /// Approves an `ai_fix` version that waits, by `by`, with `activity`;
+    /// returns it as stored. `None` when there is no such version or it
+    /// does not wait (a person's version, or approved already).
+    async fn approve_version(
+        &self,
+        org: OrgId,
+        scrap: ScrapId,
+        id: ObjectId,
+        decided: &Decided<'_>,
+    ) -> Result<Option<ScriptVersion>>;
+}
+
+/// Who decided, when, and what the activity log says of it.
+#[derive(Clone, Copy, Debug)]
+pub struct Decided<'a> {
+    pub by: UserId,
+    pub at: DateTime<Utc>,
+    pub activity: &'a Activity,
+}
+
+/// What deciding a proposal did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ProposalDecision {
+    /// Approved (with the version it made current) or dismissed (`None`).
+    Done { version: Option<ScriptVersion> },
+    /// It was decided before: nothing written.
+    AlreadyDecided(ProposalState),
+    /// Approval only: the scrap's script is no longer the one the proposal
+    /// repairs. Nothing written.
+    ScriptChanged,
+}
+
+/// AI Fix's proposed repairs of scraps with a site login.
+#[async_trait]
+pub trait FixProposalStore: Send + Sync {
+    /// A scrap's proposals, newest first: the pending ones, or all.
+    async fn fix_proposals(
+        &self,
+        org: OrgId,
+        scrap: ScrapId,
+        only_pending: bool,
+        limit: i64,
+    ) -> Result<Vec<FixProposal>>;
+    async fn fix_proposal(&self, org: OrgId, scrap: ScrapId, id: ObjectId) -> Result<Option<FixProposal>>;
+    /// In one transaction, while the proposal is pending and the scrap's
+    /// script is still its `base_request`: makes its script the scrap's, as
+    /// a new `ai_fix` version approved by `decided.by`, and marks it
+    /// approved. `None` when there is no such proposal.
+    async fn approve_proposal(
+        &self,
+        org: OrgId,
+        scrap: ScrapId,
+        id: ObjectId,
+        decided: &Decided<'_>,
+    ) -> Result<Option<ProposalDecision>>;
+    /// Marks a pending proposal dismissed. `None` when there is no such proposal.
+    async fn dismiss_proposal(
+        &self,
+        org: OrgId,
+        scrap: ScrapId,
+        id: ObjectId,
+        decided: &Decided<'_>,
+    ) -> Result<Option<ProposalDecision>>;
 }
 
 /// Secrets at rest: the key check, sealed settings, the start-up pass over
@@ -810,6 +879,7 @@ pub trait Store:
     + EmailStore
     + TaskStore
     + VersionStore
+    + FixProposalStore
     + SecretStore
     + SiteAccountStore
     + OpsStore

@@ -28,7 +28,7 @@ use svc_domain::meter::{Meter, MeterBreakdown};
 use svc_domain::plan::{Plan, WeeklyUnits};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{EmailFormat, HISTORY_IDS_CAP, ParamSet, Scrap};
-use svc_domain::script_version::{ScriptVersion, VersionSource};
+use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion, VersionSource};
 use svc_domain::site_account::{SavedSession, SessionState, SiteAccount};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
@@ -36,9 +36,9 @@ use svc_domain::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, TypedId, UserId, We
 use svc_storage::key_check::key_check_opens;
 use svc_storage::testing::TestDb;
 use svc_storage::{
-    AppliedFix, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, NewAccount, Page, PlanRenewal, PlannedTick,
-    QueueState, RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store, StoreError, TaskEnd, TaskFinish,
-    TickAction, TickOutcome, TickPlan, TickPlanner, TierNote,
+    AppliedFix, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, NewAccount, Page, PlanRenewal,
+    PlannedTick, ProposalDecision, QueueState, RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store,
+    StoreError, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan, TickPlanner, TierNote,
 };
 use svc_storage::{MasterKey, Sealer};
 
@@ -1883,6 +1883,8 @@ async fn script_versions_follow_every_script_change(store: Arc<dyn Store>) {
             history_id: None,
             restored_from: None,
             created_at: t0,
+            approved_at: Some(t0),
+            approved_by: None,
         }
     );
     assert_eq!(store.script_version(org.id, s.id, v1.id).await.unwrap(), Some(v1.clone()));
@@ -1919,6 +1921,8 @@ async fn script_versions_follow_every_script_change(store: Arc<dyn Store>) {
             history_id: None,
             restored_from: Some(v1.id),
             created_at: t3,
+            approved_at: Some(t3),
+            approved_by: None,
         }
     );
     assert!(v3.id != v1.id && v3.id != v2.id);
@@ -2029,6 +2033,7 @@ fn task_end<'a>(state: TaskState, activities: &'a [Activity]) -> TaskEnd<'a> {
         units: 0,
         activities,
         fix: None,
+        proposal: None,
     }
 }
 
@@ -2357,6 +2362,167 @@ async fn count_tasks_by_organization_kind_and_time(store: Arc<dyn Store>) {
 // AI Fix
 // ---------------------------------------------------------------------------
 
+async fn ai_fix_proposals_and_approvals_wait_for_a_person(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "approve@example.com").await;
+    let (other, other_user) = account(&store, "other-approve@example.com").await;
+    let t0 = now();
+    let s = scrap(&user, "Signs in", t0);
+    insert_scrap(&store, &s).await;
+    let failed = HistoryRow { status_detail: Some(StatusDetail::Error), ..history(&s, t0) };
+    store.insert_history(&failed).await.unwrap();
+    let proposal = |task: &Task, request: &str, at| FixProposal {
+        id: ObjectId::new(),
+        organization_id: org.id,
+        scrap_id: s.id,
+        task_id: task.id,
+        history_id: failed.id,
+        base_request: s.request.clone(),
+        request: request.into(),
+        length: 3,
+        state: ProposalState::Pending,
+        created_at: at,
+        decided_at: None,
+        decided_by: None,
+        version_id: None,
+    };
+    // Two AI Fix tasks each end with a proposal: the newer supersedes the older.
+    let mut proposed = Vec::new();
+    for (n, script) in ["first repair", "second repair"].into_iter().enumerate() {
+        let at = t0 + Duration::seconds(n as i64 + 1);
+        let fix = Task { scrap_id: Some(s.id), history_id: Some(failed.id), ..task(&org, None, TaskKind::AiFix, at) };
+        store.insert_task(&fix).await.unwrap();
+        let claim = store.claim_tasks(now(), now() + Duration::minutes(5), 3, 10, "lost").await.unwrap().remove(0);
+        let p = proposal(&fix, script, at);
+        let end = TaskEnd { proposal: Some(&p), ..task_end(TaskState::Succeeded, &[]) };
+        assert_eq!(store.finish_task(&claim, &end).await.unwrap(), TaskFinish::Done { version: None });
+        proposed.push(p);
+    }
+    let (older, newer) = (&proposed[0], &proposed[1]);
+    // Nothing was applied: the script and its versions are as they were.
+    assert_eq!(store.scrap(org.id, s.id).await.unwrap().unwrap().request, s.request);
+    assert_eq!(store.script_versions(org.id, s.id, 0, 10).await.unwrap().total, 1);
+    assert_eq!(store.fix_proposals(org.id, s.id, true, 10).await.unwrap(), vec![newer.clone()]);
+    let all = store.fix_proposals(org.id, s.id, false, 10).await.unwrap();
+    assert_eq!(
+        all.iter().map(|p| (p.id, p.state)).collect::<Vec<_>>(),
+        [(newer.id, ProposalState::Pending), (older.id, ProposalState::Superseded)]
+    );
+    // Another organization sees none of it and cannot decide it.
+    assert!(store.fix_proposals(other.id, s.id, false, 10).await.unwrap().is_empty());
+    assert_eq!(store.fix_proposal(other.id, s.id, newer.id).await.unwrap(), None);
+    let theirs = activity(other.id, s.id, "fix.approved", now());
+    let by_them = Decided { by: other_user.id, at: now(), activity: &theirs };
+    assert_eq!(store.approve_proposal(other.id, s.id, newer.id, &by_them).await.unwrap(), None);
+    assert_eq!(store.dismiss_proposal(other.id, s.id, newer.id, &by_them).await.unwrap(), None);
+
+    // A superseded proposal cannot be approved.
+    let log = activity(org.id, s.id, "fix.approved", now());
+    let decided = Decided { by: user.id, at: t0 + Duration::seconds(5), activity: &log };
+    assert_eq!(
+        store.approve_proposal(org.id, s.id, older.id, &decided).await.unwrap(),
+        Some(ProposalDecision::AlreadyDecided(ProposalState::Superseded))
+    );
+    // After an edit of the script, approval is refused and nothing is written.
+    let edited = Scrap { request: "edited by hand".into(), updated_at: t0 + Duration::seconds(3), ..s.clone() };
+    assert!(store.update_scrap(org.id, &edited, &activity(org.id, s.id, "scrap.updated", now())).await.unwrap());
+    assert_eq!(
+        store.approve_proposal(org.id, s.id, newer.id, &decided).await.unwrap(),
+        Some(ProposalDecision::ScriptChanged)
+    );
+    assert_eq!(store.fix_proposal(org.id, s.id, newer.id).await.unwrap().unwrap().state, ProposalState::Pending);
+    // Back to the script it repairs: approval makes it current, as an
+    // approved `ai_fix` version, with its activity.
+    assert!(store.update_scrap(org.id, &s, &activity(org.id, s.id, "scrap.updated", now())).await.unwrap());
+    let Some(ProposalDecision::Done { version: Some(made) }) =
+        store.approve_proposal(org.id, s.id, newer.id, &decided).await.unwrap()
+    else {
+        panic!("approved")
+    };
+    assert_eq!(
+        (made.source, made.request.as_str(), made.history_id, made.approved_at, made.approved_by),
+        (VersionSource::AiFix, "second repair", Some(failed.id), Some(decided.at), Some(user.id))
+    );
+    assert!(!made.awaits_approval());
+    assert_eq!(store.current_version(org.id, s.id).await.unwrap(), Some(made.clone()));
+    assert_eq!(store.scrap(org.id, s.id).await.unwrap().unwrap().request, "second repair");
+    let approved = store.fix_proposal(org.id, s.id, newer.id).await.unwrap().unwrap();
+    assert_eq!(
+        (approved.state, approved.decided_by, approved.decided_at, approved.version_id),
+        (ProposalState::Approved, Some(user.id), Some(decided.at), Some(made.id))
+    );
+    let logged = store.list_activities(org.id, s.id, 0, 10).await.unwrap().items;
+    assert_eq!(logged.iter().filter(|a| a.kind == "fix.approved").collect::<Vec<_>>(), [&log], "once");
+    assert!(store.fix_proposals(org.id, s.id, true, 10).await.unwrap().is_empty());
+    assert_eq!(
+        store.dismiss_proposal(org.id, s.id, newer.id, &decided).await.unwrap(),
+        Some(ProposalDecision::AlreadyDecided(ProposalState::Approved))
+    );
+
+    // A third proposal, dismissed: the script stays.
+    let fix = Task { scrap_id: Some(s.id), history_id: Some(failed.id), ..task(&org, None, TaskKind::AiFix, t0) };
+    store.insert_task(&fix).await.unwrap();
+    let claim = store.claim_tasks(now(), now() + Duration::minutes(5), 3, 10, "lost").await.unwrap().remove(0);
+    let third = FixProposal { base_request: "second repair".into(), ..proposal(&fix, "third repair", now()) };
+    let end = TaskEnd { proposal: Some(&third), ..task_end(TaskState::Succeeded, &[]) };
+    store.finish_task(&claim, &end).await.unwrap();
+    let dismissed_log = activity(org.id, s.id, "fix.dismissed", now());
+    let dismissal = Decided { by: user.id, at: now(), activity: &dismissed_log };
+    assert_eq!(
+        store.dismiss_proposal(org.id, s.id, third.id, &dismissal).await.unwrap(),
+        Some(ProposalDecision::Done { version: None })
+    );
+    assert_eq!(store.fix_proposal(org.id, s.id, third.id).await.unwrap().unwrap().state, ProposalState::Dismissed);
+    assert_eq!(store.scrap(org.id, s.id).await.unwrap().unwrap().request, "second repair");
+
+    // An `ai_fix` version applied by itself waits; approving it once is
+    // all it takes, and a person's version never waits.
+    let unapproved = ScriptVersion {
+        id: ObjectId::new(),
+        organization_id: org.id,
+        scrap_id: s.id,
+        number: 0,
+        request: "applied by AI Fix".into(),
+        source: VersionSource::AiFix,
+        history_id: Some(failed.id),
+        restored_from: None,
+        created_at: now(),
+        approved_at: None,
+        approved_by: None,
+    };
+    let fix = Task { scrap_id: Some(s.id), history_id: Some(failed.id), ..task(&org, None, TaskKind::AiFix, t0) };
+    store.insert_task(&fix).await.unwrap();
+    let claim = store.claim_tasks(now(), now() + Duration::minutes(5), 3, 10, "lost").await.unwrap().remove(0);
+    let amended = HistoryRow { status_detail: Some(StatusDetail::Success), ..failed.clone() };
+    let end = TaskEnd {
+        fix: Some(AppliedFix {
+            scrap_id: s.id,
+            replaced: "second repair",
+            version: &unapproved,
+            row: &amended,
+            deliveries: &[],
+        }),
+        ..task_end(TaskState::Succeeded, &[])
+    };
+    assert!(matches!(store.finish_task(&claim, &end).await.unwrap(), TaskFinish::Done { version: Some(_) }));
+    let current = store.current_version(org.id, s.id).await.unwrap().unwrap();
+    assert!(current.id == unapproved.id && current.awaits_approval());
+    assert_eq!(store.approve_version(other.id, s.id, unapproved.id, &by_them).await.unwrap(), None);
+    let approval_log = activity(org.id, s.id, "fix.approved", now());
+    let approval = Decided { by: user.id, at: now(), activity: &approval_log };
+    let approved = store.approve_version(org.id, s.id, unapproved.id, &approval).await.unwrap().expect("approved");
+    assert_eq!((approved.approved_at, approved.approved_by), (Some(approval.at), Some(user.id)));
+    assert!(!store.current_version(org.id, s.id).await.unwrap().unwrap().awaits_approval());
+    assert_eq!(store.approve_version(org.id, s.id, unapproved.id, &dismissal).await.unwrap(), None);
+    assert_eq!(store.approve_version(org.id, s.id, made.id, &dismissal).await.unwrap(), None, "approved already");
+    let first = store.script_versions(org.id, s.id, 0, 10).await.unwrap().items.pop().unwrap();
+    assert_eq!(store.approve_version(org.id, s.id, first.id, &dismissal).await.unwrap(), None, "a person's");
+    assert_eq!(store.current_version(other.id, s.id).await.unwrap(), None);
+
+    // Deleting the scrap deletes its proposals.
+    assert!(store.delete_scrap(org.id, s.id, &activity(org.id, s.id, "scrap.deleted", now())).await.unwrap());
+    assert!(store.fix_proposals(org.id, s.id, false, 10).await.unwrap().is_empty());
+}
+
 async fn ai_fix_makes_the_repaired_script_current(store: Arc<dyn Store>) {
     let (org, user) = account(&store, "fix@example.com").await;
     let t0 = now();
@@ -2402,6 +2568,8 @@ async fn ai_fix_makes_the_repaired_script_current(store: Arc<dyn Store>) {
         history_id: Some(failed.id),
         restored_from: None,
         created_at: fixed_at,
+        approved_at: None,
+        approved_by: None,
     };
     let amended = HistoryRow {
         status_detail: Some(StatusDetail::Success),
@@ -2435,6 +2603,7 @@ async fn ai_fix_makes_the_repaired_script_current(store: Arc<dyn Store>) {
         units: 5,
         activities: &logs,
         fix: Some(applied(replaced)),
+        proposal: None,
     };
     let before = balance(&store, org.id).await;
 
@@ -2681,6 +2850,9 @@ impl Before0007 {
             history_id: None,
             restored_from: None,
             created_at: s.updated_at,
+            // Migration 0015: a person's versions count as approved when made.
+            approved_at: Some(s.updated_at),
+            approved_by: None,
         };
         assert_eq!(store.script_versions(org, s.id, 0, 10).await.unwrap(), Page { items: vec![v1], total: 1 });
 
@@ -3563,6 +3735,7 @@ storage_tests!(
     finished_tasks_write_ai_rows_of_no_scrap,
     count_tasks_by_organization_kind_and_time,
     ai_fix_makes_the_repaired_script_current,
+    ai_fix_proposals_and_approvals_wait_for_a_person,
     rate_buckets_store_what_a_take_decides,
     pruning_rate_buckets_keeps_every_bucket_that_still_decides,
     takes_never_fail_while_buckets_are_pruned,

@@ -208,6 +208,7 @@ fn outcome(row: HistoryRow, spend: Spend, result: Value, error: Option<String>) 
         spend,
         activities: vec![],
         fix: None,
+        proposal: None,
         emails: vec![],
     }
 }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use svc_domain::activity::Activity;
 use svc_domain::history::{HistoryRow, StatusDetail};
 use svc_domain::scrap::{ParamSet, Scrap};
-use svc_domain::script_version::{ScriptVersion, VersionSource};
+use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion, VersionSource};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::{HistoryId, ObjectId, OrgId, ScrapId};
 use svc_storage::{HistoryFilter, Store};
@@ -131,6 +131,7 @@ fn failed(task: &Task, scrap: ScrapId, row: HistoryId, spend: Spend, why: String
         activities: vec![log(task.organization_id, scrap, row, "fix.failed", message)],
         spend,
         fix: None,
+        proposal: None,
         emails: vec![],
     }
 }
@@ -214,7 +215,7 @@ pub(crate) async fn repair(cx: &TaskContext<'_>, task: &Task) -> Result<TaskOutc
                     // A model's script is not run with a site login until a
                     // person has read it: with one, the repair waits.
                     if login.account.is_some() {
-                        return propose(cx, &scrap, &row, repair, spend, &tried).await;
+                        return propose(cx, task, &scrap, &row, repair, spend, &tried).await;
                     }
                     return promote(cx, task, &scrap, row, repair, spend, &tried).await;
                 }
@@ -238,11 +239,13 @@ struct Repair {
     attempts: usize,
 }
 
-/// A repair that passed on a scrap with a site login: not applied. The
-/// script waits in the task's result and the activity log, and the owner
-/// (the scrap's alert address, else its creator) is told by email.
+/// A repair that passed on a scrap with a site login: not applied. It
+/// waits as a proposal for the owner to approve in the web app
+/// (`fix_review`), and the owner (the scrap's alert address, else its
+/// creator) is told by email and in the activity log.
 async fn propose(
     cx: &TaskContext<'_>,
+    task: &Task,
     scrap: &Scrap,
     failed_row: &HistoryRow,
     repair: Repair,
@@ -250,6 +253,21 @@ async fn propose(
     tried: &[Attempt],
 ) -> Result<TaskOutcome> {
     let Repair { script, length, attempts, .. } = repair;
+    let proposal = FixProposal {
+        id: ObjectId::new(),
+        organization_id: scrap.organization_id,
+        scrap_id: scrap.id,
+        task_id: task.id,
+        history_id: failed_row.id,
+        base_request: failed_row_script(task),
+        request: script.clone(),
+        length,
+        state: ProposalState::Pending,
+        created_at: Utc::now(),
+        decided_at: None,
+        decided_by: None,
+        version_id: None,
+    };
     let site = svc_engine::Site::of_url(&scrap.url).map(|s| s.to_string()).unwrap_or_default();
     let plural = if attempts == 1 { "" } else { "s" };
     let message = format!(
@@ -279,6 +297,7 @@ async fn propose(
         state: TaskState::Succeeded,
         result: Some(json!({
             "awaitingApproval": true,
+            "proposalId": proposal.id.to_string(),
             "proposedScript": script,
             "historyId": failed_row.id.to_string(),
             "length": length,
@@ -290,6 +309,7 @@ async fn propose(
         activities: vec![proposed],
         spend,
         fix: None,
+        proposal: Some(proposal),
         emails,
     })
 }
@@ -306,6 +326,7 @@ async fn promote(
     tried: &[Attempt],
 ) -> Result<TaskOutcome> {
     let Repair { script, data, length, attempts } = repair;
+    let site = svc_engine::Site::of_url(&scrap.url).map(|s| s.to_string()).unwrap_or_default();
     let now = Utc::now();
     let version = ScriptVersion {
         id: ObjectId::new(),
@@ -317,6 +338,10 @@ async fn promote(
         history_id: Some(failed_row.id),
         restored_from: None,
         created_at: now,
+        // A model's script: its runs are held to the scrap's site until
+        // its owner approves it (`fix_review`).
+        approved_at: None,
+        approved_by: None,
     };
     let mut row = failed_row.clone();
     let was = row.status_detail.map(|d| d.as_str()).unwrap_or("error");
@@ -338,7 +363,7 @@ async fn promote(
         "script.fixed",
         format!(
             "AI Fix repaired the script after {attempts} attempt{plural}: the run that ended {was} now has {length} items \
-             ({})",
+             ({}). Until you approve it, its runs reach only {site}.",
             spend.summary()
         ),
     );
@@ -363,6 +388,7 @@ async fn promote(
         activities: vec![fixed],
         spend,
         emails: vec![],
+        proposal: None,
         fix: Some(FixWrite {
             scrap_id: scrap.id,
             replaced: failed_row_script(task),

@@ -53,6 +53,8 @@ pub(crate) struct TaskOutcome {
     pub spend: Spend,
     pub activities: Vec<Activity>,
     pub fix: Option<FixWrite>,
+    /// AI Fix on a scrap with a site login: the repair, proposed.
+    pub proposal: Option<svc_domain::script_version::FixProposal>,
     /// Queued once the task is recorded (AI Fix's word to a scrap's owner).
     pub emails: Vec<Email>,
 }
@@ -126,6 +128,7 @@ impl TaskRunner {
                     spend: Spend::new(&model.pricing),
                     activities: vec![],
                     fix: None,
+                    proposal: None,
                     emails: vec![],
                 }
             }
@@ -150,6 +153,7 @@ impl TaskRunner {
             units: outcome.spend.units(),
             activities: &outcome.activities,
             fix: applied,
+            proposal: outcome.proposal.as_ref(),
         };
         match self.store.finish_task(task, &end).await? {
             TaskFinish::Done { .. } => {
@@ -171,6 +175,7 @@ impl TaskRunner {
                     units: outcome.spend.units(),
                     activities: &fix.if_script_changed,
                     fix: None,
+                    proposal: None,
                 };
                 self.store.finish_task(task, &end).await?;
             }

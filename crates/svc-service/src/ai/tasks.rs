@@ -38,7 +38,7 @@ pub struct GenerateRequest {
 }
 
 pub struct AiService {
-    store: Arc<dyn Store>,
+    pub(crate) store: Arc<dyn Store>,
     attached: Arc<Attachments>,
     signals: Arc<RunSignals>,
     limits: Arc<RateLimits>,

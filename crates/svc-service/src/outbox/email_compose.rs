@@ -209,18 +209,18 @@ pub fn alert_email(scrap: &Scrap, row: &HistoryRow, to: &str, public_url: &str, 
 pub fn fix_proposed_email(scrap: &Scrap, row: &HistoryRow, to: &str, public_url: &str, now: DateTime<Utc>) -> Email {
     let subject = format!("{}: AI Fix has a repair for you to approve", scrap.title);
     let mut email = new_email(scrap, row, EmailKind::FixProposed, to, subject, now);
-    let link = format!("{public_url}/scraps/{}", scrap.id);
+    let link = format!("{public_url}/scraps/{}/ai-fix", scrap.id);
     let title = one_line(&scrap.title);
     let why = "The scrap signs in to its site, and a script a model wrote after reading a page is not run with \
                that login until a person has read it: a page can talk a model into sending the login elsewhere.";
     email.text = format!(
         "A run of {title} failed and AI Fix wrote a repair that passed its trial run, held to the scrap's own \
-         site. It is not applied.\n\n{why}\n\nRead the repair in the scrap's activity log: {link}\n"
+         site. It is not applied.\n\n{why}\n\nRead the repair, line by line, and approve or dismiss it: {link}\n"
     );
     email.html = Some(format!(
         "<p>A run of <strong>{}</strong> failed and AI Fix wrote a repair that passed its trial run, held to the \
-         scrap's own site. It is <strong>not applied</strong>.</p><p>{}</p><p><a href=\"{}\">Read the repair in the \
-         scrap's activity log</a></p>",
+         scrap's own site. It is <strong>not applied</strong>.</p><p>{}</p><p><a href=\"{}\">Read the repair, line by line, \
+         and approve or dismiss it</a></p>",
         escape(&title),
         escape(why),
         escape(&link)
@@ -326,7 +326,7 @@ mod tests {
         assert_eq!(email.to, "owner@example.com");
         assert!(email.subject.ends_with("AI Fix has a repair for you to approve"), "{}", email.subject);
         assert!(email.text.contains("It is not applied") && email.text.contains("signs in to its site"));
-        assert!(email.text.contains(&format!("https://svc.example.com/scraps/{}", scrap.id)), "{}", email.text);
+        assert!(email.text.contains(&format!("https://svc.example.com/scraps/{}/ai-fix", scrap.id)), "{}", email.text);
         assert_eq!(EmailKind::parse("fix_proposed"), Some(EmailKind::FixProposed));
     }
 }

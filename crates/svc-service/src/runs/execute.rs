@@ -50,20 +50,29 @@ impl RunService {
     }
 
     /// The job, pending row and scrap of a claimed run, and why its login
-    /// cannot be used when it is stored but cannot be opened. The three
+    /// cannot be used when it is stored but cannot be opened. The four
     /// reads are independent and go together: they are on the run's path.
+    /// A run of a script AI Fix wrote that waits for approval is confined.
     async fn prepare(&self, claim: &ClaimedRun) -> Result<Option<Prepared>> {
         let (org, scrap_id) = (claim.organization_id, claim.scrap_id);
-        let (scrap, row, login) = tokio::try_join!(
+        let (scrap, row, login, version) = tokio::try_join!(
             async { Ok::<_, ServiceError>(self.store.scrap(org, scrap_id).await?) },
             async { Ok(self.store.history_row(org, claim.history_id).await?) },
             run_login(&*self.store, org, scrap_id),
+            async { Ok(self.store.current_version(org, scrap_id).await?) },
         )?;
         let (Some(scrap), Some(row)) = (scrap, row) else { return Ok(None) };
         let loads = svc_engine::directives::loads_for_run(&scrap.request);
         let (login, login_error) = match login {
             Ok(login) => (login, None),
             Err(why) => (RunLogin::default(), Some(why)),
+        };
+        // A script AI Fix wrote that no one has approved yet is the model's
+        // code: it reaches the scrap's own site and nothing else
+        // (`ai::fix_review`), on a page of its own.
+        let confined_to = match version {
+            Some(v) if v.awaits_approval() => svc_engine::Site::of_url(&scrap.url),
+            _ => None,
         };
         let job = RunJob {
             history_id: claim.history_id.to_string(),
@@ -79,8 +88,11 @@ impl RunService {
             account: login.account,
             session: login.session,
             scrapper: scrap.scrapper.clone(),
-            reuse: Some(ReuseKey { organization: claim.organization_id, scrap: claim.scrap_id }),
-            confined_to: None,
+            reuse: match confined_to {
+                None => Some(ReuseKey { organization: claim.organization_id, scrap: claim.scrap_id }),
+                Some(_) => None,
+            },
+            confined_to,
             organization: Some(claim.organization_id),
         };
         Ok(Some(Prepared { job, row, scrap, login_error }))

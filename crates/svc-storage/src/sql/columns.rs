@@ -48,5 +48,7 @@ pub(super) const EMAIL: &str = "id, organization_id, kind, recipient, subject, b
 pub(super) const TASK: &str = "id, organization_id, user_id, kind, state, input, result, error, scrap_id, history_id, \
                                attempts, lease_until, created_at, finished_at";
 
-pub(super) const VERSION: &str =
-    "id, organization_id, scrap_id, number, request, source, history_id, restored_from, created_at";
+pub(super) const VERSION: &str = "id, organization_id, scrap_id, number, request, source, history_id, restored_from, created_at, approved_at, \
+     approved_by";
+pub(super) const FIX_PROPOSAL: &str = "id, organization_id, scrap_id, task_id, history_id, base_request, request, \
+     length, state, created_at, decided_at, decided_by, version_id";

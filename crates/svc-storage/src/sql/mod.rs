@@ -19,6 +19,7 @@ mod accounts;
 mod activities;
 mod columns;
 mod emails;
+mod fix_proposals;
 mod history;
 mod keys;
 mod ops;

@@ -181,6 +181,9 @@ where
             Self::insert_delivery_rows(&mut tx, fix.deliveries, now).await?;
             version = Some(stored);
         }
+        if let Some(proposal) = end.proposal {
+            Self::insert_proposal(&mut tx, task.organization_id, proposal).await?;
+        }
         if let Some(row) = end.row {
             Self::insert_history_row(&mut tx, row).await?;
         }

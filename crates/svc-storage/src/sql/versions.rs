@@ -14,7 +14,7 @@ use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
 use crate::records::millis;
 use crate::task_records::VersionRow;
-use crate::traits::{Page, VersionStore};
+use crate::traits::{Decided, Page, VersionStore};
 
 impl<DB: Dialect> SqlStore<DB>
 where
@@ -46,7 +46,7 @@ where
         sqlx::query(concatcp!(
             "INSERT INTO script_versions (",
             columns::VERSION,
-            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
         ))
         .bind(version.id.to_string())
         .bind(version.organization_id.to_string())
@@ -57,6 +57,8 @@ where
         .bind(version.history_id.map(|h| h.to_string()))
         .bind(version.restored_from.map(|h| h.to_string()))
         .bind(millis(version.created_at))
+        .bind(version.approved_at.map(millis))
+        .bind(version.approved_by.map(|u| u.to_string()))
         .execute(&mut **tx)
         .await?;
         Ok(ScriptVersion { number, ..version.clone() })
@@ -92,6 +94,8 @@ where
             history_id: None,
             restored_from: None,
             created_at: at,
+            approved_at: Some(at),
+            approved_by: None,
         };
         Self::append_version(tx, &version).await?;
         Ok(())
@@ -195,10 +199,63 @@ where
             history_id: None,
             restored_from: Some(old.id),
             created_at: at,
+            // A person chose it, whoever wrote it first.
+            approved_at: Some(at),
+            approved_by: None,
         };
         let stored = Self::append_version(&mut tx, &version).await?;
         Self::insert_activity(&mut tx, activity).await?;
         tx.commit().await?;
         Ok(Some(stored))
+    }
+
+    async fn current_version(&self, org: OrgId, scrap: ScrapId) -> Result<Option<ScriptVersion>> {
+        let row: Option<VersionRow> = sqlx::query_as(concatcp!(
+            "SELECT ",
+            columns::VERSION,
+            " FROM script_versions WHERE organization_id = $1 AND scrap_id = $2 ORDER BY number DESC LIMIT 1"
+        ))
+        .bind(org.to_string())
+        .bind(scrap.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(ScriptVersion::try_from).transpose()
+    }
+
+    async fn approve_version(
+        &self,
+        org: OrgId,
+        scrap: ScrapId,
+        id: ObjectId,
+        decided: &Decided<'_>,
+    ) -> Result<Option<ScriptVersion>> {
+        let mut tx = self.begin_write().await?;
+        let approved = sqlx::query(
+            "UPDATE script_versions SET approved_at = $4, approved_by = $5 \
+             WHERE organization_id = $1 AND scrap_id = $2 AND id = $3 AND source = 'ai_fix' AND approved_at IS NULL",
+        )
+        .bind(org.to_string())
+        .bind(scrap.to_string())
+        .bind(id.to_string())
+        .bind(millis(decided.at))
+        .bind(decided.by.to_string())
+        .execute(&mut *tx)
+        .await?;
+        if approved.rows_affected() != 1 {
+            return Ok(None);
+        }
+        let row: VersionRow = sqlx::query_as(concatcp!(
+            "SELECT ",
+            columns::VERSION,
+            " FROM script_versions WHERE organization_id = $1 AND scrap_id = $2 AND id = $3"
+        ))
+        .bind(org.to_string())
+        .bind(scrap.to_string())
+        .bind(id.to_string())
+        .fetch_one(&mut *tx)
+        .await?;
+        Self::insert_activity(&mut tx, decided.activity).await?;
+        tx.commit().await?;
+        Ok(Some(ScriptVersion::try_from(row)?))
     }
 }

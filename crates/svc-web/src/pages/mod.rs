@@ -2,6 +2,7 @@
 
 mod admin;
 mod auth;
+mod fix_review;
 mod keys;
 mod pager;
 mod run_page;
@@ -44,6 +45,10 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/scraps/{scrap}/delete", post(scrap_page::delete))
         .route("/scraps/{scrap}/versions", get(script_versions::page))
         .route("/scraps/{scrap}/versions/{version}/restore", post(script_versions::restore))
+        .route("/scraps/{scrap}/ai-fix", get(fix_review::page))
+        .route("/scraps/{scrap}/ai-fix/versions/{version}/approve", post(fix_review::approve_version))
+        .route("/scraps/{scrap}/ai-fix/proposals/{proposal}/approve", post(fix_review::approve_proposal))
+        .route("/scraps/{scrap}/ai-fix/proposals/{proposal}/dismiss", post(fix_review::dismiss_proposal))
         .route("/scraps/{scrap}/history/{run}", get(run_page::page))
         .route("/scraps/{scrap}/history/{run}/progress", get(run_progress::progress))
         .route("/scraps/{scrap}/history/{run}/data.json", get(run_page::json))

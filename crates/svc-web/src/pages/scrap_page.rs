@@ -13,6 +13,7 @@ use svc_domain::email::{EmailKind, EmailState};
 use svc_domain::history::HistoryRow;
 use svc_domain::{HistoryId, ScrapId};
 use svc_service::Services;
+use svc_service::ai::fix_review::AwaitingApproval;
 use svc_service::paging::PageRequest;
 use svc_service::runs::Trigger;
 
@@ -88,6 +89,8 @@ struct LogRow {
     run_href: Option<String>,
     /// The entry made a new version of the script.
     versions_href: Option<String>,
+    /// The entry asks for a decision (AI Fix's proposal).
+    review_href: Option<String>,
 }
 
 /// The latest successful run and its data.
@@ -122,6 +125,8 @@ struct ScrapPage {
     started: Option<String>,
     /// The newest emails of the scrap (result emails, alerts).
     emails: Vec<EmailRow>,
+    /// What of AI Fix waits for a person's approval.
+    awaiting: AwaitingApproval,
 }
 
 /// One email of the scrap as the page lists it.
@@ -163,6 +168,7 @@ pub(crate) async fn page(
     let log = services.scraps.activities(&principal, id, log_request).await?;
     let latest = services.history.last_success(&principal, id).await?;
     let emails = services.scraps.emails(&user.session, id, EMAILS_SHOWN).await?;
+    let awaiting = services.ai.awaiting_approval(&principal, id).await?;
 
     let now = Utc::now();
     let tz = scrap.cron_timezone.parse().unwrap_or(chrono_tz::UTC);
@@ -187,6 +193,7 @@ pub(crate) async fn page(
             actor: activity::by(&a.kind, &a.actor, &me),
             run_href: a.history_id.map(|h| run_href(id, h)),
             versions_href: activity::made_a_version(&a.kind).then(|| format!("/scraps/{id}/versions")),
+            review_href: activity::asks_for_approval(&a.kind).then(|| format!("/scraps/{id}/ai-fix")),
         })
         .collect();
     let emails = emails
@@ -237,6 +244,7 @@ pub(crate) async fn page(
         log_pager,
         started,
         emails,
+        awaiting,
         url_is_link,
         title: scrap.title,
         url: scrap.url,

@@ -55,6 +55,8 @@ struct VersionRow {
     when: Moment,
     current: bool,
     selected: bool,
+    /// AI Fix wrote it and no one has approved it yet.
+    awaits_approval: bool,
 }
 
 /// The selected version and how it differs from the one before.
@@ -67,6 +69,10 @@ struct Selected {
     /// The version before it (none for the first).
     previous: Option<(i64, String)>,
     diff: ScriptDiff,
+    /// What the diff's table is of, for screen readers.
+    diff_label: String,
+    /// AI Fix wrote it and no one has approved it yet.
+    awaits_approval: bool,
     /// Its script is the scrap's script now (restoring it changes nothing).
     is_current_script: bool,
     /// It is the newest version.
@@ -165,6 +171,7 @@ async fn build(
             when: moment(v.created_at, now),
             current: Some(v.id) == newest_id,
             selected: Some(v.id) == selected_id,
+            awaits_approval: v.awaits_approval(),
         });
     }
     let selected = match selected {
@@ -181,6 +188,8 @@ async fn build(
                 when: moment(v.created_at, now),
                 previous: previous.map(|p| (p.number, href(p.id))),
                 diff,
+                diff_label: format!("version {}", v.number),
+                awaits_approval: v.awaits_approval(),
                 is_current_script: v.request == scrap.request,
                 is_newest: Some(v.id) == newest_id,
                 restore_action: format!("/scraps/{id}/versions/{}/restore", v.id),

@@ -12,6 +12,8 @@ pub fn tag(kind: &str) -> Option<Chip> {
         "fix.skipped" => Chip { class: "skipped", label: "AI Fix skipped" },
         "fix.failed" => Chip { class: "error", label: "AI Fix failed" },
         "fix.proposed" => Chip { class: "pending", label: "AI Fix: approve?" },
+        "fix.approved" => Chip { class: "success", label: "AI Fix approved" },
+        "fix.dismissed" => Chip { class: "none", label: "AI Fix dismissed" },
         "script.fixed" => Chip { class: "success", label: "Script fixed" },
         "script.restored" => Chip { class: "none", label: "Script restored" },
         _ => return None,
@@ -21,7 +23,13 @@ pub fn tag(kind: &str) -> Option<Chip> {
 /// Whether an entry of this kind made a new version of the script (its
 /// entry links to the versions page).
 pub fn made_a_version(kind: &str) -> bool {
-    matches!(kind, "script.fixed" | "script.restored")
+    matches!(kind, "script.fixed" | "script.restored" | "fix.approved")
+}
+
+/// Whether an entry of this kind asks its reader to decide (its entry
+/// links to the AI Fix review).
+pub fn asks_for_approval(kind: &str) -> bool {
+    kind == "fix.proposed"
 }
 
 /// Who did it: AI Fix's entries are the system's, said as "AI Fix".
@@ -44,7 +52,11 @@ mod tests {
         assert_eq!(tag("fix.started").unwrap().label, "AI Fix");
         assert_eq!(tag("fix.proposed").unwrap().label, "AI Fix: approve?");
         assert_eq!(tag("script.restored").unwrap().label, "Script restored");
+        assert_eq!(tag("fix.approved").unwrap().class, "success");
+        assert_eq!(tag("fix.dismissed").unwrap().label, "AI Fix dismissed");
         assert!(tag("run.finished").is_none());
+        assert!(made_a_version("fix.approved") && !made_a_version("fix.dismissed"));
+        assert!(asks_for_approval("fix.proposed") && !asks_for_approval("fix.approved"));
         assert!(made_a_version("script.fixed") && made_a_version("script.restored") && !made_a_version("fix.failed"));
         assert_eq!(by("fix.started", "system", "me"), "AI Fix");
         assert_eq!(by("script.restored", "user:me", "me"), "you");
