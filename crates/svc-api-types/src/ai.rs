@@ -93,6 +93,11 @@ pub struct VersionView {
     pub history_id: Option<String>,
     pub restored_from: Option<String>,
     pub created_at: String,
+    /// When a person accepted it: a person's own versions when made, an
+    /// `ai_fix` version when its owner approved it in the web app. `null`
+    /// while an `ai_fix` version waits; until then the scrap's runs with it
+    /// reach only the scrap's own site.
+    pub approved_at: Option<String>,
 }
 
 impl From<ScriptVersion> for VersionView {
@@ -106,6 +111,7 @@ impl From<ScriptVersion> for VersionView {
             history_id: v.history_id.map(|h| h.to_string()),
             restored_from: v.restored_from.map(|h| h.to_string()),
             created_at: iso(v.created_at),
+            approved_at: v.approved_at.map(iso),
         }
     }
 }

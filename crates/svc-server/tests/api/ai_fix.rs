@@ -12,6 +12,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use svc_domain::plan::Plan;
 
+use crate::common::canary::Canary;
 use crate::common::openai::{Answer, OpenAiStandIn};
 use crate::common::receiver::Receiver;
 use crate::common::site::{Site, shop_as_cards, shop_as_list};
@@ -326,36 +327,6 @@ async fn the_daily_limit_and_a_missing_provider_are_said() {
     assert_eq!(row["statusDetail"], "error");
     let skipped = wait_for_activity(&plain, &bob, &sid, &["fix.skipped"]).await;
     assert!(skipped["message"].as_str().unwrap().contains("no AI provider"), "{skipped}");
-}
-
-/// A second local server standing in for an attacker's: records every
-/// request (any method, any path) with its query and body.
-struct Canary {
-    base: String,
-    hits: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
-}
-
-impl Canary {
-    async fn start() -> Canary {
-        use axum::extract::{Request, State};
-        type Hits = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
-        async fn record(State(hits): State<Hits>, request: Request) -> &'static str {
-            let line = format!("{} {}", request.method(), request.uri());
-            let body = axum::body::to_bytes(request.into_body(), 1 << 20).await.unwrap_or_default();
-            hits.lock().unwrap().push(format!("{line} {}", String::from_utf8_lossy(&body)));
-            "ok"
-        }
-        let hits: Hits = Default::default();
-        let router = axum::Router::new().fallback(record).with_state(hits.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, router).await });
-        Canary { base, hits }
-    }
-
-    fn hits(&self) -> Vec<String> {
-        self.hits.lock().unwrap().clone()
-    }
 }
 
 /// Issue 34, part 3: a page carries a prompt injection, and the model

@@ -2,6 +2,7 @@
 //! that speak HTTP to it. `SVC_TEST_BACKEND=postgres` (with
 //! `SVC_TEST_POSTGRES_URL`) runs the same tests on PostgreSQL.
 
+pub mod canary;
 pub mod fixture;
 pub mod held_page;
 pub mod login_site;

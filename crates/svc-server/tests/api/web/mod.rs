@@ -6,6 +6,7 @@ pub mod browser;
 
 mod ai_editor;
 mod developers;
+mod fix_review;
 mod history_page;
 mod journey;
 mod run_progress;
