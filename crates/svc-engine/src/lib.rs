@@ -5,6 +5,7 @@
 //! this crate and `svc-domain` only; the service layer hands them jobs
 //! through [`Engine`] and judges their reports itself.
 
+pub mod crawl;
 pub mod directives;
 pub mod host_vetting;
 mod isolation;
@@ -16,6 +17,7 @@ mod report;
 pub mod script;
 mod site;
 
+pub use crawl::{CrawlLimits, Enqueued, PageInput};
 pub use directives::Loads;
 pub use isolation::{BrowserSandbox, IsolationReport};
 pub use job::{PageCapture, ReuseKey, RunJob};

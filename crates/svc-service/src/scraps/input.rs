@@ -183,6 +183,7 @@ pub(crate) fn check_request(request: &str) -> Result<Loads, ServiceError> {
         return Err(ServiceError::validation("request", "is required (a script that calls returnData(array))"));
     }
     max_chars("request", request, 1_000_000)?;
+    svc_engine::crawl::parse(request).map_err(|why| ServiceError::validation("request", why))?;
     svc_engine::directives::parse(request).map_err(|why| ServiceError::validation("request", why))
 }
 
