@@ -11,6 +11,7 @@ pub mod id;
 pub mod meter;
 pub mod net;
 pub mod plan;
+pub mod run_page;
 pub mod scope;
 pub mod scrap;
 pub mod script_version;

@@ -95,9 +95,10 @@ pub fn parse(script: &str) -> Result<CrawlLimits, String> {
                 Some(("pages", v)) => pages = Some(number(v, 1, 100_000)?),
                 Some(("depth", v)) => limits.depth = number(v, 0, 1_000)?,
                 Some(("parallel", v)) => limits.parallel = number(v, 1, MAX_PARALLEL)?,
-                Some(("delay", v)) => limits.delay = delay(v).ok_or_else(|| {
-                    format!("`// {DIRECTIVE}` {word}: a delay such as 500ms or 2s, at most 60s")
-                })?,
+                Some(("delay", v)) => {
+                    limits.delay = delay(v)
+                        .ok_or_else(|| format!("`// {DIRECTIVE}` {word}: a delay such as 500ms or 2s, at most 60s"))?
+                }
                 None if word == "any-site" => limits.any_site = true,
                 None if word == "ignore-robots" => limits.ignore_robots = true,
                 _ => return Err(format!("`// {DIRECTIVE}` does not know `{word}`; it knows {WORDS}")),
@@ -259,7 +260,8 @@ mod tests {
 
     #[test]
     fn the_directive_sets_the_limits() {
-        let limits = parse("// svc:load images\n// svc:crawl pages=200 depth=3 parallel=2 delay=500ms\nreturnData([]);");
+        let limits =
+            parse("// svc:load images\n// svc:crawl pages=200 depth=3 parallel=2 delay=500ms\nreturnData([]);");
         assert_eq!(
             limits,
             Ok(CrawlLimits {

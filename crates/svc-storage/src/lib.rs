@@ -32,9 +32,9 @@ pub use traits::{
     AccountStore, ActivityStore, AppliedFix, Backlog, ClaimedRun, Decided, DueScrap, EmailOutcome, EmailStore,
     EngineMemory, ExpiredLeases, FiredTick, FixProposalStore, HistoryFilter, HistoryStore, KeyStore, NewAccount,
     OpsStore, Page, PlanRenewal, PlannedTick, PoolUse, ProposalDecision, QueueState, RateStore, Recipient,
-    RenewalOutcome, RotationReport, RunNeighbours, RunStore, RunStreak, ScheduleStore, ScrapFilter, ScrapStore,
-    SealReport, SecretStore, SiteAccountStore, Store, TaskEnd, TaskFinish, TaskStore, TickAction, TickOutcome,
-    TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
+    RenewalOutcome, RotationReport, RunNeighbours, RunPageStore, RunStore, RunStreak, ScheduleStore, ScrapFilter,
+    ScrapStore, SealReport, SecretStore, SiteAccountStore, Store, TaskEnd, TaskFinish, TaskStore, TickAction,
+    TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -6,6 +6,7 @@ use svc_domain::api_key::{ApiKey, KeyOwner};
 use svc_domain::email::{Email, EmailRecord};
 use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
 use svc_domain::plan::{Plan, WeeklyUnits};
+use svc_domain::run_page::RunPage;
 use svc_domain::scrap::{ParamSet, Scrap};
 use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion};
 use svc_domain::site_account::{SavedSession, SiteAccount, StoredAccount};
@@ -741,6 +742,16 @@ pub enum ProposalDecision {
     ScriptChanged,
 }
 
+/// The pages of crawls' runs (`svc_domain::run_page`).
+#[async_trait]
+pub trait RunPageStore: Send + Sync {
+    /// Sets the pages of run `run` of `org` (any written before for it are
+    /// replaced), in one transaction.
+    async fn replace_run_pages(&self, org: OrgId, run: HistoryId, pages: &[RunPage]) -> Result<()>;
+    /// One page of a run's pages, in the run's order.
+    async fn run_pages(&self, org: OrgId, run: HistoryId, offset: i64, limit: i64) -> Result<Page<RunPage>>;
+}
+
 /// AI Fix's proposed repairs of scraps with a site login.
 #[async_trait]
 pub trait FixProposalStore: Send + Sync {
@@ -880,6 +891,7 @@ pub trait Store:
     + TaskStore
     + VersionStore
     + FixProposalStore
+    + RunPageStore
     + SecretStore
     + SiteAccountStore
     + OpsStore

@@ -26,6 +26,7 @@ use svc_domain::email::{Attachment, Email, EmailKind, EmailState};
 use svc_domain::history::{HistoryRow, RunSummary, RunType, StatusDetail, TriggeredBy};
 use svc_domain::meter::{Meter, MeterBreakdown};
 use svc_domain::plan::{Plan, WeeklyUnits};
+use svc_domain::run_page::{PageStatus, RunPage};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{EmailFormat, HISTORY_IDS_CAP, ParamSet, Scrap};
 use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion, VersionSource};
@@ -2523,6 +2524,58 @@ async fn ai_fix_proposals_and_approvals_wait_for_a_person(store: Arc<dyn Store>)
     assert!(store.fix_proposals(org.id, s.id, false, 10).await.unwrap().is_empty());
 }
 
+async fn run_pages_are_replaced_and_read_in_order_scoped_by_organization(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "pages@example.com").await;
+    let (other, _) = account(&store, "other-pages@example.com").await;
+    let t0 = now();
+    let s = scrap(&user, "Catalog", t0);
+    insert_scrap(&store, &s).await;
+    let run = history(&s, t0);
+    store.insert_history(&run).await.unwrap();
+    let page = |position: i64, status: PageStatus| RunPage {
+        organization_id: org.id,
+        scrap_id: s.id,
+        history_id: run.id,
+        position,
+        url: format!("https://shop.example/p/{position}"),
+        label: (position > 0).then(|| "detail".to_string()),
+        depth: position.min(1),
+        status,
+        items: position % 3,
+        duration_ms: 10 + position,
+        error: (status == PageStatus::Error).then(|| "HTTP 500".to_string()),
+    };
+    // More pages than one INSERT takes, written out of order.
+    let mut pages: Vec<RunPage> = (0..620)
+        .map(|i| {
+            let status = match i % 4 {
+                0 => PageStatus::Ok,
+                1 => PageStatus::Error,
+                2 => PageStatus::SkippedRobots,
+                _ => PageStatus::SkippedLimit,
+            };
+            page(i, status)
+        })
+        .collect();
+    pages.reverse();
+    store.replace_run_pages(org.id, run.id, &pages).await.unwrap();
+    pages.reverse();
+    let first = store.run_pages(org.id, run.id, 0, 3).await.unwrap();
+    assert_eq!(first, Page { items: pages[..3].to_vec(), total: 620 });
+    let last = store.run_pages(org.id, run.id, 600, 100).await.unwrap();
+    assert_eq!(last.items, pages[600..].to_vec());
+    // Another organization sees none of them and cannot overwrite them.
+    assert_eq!(store.run_pages(other.id, run.id, 0, 10).await.unwrap(), Page { items: vec![], total: 0 });
+    store.replace_run_pages(other.id, run.id, &[]).await.unwrap();
+    assert_eq!(store.run_pages(org.id, run.id, 0, 1).await.unwrap().total, 620);
+    // Written again (a claim lost and run again): replaced, not added.
+    store.replace_run_pages(org.id, run.id, &pages[..2]).await.unwrap();
+    assert_eq!(store.run_pages(org.id, run.id, 0, 10).await.unwrap().items, pages[..2].to_vec());
+    // Deleting the scrap deletes its runs' pages.
+    assert!(store.delete_scrap(org.id, s.id, &activity(org.id, s.id, "scrap.deleted", now())).await.unwrap());
+    assert_eq!(store.run_pages(org.id, run.id, 0, 10).await.unwrap().total, 0);
+}
+
 async fn ai_fix_makes_the_repaired_script_current(store: Arc<dyn Store>) {
     let (org, user) = account(&store, "fix@example.com").await;
     let t0 = now();
@@ -3736,6 +3789,7 @@ storage_tests!(
     count_tasks_by_organization_kind_and_time,
     ai_fix_makes_the_repaired_script_current,
     ai_fix_proposals_and_approvals_wait_for_a_person,
+    run_pages_are_replaced_and_read_in_order_scoped_by_organization,
     rate_buckets_store_what_a_take_decides,
     pruning_rate_buckets_keeps_every_bucket_that_still_decides,
     takes_never_fail_while_buckets_are_pruned,

@@ -24,6 +24,7 @@ mod history;
 mod keys;
 mod ops;
 mod rates;
+mod run_pages;
 mod runs;
 mod schedule;
 mod scraps;

@@ -92,6 +92,7 @@ where
             "DELETE FROM run_queue WHERE organization_id = $1 AND scrap_id = $2",
             "DELETE FROM script_versions WHERE organization_id = $1 AND scrap_id = $2",
             "DELETE FROM fix_proposals WHERE organization_id = $1 AND scrap_id = $2",
+            "DELETE FROM run_pages WHERE organization_id = $1 AND scrap_id = $2",
             "DELETE FROM site_accounts WHERE organization_id = $1 AND scrap_id = $2",
             "DELETE FROM site_sessions WHERE organization_id = $1 AND scrap_id = $2",
             "DELETE FROM engine_memory WHERE organization_id = $1 AND scrap_id = $2",
