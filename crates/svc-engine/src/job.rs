@@ -7,6 +7,7 @@ use svc_domain::scrap::ParamSet;
 use svc_domain::site_account::{SessionState, SiteAccount};
 use svc_domain::{OrgId, ScrapId};
 
+use crate::crawl::PageInput;
 use crate::directives::Loads;
 use crate::report::ScriptResult;
 use crate::site::Site;
@@ -86,6 +87,10 @@ pub struct RunJob {
     /// one organization each and never one run of another (`None`: a
     /// process of its own).
     pub organization: Option<OrgId>,
+    /// Which page of a crawl this is (`SVC.label`, `SVC.data`, `SVC.depth`,
+    /// and what `SVC.enqueue` may add): `PageInput::single()` for a run of
+    /// one page.
+    pub page: PageInput,
 }
 
 /// The scrap a run belongs to, with its organization: warm pages are kept
@@ -98,8 +103,9 @@ pub struct ReuseKey {
 
 impl RunJob {
     /// What the script's `SVC` shows of the run, for the engines'
-    /// JavaScript: `url`, `param`, `params`, `historyId`, `triggeredBy` and
-    /// `account` (`{username, password}`, or null without a site login).
+    /// JavaScript: `url`, `param`, `params`, `historyId`, `triggeredBy`,
+    /// `account` (`{username, password}`, or null without a site login) and
+    /// `page` (the crawl's [`PageInput`]).
     pub fn script_input(&self) -> serde_json::Value {
         let account =
             self.account.as_ref().map(|a| serde_json::json!({"username": a.username, "password": a.password}));
@@ -110,6 +116,7 @@ impl RunJob {
             "historyId": self.history_id,
             "triggeredBy": self.triggered_by,
             "account": account,
+            "page": self.page.script_input(),
         })
     }
 }
@@ -133,6 +140,7 @@ impl fmt::Debug for RunJob {
             .field("reuse", &self.reuse)
             .field("confined_to", &self.confined_to)
             .field("organization", &self.organization)
+            .field("page", &self.page)
             .finish()
     }
 }
@@ -160,6 +168,7 @@ mod tests {
             reuse: None,
             confined_to: None,
             organization: None,
+            page: crate::PageInput::single(),
         };
         let shown = format!("{job:?}");
         for secret in ["alice", "hunter2-secret", "sid-123456", "SVC.account"] {

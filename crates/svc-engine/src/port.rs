@@ -68,6 +68,7 @@ mod tests {
                 status: Some(200),
                 html: None,
                 session: None,
+                enqueued: vec![],
             }
         }
     }
@@ -90,6 +91,7 @@ mod tests {
             reuse: None,
             confined_to: None,
             organization: None,
+            page: crate::PageInput::single(),
         }
     }
 

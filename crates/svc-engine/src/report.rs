@@ -4,6 +4,8 @@
 use serde_json::Value;
 use svc_domain::site_account::SessionState;
 
+use crate::crawl::Enqueued;
+
 /// What the engine reports about one run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineReport {
@@ -23,6 +25,9 @@ pub struct EngineReport {
     /// after a run of a job with a site login that returned items; the
     /// service saves it when the run's outcome is `success`.
     pub session: Option<SessionState>,
+    /// The pages the script added with `SVC.enqueue` (a crawl), in the
+    /// order it added them.
+    pub enqueued: Vec<Enqueued>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -46,6 +51,7 @@ impl EngineReport {
             status: None,
             html: None,
             session: None,
+            enqueued: vec![],
         }
     }
 }

@@ -1728,6 +1728,7 @@ impl Engine for ChromiumEngine {
             status: outcome.status,
             html,
             session: None,
+            enqueued: vec![],
         };
         // A confined run's own egress proxy, held to its site; else a tier's
         // (started on its first run); tier 0 uses the browser's own.

@@ -145,6 +145,7 @@ impl Engine for StaticEngine {
                 status,
                 html,
                 session: None,
+                enqueued: vec![],
             };
         let fail = |e: StaticError, html: Option<String>| {
             let status = e.status();

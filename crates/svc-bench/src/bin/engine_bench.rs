@@ -240,6 +240,7 @@ fn job(url: &str, scrapper: &str) -> RunJob {
         reuse: None,
         confined_to: None,
         organization: None,
+        page: svc_engine::PageInput::single(),
     }
 }
 

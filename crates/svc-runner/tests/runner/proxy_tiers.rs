@@ -218,6 +218,7 @@ fn job(url: &str, script: &str, tier: u8) -> RunJob {
         reuse: None,
         confined_to: None,
         organization: None,
+        page: svc_engine::PageInput::single(),
     }
 }
 

@@ -91,6 +91,7 @@ pub(crate) fn job(url: String, script: &str, account: Option<&SiteAccount>, sess
         reuse: None,
         confined_to: None,
         organization: None,
+        page: svc_engine::PageInput::single(),
     }
 }
 

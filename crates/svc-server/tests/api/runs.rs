@@ -66,6 +66,7 @@ pub(crate) fn job_for(url: &str, script: &str) -> svc_engine::RunJob {
         reuse: None,
         confined_to: None,
         organization: None,
+        page: svc_engine::PageInput::single(),
     }
 }
 
@@ -468,6 +469,7 @@ async fn a_run_whose_worker_died_is_retried_then_failed() {
         status: None,
         html: None,
         session: None,
+        enqueued: vec![],
     };
     let stale_row = store.history_row(alice.org(), claim.history_id).await.unwrap().unwrap();
     app.services.runs.finish(&claim, stale_row, report).await.unwrap();

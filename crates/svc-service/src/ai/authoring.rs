@@ -91,6 +91,7 @@ pub(crate) async fn run_script(
         reuse: None,
         confined_to: None,
         organization: None,
+        page: svc_engine::PageInput::single(),
     };
     Ok(cx.engine.run(job).await)
 }
@@ -135,6 +136,7 @@ pub(crate) async fn run_script_with(
         // that talked the model into sending `SVC.account` elsewhere fails.
         confined_to: Site::of_url(&scrap.url),
         organization: Some(scrap.organization_id),
+        page: svc_engine::PageInput::single(),
     };
     Ok(cx.engine.run(job).await)
 }

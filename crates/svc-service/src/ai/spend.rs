@@ -129,6 +129,7 @@ mod tests {
             status: None,
             html: None,
             session: None,
+            enqueued: vec![],
         };
         s.page_load(&report);
         assert_eq!(s.ai_units, 3, "2,000 tokens are 2 units, 100 more are 1");

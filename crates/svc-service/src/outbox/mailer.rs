@@ -254,6 +254,7 @@ mod tests {
             status: None,
             html: None,
             session: None,
+            enqueued: vec![],
         };
         t.services.runs.finish(&claim, pending, report).await.unwrap();
         t.store.history_row(scrap.organization_id, row.id).await.unwrap().unwrap()

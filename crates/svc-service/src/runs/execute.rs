@@ -94,6 +94,7 @@ impl RunService {
             },
             confined_to,
             organization: Some(claim.organization_id),
+            page: svc_engine::PageInput::single(),
         };
         Ok(Some(Prepared { job, row, scrap, login_error }))
     }

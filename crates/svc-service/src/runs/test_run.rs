@@ -123,6 +123,7 @@ impl RunService {
             reuse: None,
             confined_to: None,
             organization: Some(org.id),
+            page: svc_engine::PageInput::single(),
         };
         // `auto`: static, then the browser when static found nothing (a
         // test run neither reads nor changes what the scrap's runs learned).

@@ -60,6 +60,7 @@ async fn progress_follows_a_run_from_the_queue_to_its_row() {
         status: None,
         html: None,
         session: None,
+        enqueued: vec![],
     };
     t.services.runs.finish(&claim, pending, report).await.unwrap();
     match t.services.runs.progress(&me, row.id).await.unwrap() {
@@ -93,6 +94,7 @@ async fn a_run_names_its_scraps_engine_and_static_runs_go_direct() {
         status: Some(200),
         html: None,
         session: None,
+        enqueued: vec![],
     };
     let engine = Scripted { report, jobs: Mutex::default() };
     t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
@@ -147,6 +149,7 @@ impl Engine for TwoEngines {
             status: Some(200),
             html: None,
             session: None,
+            enqueued: vec![],
         }
     }
 }
@@ -304,6 +307,7 @@ async fn a_test_run_runs_the_draft_charges_and_stores_nothing() {
         status: None,
         html: None,
         session: None,
+        enqueued: vec![],
     };
     let engine = Arc::new(Scripted { report: report.clone(), jobs: Mutex::default() });
     runs.attach_engine(engine.clone(), crate::runs::RunSlots::new(1));
@@ -378,6 +382,7 @@ async fn test_runs_are_limited_per_user() {
         status: None,
         html: None,
         session: None,
+        enqueued: vec![],
     };
     t.services.runs.attach_engine(Arc::new(Scripted { report, jobs: Mutex::default() }), crate::runs::RunSlots::new(1));
     let run = || draft("https://example.com/", "returnData([])");
@@ -414,6 +419,7 @@ fn report(result: ScriptResult, snapshot: Option<serde_json::Value>, session: Op
         status: Some(200),
         html: None,
         session: session.map(SessionState::new),
+        enqueued: vec![],
     }
 }
 

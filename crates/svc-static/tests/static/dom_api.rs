@@ -33,6 +33,7 @@ pub fn job(url: &str, script: &str) -> svc_engine::RunJob {
         reuse: None,
         confined_to: None,
         organization: None,
+        page: svc_engine::PageInput::single(),
     }
 }
 

@@ -65,6 +65,7 @@ async fn run_now_says_queued_then_running_then_how_it_ended() {
         status: None,
         html: None,
         session: None,
+        enqueued: vec![],
     };
     app.services.runs.finish(&claim, row, report).await.unwrap();
     tab.wait_for("document.querySelector('#run-status .chip-success')", "the outcome").await;
