@@ -72,6 +72,9 @@ pub struct Config {
     pub ai_timeout: Duration,
     /// `SVC_AI_FIX_DAILY`: AI Fix repairs per organization per UTC day (0 turns AI Fix off).
     pub ai_fix_daily: i64,
+    /// `SVC_CRAWL_MAX_PAGES` and `SVC_CRAWL_TIMEOUT`: the most pages one run
+    /// of a crawl visits, and how long it may take in all.
+    pub crawl: svc_service::runs::crawl::CrawlSettings,
     /// `SVC_SIGNUP`: `open` (anyone may sign up) or `closed`.
     pub signup_open: bool,
     pub chromium: Option<String>,
@@ -684,6 +687,10 @@ impl Config {
             ai_price_output: raw.get("AI_PRICE_OUTPUT", 0.0, price)?,
             ai_timeout: raw.get("AI_TIMEOUT", Duration::from_secs(60), positive_duration)?,
             ai_fix_daily: raw.get("AI_FIX_DAILY", svc_service::ai::fix::DEFAULT_FIX_DAILY, non_negative)?,
+            crawl: svc_service::runs::crawl::CrawlSettings {
+                max_pages: raw.get("CRAWL_MAX_PAGES", svc_service::runs::crawl::DEFAULT_MAX_PAGES, positive_int::<u32>)?,
+                timeout: raw.get("CRAWL_TIMEOUT", svc_service::runs::crawl::DEFAULT_TIMEOUT, positive_duration)?,
+            },
             signup_open: raw.get("SIGNUP", true, |s| match s.trim() {
                 "open" => Ok(true),
                 "closed" => Ok(false),
@@ -1089,6 +1096,18 @@ mod tests {
         assert!(err.contains("SVC_RUN_TIMEOUT"), "says why: {err}");
         let short = Config::load(None, env(&[("SVC_RUN_TIMEOUT", "500ms"), ("SVC_REQUEST_TIMEOUT", "1s")])).unwrap();
         assert_eq!(short.request_timeout, Duration::from_secs(1));
+    }
+
+    #[test]
+    fn crawl_caps() {
+        let defaults = Config::load(None, env(&[])).unwrap().crawl;
+        assert_eq!(defaults, svc_service::runs::crawl::CrawlSettings::default());
+        let set = Config::load(None, env(&[("SVC_CRAWL_MAX_PAGES", "20"), ("SVC_CRAWL_TIMEOUT", "90s")])).unwrap();
+        assert_eq!((set.crawl.max_pages, set.crawl.timeout), (20, Duration::from_secs(90)));
+        for (name, bad) in [("SVC_CRAWL_MAX_PAGES", "0"), ("SVC_CRAWL_MAX_PAGES", "lots"), ("SVC_CRAWL_TIMEOUT", "0s")] {
+            let e = Config::load(None, env(&[(name, bad)])).unwrap_err().to_string();
+            assert!(e.contains(name), "{e}");
+        }
     }
 
     #[test]

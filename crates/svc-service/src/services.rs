@@ -52,6 +52,8 @@ pub struct ServiceConfig {
     pub email_enabled: bool,
     /// AI Fix repairs per organization per UTC day (`SVC_AI_FIX_DAILY`).
     pub ai_fix_daily: i64,
+    /// The caps on crawls (`SVC_CRAWL_MAX_PAGES`, `SVC_CRAWL_TIMEOUT`).
+    pub crawl: crate::runs::crawl::CrawlSettings,
     /// `SVC_SIGNUP=open` (default) or `closed`.
     pub signup_open: bool,
     /// The proxy tiers configured (`SVC_PROXY_TIER1`..`4`), their prices and multipliers.
@@ -75,6 +77,7 @@ impl fmt::Debug for ServiceConfig {
             .field("public_url", &self.public_url)
             .field("email_enabled", &self.email_enabled)
             .field("ai_fix_daily", &self.ai_fix_daily)
+            .field("crawl", &self.crawl)
             .field("signup_open", &self.signup_open)
             .field("tiers", &self.tiers)
             .field("weekly_units", &self.weekly_units)
@@ -129,6 +132,7 @@ impl Services {
                 email: email.clone(),
                 attached: attached.clone(),
                 fix_daily: config.ai_fix_daily,
+                crawl: config.crawl,
                 tiers: config.tiers.clone(),
                 metrics: metrics.clone(),
             },

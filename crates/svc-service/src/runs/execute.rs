@@ -1,6 +1,8 @@
 //! Executing a claimed run: its job, the engine (or engines, for `auto`)
 //! that runs it, and the session a run with a site login keeps.
 
+use std::time::Instant;
+
 use chrono::Utc;
 use svc_domain::activity::Activity;
 use svc_domain::history::{HistoryRow, StatusDetail};
@@ -18,7 +20,7 @@ use crate::{Result, ServiceError};
 use svc_engine::{Engine, PageCapture, ReuseKey, RunJob};
 use svc_engine::{EngineReport, ScriptResult};
 
-use super::RunService;
+use super::{RunService, crawl};
 use super::finish::HowItRan;
 
 /// What a claimed run needs before it goes to an engine (`prepare`).
@@ -94,7 +96,7 @@ impl RunService {
             },
             confined_to,
             organization: Some(claim.organization_id),
-            page: svc_engine::PageInput::single(),
+            page: crawl::start_page(&scrap.url, svc_engine::crawl::limits_for_run(&scrap.request)),
         };
         Ok(Some(Prepared { job, row, scrap, login_error }))
     }
@@ -103,6 +105,7 @@ impl RunService {
     /// calls for (escalating within the run when auto and blocked), then
     /// records it. `None` when the scrap or row is gone.
     pub async fn execute(&self, claim: &ClaimedRun, engine: &dyn Engine) -> Result<Option<StatusDetail>> {
+        let started = Instant::now();
         let Some(Prepared { mut job, row, scrap, login_error }) = self.prepare(claim).await? else { return Ok(None) };
         if let Some(message) = login_error {
             let report = EngineReport::not_run(message);
@@ -112,7 +115,7 @@ impl RunService {
                     claim,
                     row,
                     report,
-                    HowItRan { attempts: &[], tier: None, secrets: &no_secrets, scrapper: &job.scrapper },
+                    HowItRan { attempts: &[], tier: None, secrets: &no_secrets, scrapper: &job.scrapper, pages: &[] },
                 )
                 .await
                 .map(Some);
@@ -144,7 +147,7 @@ impl RunService {
                     claim,
                     row,
                     report,
-                    HowItRan { attempts: &[], tier: Some(&note), secrets: &secrets, scrapper: &job.scrapper },
+                    HowItRan { attempts: &[], tier: Some(&note), secrets: &secrets, scrapper: &job.scrapper, pages: &[] },
                 )
                 .await
                 .map(Some);
@@ -164,11 +167,13 @@ impl RunService {
             let mut static_report = None;
             if plan.static_first && tier == 0 {
                 let static_job = RunJob { scrapper: STATIC_SCRAPPER.to_string(), tier: 0, ..job.clone() };
-                let report = engine.run(static_job).await;
+                let report = engine.run(static_job.clone()).await;
                 attempts.push(TierAttempt { tier: 0, bytes: report.bytes });
                 if engine_choice::static_found_items(&report.result) && !plan.compare {
                     let remember = if auto && !looks_blocked(&report) { host } else { None };
                     let note = TierNote { tier: 0, remember, at: Utc::now(), engine: None };
+                    let (report, pages) =
+                        self.crawl_rest(claim, &static_job, engine, report, &mut attempts, started).await?;
                     return self
                         .finish_attempts(
                             claim,
@@ -179,6 +184,7 @@ impl RunService {
                                 tier: Some(&note),
                                 secrets: &secrets,
                                 scrapper: STATIC_SCRAPPER,
+                                pages: &pages,
                             },
                         )
                         .await
@@ -219,18 +225,52 @@ impl RunService {
         }
         let remember = if auto && !looks_blocked(&report) { host } else { None };
         let note = TierNote { tier, remember, at: Utc::now(), engine: learned };
+        let ran = RunJob { scrapper: used.clone(), tier, ..job };
+        let (report, pages) = self.crawl_rest(claim, &ran, engine, report, &mut attempts, started).await?;
         let detail = self
             .finish_attempts(
                 claim,
                 row,
                 report,
-                HowItRan { attempts: &attempts, tier: Some(&note), secrets: &secrets, scrapper: &used },
+                HowItRan { attempts: &attempts, tier: Some(&note), secrets: &secrets, scrapper: &used, pages: &pages },
             )
             .await?;
         if let Some((plan, choice)) = announce {
             self.announce_engine(claim, plan, choice).await;
         }
         Ok(Some(detail))
+    }
+
+    /// The rest of a crawl after its start page ran as `job` (`runs::crawl`):
+    /// one report for the whole run and its pages, each page's load added
+    /// to `attempts`. A run of one page comes back as it is.
+    async fn crawl_rest(
+        &self,
+        claim: &ClaimedRun,
+        job: &RunJob,
+        engine: &dyn Engine,
+        start: EngineReport,
+        attempts: &mut Vec<TierAttempt>,
+        started: Instant,
+    ) -> Result<(EngineReport, Vec<crawl::PageRecord>)> {
+        let limits = svc_engine::crawl::limits_for_run(&job.script);
+        if !limits.is_crawl() {
+            return Ok((start, vec![]));
+        }
+        let balance = self.store.organization(claim.organization_id).await?.map(|o| o.balance);
+        let crawl = crawl::Crawl {
+            engine,
+            job,
+            limits,
+            started,
+            settings: self.crawl,
+            balance,
+            spent: proxy_tiers::run_units(attempts, &self.tiers),
+            tiers: &self.tiers,
+        };
+        let crawled = crawl.run(start).await;
+        attempts.extend(crawled.attempts);
+        Ok((crawled.report, crawled.pages))
     }
 
     /// What an `auto` scrap's run does, from its memory: a run that finds

@@ -8,6 +8,7 @@ use chrono::Utc;
 use svc_domain::activity::Activity;
 use svc_domain::email::Email;
 use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
+use svc_domain::run_page::RunPage;
 use svc_domain::scrap::{DEFAULT_SCRAPPER, Scrap};
 use svc_domain::webhook::Delivery;
 pub use svc_storage::ClaimedRun;
@@ -25,6 +26,7 @@ use crate::scraps::site_accounts::run_login;
 use svc_domain::history::short_error;
 use svc_engine::{EngineReport, ScriptResult};
 
+use super::crawl::PageRecord;
 use super::RunService;
 use crate::ai::fix::RecordedRun;
 
@@ -49,6 +51,8 @@ pub(super) struct HowItRan<'a> {
     pub tier: Option<&'a TierNote>,
     pub secrets: &'a KnownSecrets,
     pub scrapper: &'a str,
+    /// A crawl's pages, in the order of the run's data (none for a run of one page).
+    pub pages: &'a [PageRecord],
 }
 
 impl RunService {
@@ -69,7 +73,7 @@ impl RunService {
             claim,
             row,
             report,
-            HowItRan { attempts: &attempts, tier: None, secrets: &secrets, scrapper: &scrapper },
+            HowItRan { attempts: &attempts, tier: None, secrets: &secrets, scrapper: &scrapper, pages: &[] },
         )
         .await
     }
@@ -87,7 +91,7 @@ impl RunService {
         mut report: EngineReport,
         how: HowItRan<'_>,
     ) -> Result<StatusDetail> {
-        let HowItRan { attempts, tier, secrets, scrapper } = how;
+        let HowItRan { attempts, tier, secrets, scrapper, pages } = how;
         // What AI Fix reads of the page (captured for autoFix scraps only).
         let (page_status, page_html) = (report.status, report.html.take().map(|html| secrets.text(&html)));
         let session = report.session.take();
@@ -135,6 +139,9 @@ impl RunService {
         };
         let charged = proxy_tiers::run_units(attempts, &self.tiers) + ai_units;
         let recorded = self.record_finished(claim, &row, charged, &log, &emails, tier).await?;
+        if recorded && !pages.is_empty() {
+            self.save_pages(claim, pages, secrets).await?;
+        }
         if recorded {
             let duration = Duration::from_millis(u64::try_from(report.duration_ms).unwrap_or(0));
             self.metrics.run_finished(scrapper, detail, duration);
@@ -222,6 +229,30 @@ impl RunService {
 
     /// Writes a finished row with its webhook deliveries (the outbox) in one
     /// transaction, then wakes whoever waits on it.
+    /// Keeps a crawl's pages beside its recorded row, their errors masked
+    /// like the row's.
+    async fn save_pages(&self, claim: &ClaimedRun, pages: &[PageRecord], secrets: &KnownSecrets) -> Result<()> {
+        let rows: Vec<RunPage> = pages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| RunPage {
+                organization_id: claim.organization_id,
+                scrap_id: claim.scrap_id,
+                history_id: claim.history_id,
+                position: i64::try_from(i).unwrap_or(i64::MAX),
+                url: p.url.clone(),
+                label: p.label.clone(),
+                depth: i64::from(p.depth),
+                status: p.status,
+                items: p.items,
+                duration_ms: p.duration_ms,
+                error: p.error.as_deref().map(|e| short_error(&secrets.text(e))),
+            })
+            .collect();
+        self.store.replace_run_pages(claim.organization_id, claim.history_id, &rows).await?;
+        Ok(())
+    }
+
     pub(super) async fn record_finished(
         &self,
         claim: &ClaimedRun,

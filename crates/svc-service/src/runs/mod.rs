@@ -3,6 +3,7 @@
 //! (`history`); which engine runs an `auto` scrap (`engine_choice`); and
 //! the worker that claims queued runs (`worker`).
 
+pub mod crawl;
 pub mod engine_choice;
 mod execute;
 mod finish;
@@ -67,6 +68,8 @@ pub struct RunService {
     tiers: TierSettings,
     /// Counts finished runs (`svc_runs_total`, `svc_run_duration_seconds`).
     metrics: Arc<Metrics>,
+    /// The operator's caps on crawls.
+    crawl: crawl::CrawlSettings,
 }
 
 /// What a [`RunService`] is made of, besides its store.
@@ -79,11 +82,12 @@ pub(crate) struct RunServiceParts {
     pub fix_daily: i64,
     pub tiers: TierSettings,
     pub metrics: Arc<Metrics>,
+    pub crawl: crawl::CrawlSettings,
 }
 
 impl RunService {
     pub(crate) fn new(store: Arc<dyn Store>, parts: RunServiceParts) -> Self {
-        let RunServiceParts { run_timeout, limits, email, attached, fix_daily, tiers, metrics } = parts;
+        let RunServiceParts { run_timeout, limits, email, attached, fix_daily, tiers, metrics, crawl } = parts;
         RunService {
             store,
             email,
@@ -94,6 +98,7 @@ impl RunService {
             fix_daily,
             tiers,
             metrics,
+            crawl,
         }
     }
 

@@ -51,6 +51,7 @@ impl TestServices {
             public_url: "http://127.0.0.1:8080".into(),
             email_enabled,
             ai_fix_daily: crate::ai::fix::DEFAULT_FIX_DAILY,
+            crawl: crate::runs::crawl::CrawlSettings::default(),
             signup_open: true,
             tiers: Default::default(),
             weekly_units: crate::WeeklyUnits::default(),
