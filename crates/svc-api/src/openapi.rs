@@ -144,6 +144,7 @@ lists the `code` values it can carry. Lists answer `{data, total, page, perPage}
         routes::runs::load,
         routes::history::list,
         routes::history::get,
+        routes::history::pages,
         routes::announcements::announce,
         routes::keys::list,
         routes::keys::create,

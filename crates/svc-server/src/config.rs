@@ -688,7 +688,11 @@ impl Config {
             ai_timeout: raw.get("AI_TIMEOUT", Duration::from_secs(60), positive_duration)?,
             ai_fix_daily: raw.get("AI_FIX_DAILY", svc_service::ai::fix::DEFAULT_FIX_DAILY, non_negative)?,
             crawl: svc_service::runs::crawl::CrawlSettings {
-                max_pages: raw.get("CRAWL_MAX_PAGES", svc_service::runs::crawl::DEFAULT_MAX_PAGES, positive_int::<u32>)?,
+                max_pages: raw.get(
+                    "CRAWL_MAX_PAGES",
+                    svc_service::runs::crawl::DEFAULT_MAX_PAGES,
+                    positive_int::<u32>,
+                )?,
                 timeout: raw.get("CRAWL_TIMEOUT", svc_service::runs::crawl::DEFAULT_TIMEOUT, positive_duration)?,
             },
             signup_open: raw.get("SIGNUP", true, |s| match s.trim() {
@@ -1104,7 +1108,8 @@ mod tests {
         assert_eq!(defaults, svc_service::runs::crawl::CrawlSettings::default());
         let set = Config::load(None, env(&[("SVC_CRAWL_MAX_PAGES", "20"), ("SVC_CRAWL_TIMEOUT", "90s")])).unwrap();
         assert_eq!((set.crawl.max_pages, set.crawl.timeout), (20, Duration::from_secs(90)));
-        for (name, bad) in [("SVC_CRAWL_MAX_PAGES", "0"), ("SVC_CRAWL_MAX_PAGES", "lots"), ("SVC_CRAWL_TIMEOUT", "0s")] {
+        for (name, bad) in [("SVC_CRAWL_MAX_PAGES", "0"), ("SVC_CRAWL_MAX_PAGES", "lots"), ("SVC_CRAWL_TIMEOUT", "0s")]
+        {
             let e = Config::load(None, env(&[(name, bad)])).unwrap_err().to_string();
             assert!(e.contains(name), "{e}");
         }

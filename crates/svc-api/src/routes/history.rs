@@ -7,7 +7,7 @@ use svc_service::Services;
 
 use crate::ApiError;
 use crate::extract::{Caller, ListQuery, Paging, PathId};
-use crate::views::{self, HistoryRowView, ListView};
+use crate::views::{self, HistoryRowView, ListView, RunPageView};
 
 /// List runs
 ///
@@ -51,4 +51,27 @@ pub(crate) async fn get(
     PathId(id): PathId<HistoryId>,
 ) -> Result<Json<HistoryRowView>, ApiError> {
     Ok(Json(views::history_row(services.history.get(&principal, id).await?)))
+}
+
+/// List a run's pages
+///
+/// The pages a crawl's run visited or skipped (`// svc:crawl` in the
+/// script), in the order of the run's data; none for a run of one page.
+/// Under the same checks as the row.
+#[utoipa::path(
+    get,
+    path = "/api/historys/{id}/pages",
+    operation_id = "listRunPages",
+    tag = "history",
+    params(("id" = String, Path, description = "the history row's id"), Paging),
+    responses((status = 200, description = "one page of the run's pages", body = ListView<RunPageView>))
+)]
+pub(crate) async fn pages(
+    State(services): State<Arc<Services>>,
+    Caller(principal): Caller,
+    PathId(id): PathId<HistoryId>,
+    query: ListQuery,
+) -> Result<Json<ListView<RunPageView>>, ApiError> {
+    let found = services.history.pages(&principal, id, query.page).await?;
+    Ok(Json(views::list(found, RunPageView::from)))
 }

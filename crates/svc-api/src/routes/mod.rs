@@ -111,6 +111,7 @@ pub(crate) fn table() -> Vec<RestRoute> {
         at(M::GET, "/api/scraps/load/{id}", Key(ScrapsRun), runs::load).failing(RUN),
         at(M::GET, "/api/historys", Key(HistoryRead), history::list).failing(&[NOT_IN_KEY_SCOPE, UNKNOWN_SCRAP_FILTER]),
         at(M::GET, "/api/historys/{id}", Key(HistoryRead), history::get).failing(&[NOT_IN_KEY_SCOPE]),
+        at(M::GET, "/api/historys/{id}/pages", Key(HistoryRead), history::pages).failing(&[NOT_IN_KEY_SCOPE]),
         at(M::POST, "/api/developers/announcements", Key(MailAnnounce), announcements::announce)
             .failing(&[NOT_PLATFORM_ADMIN, EMAIL_OFF]),
         at(M::GET, "/api/developers/keys", Session, keys::list),

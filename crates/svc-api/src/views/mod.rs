@@ -5,7 +5,7 @@
 use svc_api_types::iso;
 pub(crate) use svc_api_types::{
     ActivityView, AttemptView, CreatedKeyView, CreatedWebhookView, HistoryRowView, KeyView, ListView, LoginView,
-    MeView, RedeliveryView, ScrapView, SignupView, TriggerAccepted, VersionView, WebhookView,
+    MeView, RedeliveryView, RunPageView, ScrapView, SignupView, TriggerAccepted, VersionView, WebhookView,
 };
 use svc_service::accounts::keys::CreatedKey;
 use svc_service::accounts::{IssuedToken, SignedUp};

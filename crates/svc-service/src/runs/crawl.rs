@@ -270,7 +270,14 @@ impl Crawl<'_> {
     }
 
     /// Records a page that ran and takes in what it enqueued.
-    fn finished(&self, state: &mut State, limits: &CrawlLimits, site: Option<&Site>, page: Pending, report: EngineReport) {
+    fn finished(
+        &self,
+        state: &mut State,
+        limits: &CrawlLimits,
+        site: Option<&Site>,
+        page: Pending,
+        report: EngineReport,
+    ) {
         let attempt = TierAttempt { tier: self.job.tier, bytes: report.bytes };
         state.spent += proxy_tiers::run_units(std::slice::from_ref(&attempt), self.tiers);
         state.attempts.push(attempt);

@@ -20,8 +20,8 @@ use crate::{Result, ServiceError};
 use svc_engine::{Engine, PageCapture, ReuseKey, RunJob};
 use svc_engine::{EngineReport, ScriptResult};
 
-use super::{RunService, crawl};
 use super::finish::HowItRan;
+use super::{RunService, crawl};
 
 /// What a claimed run needs before it goes to an engine (`prepare`).
 struct Prepared {
@@ -147,7 +147,13 @@ impl RunService {
                     claim,
                     row,
                     report,
-                    HowItRan { attempts: &[], tier: Some(&note), secrets: &secrets, scrapper: &job.scrapper, pages: &[] },
+                    HowItRan {
+                        attempts: &[],
+                        tier: Some(&note),
+                        secrets: &secrets,
+                        scrapper: &job.scrapper,
+                        pages: &[],
+                    },
                 )
                 .await
                 .map(Some);

@@ -26,8 +26,8 @@ use crate::scraps::site_accounts::run_login;
 use svc_domain::history::short_error;
 use svc_engine::{EngineReport, ScriptResult};
 
-use super::crawl::PageRecord;
 use super::RunService;
+use super::crawl::PageRecord;
 use crate::ai::fix::RecordedRun;
 
 /// The `run.finished` entry of a claimed run's row: "Run finished: <summary>".

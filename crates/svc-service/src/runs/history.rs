@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use svc_domain::history::HistoryRow;
+use svc_domain::run_page::RunPage;
 use svc_domain::scope::Scope;
 use svc_domain::{HistoryId, ScrapId};
 use svc_storage::{HistoryFilter, Store};
@@ -87,6 +88,14 @@ impl HistoryService {
             return Err(ServiceError::ScrapNotInKeyScope);
         }
         Ok(HistoryView::for_principal(row, principal))
+    }
+
+    /// The pages of run `id` (a crawl's; none for a run of one page), in
+    /// the order of its data, under the checks of [`Self::get`].
+    pub async fn pages(&self, principal: &Principal, id: HistoryId, page: PageRequest) -> Result<Paged<RunPage>> {
+        self.get(principal, id).await?;
+        let found = self.store.run_pages(principal.org(), id, page.offset(), page.per_page).await?;
+        Ok(Paged { items: found.items, total: found.total, page })
     }
 
     /// The runs around run `id`, under the checks of [`Self::get`].
