@@ -44,6 +44,8 @@ pub const MAX_DELAY: Duration = Duration::from_secs(60);
 pub const MAX_LABEL_CHARS: usize = 200;
 /// Largest `SVC.enqueue` data, in characters of JSON.
 pub const MAX_DATA_CHARS: usize = 16 * 1024;
+/// Largest JSON of the pages one page enqueues, handed back by an engine.
+pub const MAX_ENQUEUED_CHARS: usize = 4 * 1024 * 1024;
 /// The start page's label.
 pub const START_LABEL: &str = "start";
 

@@ -14,7 +14,9 @@
 //! once, keeps only strings and numbers within their caps, and returns a
 //! new object of those alone. Nothing over 10 MiB crosses the DevTools
 //! connection that every concurrent run shares. The call resolves to
-//! `{ok: true, json, length, storage}` or `{ok: false, error, selector}`.
+//! `{ok: true, json, length, storage, enqueued}` or `{ok: false, error,
+//! selector, enqueued}`; `enqueued` is the JSON of the pages the script
+//! added to a crawl with `SVC.enqueue` (`svc_engine::crawl`).
 //!
 //! `SVC.account` is the scrap's site login (`{username, password}`, frozen)
 //! or `null`. For a job with a login, `returnData` with items also hands
@@ -49,6 +51,10 @@ pub static RUN: LazyLock<String> = LazyLock::new(|| {
   const stringify = JSON.stringify, isArray = Array.isArray, freeze = Object.freeze, values = Object.values;
   const deepFreeze = (v) => {{ if (v && typeof v === "object") {{ values(v).forEach(deepFreeze); freeze(v); }} return v; }};
   let failingSelector = null;
+  // Pages the script adds to a crawl (`SVC.enqueue`), handed back as JSON
+  // whatever the outcome.
+  const enqueued = [];
+  const enqueue = ({enqueue_js})(input.page, location.href, enqueued);
   const r = await new Promise((resolve) => {{
     let done = false;
     const finish = (v) => {{ if (!done) {{ done = true; resolve(v); }} }};
@@ -102,6 +108,10 @@ pub static RUN: LazyLock<String> = LazyLock::new(|| {
       historyId: input.historyId,
       triggeredBy: input.triggeredBy,
       account: input.account ? deepFreeze(input.account) : null,
+      label: input.page.label,
+      data: deepFreeze(input.page.data),
+      depth: input.page.depth,
+      enqueue,
       waitFor,
       sleep,
     }});
@@ -112,12 +122,14 @@ pub static RUN: LazyLock<String> = LazyLock::new(|| {
   }});
   // What came back, whatever the script made of it: each field read once,
   // only primitives within their caps kept, in a new object.
-  if (r === null || typeof r !== "object") return {{ ok: false, error: "the script's result could not be read" }};
+  let queued = null;
+  try {{ queued = text(stringify(enqueued), {max_enqueued}); }} catch (e) {{ queued = null; }}
+  if (r === null || typeof r !== "object") return {{ ok: false, error: "the script's result could not be read", enqueued: queued }};
   const ok = r.ok === true, json = r.json, length = r.length, storage = r.storage, error = r.error, selector = r.selector;
-  if (!ok) return {{ ok: false, error: text(error, {max_message}) ?? "the script failed", selector: text(selector, {max_message}) }};
-  if (typeof json !== "string") return {{ ok: false, error: "the script's result could not be read" }};
-  if (json.length > {max}) return {{ ok: false, error: "returnData: the result is larger than 10 MiB of JSON (" + json.length + " characters)" }};
-  return {{ ok: true, json, length: typeof length === "number" ? length : 0, storage: text(storage, {max_storage_json}) }};
+  if (!ok) return {{ ok: false, error: text(error, {max_message}) ?? "the script failed", selector: text(selector, {max_message}), enqueued: queued }};
+  if (typeof json !== "string") return {{ ok: false, error: "the script's result could not be read", enqueued: queued }};
+  if (json.length > {max}) return {{ ok: false, error: "returnData: the result is larger than 10 MiB of JSON (" + json.length + " characters)", enqueued: queued }};
+  return {{ ok: true, json, length: typeof length === "number" ? length : 0, storage: text(storage, {max_storage_json}), enqueued: queued }};
 }}"#,
         max = MAX_RESULT_CHARS,
         max_storage = MAX_STORAGE_CHARS,
@@ -125,6 +137,8 @@ pub static RUN: LazyLock<String> = LazyLock::new(|| {
         // Keys and values, quoted and escaped, with the origin.
         max_storage_json = MAX_STORAGE_CHARS * 6 + 4096,
         not_run = NOT_RUN,
+        enqueue_js = svc_engine::crawl::ENQUEUE_JS,
+        max_enqueued = svc_engine::crawl::MAX_ENQUEUED_CHARS,
     )
 });
 

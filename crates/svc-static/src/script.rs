@@ -8,8 +8,9 @@
 //! HTML or it never will be) and `SVC.sleep` skips ahead on the virtual
 //! clock instead of waiting.
 //!
-//! The expression resolves to `{ok: true, json, length}` or
-//! `{ok: false, error, selector}`.
+//! The expression resolves to `{ok: true, json, length, enqueued}` or
+//! `{ok: false, error, selector, enqueued}` (`enqueued`: the JSON of the
+//! pages the script added to a crawl with `SVC.enqueue`).
 
 use svc_engine::RunJob;
 use svc_engine::script::{MAX_RESULT_CHARS, NOT_RUN};
@@ -29,9 +30,21 @@ pub fn wrap(job: &RunJob) -> String {
   }}
   const deepFreeze = (v) => {{ if (v && typeof v === "object") {{ Object.values(v).forEach(deepFreeze); Object.freeze(v); }} return v; }};
   let failingSelector = null;
+  const stringify = JSON.stringify;
+  // Pages the script adds to a crawl (`SVC.enqueue`), handed back as JSON
+  // whatever the outcome.
+  const enqueued = [];
+  const enqueue = ({enqueue_js})(input.page, location.href, enqueued);
   return await new Promise((resolve) => {{
     let done = false;
-    const finish = (v) => {{ if (!done) {{ done = true; resolve(v); }} }};
+    const finish = (v) => {{
+      if (done) return;
+      done = true;
+      let queued = null;
+      try {{ queued = stringify(enqueued); }} catch (e) {{ queued = null; }}
+      v.enqueued = queued !== null && queued.length <= {max_enqueued} ? queued : null;
+      resolve(v);
+    }};
     const returnData = (data) => {{
       if (done) return;
       if (!Array.isArray(data)) {{
@@ -63,6 +76,10 @@ pub fn wrap(job: &RunJob) -> String {
       historyId: input.historyId,
       triggeredBy: input.triggeredBy,
       account: deepFreeze(input.account),
+      label: input.page.label,
+      data: deepFreeze(input.page.data),
+      depth: input.page.depth,
+      enqueue,
       waitFor,
       sleep,
     }});
@@ -74,5 +91,7 @@ pub fn wrap(job: &RunJob) -> String {
 }})()"#,
         max = MAX_RESULT_CHARS,
         not_run = NOT_RUN,
+        enqueue_js = svc_engine::crawl::ENQUEUE_JS,
+        max_enqueued = svc_engine::crawl::MAX_ENQUEUED_CHARS,
     )
 }

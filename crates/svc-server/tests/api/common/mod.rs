@@ -3,6 +3,7 @@
 //! `SVC_TEST_POSTGRES_URL`) runs the same tests on PostgreSQL.
 
 pub mod canary;
+pub mod catalog_site;
 pub mod fixture;
 pub mod held_page;
 pub mod login_site;
