@@ -353,10 +353,18 @@ struct Outcome {
     /// The page's `localStorage` when the script returned items (jobs with a
     /// site login): `{origin, items}`.
     storage: Option<Value>,
+    /// The JSON of the pages the script added with `SVC.enqueue`.
+    enqueued: Option<String>,
 }
 
 fn failed(message: impl Into<String>) -> Outcome {
-    Outcome { result: ScriptResult::Failed { message: message.into() }, selector: None, status: None, storage: None }
+    Outcome {
+        result: ScriptResult::Failed { message: message.into() },
+        selector: None,
+        status: None,
+        storage: None,
+        enqueued: None,
+    }
 }
 
 impl ChromiumEngine {
@@ -1209,6 +1217,7 @@ async fn execute(
         },
         Err(e) => return failed(format!("{}{e}", script::NOT_RUN)),
     };
+    let enqueued = value["enqueued"].as_str().map(str::to_string);
     if value["ok"] == json!(true) {
         let json = value["json"].as_str().unwrap_or("[]").to_string();
         // Checked in the page; checked again here whatever the page said.
@@ -1218,7 +1227,7 @@ async fn execute(
         let length = value["length"].as_i64().unwrap_or(0);
         let storage = value["storage"].as_str().and_then(|s| serde_json::from_str::<Value>(s).ok());
         let storage = storage.filter(Value::is_object);
-        Outcome { result: ScriptResult::Data { json, length }, selector: None, status: known, storage }
+        Outcome { result: ScriptResult::Data { json, length }, selector: None, status: known, storage, enqueued }
     } else {
         Outcome {
             result: ScriptResult::Failed {
@@ -1227,6 +1236,7 @@ async fn execute(
             selector: value["selector"].as_str().map(str::to_string),
             status: known,
             storage: None,
+            enqueued,
         }
     }
 }
@@ -1720,6 +1730,7 @@ impl Engine for ChromiumEngine {
     async fn run(&self, job: RunJob) -> EngineReport {
         self.inner.pool.note_run_timeout(job.timeout);
         let mut started = Instant::now();
+        let room = job.page.room;
         let report = |outcome: Outcome, duration: Duration, bytes: u64, snapshot: Option<Value>, html| EngineReport {
             result: outcome.result,
             duration_ms: duration.as_millis() as i64,
@@ -1728,7 +1739,7 @@ impl Engine for ChromiumEngine {
             status: outcome.status,
             html,
             session: None,
-            enqueued: vec![],
+            enqueued: svc_engine::crawl::read_enqueued(outcome.enqueued.as_deref(), room),
         };
         // A confined run's own egress proxy, held to its site; else a tier's
         // (started on its first run); tier 0 uses the browser's own.

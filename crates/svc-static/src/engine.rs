@@ -183,14 +183,17 @@ impl Engine for StaticEngine {
             capture: job.capture_page.into(),
         };
         let page = self.run_sandboxed(&fetcher, &order, job.organization, &received, deadline).await;
+        let room = job.page.room;
         match page.run {
-            Ok(ScriptRun { result: result @ ScriptResult::Data { .. }, .. }) => {
+            Ok(ScriptRun { result: result @ ScriptResult::Data { .. }, enqueued, .. }) => {
                 let capture = page.html.filter(|_| job.capture_page.wants(&result));
-                report(result, Some(status), None, capture)
+                let enqueued = svc_engine::crawl::read_enqueued(enqueued.as_deref(), room);
+                EngineReport { enqueued, ..report(result, Some(status), None, capture) }
             }
-            Ok(ScriptRun { result, selector }) => {
+            Ok(ScriptRun { result, selector, enqueued }) => {
                 let capture = job.capture_page.wants(&result).then(|| page.html.clone()).flatten();
-                report(result, Some(status), Some(snapshot(page.html, selector)), capture)
+                let enqueued = svc_engine::crawl::read_enqueued(enqueued.as_deref(), room);
+                EngineReport { enqueued, ..report(result, Some(status), Some(snapshot(page.html, selector)), capture) }
             }
             Err(e) => EngineReport { status: Some(status), ..fail(e, page.html) },
         }

@@ -39,6 +39,8 @@ pub struct ScriptRun {
     pub result: ScriptResult,
     /// The selector `SVC.waitFor` did not find, when that is why it failed.
     pub selector: Option<String>,
+    /// The JSON of the pages the script added with `SVC.enqueue`.
+    pub enqueued: Option<String>,
 }
 
 /// `name: message` of a thrown value.
@@ -167,20 +169,21 @@ pub fn run_with_network(
             None => return Err(StaticError::Internal("the script's promise is not settled".into())),
         };
         let read = || -> rquickjs::Result<ScriptRun> {
+            let enqueued: Option<String> = value.get("enqueued")?;
             if value.get::<_, bool>("ok")? {
                 let json: String = value.get("json")?;
                 if json.len() > MAX_RESULT_CHARS {
                     let result =
                         ScriptResult::Failed { message: "returnData: the result is larger than 10 MiB of JSON".into() };
-                    return Ok(ScriptRun { result, selector: None });
+                    return Ok(ScriptRun { result, selector: None, enqueued });
                 }
                 let length: f64 = value.get("length")?;
-                Ok(ScriptRun { result: ScriptResult::Data { json, length: length as i64 }, selector: None })
+                Ok(ScriptRun { result: ScriptResult::Data { json, length: length as i64 }, selector: None, enqueued })
             } else {
                 let message: Option<String> = value.get("error")?;
                 let selector: Option<String> = value.get("selector")?;
                 let message = message.unwrap_or_else(|| "the script failed".into());
-                Ok(ScriptRun { result: ScriptResult::Failed { message }, selector })
+                Ok(ScriptRun { result: ScriptResult::Failed { message }, selector, enqueued })
             }
         };
         read().map_err(|e| StaticError::ScriptAborted(error_of(&ctx, e)))

@@ -139,7 +139,7 @@ async fn limits_cut_the_crawl_where_they_say() {
             json!({"title": "Bad", "url": site.base, "request": "// svc:crawl pages=0\nreturnData([])"}),
         )
         .await;
-    assert_error(status, &err, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    assert_error(status, &err, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
     assert!(err.to_string().contains("pages=0"), "{err}");
 }
 
@@ -179,7 +179,7 @@ async fn duplicates_errors_robots_other_sites_and_private_addresses() {
     assert_eq!(find(&format!("{}/item/999", site.base.replace("127.0.0.1", "localhost")))["status"], "ok");
     let refused = find("http://10.255.255.1/item/1");
     assert_eq!(refused["status"], "error", "{refused}");
-    assert!(refused["error"].as_str().unwrap().contains("private"), "{refused}");
+    assert!(refused["error"].as_str().unwrap().contains("non-public address"), "{refused}");
     assert_eq!(site.hits("/private/secret"), 1);
 }
 

@@ -124,13 +124,21 @@ pub struct Outcome {
     /// Why the script failed, otherwise.
     pub failed: Option<String>,
     pub selector: Option<String>,
+    /// The JSON of the pages the script added with `SVC.enqueue`.
+    #[serde(default)]
+    pub enqueued: Option<String>,
 }
 
 impl From<ScriptRun> for Outcome {
     fn from(run: ScriptRun) -> Self {
+        let enqueued = run.enqueued;
         match run.result {
-            ScriptResult::Data { json, length } => Outcome { data: Some((json, length)), failed: None, selector: None },
-            ScriptResult::Failed { message } => Outcome { data: None, failed: Some(message), selector: run.selector },
+            ScriptResult::Data { json, length } => {
+                Outcome { data: Some((json, length)), failed: None, selector: None, enqueued }
+            }
+            ScriptResult::Failed { message } => {
+                Outcome { data: None, failed: Some(message), selector: run.selector, enqueued }
+            }
         }
     }
 }
@@ -141,7 +149,7 @@ impl From<Outcome> for ScriptRun {
             Some((json, length)) => ScriptResult::Data { json, length },
             None => ScriptResult::Failed { message: outcome.failed.unwrap_or_else(|| "the script failed".into()) },
         };
-        ScriptRun { result, selector: outcome.selector }
+        ScriptRun { result, selector: outcome.selector, enqueued: outcome.enqueued }
     }
 }
 
