@@ -26,8 +26,10 @@ pub enum Refusal {
         "`{host}` port {port} is one of svc's own (a browser's DevTools or an egress proxy): nothing svc runs may reach it"
     )]
     OwnPort { host: String, port: u16 },
-    #[error("`{host}` is outside the site this run is held to ({site})")]
-    OutsideSite { host: String, site: String },
+    /// `sites`: the confined run's (the job URL's, and those its first
+    /// navigation was redirected to).
+    #[error("`{host}` is outside {}", crate::confinement::held_to(.sites))]
+    OutsideSite { host: String, sites: Vec<String> },
 }
 
 /// Which non-public addresses svc may connect to (`SVC_ALLOW_PRIVATE_NETWORKS`):
@@ -148,14 +150,12 @@ pub async fn vetted_addresses(
     Ok(addrs)
 }
 
-/// Refuses `host` when a run held to `site` asks for it outside that site
-/// (AI Fix's candidates; `None`: any site).
-pub fn within(site: Option<&crate::Site>, host: &str) -> Result<(), Refusal> {
-    match site {
-        Some(site) if !site.contains(host) => {
-            Err(Refusal::OutsideSite { host: bare_host(host).to_string(), site: site.to_string() })
-        }
-        _ => Ok(()),
+/// Refuses `host` when a confined run asks for it outside its sites (AI
+/// Fix's candidates; `None`: any site).
+pub fn within(confinement: Option<&crate::Confinement>, host: &str) -> Result<(), Refusal> {
+    match confinement {
+        Some(confinement) => confinement.check(host),
+        None => Ok(()),
     }
 }
 

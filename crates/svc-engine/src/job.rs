@@ -77,10 +77,13 @@ pub struct RunJob {
     /// `None` (test runs of unsaved scripts, the AI tasks' loads and shadow
     /// runs): a page of its own, in a new context.
     pub reuse: Option<ReuseKey>,
-    /// The only site every request of the run may go to (the page, its
-    /// subresources, the script's `fetch`, forms, WebSockets): set for AI
-    /// Fix's candidate scripts, which a model wrote under the page's
-    /// influence. A request elsewhere is refused as a private address is.
+    /// The job URL's site, to which every request of the run is held (the
+    /// page, its subresources, the script's `fetch`, forms, WebSockets):
+    /// set for AI Fix's candidate scripts, which a model wrote under the
+    /// page's influence. The engine adds the sites the main document's
+    /// redirects lead to on the run's first navigation to `url`, and
+    /// nothing else (`Confinement`). A request elsewhere is refused as a
+    /// private address is.
     pub confined_to: Option<Site>,
     /// The organization the run is for, when there is one (every run the
     /// services make has one). The static engine's sandbox processes serve

@@ -19,7 +19,7 @@ use tokio::task::JoinHandle;
 use crate::egress_proxy::EgressProxy;
 use crate::sandbox::{Launcher, SandboxSetting};
 use crate::upstream::{TIERS, UpstreamProxy};
-use svc_engine::Site;
+use svc_engine::Confinement;
 
 /// Every flag Chromium is started with. chromiumoxide's own defaults are
 /// switched off and restated here so that there is exactly one
@@ -353,14 +353,15 @@ impl BrowserPool {
 
     /// A proxy of its own for one confined run on `tier`: it vets as the
     /// tier's proxy does (and goes on through the tier's upstreams) and
-    /// refuses every host outside `site`. Dropped with the run.
-    pub async fn confined_egress(&self, tier: u8, site: Site) -> Result<EgressProxy, String> {
+    /// refuses every host outside `sites`, which the run's request guard
+    /// widens with its first navigation's redirects. Dropped with the run.
+    pub async fn confined_egress(&self, tier: u8, sites: Confinement) -> Result<EgressProxy, String> {
         let upstreams = match tier {
             0 => Vec::new(),
             tier => self.tiers[self.configured_tier(tier)?].clone(),
         };
         let (allow_private, resolver) = self.egress.clone();
-        EgressProxy::start_confined(allow_private, resolver, upstreams, Some(site))
+        EgressProxy::start_confined(allow_private, resolver, upstreams, Some(sites))
             .await
             .map_err(|e| format!("cannot start the run's egress proxy: {e}"))
     }

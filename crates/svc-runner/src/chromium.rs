@@ -5,13 +5,16 @@
 //! saved session, its scrap's own, is put into it before the navigation,
 //! `session.rs`); every request the page makes is paused and checked
 //! (scheme, address, resource type) before it may continue; the user's
-//! script runs in an isolated world. A run of a saved scrap that ends
-//! normally leaves its page to the scrap's next run (`warm_pages.rs`),
-//! frozen (`Inner::recycle`, `empty`); that run navigates a renderer
-//! that is already running, and its new document is held until what the
-//! earlier runs left is cleared (`navigate`, page_hold.rs; no page uses the
-//! HTTP cache). Any other page's context is disposed at the end whatever
-//! happened.
+//! script runs in an isolated world. A confined run (AI Fix's candidates)
+//! gets a context whose proxy is an egress proxy of its own, held to the
+//! run's sites; the guard adds to them the sites its first navigation's
+//! redirects lead to, before each goes on (first_navigation.rs). A run of a
+//! saved scrap that ends normally leaves its page to the scrap's next run
+//! (`warm_pages.rs`), frozen (`Inner::recycle`, `empty`); that run
+//! navigates a renderer that is already running, and its new document is
+//! held until what the earlier runs left is cleared (`navigate`,
+//! page_hold.rs; no page uses the HTTP cache). Any other page's context is
+//! disposed at the end whatever happened.
 //!
 //! Runs that load web fonts (`// svc:load fonts`) run in a second browser
 //! (`browser::Fonts`): the default one never asks for a font at all.
@@ -69,12 +72,13 @@ use serde_json::{Value, json};
 use svc_domain::site_account::SessionState;
 use svc_engine::Loads;
 use svc_engine::host_vetting::{PrivateNetworks, Resolver};
-use svc_engine::{BrowserSandbox, Engine, ReuseKey, RunJob};
+use svc_engine::{BrowserSandbox, Confinement, Engine, ReuseKey, RunJob};
 use svc_engine::{EngineReport, ScriptResult};
 use tokio::sync::Mutex;
 
 use crate::browser::{BrowserPool, Fonts, WarmBrowser};
 use crate::egress_proxy::{ANSWER_HEADER, EgressProxy, EgressStats};
+use crate::first_navigation::{FirstNavigation, Hop};
 use crate::handover::{Begin, Handover, Phase};
 use crate::net_guard;
 use crate::page_hold::{self, Hold};
@@ -207,6 +211,9 @@ struct PageState {
     /// navigation: the guard lets the main document's request go once it
     /// is done.
     clearing: std::sync::Mutex<Option<tokio::task::JoinHandle<Result<(), String>>>>,
+    /// A confined run's first navigation, whose redirects the guard admits
+    /// to the run's sites (first_navigation.rs); set before it navigates.
+    first_navigation: std::sync::Mutex<Option<FirstNavigation>>,
 }
 
 impl PageState {
@@ -219,6 +226,7 @@ impl PageState {
             shown: std::sync::Mutex::new(None),
             jar: std::sync::Mutex::new(None),
             clearing: std::sync::Mutex::new(None),
+            first_navigation: std::sync::Mutex::new(None),
         }
     }
 }
@@ -862,7 +870,9 @@ impl GuardTask {
         event.resource_type == ResourceType::Document && event.frame_id == self.main_frame
     }
 
-    /// A document's answer. The main frame's (not a redirect): an answer
+    /// A document's answer. The main frame's: a confined run's first
+    /// navigation goes on through a redirect and ends at anything else
+    /// (first_navigation.rs). The main frame's (not a redirect): an answer
     /// without a document is told to the run; the next document of a
     /// parked page has the cookie jar read before it commits
     /// (`Handover::answered`); a top-level policy that forbids synchronous
@@ -870,6 +880,11 @@ impl GuardTask {
     async fn on_document_answer(&mut self, event: &EventRequestPaused) -> Result<(), ()> {
         let status = event.response_status_code.unwrap_or(0);
         let answered_ok = self.is_main_document(event) && event.response_error_reason.is_none();
+        if self.is_main_document(event)
+            && let Some(first) = self.state.first_navigation.lock().expect("first navigation lock").as_mut()
+        {
+            first.on_document_answer(answered_ok && page_hold::is_redirect(status));
+        }
         let no_document = answered_ok && page_hold::has_no_document(status);
         if no_document {
             let _ = self.hold_tx.send(HoldEvent::NoDocument(status));
@@ -1027,9 +1042,26 @@ impl Judge {
                         *self.state.shown.lock().expect("shown lock") = Some(url.origin().ascii_serialization());
                     }
                 }
+                // Before it goes on: the run's proxy must know a redirect's site first.
+                if main_document {
+                    self.admit_first_navigation_hop(event);
+                }
                 answered(self.page.execute(ContinueRequestParams::new(event.request_id.clone())).await)
             }
             Err(why) => self.refuse(event, why).await,
+        }
+    }
+
+    /// A main-frame document request the guard lets go: on a confined
+    /// run's first navigation, a redirect's site is added to the run's
+    /// (first_navigation.rs).
+    fn admit_first_navigation_hop(&self, event: &EventRequestPaused) {
+        let mut first = self.state.first_navigation.lock().expect("first navigation lock");
+        let Some(first) = first.as_mut() else { return };
+        let network_id = event.network_id.as_ref().map(|id| id.inner().as_str());
+        let hop = first.on_document_request(network_id, &event.request.url);
+        if hop == (Hop::Redirect { widened: true }) {
+            tracing::debug!(url = %event.request.url, "a redirect of the confined run's first navigation widens its sites");
         }
     }
 
@@ -1133,6 +1165,9 @@ async fn execute(
     };
     let started = Instant::now();
     let navigated = navigate(guarded, &job.url).await;
+    if let Some(first) = guarded.state.first_navigation.lock().expect("first navigation lock").as_mut() {
+        first.end();
+    }
     let GuardedPage { page, state, watch, .. } = guarded;
     let refused_document = &state.refused_document;
     // Restored once: a document loaded later in the run keeps what the run wrote.
@@ -1741,10 +1776,12 @@ impl Engine for ChromiumEngine {
             session: None,
             enqueued: svc_engine::crawl::read_enqueued(outcome.enqueued.as_deref(), room),
         };
-        // A confined run's own egress proxy, held to its site; else a tier's
+        // A confined run's own egress proxy, held to its sites (its URL's,
+        // and those its first navigation's redirects add); else a tier's
         // (started on its first run); tier 0 uses the browser's own.
-        let confined = match job.confined_to.clone() {
-            Some(site) => match self.inner.pool.confined_egress(job.tier, site).await {
+        let sites = job.confined_to.clone().map(Confinement::new);
+        let confined = match &sites {
+            Some(sites) => match self.inner.pool.confined_egress(job.tier, sites.clone()).await {
                 Ok(proxy) => Some(proxy),
                 Err(e) => return report(failed(e), started.elapsed(), 0, None, None),
             },
@@ -1793,6 +1830,8 @@ impl Engine for ChromiumEngine {
             };
             guarded.warm.count_run();
             *guarded.state.loads.lock().expect("loads lock") = Some(job.loads);
+            *guarded.state.first_navigation.lock().expect("first navigation lock") =
+                sites.clone().map(|sites| FirstNavigation::new(sites, &job.url));
             let remaining = job.timeout.saturating_sub(started.elapsed());
             let egress = confined.as_ref().or_else(|| self.inner.pool.egress_of(job.tier));
             let mut crashed = guarded.crashed.take();

@@ -20,6 +20,13 @@
 //! address pinning above holds for direct runs only; what an upstream can
 //! reach is its network's business, not svc's). The upstream's credentials
 //! are added here and never reach the browser, a log or an answer.
+//!
+//! A confined run (AI Fix's candidates) gets a proxy of its own
+//! ([`EgressProxy::start_confined`]) that refuses (403) every host outside
+//! the run's sites before it vets the address. It shares them (one
+//! `svc_engine::Confinement`) with the run's request guard, which adds the
+//! site of each redirect of the run's first navigation while that hop is
+//! paused, before Chromium can connect to it (`first_navigation.rs`).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -38,7 +45,7 @@ use hyper::header::HeaderValue;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use svc_engine::Site;
+use svc_engine::Confinement;
 use svc_engine::host_vetting::{PrivateNetworks, Refusal, Resolver, bare_host, vetted_addresses, within};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
@@ -94,8 +101,10 @@ struct Policy {
     upstreams: Vec<UpstreamProxy>,
     /// The upstream the next connection starts with (round-robin).
     next_upstream: AtomicUsize,
-    /// The only site connections may go to (a confined run's own proxy).
-    confined_to: Option<Site>,
+    /// The only sites connections may go to (a confined run's own proxy):
+    /// shared with the run's request guard, which adds the sites of the
+    /// first navigation's redirects (`first_navigation.rs`).
+    confined_to: Option<Confinement>,
 }
 
 /// Why the proxy last failed to reach each `host:port`, and when: a run
@@ -151,12 +160,13 @@ impl EgressProxy {
     }
 
     /// [`Self::start`], refusing (403) every connection to a host outside
-    /// `confined_to` when set: the proxy of one confined run's context.
+    /// the sites of `confined_to` when set (as they are when the connection
+    /// is asked for): the proxy of one confined run's context.
     pub async fn start_confined(
         allow_private: PrivateNetworks,
         resolver: Resolver,
         upstreams: Vec<UpstreamProxy>,
-        confined_to: Option<Site>,
+        confined_to: Option<Confinement>,
     ) -> std::io::Result<EgressProxy> {
         let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
         let addr = listener.local_addr()?;

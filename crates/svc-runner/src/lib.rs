@@ -9,6 +9,7 @@
 pub mod browser;
 pub mod chromium;
 pub mod egress_proxy;
+pub mod first_navigation;
 pub mod handover;
 pub mod net_guard;
 pub mod page_hold;

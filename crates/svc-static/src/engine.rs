@@ -157,7 +157,8 @@ impl Engine for StaticEngine {
             return fail(StaticError::ProxyTier(job.tier), None);
         }
 
-        // The page and the script's requests: held to the run's site when it has one.
+        // The page and the script's requests: held to the run's site when it
+        // has one, and to the sites the page's redirects lead to.
         let fetcher = self.fetcher.confined(job.confined_to.clone());
         let fetched = match tokio::time::timeout(job.timeout, fetcher.fetch(&job.url, &received)).await {
             Ok(Ok(fetched)) => fetched,

@@ -3,6 +3,12 @@
 //! and the requests a script makes with `fetch` ([`Fetcher::script_fetch`]),
 //! which go the same way.
 //!
+//! A confined run (AI Fix's candidates) is held to its job URL's site and
+//! to the sites the page request's redirects lead to: each redirect of the
+//! page request adds its target's site to the run's [`Confinement`] before
+//! it is followed (and is vetted as any target is); the script's requests,
+//! and their redirects, are refused outside the sites so far.
+//!
 //! Every connection goes to an address `host_vetting::vetted_addresses`
 //! accepted: host names are resolved by [`VettingResolver`], which hands the
 //! connector only vetted addresses (the address checked is the address
@@ -16,8 +22,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use reqwest::Method;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{ACCEPT, ACCEPT_LANGUAGE, CONTENT_TYPE, HeaderName, HeaderValue, LOCATION};
-use svc_engine::Site;
 use svc_engine::host_vetting::{PrivateNetworks, Refusal, Resolver, bare_host, vetted_addresses, within};
+use svc_engine::{Confinement, Site};
 use url::Url;
 
 use crate::error::StaticError;
@@ -105,9 +111,18 @@ pub struct Fetcher {
     allow_private: PrivateNetworks,
     resolver: Resolver,
     max_body: usize,
-    /// The only site requests may go to (AI Fix's candidates), every
-    /// redirect included.
-    confined_to: Option<Site>,
+    /// The only sites requests may go to (AI Fix's candidates), every
+    /// redirect included; widened by the page request's redirects.
+    confined_to: Option<Confinement>,
+}
+
+/// What a request's redirects may do to a confined run's sites.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Redirects {
+    /// The page request's: each one's target site is added to them.
+    Widen,
+    /// A script's: each one is held to them.
+    Held,
 }
 
 impl Fetcher {
@@ -127,20 +142,29 @@ impl Fetcher {
     }
 
     /// This fetcher, held to `site` when there is one (the same client and
-    /// vetting): for one run's page and its script's requests.
+    /// vetting): for one run's page and its script's requests, a
+    /// confinement of their own that the page request widens.
     pub fn confined(&self, site: Option<Site>) -> Fetcher {
-        Fetcher { confined_to: site, ..self.clone() }
+        Fetcher { confined_to: site.map(Confinement::new), ..self.clone() }
     }
 
     /// The scheme and literal-address rules (names are vetted as they are
-    /// resolved), and the run's site when it is held to one.
-    async fn check(&self, url: &Url) -> Result<(), Refusal> {
+    /// resolved), and the run's sites when it is held to some; a redirect
+    /// of the page request (`widen`) adds its site to them instead.
+    async fn check(&self, url: &Url, widen: bool) -> Result<(), Refusal> {
         match url.scheme() {
             "http" | "https" => {}
             other => return Err(Refusal::Scheme(other.to_string())),
         }
         let host = url.host_str().ok_or(Refusal::NoHost)?;
-        within(self.confined_to.as_ref(), host)?;
+        match (&self.confined_to, widen) {
+            (Some(confinement), true) => {
+                if confinement.admit_redirect(host) {
+                    tracing::debug!(%url, "the page's redirect widens the run's confinement");
+                }
+            }
+            (confinement, _) => within(confinement.as_ref(), host)?,
+        }
         if bare_host(host).parse::<IpAddr>().is_ok() {
             let port = url.port_or_known_default().unwrap_or(80);
             vetted_addresses(host, port, &self.allow_private, &self.resolver).await?;
@@ -148,15 +172,17 @@ impl Fetcher {
         Ok(())
     }
 
-    /// Loads `url`, following redirects. `received` counts the body bytes as
-    /// they arrive (a body cut off by the run timeout still counts).
+    /// Loads `url`, following redirects: the run's page request, once per
+    /// run (on a confined fetcher, its redirects widen the run's sites).
+    /// `received` counts the body bytes as they arrive (a body cut off by
+    /// the run timeout still counts).
     pub async fn fetch(&self, url: &str, received: &AtomicU64) -> Result<Fetched, StaticError> {
         let url = Url::parse(url).map_err(|e| StaticError::Navigation(format!("invalid URL `{url}`: {e}")))?;
         let headers = [
             (ACCEPT, HeaderValue::from_static(ACCEPT_HTML)),
             (ACCEPT_LANGUAGE, HeaderValue::from_static("en-US,en;q=0.9")),
         ];
-        self.send(Method::GET, url, &headers, None, received).await
+        self.send(Method::GET, url, &headers, None, Redirects::Widen, received).await
     }
 
     /// What a script's `fetch` asks for, under the page's rules: the same
@@ -181,17 +207,20 @@ impl Fetcher {
         if !headers.iter().any(|(name, _)| name == ACCEPT) {
             headers.push((ACCEPT, HeaderValue::from_static("*/*")));
         }
-        self.send(method, url, &headers, request.body.clone(), received).await
+        self.send(method, url, &headers, request.body.clone(), Redirects::Held, received).await
     }
 
     /// One request and its redirects (303, and 301/302 after a POST, go on
-    /// as GET without the body, as browsers do).
+    /// as GET without the body, as browsers do). The request itself is held
+    /// to a confined run's sites; its redirects are too, or widen them
+    /// (`redirects`).
     async fn send(
         &self,
         mut method: Method,
         mut url: Url,
         headers: &[(HeaderName, HeaderValue)],
         mut body: Option<String>,
+        redirects: Redirects,
         received: &AtomicU64,
     ) -> Result<Fetched, StaticError> {
         let mut hops = 0;
@@ -200,7 +229,8 @@ impl Fetcher {
                 0 => StaticError::TargetRefused(why),
                 _ => StaticError::RedirectRefused { url: url.to_string(), why: why.to_string() },
             };
-            if let Err(why) = self.check(&url).await {
+            let widen = hops > 0 && redirects == Redirects::Widen;
+            if let Err(why) = self.check(&url, widen).await {
                 return Err(refused(why, &url));
             }
             let mut request = self.client.request(method.clone(), url.clone());

@@ -1,9 +1,11 @@
 //! svc-static's one test binary: the script's DOM (`dom_api`), whole runs
-//! against a local site (`engine_runs`), and the same scripts on the
-//! browser engine and the static engine (`compatibility`), and the sandbox
-//! processes the static engine runs scripts in (`sandbox`).
+//! against a local site (`engine_runs`), runs held to their sites
+//! (`confinement`), the same scripts on the browser engine and the static
+//! engine (`compatibility`), and the sandbox processes the static engine
+//! runs scripts in (`sandbox`).
 
 mod compatibility;
+mod confinement;
 mod dom_api;
 mod engine_runs;
 mod sandbox;

@@ -152,6 +152,11 @@ async fn count(
 }
 
 pub async fn start() -> Site {
+    start_on("127.0.0.1").await
+}
+
+/// The same site on another loopback address (`127.0.0.2`: another site).
+pub async fn start_on(ip: &str) -> Site {
     let hits = Arc::new(AtomicUsize::new(0));
     let app = Router::new()
         .route("/items/{n}", get(items))
@@ -172,8 +177,8 @@ pub async fn start() -> Site {
             get(|| async { ([(header::CONTENT_TYPE, "application/json")], r#"[{"t":"a"},{"t":"b"}]"#) }),
         )
         .layer(axum::middleware::from_fn_with_state(hits.clone(), count));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let listener = TcpListener::bind((ip, 0)).await.unwrap();
     let port = listener.local_addr().unwrap().port();
     tokio::spawn(async move { axum::serve(listener, app).await });
-    Site { base: format!("http://127.0.0.1:{port}"), port, hits }
+    Site { base: format!("http://{ip}:{port}"), port, hits }
 }
