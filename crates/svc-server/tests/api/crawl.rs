@@ -156,7 +156,7 @@ async fn duplicates_errors_robots_other_sites_and_private_addresses() {
         );
         let listed = pages(&app, &alice, &run).await;
         let by_url = |path: &str| listed.iter().find(|p| p["url"] == format!("{}{path}", site.base)).cloned();
-        let broken = by_url("/broken").expect("the broken page is listed");
+        let broken = by_url("/broken").unwrap_or_else(|| panic!("{engine}: the broken page is listed: {listed:?}"));
         assert_eq!(broken["status"], "error", "{broken}");
         assert!(broken["error"].as_str().unwrap().contains("500"), "{broken}");
         let private = by_url("/private/secret").expect("the disallowed page is listed");

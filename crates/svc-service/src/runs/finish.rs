@@ -138,10 +138,13 @@ impl RunService {
             None => vec![],
         };
         let charged = proxy_tiers::run_units(attempts, &self.tiers) + ai_units;
-        let recorded = self.record_finished(claim, &row, charged, &log, &emails, tier).await?;
-        if recorded && !pages.is_empty() {
+        // Before the row: whoever sees the run finished can read its pages.
+        // (A claim lost meanwhile leaves them for the run that finishes it,
+        // which replaces them.)
+        if !pages.is_empty() {
             self.save_pages(claim, pages, secrets).await?;
         }
+        let recorded = self.record_finished(claim, &row, charged, &log, &emails, tier).await?;
         if recorded {
             let duration = Duration::from_millis(u64::try_from(report.duration_ms).unwrap_or(0));
             self.metrics.run_finished(scrapper, detail, duration);
