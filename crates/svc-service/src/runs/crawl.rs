@@ -37,6 +37,8 @@ use crate::scraps::proxy_tiers::{self, TierAttempt, TierSettings};
 
 /// Default of `SVC_CRAWL_MAX_PAGES`: pages one run may visit at most.
 pub const DEFAULT_MAX_PAGES: u32 = 500;
+/// Pages a test run from the editor visits at most.
+pub const TEST_RUN_MAX_PAGES: u32 = 10;
 /// Default of `SVC_CRAWL_TIMEOUT`: how long a crawl's run may take.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// What robots.txt rules svc reads (its own group, else `*`).
@@ -76,7 +78,7 @@ pub(crate) fn start_page(url: &str, limits: CrawlLimits) -> PageInput {
 
 /// One page of a run, as the run's row lists it.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct PageRecord {
+pub struct PageRecord {
     pub url: String,
     pub label: Option<String>,
     pub depth: u32,

@@ -16,6 +16,7 @@ mod test_run;
 mod trigger;
 pub mod worker;
 
+pub use crawl::PageRecord;
 pub use progress::RunProgress;
 pub use slots::{RunSlots, SlotUse, SlottedEngine};
 pub use test_run::{NO_ENGINE_HERE, TestRun, TestRunOutcome};

@@ -1,6 +1,8 @@
 //! Test runs: a draft script run from the editor, in this process, stored
 //! nowhere.
 
+use std::time::Instant;
+
 use svc_domain::history::TriggeredBy;
 use svc_domain::scrap::{AUTO_SCRAPPER, DEFAULT_SCRAPPER, ParamSet, STATIC_SCRAPPER};
 use svc_domain::{HistoryId, ScrapId};
@@ -16,6 +18,8 @@ use svc_engine::ScriptResult;
 use svc_engine::{PageCapture, RunJob};
 
 use super::RunService;
+use super::crawl::{self, CrawlSettings, PageRecord, TEST_RUN_MAX_PAGES};
+use crate::scraps::proxy_tiers;
 
 /// Why a test run cannot run in this process: it runs on the engine of the
 /// server's embedded worker, which `SVC_EMBEDDED_WORKER=false` leaves out.
@@ -50,6 +54,9 @@ pub struct TestRunOutcome {
     pub snapshot: Option<serde_json::Value>,
     /// What the organization was charged.
     pub units: i64,
+    /// A crawl's pages (at most [`TEST_RUN_MAX_PAGES`]), in the order of
+    /// its data; none for a script of one page.
+    pub pages: Vec<PageRecord>,
 }
 
 /// What a test run's author sees of the failure capture: the screenshot and
@@ -99,15 +106,19 @@ impl RunService {
                     Ok(login) => login,
                     Err(message) => {
                         let result = ScriptResult::Failed { message };
-                        return Ok(TestRunOutcome { result, duration_ms: 0, snapshot: None, units: 0 });
+                        return Ok(TestRunOutcome { result, duration_ms: 0, snapshot: None, units: 0, pages: vec![] });
                     }
                 }
             }
         };
         self.limits.take(&format!("test-run:user:{}", session.user()), TRIGGER_PER_KEY).await?;
         let secrets = KnownSecrets::of(login.account.as_ref());
+        // A crawl runs, with a small page cap, within one run's timeout.
+        let limits = svc_engine::crawl::limits_for_run(&draft.script).capped(TEST_RUN_MAX_PAGES);
+        let started = Instant::now();
         let job = RunJob {
             history_id: HistoryId::new().to_string(),
+            page: crawl::start_page(&url, limits),
             url,
             script: draft.script,
             param,
@@ -123,26 +134,44 @@ impl RunService {
             reuse: None,
             confined_to: None,
             organization: Some(org.id),
-            page: svc_engine::PageInput::single(),
         };
         // `auto`: static, then the browser when static found nothing (a
         // test run neither reads nor changes what the scrap's runs learned).
-        let (report, bytes) = if job.scrapper == AUTO_SCRAPPER {
-            let report = engine.run(RunJob { scrapper: STATIC_SCRAPPER.to_string(), ..job.clone() }).await;
+        let (report, bytes, ran) = if job.scrapper == AUTO_SCRAPPER {
+            let static_job = RunJob { scrapper: STATIC_SCRAPPER.to_string(), ..job.clone() };
+            let report = engine.run(static_job.clone()).await;
             if engine_choice::static_found_items(&report.result) {
                 let bytes = report.bytes;
-                (report, bytes)
+                (report, bytes, static_job)
             } else {
-                let browser = engine.run(RunJob { scrapper: DEFAULT_SCRAPPER.to_string(), ..job }).await;
+                let browser_job = RunJob { scrapper: DEFAULT_SCRAPPER.to_string(), ..job };
+                let browser = engine.run(browser_job.clone()).await;
                 let bytes = report.bytes + browser.bytes;
-                (browser, bytes)
+                (browser, bytes, browser_job)
             }
         } else {
-            let report = engine.run(job).await;
+            let report = engine.run(job.clone()).await;
             let bytes = report.bytes;
-            (report, bytes)
+            (report, bytes, job)
         };
-        let charged = units(bytes);
+        let mut charged = units(bytes);
+        let (report, pages) = if limits.is_crawl() {
+            let crawl = crawl::Crawl {
+                engine: engine.as_ref(),
+                job: &ran,
+                limits,
+                started,
+                settings: CrawlSettings { max_pages: TEST_RUN_MAX_PAGES, timeout: self.run_timeout },
+                balance: Some(org.balance),
+                spent: charged,
+                tiers: &self.tiers,
+            };
+            let crawled = crawl.run(report).await;
+            charged += proxy_tiers::run_units(&crawled.attempts, &self.tiers);
+            (crawled.report, crawled.pages)
+        } else {
+            (report, vec![])
+        };
         self.store.add_balance(org.id, -charged).await?;
         // Shown to its author only, masked all the same.
         let result = match report.result {
@@ -154,6 +183,7 @@ impl RunService {
             duration_ms: report.duration_ms,
             snapshot: report.snapshot.map(|capture| test_run_capture(secrets.snapshot(capture), session)),
             units: charged,
+            pages: pages.into_iter().map(|p| PageRecord { error: p.error.map(|e| secrets.text(&e)), ..p }).collect(),
         })
     }
 }

@@ -335,7 +335,8 @@ async fn a_test_run_runs_the_draft_charges_and_stores_nothing() {
             result: report.result.clone(),
             duration_ms: 42,
             snapshot: Some(serde_json::json!({"selector": "#x", "screenshot": "iVBOR"})),
-            units: 3
+            units: 3,
+            pages: vec![],
         },
         "the author sees the screenshot and selector; the page markup is for platform admins"
     );

@@ -6,10 +6,11 @@
 use std::sync::Arc;
 
 use askama::Template;
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
+use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use svc_api_types::{CostsView, MeterView};
@@ -21,16 +22,19 @@ use svc_service::{ServiceError, Services};
 
 use crate::chrome::Chrome;
 use crate::page_error::PageError;
-use crate::pages::render;
+use crate::pages::pager::Pager;
 use crate::pages::scrap_page::run_href;
+use crate::pages::{page_number, render};
 use crate::path_id::PathIds;
 use crate::present::data_table::DataTable;
+use crate::present::run_pages::PageLine;
 use crate::present::run_status::{self, Chip};
 use crate::present::when::{Moment, duration_ms, moment};
 use crate::signed_in::SignedIn;
 use svc_service::outbox::data_export::diff::{self as data_diff, DataDiff};
 use svc_service::outbox::data_export::grid::items;
 use svc_service::outbox::data_export::{csv, json_text};
+use svc_service::paging::PageRequest;
 
 /// How many items the run page's table shows (the downloads hold them all).
 pub const RUN_ROWS: usize = 500;
@@ -123,6 +127,21 @@ struct RunPage {
     no_comparison: &'static str,
     admin: Option<AdminView>,
     repaired: Option<Repaired>,
+    /// A crawl's pages (this page of them), with how many in all.
+    pages: Vec<PageLine>,
+    pages_total: i64,
+    pages_pager: Pager,
+    pages_caption: &'static str,
+}
+
+/// Pages of a crawl listed per page of the run page.
+const PAGES_PER_PAGE: i64 = 50;
+
+#[derive(Deserialize)]
+pub(crate) struct RunParams {
+    /// Page of the crawl's pages.
+    #[serde(default)]
+    pages: Option<String>,
 }
 
 /// The scrap and its run `history_id`; a run of another scrap is not found.
@@ -222,11 +241,17 @@ pub(crate) async fn page(
     State(services): State<Arc<Services>>,
     user: SignedIn,
     PathIds(id, history_id): PathIds<ScrapId, HistoryId>,
+    Query(params): Query<RunParams>,
 ) -> Result<Response, PageError> {
     let (scrap, view) = scrap_and_run(&services, &user, id, history_id).await?;
     let principal = user.principal();
     let row = &view.row;
     let around = services.history.neighbours(&principal, row.id).await?;
+    let pages_page = page_number(params.pages.as_deref());
+    let listed = services
+        .history
+        .pages(&principal, row.id, PageRequest::new(Some(pages_page), Some(PAGES_PER_PAGE)).unwrap_or_default())
+        .await?;
     let admin = if user.session.is_platform_admin() {
         let captured = services.history.error_snapshot(&user.session, row.id).await?;
         Some(AdminView {
@@ -276,6 +301,10 @@ pub(crate) async fn page(
         }
     };
     let base = run_href(scrap.id, row.id);
+    let pages_link = base.clone();
+    let pages_pager =
+        Pager::new(pages_page, PAGES_PER_PAGE, listed.total, |p| format!("{pages_link}?pages={p}#run-pages"))
+            .labelled("Pages of the crawl's pages");
     let page = RunPage {
         chrome: user.chrome(format!("Run of {}", scrap.title), "scraps"),
         scrap_id: scrap.id.to_string(),
@@ -305,6 +334,10 @@ pub(crate) async fn page(
         no_comparison,
         admin,
         repaired,
+        pages: listed.items.iter().map(PageLine::from).collect(),
+        pages_total: listed.total,
+        pages_pager,
+        pages_caption: "The pages this run visited or skipped",
     };
     render(&page)
 }

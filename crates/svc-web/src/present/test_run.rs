@@ -3,8 +3,10 @@
 
 use svc_engine::ScriptResult;
 use svc_service::runs::TestRunOutcome;
+use svc_service::runs::crawl::TEST_RUN_MAX_PAGES;
 
 use crate::present::data_table::DataTable;
+use crate::present::run_pages::PageLine;
 use crate::present::when::duration_ms;
 
 /// Rows of the table shown (the JSON below has everything, up to its own cut).
@@ -28,6 +30,10 @@ pub struct TestRunView {
     pub selector: Option<String>,
     /// What the script returned as a table (`None` when it failed).
     pub table: Option<DataTable>,
+    /// A crawl's pages (a test run visits at most `TEST_RUN_MAX_PAGES`).
+    pub pages: Vec<PageLine>,
+    pub pages_caption: &'static str,
+    pub max_pages: u32,
 }
 
 impl TestRunView {
@@ -40,6 +46,8 @@ impl TestRunView {
                 if b64.starts_with("data:") { b64.to_string() } else { format!("data:image/png;base64,{b64}") }
             });
         let selector = snapshot.get("selector").and_then(|s| s.as_str()).map(str::to_string);
+        let pages: Vec<PageLine> = outcome.pages.iter().map(PageLine::from).collect();
+        let pages_caption = "The pages the test run visited or skipped";
         match outcome.result {
             ScriptResult::Data { json, length } => {
                 let pretty = serde_json::from_str::<serde_json::Value>(&json)
@@ -60,6 +68,9 @@ impl TestRunView {
                     table: DataTable::from_json(&json, TABLE_ROWS)
                         .ok()
                         .map(|t| t.with_caption("What the test run returned")),
+                    pages,
+                    pages_caption,
+                    max_pages: TEST_RUN_MAX_PAGES,
                 }
             }
             ScriptResult::Failed { message } => TestRunView {
@@ -71,6 +82,9 @@ impl TestRunView {
                 screenshot,
                 selector,
                 table: None,
+                pages,
+                pages_caption,
+                max_pages: TEST_RUN_MAX_PAGES,
             },
         }
     }
@@ -89,6 +103,7 @@ mod tests {
             duration_ms: 850,
             snapshot: None,
             units: 1,
+            pages: vec![],
         });
         assert!(ok.ok && ok.error.is_none());
         assert_eq!(ok.summary, "1 item in 850 ms · charged 1 unit");
@@ -99,6 +114,7 @@ mod tests {
             duration_ms: 1200,
             snapshot: Some(json!({"screenshot": "iVBOR", "selector": "#x"})),
             units: 2,
+            pages: vec![],
         });
         assert!(!failed.ok);
         assert_eq!(failed.error.as_deref(), Some("boom"));
