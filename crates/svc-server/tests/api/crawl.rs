@@ -202,3 +202,56 @@ async fn a_run_s_pages_are_its_organization_s_and_its_key_s() {
     let (status, page) = app.get(&format!("/api/historys/{id}/pages"), &key).await;
     assert_eq!((status, page["total"].as_i64()), (StatusCode::OK, Some(3)), "{page}");
 }
+
+#[tokio::test]
+async fn one_run_can_cover_every_parameter_set() {
+    let site = CatalogSite::start(false).await;
+    let (app, alice) = app_for_crawls().await;
+    let script = "// svc:crawl pages=10\n\
+                  if (SVC.label === 'start') {\n\
+                    for (const p of SVC.params) SVC.enqueue('/item/' + p.value, { label: 'item', data: { key: p.key } });\n\
+                    returnData([]);\n\
+                  } else {\n\
+                    returnData([{ key: SVC.data.key, title: document.querySelector('h1').textContent, depth: SVC.depth }]);\n\
+                  }";
+    for engine in ENGINES {
+        let sid = app
+            .scrap_with(
+                &alice,
+                json!({"title": "Every set", "url": format!("{}/", site.base), "scrapper": engine, "request": script,
+                       "params": [{"key": "a", "value": 3}, {"key": "b", "value": 7}, {"key": "c", "value": 11}]}),
+            )
+            .await;
+        let (_, run) = app.run_and_wait(&alice.token, &sid).await;
+        assert_eq!(run["statusDetail"], "success", "{engine}: {run}");
+        let data: Value = serde_json::from_str(run["data"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            data,
+            json!([{"key": "a", "title": "Lamp 3", "depth": 1}, {"key": "b", "title": "Lamp 7", "depth": 1},
+                   {"key": "c", "title": "Lamp 11", "depth": 1}]),
+            "{engine}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_crawl_stops_when_the_balance_runs_out_and_says_so() {
+    let site = CatalogSite::start(false).await;
+    let (app, alice) = app_for_crawls().await;
+    let balance = app.store.organization(alice.org()).await.unwrap().unwrap().balance;
+    app.store.add_balance(alice.org(), 5 - balance).await.unwrap();
+    let (_, run) = crawl(&app, &alice, &site, "static", "pages=200").await;
+    assert_eq!(run["statusDetail"], "success", "the pages it ran found items: {run}");
+    let listed = pages(&app, &alice, &run).await;
+    let ran = count(&listed, "status", "ok");
+    assert!((2..=6).contains(&ran), "about five pages of one unit each: {ran} in {listed:?}");
+    let stopped: Vec<&Value> = listed.iter().filter(|p| p["status"] == "skipped_limit").collect();
+    assert!(!stopped.is_empty(), "{listed:?}");
+    assert!(stopped.iter().all(|p| p["error"].as_str().unwrap().contains("balance ran out")), "{stopped:?}");
+    let left = app.store.organization(alice.org()).await.unwrap().unwrap().balance;
+    assert!(left <= 0, "every page it ran was charged: {left}");
+    // The next run is refused at once: nothing is left.
+    let sid = run["scrap"].as_str().unwrap();
+    let (status, err) = app.post(&format!("/api/scraps/worker/{sid}"), &alice.token, json!({})).await;
+    assert_error(status, &err, StatusCode::PAYMENT_REQUIRED, "INSUFFICIENT_BALANCE");
+}

@@ -33,6 +33,7 @@ use svc_engine::crawl::{CrawlLimits, START_LABEL, normalize};
 use svc_engine::script::MAX_RESULT_CHARS;
 use svc_engine::{Engine, EngineReport, Enqueued, PageCapture, PageInput, RunJob, ScriptResult, Site};
 
+use crate::runs::slots::RunSlots;
 use crate::scraps::proxy_tiers::{self, TierAttempt, TierSettings};
 
 /// Default of `SVC_CRAWL_MAX_PAGES`: pages one run may visit at most.
@@ -110,6 +111,11 @@ pub(crate) struct Crawl<'a> {
     /// Units the start page took.
     pub spent: i64,
     pub tiers: &'a TierSettings,
+    /// The process's run slots, when the run holds one of them and the
+    /// engine takes none itself (the worker's runs): a page beyond the
+    /// first in flight runs only on a free slot, so `parallel` stays within
+    /// the worker's concurrency. `None`: every page is the engine's to slot.
+    pub slots: Option<&'a RunSlots>,
 }
 
 /// A page waiting for its turn. `order` sorts pages into the run's data:
@@ -181,7 +187,15 @@ impl Crawl<'_> {
         let mut running = FuturesUnordered::new();
         let mut last_start: Option<Instant> = None;
         loop {
-            while running.len() < limits.parallel as usize {
+            while running.len() < limits.parallel as usize && !state.queue.is_empty() {
+                // The run's own slot covers one page; another takes a free one.
+                let extra = match (self.slots, running.is_empty()) {
+                    (Some(slots), false) => match slots.try_take() {
+                        Some(permit) => Some(permit),
+                        None => break,
+                    },
+                    _ => None,
+                };
                 let Some(page) = state.queue.pop_front() else { break };
                 if state.stop.is_none() && Instant::now() >= deadline {
                     state.stop = Some(Stop::Time);
@@ -205,6 +219,7 @@ impl Crawl<'_> {
                 let engine = self.engine;
                 running.push(async move {
                     let report = engine.run(job).await;
+                    drop(extra);
                     (page, report)
                 });
             }

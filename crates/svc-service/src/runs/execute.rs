@@ -273,6 +273,7 @@ impl RunService {
             balance,
             spent: proxy_tiers::run_units(attempts, &self.tiers),
             tiers: &self.tiers,
+            slots: self.attached.slots(),
         };
         let crawled = crawl.run(start).await;
         attempts.extend(crawled.attempts);

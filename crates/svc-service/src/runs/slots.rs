@@ -44,6 +44,13 @@ impl RunSlots {
         self.permits.clone().acquire_owned().await.expect("the slots' semaphore is never closed")
     }
 
+    /// A free slot now, if there is one: a crawl's extra parallel pages,
+    /// which never wait (a crawl holding its run's slot while it waits for
+    /// another could wait forever).
+    pub fn try_take(&self) -> Option<OwnedSemaphorePermit> {
+        self.permits.clone().try_acquire_owned().ok()
+    }
+
     /// [`Self::take`] for a run outside the queue, counted in [`SlotUse::waiting`].
     async fn wait_for_one(&self) -> OwnedSemaphorePermit {
         self.waiting.fetch_add(1, Ordering::SeqCst);

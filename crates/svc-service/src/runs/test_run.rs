@@ -165,6 +165,8 @@ impl RunService {
                 balance: Some(org.balance),
                 spent: charged,
                 tiers: &self.tiers,
+                // The attached engine takes a slot for each page itself.
+                slots: None,
             };
             let crawled = crawl.run(report).await;
             charged += proxy_tiers::run_units(&crawled.attempts, &self.tiers);
