@@ -5,7 +5,8 @@
 //! answers 500 (`/broken`), to one robots.txt disallows (`/private/secret`),
 //! to item 1 again (a duplicate, with a fragment), to the same catalog
 //! under `localhost` (another site) and to a private address.
-//! robots.txt disallows `/private`. Every request is counted by path.
+//! robots.txt disallows `/private`. Every request is counted by path. An
+//! uneven catalog answers its detail pages after varying delays.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -46,6 +47,9 @@ pub struct CatalogSite {
 struct Shared {
     base: String,
     extras: bool,
+    /// Detail pages answer after a delay that varies with the item, so that
+    /// pages run in parallel finish out of the order they were enqueued.
+    uneven: bool,
     hits: Arc<Mutex<HashMap<String, usize>>>,
 }
 
@@ -101,6 +105,10 @@ async fn answer(State(shared): State<Shared>, request: Request) -> Response {
         "/broken" => (StatusCode::INTERNAL_SERVER_ERROR, "down").into_response(),
         p if p.starts_with("/item/") => {
             let k = &p["/item/".len()..];
+            if shared.uneven {
+                let n: u64 = k.parse().unwrap_or(0);
+                tokio::time::sleep(std::time::Duration::from_millis((5 - n % 5) * 15)).await;
+            }
             html(format!("<h1>Lamp {k}</h1><span class=\"price\">{k}.00</span>"))
         }
         p if p.starts_with("/private/") => html("<h1>Private lamp</h1><span class=\"price\">0</span>".into()),
@@ -110,10 +118,16 @@ async fn answer(State(shared): State<Shared>, request: Request) -> Response {
 
 impl CatalogSite {
     pub async fn start(extras: bool) -> CatalogSite {
+        Self::start_with(extras, false).await
+    }
+
+    /// `uneven`: detail pages answer after 15 to 75 ms, the later items of
+    /// each five sooner, so that parallel pages finish out of order.
+    pub async fn start_with(extras: bool, uneven: bool) -> CatalogSite {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let hits: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
-        let shared = Shared { base: base.clone(), extras, hits: hits.clone() };
+        let shared = Shared { base: base.clone(), extras, uneven, hits: hits.clone() };
         let app = Router::new().fallback(answer).with_state(shared);
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         CatalogSite { base, hits }
