@@ -36,12 +36,23 @@ pub(crate) struct Row {
     pub id: String,
     pub title: String,
     pub url: String,
+    /// The scrap's engine (`scrapper`), in words.
+    pub engine: &'static str,
     pub schedule: String,
     pub next_run: Option<Moment>,
     pub chip: Chip,
     /// Items of the last finished run.
     pub items: Option<i64>,
     pub when: Option<Moment>,
+}
+
+/// A scrap's engine as the list says it.
+fn engine_words(scrapper: &str) -> &'static str {
+    match scrapper {
+        svc_domain::scrap::STATIC_SCRAPPER => "static",
+        svc_domain::scrap::AUTO_SCRAPPER => "auto",
+        _ => "browser",
+    }
 }
 
 #[derive(Template)]
@@ -94,6 +105,7 @@ pub(crate) async fn page(
             let run = o.last_run;
             Row {
                 id: scrap.id.to_string(),
+                engine: engine_words(&scrap.scrapper),
                 schedule: schedule_words::describe(scrap.cron.as_deref(), &scrap.cron_timezone),
                 next_run,
                 chip: run.as_ref().map(|r| run_status::chip(r.status_detail)).unwrap_or(run_status::NEVER),

@@ -14,9 +14,14 @@ async fn the_list_shows_each_scraps_last_run_and_filters_and_pages() {
     let alice = app.signup("alice@example.com").await;
     let mut ids = vec![];
     for i in 0..23 {
+        let scrapper = match i {
+            21 => "static",
+            20 => "auto",
+            _ => "puppeteer",
+        };
         let body = json!({"title": format!("Shop {i:02}"), "url": format!("https://shop{i}.example.com/"),
                           "request": "returnData([])", "cron": if i == 22 { json!("*/15 * * * *") } else { json!(null) },
-                          "cronTimezone": "Europe/Paris"});
+                          "cronTimezone": "Europe/Paris", "scrapper": scrapper});
         ids.push(app.scrap_with(&alice, body).await);
     }
     // The newest scraps come first: 22 (scheduled, succeeded), 21 (failed), 20 (empty), 19 (running).
@@ -35,17 +40,19 @@ async fn the_list_shows_each_scraps_last_run_and_filters_and_pages() {
     let first = rows(&tab).await;
     assert_eq!(first.len(), 20, "a page holds 20");
     assert!(first[0][0].starts_with("Shop 22") && first[0][0].contains("shop22.example.com"), "{:?}", first[0]);
+    let engines: Vec<&str> = first[..3].iter().map(|r| r[1].as_str()).collect();
+    assert_eq!(engines, ["browser", "static", "auto"], "each scrap's engine");
     assert!(
-        first[0][1].starts_with("every 15 minutes, Europe/Paris") && first[0][1].contains("next"),
+        first[0][2].starts_with("every 15 minutes, Europe/Paris") && first[0][2].contains("next"),
         "{:?}",
         first[0]
     );
-    assert_eq!((first[0][2].as_str(), first[0][3].as_str()), ("Success", "1"));
-    assert_eq!(first[1][2], "Error", "the last run counts: {:?}", first[1]);
-    assert_eq!(first[2][2], "Empty");
-    assert_eq!(first[3][2], "Running");
-    assert_eq!(first[4][2], "Never run");
-    assert_eq!(first[4][1], "manual runs only");
+    assert_eq!((first[0][3].as_str(), first[0][4].as_str()), ("Success", "1"));
+    assert_eq!(first[1][3], "Error", "the last run counts: {:?}", first[1]);
+    assert_eq!(first[2][3], "Empty");
+    assert_eq!(first[3][3], "Running");
+    assert_eq!(first[4][3], "Never run");
+    assert_eq!(first[4][2], "manual runs only");
     let text = tab.text().await;
     assert!(text.contains("Page 1 of 2") && !text.contains("Bob's secret"), "{text}");
     tab.screenshots("scraps-list-full").await;
