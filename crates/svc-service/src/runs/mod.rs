@@ -19,7 +19,7 @@ pub mod worker;
 pub use crawl::PageRecord;
 pub use progress::RunProgress;
 pub use slots::{RunSlots, SlotUse, SlottedEngine};
-pub use test_run::{NO_ENGINE_HERE, TestRun, TestRunOutcome};
+pub use test_run::{NO_ENGINE_HERE, StaticAlternative, TestRun, TestRunOutcome};
 pub use trigger::Trigger;
 
 /// How long a trigger may wait for its run (the rule lives with the

@@ -57,6 +57,18 @@ pub struct TestRunOutcome {
     /// A crawl's pages (at most [`TEST_RUN_MAX_PAGES`]), in the order of
     /// its data; none for a script of one page.
     pub pages: Vec<PageRecord>,
+    /// A test run on the browser that found items also tries `static`
+    /// (it costs little): `Some` when static returned the very same data.
+    pub static_alternative: Option<StaticAlternative>,
+}
+
+/// `static` gave the same data as the browser on a test run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StaticAlternative {
+    pub items: i64,
+    /// How long static took, and the browser.
+    pub static_ms: i64,
+    pub browser_ms: i64,
 }
 
 /// What a test run's author sees of the failure capture: the screenshot and
@@ -106,7 +118,14 @@ impl RunService {
                     Ok(login) => login,
                     Err(message) => {
                         let result = ScriptResult::Failed { message };
-                        return Ok(TestRunOutcome { result, duration_ms: 0, snapshot: None, units: 0, pages: vec![] });
+                        return Ok(TestRunOutcome {
+                            result,
+                            duration_ms: 0,
+                            snapshot: None,
+                            units: 0,
+                            pages: vec![],
+                            static_alternative: None,
+                        });
                     }
                 }
             }
@@ -154,6 +173,29 @@ impl RunService {
             let bytes = report.bytes;
             (report, bytes, job)
         };
+        // A browser run that found items: would `static` do? Tried when
+        // nothing it cannot do is asked for (a crawl, a site login, loads).
+        let mut bytes = bytes;
+        let mut static_alternative = None;
+        let worth_trying = ran.scrapper == DEFAULT_SCRAPPER
+            && !limits.is_crawl()
+            && ran.account.is_none()
+            && ran.loads == svc_engine::Loads::default()
+            && engine_choice::static_found_items(&report.result);
+        if worth_trying {
+            let tried = engine.run(RunJob { scrapper: STATIC_SCRAPPER.to_string(), ..ran.clone() }).await;
+            bytes += tried.bytes;
+            if let (ScriptResult::Data { json: browser, length }, ScriptResult::Data { json: alone, .. }) =
+                (&report.result, &tried.result)
+                && browser == alone
+            {
+                static_alternative = Some(StaticAlternative {
+                    items: *length,
+                    static_ms: tried.duration_ms,
+                    browser_ms: report.duration_ms,
+                });
+            }
+        }
         let mut charged = units(bytes);
         let (report, pages) = if limits.is_crawl() {
             let crawl = crawl::Crawl {
@@ -186,6 +228,7 @@ impl RunService {
             snapshot: report.snapshot.map(|capture| test_run_capture(secrets.snapshot(capture), session)),
             units: charged,
             pages: pages.into_iter().map(|p| PageRecord { error: p.error.map(|e| secrets.text(&e)), ..p }).collect(),
+            static_alternative,
         })
     }
 }

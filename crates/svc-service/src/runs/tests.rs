@@ -337,6 +337,7 @@ async fn a_test_run_runs_the_draft_charges_and_stores_nothing() {
             snapshot: Some(serde_json::json!({"selector": "#x", "screenshot": "iVBOR"})),
             units: 3,
             pages: vec![],
+            static_alternative: None,
         },
         "the author sees the screenshot and selector; the page markup is for platform admins"
     );

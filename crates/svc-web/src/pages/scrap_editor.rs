@@ -19,7 +19,7 @@ use chrono::Utc;
 use serde::Deserialize;
 use serde_json::Value;
 use svc_domain::ScrapId;
-use svc_domain::scrap::{PROXY_TIERS, ParamSet, SCRAPPERS, Scrap};
+use svc_domain::scrap::{PROXY_TIERS, ParamSet, SCRAPPERS, STATIC_SCRAPPER, Scrap};
 use svc_service::runs::TestRun;
 use svc_service::scraps::input::ScrapChanges;
 use svc_service::scraps::proxy_tiers::parse_tier;
@@ -516,10 +516,13 @@ fn refused(page: EditorPage) -> Result<Response, PageError> {
 
 pub(crate) async fn create(
     State(services): State<Arc<Services>>,
-    SignedForm { user, form }: SignedForm<ScrapForm>,
+    SignedForm { user, mut form }: SignedForm<ScrapForm>,
 ) -> Result<Response, PageError> {
     if form.intent == "test" {
         return test_run(&services, &user, None, None, form).await;
+    }
+    if form.intent == "save-static" {
+        form.scrapper = STATIC_SCRAPPER.to_string();
     }
     let saved = match form.changes() {
         Ok(changes) => services.scraps.create(&user.session, changes).await,
@@ -537,13 +540,17 @@ pub(crate) async fn create(
 pub(crate) async fn update(
     State(services): State<Arc<Services>>,
     id: Result<PathId<ScrapId>, PageError>,
-    SignedForm { user, form }: SignedForm<ScrapForm>,
+    SignedForm { user, mut form }: SignedForm<ScrapForm>,
 ) -> Result<Response, PageError> {
     // The id is read after the session and CSRF checks of the form.
     let PathId(id) = id?;
     let stored = services.scraps.get(&user.principal(), id).await?;
     if form.intent == "test" {
         return test_run(&services, &user, Some(id), Some(stored), form).await;
+    }
+    // The test run's "Switch to static and save".
+    if form.intent == "save-static" {
+        form.scrapper = STATIC_SCRAPPER.to_string();
     }
     let saved = match form.changes() {
         Ok(changes) => services.scraps.update(&user.session, id, changes).await,

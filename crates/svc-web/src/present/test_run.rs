@@ -34,6 +34,8 @@ pub struct TestRunView {
     pub pages: Vec<PageLine>,
     pub pages_caption: &'static str,
     pub max_pages: u32,
+    /// "static gives the same 50 items in 12 ms (the browser took 640 ms)".
+    pub static_alternative: Option<String>,
 }
 
 impl TestRunView {
@@ -47,6 +49,19 @@ impl TestRunView {
             });
         let selector = snapshot.get("selector").and_then(|s| s.as_str()).map(str::to_string);
         let pages: Vec<PageLine> = outcome.pages.iter().map(PageLine::from).collect();
+        let static_alternative = outcome.static_alternative.map(|alt| {
+            let items = if alt.items == 1 { "item".to_string() } else { "items".to_string() };
+            let faster = match alt.static_ms {
+                ms if ms > 0 => format!(", about {}x faster", (alt.browser_ms / ms).max(1)),
+                _ => String::new(),
+            };
+            format!(
+                "The static engine gives the same {} {items} without a browser: {} instead of {}{faster}.",
+                alt.items,
+                duration_ms(alt.static_ms),
+                duration_ms(alt.browser_ms)
+            )
+        });
         let pages_caption = "The pages the test run visited or skipped";
         match outcome.result {
             ScriptResult::Data { json, length } => {
@@ -71,6 +86,7 @@ impl TestRunView {
                     pages,
                     pages_caption,
                     max_pages: TEST_RUN_MAX_PAGES,
+                    static_alternative,
                 }
             }
             ScriptResult::Failed { message } => TestRunView {
@@ -85,6 +101,7 @@ impl TestRunView {
                 pages,
                 pages_caption,
                 max_pages: TEST_RUN_MAX_PAGES,
+                static_alternative,
             },
         }
     }
@@ -104,17 +121,23 @@ mod tests {
             snapshot: None,
             units: 1,
             pages: vec![],
+            static_alternative: Some(svc_service::runs::StaticAlternative { items: 1, static_ms: 20, browser_ms: 850 }),
         });
         assert!(ok.ok && ok.error.is_none());
         assert_eq!(ok.summary, "1 item in 850 ms · charged 1 unit");
         assert!(ok.json.contains("\"a\": 1"));
         assert_eq!(ok.table.as_ref().map(|t| t.columns.clone()), Some(vec!["a".to_string()]));
+        assert_eq!(
+            ok.static_alternative.as_deref(),
+            Some("The static engine gives the same 1 item without a browser: 20 ms instead of 850 ms, about 42x faster.")
+        );
         let failed = TestRunView::from_outcome(TestRunOutcome {
             result: ScriptResult::Failed { message: "boom".into() },
             duration_ms: 1200,
             snapshot: Some(json!({"screenshot": "iVBOR", "selector": "#x"})),
             units: 2,
             pages: vec![],
+            static_alternative: None,
         });
         assert!(!failed.ok);
         assert_eq!(failed.error.as_deref(), Some("boom"));

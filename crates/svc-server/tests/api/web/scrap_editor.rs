@@ -48,9 +48,12 @@ async fn write_a_scrap_with_a_bad_cron_fix_it_test_run_and_save() {
     // The preview follows what is typed, in the chosen time zone.
     tab.fill("Schedule (cron)", "*/15 * * * *").await;
     tab.fill("Time zone", "Europe/Paris").await;
-    tab.wait_for("document.querySelectorAll('#cron-preview li').length === 5", "five next runs").await;
-    let first: String = tab.eval("document.querySelector('#cron-preview li').textContent").await;
-    assert!(first.contains("CET") || first.contains("CEST"), "in Paris time: {first}");
+    // The preview of the time zone typed last (an earlier answer, in UTC, may show first).
+    tab.wait_for(
+        "document.querySelectorAll('#cron-preview li').length === 5 && /CES?T/.test(document.querySelector('#cron-preview li').textContent)",
+        "five next runs in Paris time",
+    )
+    .await;
     tab.fill("Schedule (cron)", "61 * * * *").await;
     tab.wait_for("document.querySelector('#cron-preview .field-error') !== null", "the preview's refusal").await;
     tab.fill("Schedule (cron)", "*/15 * * * *").await;
@@ -174,4 +177,40 @@ async fn a_test_run_on_a_server_without_a_browser_says_why_and_keeps_the_draft()
     assert_eq!(tab.value("Script").await, ITEMS);
     assert_eq!(app.services.accounts.me(&me).await.unwrap().1.balance, before, "nothing charged");
     tab.screenshots("scrap-test-run-no-browser").await;
+}
+
+/// Issue 36, part 3: a test run on the browser also tries `static`, says so
+/// when it gives the very same data, and switches the scrap in one click;
+/// a script whose data differs without a browser gets no such offer.
+#[tokio::test]
+async fn a_test_run_offers_static_when_it_gives_the_same_data() {
+    let site = fixture::start().await;
+    let app = TestApp::start_with(&[("SVC_ALLOW_PRIVATE_NETWORKS", "true")]).await;
+    let browser = WebBrowser::launch().await;
+    let tab = browser.tab(&app.base).await;
+    sign_up_in(&tab, "switch@example.com").await;
+    tab.click_and_load("New scrap").await;
+    tab.fill("Title", "Shop items").await;
+    tab.fill("URL", &format!("{}/items/5", site.base)).await;
+    // A script that reads computed style: static has no layout, so it cannot give the same data.
+    tab.fill("Script", "returnData([{ display: getComputedStyle(document.body).display }])").await;
+    tab.click_and_load("Test run").await;
+    let offered: bool = tab.eval("document.querySelector('.static-alternative') !== null").await;
+    assert!(!offered, "no offer when static cannot give the same data");
+    let result: String = tab.eval("document.getElementById('test-result').innerText").await;
+    assert!(result.contains("1 item"), "the browser's run itself succeeded: {result}");
+
+    tab.fill("Script", ITEMS).await;
+    tab.click_and_load("Test run").await;
+    let offer: String = tab.eval("(document.querySelector('.static-alternative') || {}).innerText || ''").await;
+    assert!(offer.contains("The static engine gives the same 5 items without a browser"), "{offer}");
+    assert_eq!(tab.value("Engine").await, "puppeteer", "nothing switched before the click");
+    tab.screenshots("test-run-static-offer").await;
+    tab.click_and_load("Switch to static and save").await;
+    let me = app.services.auth.session(&login_token(&app, "switch@example.com").await).await.unwrap();
+    let saved = app.services.scraps.overview(&me, None, false, Default::default()).await.unwrap();
+    assert_eq!(saved.total, 1);
+    assert_eq!(saved.items[0].scrap.scrapper, "static");
+    assert_eq!(saved.items[0].scrap.request, ITEMS, "the script as typed");
+    browser.close().await;
 }
