@@ -1,7 +1,7 @@
 //! The page as the script sees it: the HTML parsed by html5ever into
 //! scraper's tree (the browser-grade HTML5 parser, so implied and misnested
-//! tags end up where a browser puts them), with CSS selectors from the
-//! `selectors` crate (the one Servo uses). Read-only: the static engine runs
+//! tags end up where a browser puts them), with CSS selectors from
+//! [`crate::css`] (over the `selectors` crate, the one Servo uses). Read-only: the static engine runs
 //! no page scripts, and the user's script may not change the page.
 //!
 //! Nodes are handed to JavaScript as numbers ([`Handle`]), indexes into a
@@ -13,9 +13,10 @@ use std::time::Instant;
 use ego_tree::NodeId;
 use html5ever::serialize::{SerializeOpts, TraversalScope};
 use html5ever::tendril::{StrTendril, TendrilSink};
-use scraper::{ElementRef, Html, HtmlTreeSink, Node, Selector};
+use scraper::{ElementRef, Html, HtmlTreeSink, Node};
 use url::Url;
 
+use crate::css::{Env, Matcher, Selector};
 use crate::error::StaticError;
 
 /// A node as JavaScript knows it.
@@ -47,6 +48,8 @@ pub struct Document {
     url: Url,
     /// Where relative URLs resolve: the first `<base href>`, else `url`.
     base: Url,
+    /// What selectors match against beside the tree (`:target`, quirks, ...).
+    env: Env,
 }
 
 impl Document {
@@ -68,7 +71,8 @@ impl Document {
         let html = parser.finish();
         let nodes: Vec<NodeId> = html.tree.nodes().map(|n| n.id()).collect();
         let handles = nodes.iter().enumerate().map(|(i, id)| (*id, i as Handle)).collect();
-        let mut document = Document { html, nodes, handles, base: url.clone(), url };
+        let env = Env::new(&html, url.fragment());
+        let mut document = Document { html, nodes, handles, base: url.clone(), url, env };
         document.base = document.base_url();
         Ok(document)
     }
@@ -243,20 +247,24 @@ impl Document {
     /// `selector`, in document order; at most one unless `all`.
     pub fn select(&self, scope: Handle, selector: &Selector, all: bool) -> Vec<Handle> {
         let Some(node) = self.node(scope) else { return vec![] };
-        let root = self.html.root_element();
-        let (scope_element, from_document) = match ElementRef::wrap(node) {
-            Some(e) => (e, false),
-            None if node.value().is_document() => (root, true),
-            None => return vec![],
+        // `:scope` is the element queried; from the document, the root
+        // element (as in browsers).
+        let scope_element = match node.value() {
+            Node::Element(_) => node,
+            Node::Document => *self.html.root_element(),
+            _ => return vec![],
         };
-        // From the document, the root element is a candidate too.
-        let own = (from_document && selector.matches(&root)).then_some(root);
-        let found = own.into_iter().chain(scope_element.select(selector)).filter(|e| !in_template(**e));
+        let mut matcher = Matcher::new(&self.env);
         let mut out = Vec::new();
-        for element in found {
-            out.push(self.handle(element.id()));
-            if !all {
-                break;
+        // The document's and an element's descendants alike, without the
+        // scope itself (the document is no element; an element is not its
+        // own descendant), nor templates' contents.
+        for candidate in descendants(node).skip(1) {
+            if candidate.value().is_element() && matcher.matches(selector, candidate, Some(scope_element)) {
+                out.push(self.handle(candidate.id()));
+                if !all {
+                    break;
+                }
             }
         }
         out
@@ -264,18 +272,18 @@ impl Document {
 
     /// `element.matches(selector)`.
     pub fn matches(&self, handle: Handle, selector: &Selector) -> bool {
-        self.element(handle).is_some_and(|e| selector.matches_with_scope(&e, Some(e)))
+        let Some(element) = self.element(handle) else { return false };
+        Matcher::new(&self.env).matches(selector, *element, Some(*element))
     }
 
     /// `element.closest(selector)`: the element or its nearest matching ancestor.
     pub fn closest(&self, handle: Handle, selector: &Selector) -> Option<Handle> {
         let start = self.element(handle)?;
+        let mut matcher = Matcher::new(&self.env);
         let mut node = Some(*start);
         while let Some(n) = node {
-            if let Some(e) = ElementRef::wrap(n)
-                && selector.matches_with_scope(&e, Some(start))
-            {
-                return Some(self.handle(e.id()));
+            if n.value().is_element() && matcher.matches(selector, n, Some(*start)) {
+                return Some(self.handle(n.id()));
             }
             node = n.parent();
         }
@@ -351,12 +359,6 @@ fn qualified(name: &html5ever::QualName) -> String {
     }
 }
 
-/// Whether a node lies inside a template's contents (not part of the tree
-/// as browsers see it).
-fn in_template(node: ego_tree::NodeRef<'_, Node>) -> bool {
-    node.ancestors().any(|a| a.value().is_fragment())
-}
-
 /// `node` and its descendants in document order, without templates'
 /// contents. Iterative: deeply nested pages cannot overflow the stack.
 pub(crate) fn descendants(node: ego_tree::NodeRef<'_, Node>) -> impl Iterator<Item = ego_tree::NodeRef<'_, Node>> {
@@ -426,6 +428,92 @@ mod tests {
         assert_eq!(direct.len(), 2);
         assert_eq!(d.by_class(d.root(), "b a").len(), 1);
         assert_eq!(d.by_tag(d.root(), "LI").len(), 2);
+    }
+
+    fn ids(d: &Document, css: &str) -> Vec<String> {
+        select(d, css).iter().map(|h| d.attr(*h, "id").unwrap_or_default()).collect()
+    }
+
+    #[test]
+    fn form_state_pseudo_classes_follow_the_markup() {
+        let d = doc(r#"<!DOCTYPE html>
+            <form id=f>
+              <input id=t placeholder="Name"><input id=tv value=x placeholder="Name"><input id=ro readonly>
+              <input id=c1 type=checkbox checked><input id=c2 type=CHECKBOX>
+              <input id=r1 type=radio name=g checked><input id=r2 type=radio name=g checked><input id=r3 type=radio name=h>
+              <input id=req required><input id=hid type=hidden required><textarea id=ta required></textarea>
+              <select id=s><option id=o1 disabled>a</option><option id=o2>b</option></select>
+              <select id=m multiple><option id=o3>c</option><option id=o4 selected>d</option></select>
+              <fieldset id=fs disabled><legend id=lg><input id=inlegend></legend><input id=infs></fieldset>
+              <optgroup id=og disabled><option id=o5>e</option></optgroup>
+              <button id=b1>go</button><button id=b2>again</button>
+            </form>
+            <div id=ce contenteditable><p id=cep>x</p></div><progress id=pr></progress><progress id=pv value=1></progress>"#);
+        assert_eq!(ids(&d, ":checked"), ["c1", "r2", "o2", "o4"]);
+        assert_eq!(ids(&d, ":default"), ["c1", "r1", "r2", "o4", "b1"]);
+        assert_eq!(ids(&d, ":indeterminate"), ["r3", "pr"]);
+        assert_eq!(ids(&d, ":disabled"), ["o1", "fs", "infs", "og", "o5"]);
+        assert_eq!(ids(&d, "input:enabled").len(), 11);
+        assert_eq!(ids(&d, ":placeholder-shown"), ["t"]);
+        assert_eq!(ids(&d, ":read-write"), ["t", "tv", "req", "ta", "inlegend", "ce", "cep"]);
+        assert!(ids(&d, ":read-only").contains(&"ro".to_string()));
+        assert!(ids(&d, ":read-only").contains(&"infs".to_string()));
+        assert_eq!(ids(&d, ":required"), ["req", "ta"]);
+        assert!(ids(&d, ":optional").contains(&"hid".to_string()));
+        assert!(!ids(&d, ":optional").contains(&"b1".to_string()));
+    }
+
+    #[test]
+    fn link_language_direction_and_target() {
+        let d = doc(r#"<!DOCTYPE html><html lang=en-GB><head><link id=l href=x></head><body>
+            <a id=a href=x>x</a><a id=n>n</a><area id=ar href=y>
+            <div id=fr lang=fr-CH><span id=in>x</span></div><div id=chde lang=de-CH></div>
+            <div id=rtl dir=rtl><span id=inr>x</span><span id=back dir=ltr>y</span></div>
+            <div id=auto dir=auto>שלום</div><bdi id=bdi>abc</bdi>
+            <div id=frag></div><x-widget id=custom></x-widget></body></html>"#);
+        assert_eq!(ids(&d, ":link"), ["a", "ar"]);
+        assert_eq!(ids(&d, ":any-link"), ["a", "ar"]);
+        assert!(ids(&d, ":visited, :hover, :focus, :active, :focus-within, :focus-visible").is_empty());
+        assert_eq!(ids(&d, "div:lang(fr), span:lang(fr)"), ["fr", "in"]);
+        assert_eq!(ids(&d, "body :lang(\"*-CH\")"), ["fr", "in", "chde"]);
+        assert_eq!(select(&d, "body:lang(en)").len(), 1, "inherited from the root");
+        assert_eq!(ids(&d, "body :dir(rtl)"), ["rtl", "inr", "auto"]);
+        assert!(ids(&d, "body :dir(ltr)").contains(&"back".to_string()));
+        assert!(ids(&d, "body :dir(ltr)").contains(&"bdi".to_string()));
+        assert!(ids(&d, ":target").is_empty(), "the page's URL has no fragment that names an element");
+        assert_eq!(ids(&d, ":not(:defined)"), ["custom"]);
+        let url = Url::parse("https://example.com/p#frag").unwrap();
+        let html = "<div id=frag></div><div id=other></div>";
+        let t = Document::parse(html, url, Instant::now() + std::time::Duration::from_secs(600)).unwrap();
+        assert_eq!(ids(&t, ":target"), ["frag"]);
+    }
+
+    #[test]
+    fn pseudo_elements_parse_and_match_nothing() {
+        let d = doc("<p id=p>x</p><ul><li>a</li><li class=k>b</li><li class=k>c</li></ul>");
+        for css in ["p::before", "p:after", "::marker", "p::first-line", "::placeholder", "::highlight(x)", "::part(a)"]
+        {
+            assert!(select(&d, css).is_empty(), "{css}");
+        }
+        assert!(Selector::parse("p::nonsense").is_err());
+        assert!(Selector::parse(":nonsense").is_err());
+        assert!(Selector::parse("ns|p").is_err());
+        assert_eq!(
+            Selector::parse(":invalid").unwrap_err(),
+            crate::css::SelectorError::NeedsBrowser(":invalid".into())
+        );
+        assert_eq!(select(&d, "li:nth-child(2 of .k)").len(), 1);
+        assert_eq!(select(&d, "li:-webkit-any(.k)").len(), 2);
+    }
+
+    #[test]
+    fn quirks_mode_matches_class_and_id_case_insensitively() {
+        let quirks = doc("<p class=Foo id=Bar>x</p>");
+        assert_eq!(select(&quirks, ".foo").len(), 1);
+        assert_eq!(select(&quirks, "#bar").len(), 1);
+        let standards = doc("<!DOCTYPE html><p class=Foo id=Bar>x</p>");
+        assert!(select(&standards, ".foo").is_empty());
+        assert!(select(&standards, "#bar").is_empty());
     }
 
     #[test]

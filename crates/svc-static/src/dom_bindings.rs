@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use rquickjs::{Ctx, Exception, Function, Object};
-use scraper::Selector;
 use url::Url;
 
+use crate::css::{Selector, SelectorError};
 use crate::document::{Document, Handle};
 
 /// Parsed selectors kept per run: scripts query in loops.
@@ -23,9 +23,17 @@ impl Selectors {
         if let Some(found) = self.0.borrow().get(css) {
             return Ok(found.clone());
         }
-        let parsed = Selector::parse(css).map_err(|_| {
+        let parsed = Selector::parse(css).map_err(|e| {
             let shown: String = css.chars().take(200).collect();
-            Exception::throw_syntax(ctx, &format!("'{shown}' is not a valid selector"))
+            match e {
+                SelectorError::Invalid => Exception::throw_syntax(ctx, &format!("'{shown}' is not a valid selector")),
+                SelectorError::NeedsBrowser(what) => Exception::throw_message(
+                    ctx,
+                    &format!(
+                        "the selector '{shown}': {what} is not supported by the static engine (it needs the browser's form validation); use the puppeteer engine for this scrap"
+                    ),
+                ),
+            }
         })?;
         let parsed = Rc::new(parsed);
         let mut cache = self.0.borrow_mut();

@@ -265,7 +265,7 @@ mod tests {
     fn text(html: &str, css: &str) -> String {
         let url = url::Url::parse("https://example.com/").unwrap();
         let d = Document::parse(html, url, Instant::now() + Duration::from_secs(600)).unwrap();
-        let found = d.select(d.root(), &scraper::Selector::parse(css).unwrap(), false)[0];
+        let found = d.select(d.root(), &crate::css::Selector::parse(css).unwrap(), false)[0];
         d.inner_text(found)
     }
 

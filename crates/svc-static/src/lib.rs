@@ -13,8 +13,8 @@
 //! 2. decodes it as a browser would ([`decode`]);
 //! 3. hands it to a sandbox process ([`sandbox`]: a child process without
 //!    environment, files or network, under a seccomp filter), which parses
-//!    it with html5ever ([`document`], on scraper's tree, with the
-//!    `selectors` crate for CSS) and runs the script in QuickJS
+//!    it with html5ever ([`document`], on scraper's tree, with [`css`]'s
+//!    selectors over the `selectors` crate) and runs the script in QuickJS
 //!    ([`script_runtime`]) wrapped as the browser engine wraps it
 //!    ([`script`]), over a read-only DOM ([`dom_bindings`] +
 //!    `js/prelude.js`), with a memory limit, a stack limit and an interrupt
@@ -25,6 +25,7 @@
 //! throw errors that say so; `fetch` goes out through [`fetch`] too
 //! ([`script_network`]), made by the engine for the sandbox process.
 
+pub mod css;
 pub mod decode;
 pub mod document;
 pub mod dom_bindings;

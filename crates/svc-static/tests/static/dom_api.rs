@@ -117,6 +117,26 @@ fn an_invalid_selector_throws_a_syntax_error() {
 }
 
 #[test]
+fn state_pseudo_classes_and_pseudo_elements_answer_as_in_a_browser() {
+    let page = r#"<!DOCTYPE html><form><input id=a type=checkbox checked><input id=b disabled>
+        <a id=l href="/x">x</a></form><p id=p>text</p>"#;
+    let got = data(
+        page,
+        r#"returnData([
+          [...document.querySelectorAll(':checked, :disabled, :link')].map((e) => e.id),
+          document.querySelectorAll('p::before, p:after').length,
+          document.getElementById('p').matches('::first-line'),
+          document.querySelectorAll(':hover, :focus, :visited').length,
+          document.getElementById('a').closest('form:has(:checked)') !== null,
+        ]);"#,
+    );
+    assert_eq!(got, json!([["a", "b", "l"], 0, false, 0, true]));
+    let needs = error(page, "document.querySelector('input:invalid');");
+    assert!(needs.contains(":invalid is not supported by the static engine"), "{needs}");
+    assert!(needs.contains("puppeteer"), "{needs}");
+}
+
+#[test]
 fn text_inner_text_and_markup() {
     let got = data(
         RICH,

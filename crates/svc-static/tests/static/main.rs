@@ -1,8 +1,9 @@
 //! svc-static's one test binary: the script's DOM (`dom_api`), whole runs
 //! against a local site (`engine_runs`), runs held to their sites
 //! (`confinement`), the same scripts on the browser engine and the static
-//! engine (`compatibility`), and the sandbox processes the static engine
-//! runs scripts in (`sandbox`).
+//! engine (`compatibility`), the sandbox processes the static engine
+//! runs scripts in (`sandbox`), and the Web Platform Tests' selectors suite
+//! against the static engine and Chromium (`wpt_selectors`).
 
 mod compatibility;
 mod confinement;
@@ -10,3 +11,4 @@ mod dom_api;
 mod engine_runs;
 mod sandbox;
 mod site;
+mod wpt_selectors;
