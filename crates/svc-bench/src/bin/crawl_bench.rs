@@ -518,7 +518,7 @@ fn main() -> Result<()> {
             let svc_first = round % 2 == 1;
             let mut i = 0;
             for &parallel in &args.parallel {
-                for &(pair, _, svc_name, crawler) in &pairs {
+                for &(_, _, svc_name, crawler) in &pairs {
                     let scrap = scraps[i / 2].clone();
                     for turn in 0..2 {
                         if (turn == 0) == svc_first {
@@ -558,7 +558,6 @@ fn main() -> Result<()> {
                             }
                         }
                     }
-                    let _ = pair;
                     i += 2;
                 }
             }
