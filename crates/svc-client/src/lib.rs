@@ -11,7 +11,8 @@ use serde::de::DeserializeOwned;
 pub use svc_api_types as types;
 use svc_api_types::{
     AttemptView, CreatedKeyView, CreatedWebhookView, ErrorBody, HistoryRowView, KeyView, ListView, LoginBody,
-    LoginView, MeView, NewKeyBody, RedeliveryView, ScrapBody, ScrapView, TriggerAccepted, WebhookBody, WebhookView,
+    LoginView, MeView, NewKeyBody, RedeliveryView, RunPageView, ScrapBody, ScrapView, TriggerAccepted, WebhookBody,
+    WebhookView,
 };
 
 /// The one credential a client sends.
@@ -236,6 +237,18 @@ impl Client {
 
     pub async fn history_row(&self, id: &str) -> Result<HistoryRowView, ClientError> {
         self.call(Method::GET, &format!("/api/historys/{}", urlencode(id)), None).await
+    }
+
+    /// `GET /api/historys/:id/pages`: one page of a crawl's pages (none for
+    /// a run of one page), in the order of the run's data.
+    pub async fn history_pages(
+        &self,
+        id: &str,
+        page: Option<i64>,
+        per_page: Option<i64>,
+    ) -> Result<ListView<RunPageView>, ClientError> {
+        let q = query(&[("page", page.map(|p| p.to_string())), ("perPage", per_page.map(|p| p.to_string()))]);
+        self.call(Method::GET, &format!("/api/historys/{}/pages{q}", urlencode(id)), None).await
     }
 
     pub async fn keys(&self, page: Option<i64>, per_page: Option<i64>) -> Result<ListView<KeyView>, ClientError> {

@@ -89,6 +89,20 @@ fn bounded_row(view: HistoryView, offset: usize) -> CallToolResult {
     answer(row, cut.map(row_note))
 }
 
+/// The sentence of `svc_get_history_row` on how many pages run `id` had:
+/// `listed` pages for a crawl, 1 for a run that lists none (a run of one
+/// page); nothing yet for a run not finished (a crawl's pages are saved
+/// when it finishes).
+fn pages_note(id: &str, finished: bool, listed: i64) -> String {
+    match (finished, listed) {
+        (false, _) => "The run has not finished: call svc_get_history_row again later for its result and \
+                       how many pages it had."
+            .into(),
+        (true, 0 | 1) => "The run had 1 page.".into(),
+        (true, n) => format!("The run had {n} pages (a crawl); GET /api/historys/{id}/pages lists them."),
+    }
+}
+
 fn tool_error(message: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message.into())])
 }
@@ -216,7 +230,8 @@ impl SvcMcp {
 
     #[tool(description = "One run (history row) by `historyId`, with its result in `data` (a JSON-encoded \
         array): at most 100 items or 50 KB per call, `length` being the whole count; `dataOffset` pages \
-        through larger results. Needs scope svc:history:read.")]
+        through larger results. A second text item says how many pages the run had (1, or more for a \
+        crawl) and how to read the rest of a cut result. Needs scope svc:history:read.")]
     async fn svc_get_history_row(
         &self,
         Parameters(args): Parameters<HistoryRowArgs>,
@@ -224,9 +239,18 @@ impl SvcMcp {
     ) -> Result<CallToolResult, ErrorData> {
         let principal = principal(&ctx)?;
         let id = or_answer!(parse(&args.history_id, "historyId"));
-        let view = or_answer!(served(self.services.history.get(&principal, id).await, "history row"));
+        let found = self.services.history.get_with_page_count(&principal, id).await;
+        let (view, pages) = or_answer!(served(found, "history row"));
+        let finished = view.row.status_detail.is_some();
         let offset = usize::try_from(args.data_offset.unwrap_or(0)).unwrap_or(usize::MAX);
-        Ok(bounded_row(view, offset))
+        let mut row = views::history_row(view);
+        let cut = bound_data(&mut row, offset, MAX_ITEMS, MAX_BYTES);
+        let pages = pages_note(&row.id, finished, pages);
+        let note = match cut.map(row_note) {
+            Some(cut) => format!("{pages} {cut}"),
+            None => pages,
+        };
+        Ok(answer(row, Some(note)))
     }
 
     #[tool(description = "Run a scrap now. Returns the pending run, or with `wait` (seconds, up to 120) \

@@ -1,11 +1,12 @@
-//! `svc history list|get`.
+//! `svc history list|get|pages`.
 
 use std::collections::BTreeSet;
 use std::process::ExitCode;
 
 use clap::Subcommand;
 use serde_json::Value;
-use svc_client::Client;
+use svc_client::types::{ListView, RunPageView};
+use svc_client::{Client, ClientError};
 
 use super::output::{self, Format, opt};
 use super::scraps::summary;
@@ -38,6 +39,105 @@ pub(crate) enum HistoryCommand {
         #[arg(long, requires = "data")]
         csv: bool,
     },
+    /// The pages of a crawl's run (every one, not just a first page of them).
+    #[command(
+        after_help = "Examples:\n  svc history pages 6b0270b21c2d3e4f5a6b7c8d\n  svc history pages 6b0270b21c2d3e4f5a6b7c8d --json > pages.json"
+    )]
+    Pages { id: String },
+}
+
+/// Pages asked for per request (the API's largest `perPage`).
+const PAGES_PER_REQUEST: i64 = 100;
+/// The characters of a page's error the table shows.
+const ERROR_CHARS: usize = 60;
+/// The statuses of a run's pages, in the order the table's count names them.
+const PAGE_STATUSES: [&str; 4] = ["ok", "error", "skipped_robots", "skipped_limit"];
+
+/// Every page run `id` lists, requested `PAGES_PER_REQUEST` at a time, as
+/// one list (`page` 1, `perPage` the number of pages).
+async fn all_pages(client: &Client, id: &str) -> Result<ListView<RunPageView>, ClientError> {
+    let first = client.history_pages(id, Some(1), Some(PAGES_PER_REQUEST)).await?;
+    let total = first.total;
+    let mut data = first.data;
+    let mut page = 1;
+    while (data.len() as i64) < total {
+        page += 1;
+        let next = client.history_pages(id, Some(page), Some(PAGES_PER_REQUEST)).await?;
+        if next.data.is_empty() {
+            break;
+        }
+        data.extend(next.data);
+    }
+    Ok(ListView { per_page: data.len() as i64, data, total, page: 1 })
+}
+
+/// The first line of `error`, cut to `ERROR_CHARS` characters (with `…`
+/// when anything was left out).
+fn short(error: &Option<String>) -> String {
+    let Some(text) = error.as_deref().map(str::trim) else { return "-".into() };
+    let line = text.lines().next().unwrap_or_default();
+    if line == text && line.chars().count() <= ERROR_CHARS {
+        return line.to_string();
+    }
+    let mut cut: String = line.chars().take(ERROR_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+/// `108 pages: 103 ok, 1 error, 1 skipped_robots, 3 skipped_limit`.
+fn page_counts(pages: &[RunPageView]) -> String {
+    let counts: Vec<String> = PAGE_STATUSES
+        .iter()
+        .map(|s| (s, pages.iter().filter(|p| p.status == *s).count()))
+        .filter(|(_, n)| *n > 0)
+        .map(|(s, n)| format!("{n} {s}"))
+        .collect();
+    let plural = if pages.len() == 1 { "" } else { "s" };
+    format!("{} page{plural}: {}", pages.len(), counts.join(", "))
+}
+
+fn page_rows(pages: &[RunPageView]) -> Vec<Vec<String>> {
+    pages
+        .iter()
+        .map(|p| {
+            vec![
+                p.position.to_string(),
+                p.status.clone(),
+                opt(&p.label),
+                p.depth.to_string(),
+                p.items.to_string(),
+                if p.status.starts_with("skipped") { "-".into() } else { format!("{} ms", p.time) },
+                p.url.clone(),
+                short(&p.error),
+            ]
+        })
+        .collect()
+}
+
+async fn pages(client: &Client, format: Format, id: &str) -> ExitCode {
+    let list = match all_pages(client, id).await {
+        Ok(list) => list,
+        Err(e) => return fail(&e),
+    };
+    match format {
+        Format::Json => output::json(&list),
+        Format::Quiet => list.data.iter().for_each(|p| println!("{}", p.url)),
+        Format::Table if list.data.is_empty() => {
+            // None listed: a run of one page, or a crawl not finished yet.
+            match client.history_row(id).await {
+                Ok(row) if row.status_detail.is_none() => {
+                    println!("Run {id} has not finished: its pages are listed once it has.")
+                }
+                Ok(_) => println!("Run {id} had one page (it was not a crawl): no pages are listed."),
+                Err(e) => return fail(&e),
+            }
+        }
+        Format::Table => {
+            output::table(&["#", "STATUS", "LABEL", "DEPTH", "ITEMS", "TIME", "URL", "ERROR"], page_rows(&list.data));
+            println!("{}", page_counts(&list.data));
+        }
+    }
+    ExitCode::from(OK)
 }
 
 /// The result items as CSV: objects give one column per key (keys in
@@ -144,6 +244,7 @@ pub(crate) async fn run(client: &Client, format: Format, command: HistoryCommand
             }
             Err(e) => fail(&e),
         },
+        HistoryCommand::Pages { id } => pages(client, format, &id).await,
     }
 }
 
@@ -158,5 +259,42 @@ mod tests {
         let items = vec![json!({"title": "A, b", "price": 3}), json!({"title": "C", "url": "u"})];
         assert_eq!(to_csv(&items).unwrap(), "price,title,url\n3,\"A, b\",\n,C,u\n");
         assert_eq!(to_csv(&[json!("x"), json!(2)]).unwrap(), "value\nx\n2\n");
+    }
+
+    fn page(position: i64, status: &str, error: Option<&str>) -> RunPageView {
+        RunPageView {
+            position,
+            url: format!("https://example.com/{position}"),
+            label: None,
+            depth: 1,
+            status: status.into(),
+            items: 1,
+            time: 12,
+            error: error.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn errors_are_shortened_to_their_first_line_and_60_characters() {
+        assert_eq!(short(&None), "-");
+        assert_eq!(short(&Some("the page answered 500".into())), "the page answered 500");
+        assert_eq!(short(&Some("first line\nsecond line".into())), "first line…");
+        let long = short(&Some("é".repeat(200)));
+        assert_eq!((long.chars().count(), long.ends_with('…')), (60, true));
+    }
+
+    #[test]
+    fn the_table_counts_pages_by_status_and_times_only_pages_that_ran() {
+        let pages = [
+            page(0, "ok", None),
+            page(1, "error", Some("HTTP 500")),
+            page(2, "skipped_limit", Some("the crawl's page limit (pages=2) was reached")),
+            page(3, "ok", None),
+        ];
+        assert_eq!(page_counts(&pages), "4 pages: 2 ok, 1 error, 1 skipped_limit");
+        assert_eq!(page_counts(&pages[..1]), "1 page: 1 ok");
+        let rows = page_rows(&pages);
+        assert_eq!(rows[1], ["1", "error", "-", "1", "1", "12 ms", "https://example.com/1", "HTTP 500"]);
+        assert_eq!(rows[2][5], "-", "a skipped page did not run");
     }
 }

@@ -100,10 +100,10 @@ pub(crate) enum ClientCommand {
         after_help = "Examples:\n  svc scraps list\n  svc scraps run 6b02709a1c2d3e4f5a6b7c8d --wait\n  svc scraps create --file scrap.yaml"
     )]
     Scraps(ScrapsCommand),
-    /// Runs (history rows): list, show, print a result.
+    /// Runs (history rows): list, show, print a result, list a crawl's pages.
     #[command(
         subcommand,
-        after_help = "Examples:\n  svc history list --scrap 6b02709a1c2d3e4f5a6b7c8d\n  svc history get 6b0270b21c2d3e4f5a6b7c8d --data --csv"
+        after_help = "Examples:\n  svc history list --scrap 6b02709a1c2d3e4f5a6b7c8d\n  svc history get 6b0270b21c2d3e4f5a6b7c8d --data --csv\n  svc history pages 6b0270b21c2d3e4f5a6b7c8d"
     )]
     History(HistoryCommand),
     /// API keys: list, create, revoke (needs `svc login`).

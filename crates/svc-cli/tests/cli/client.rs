@@ -289,6 +289,100 @@ async fn keys_and_webhooks_round_trip() {
     assert_eq!(json_out(&svc(base, cfg, &[], None, &["webhooks", "list", "--json"]).await)["total"], 0);
 }
 
+/// `svc history pages` against a crawl of the catalog (with a page that
+/// answers 500 and one robots.txt disallows): 108 pages, more than one
+/// request's worth, each listed with its status; a run of one page says
+/// so; an unknown id is the server's 404.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_pages_lists_every_page_of_a_crawl_with_its_status() {
+    let server = server().await;
+    let site = crate::catalog_site::CatalogSite::start(true).await;
+    let config = tempfile::tempdir().unwrap();
+    let cfg = config.path();
+    let base = server.base.as_str();
+    signup(base, "crawler@example.com").await;
+    server.app.admin.set_plan("crawler@example.com", Plan::Growth).await.unwrap();
+    svc(base, cfg, &[], Some("password-123\n"), &["login", "--email", "crawler@example.com", "--password-stdin"]).await;
+
+    // The index, 5 listings, 100 items, /broken and /private/secret.
+    let file = cfg.join("crawl.json");
+    let scrap = json!({"title": "Catalog", "url": format!("{}/", site.base), "scrapper": "static",
+                       "request": crate::catalog_site::catalog_script("pages=200 parallel=4")});
+    std::fs::write(&file, scrap.to_string()).unwrap();
+    let created =
+        json_out(&svc(base, cfg, &[], None, &["scraps", "create", "--json", "--file", file.to_str().unwrap()]).await);
+    let sid = created["id"].as_str().unwrap().to_string();
+    let run = json_out(&svc(base, cfg, &[], None, &["scraps", "run", &sid, "--wait", "--json"]).await);
+    assert_eq!((run["statusDetail"].as_str(), run["length"].as_i64()), (Some("success"), Some(100)), "{run}");
+    let rid = run["id"].as_str().unwrap().to_string();
+
+    let o = svc(base, cfg, &[], None, &["history", "pages", &rid]).await;
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let table = stdout(&o);
+    let lines: Vec<&str> = table.lines().collect();
+    let header: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(header, ["#", "STATUS", "LABEL", "DEPTH", "ITEMS", "TIME", "URL", "ERROR"], "{table}");
+    // One line per page (positions 0 to 107, in order), then the count.
+    let rows: Vec<Vec<&str>> = lines[1..lines.len() - 1].iter().map(|l| l.split_whitespace().collect()).collect();
+    let positions: Vec<String> = rows.iter().map(|r| r[0].to_string()).collect();
+    assert_eq!(positions, (0..108).map(|p| p.to_string()).collect::<Vec<_>>(), "every page, not 20: {table}");
+    assert_eq!(*lines.last().unwrap(), "108 pages: 106 ok, 1 error, 1 skipped_robots", "{table}");
+    let row_of = |path: &str| {
+        let url = format!("{}{path}", site.base);
+        rows.iter().find(|r| r.contains(&url.as_str())).unwrap_or_else(|| panic!("{url} in {table}")).clone()
+    };
+    let start = row_of("/");
+    assert_eq!(start[..5], ["0", "ok", "start", "0", "0"], "{table}");
+    assert!(start[5].parse::<u64>().is_ok() && start[6] == "ms", "{table}");
+    let broken = row_of("/broken");
+    assert_eq!(broken[1..5], ["error", "detail", "2", "0"], "{table}");
+    assert!(broken.iter().any(|w| w.contains("500")), "the error, shortened: {table}");
+    assert!(
+        broken.iter().skip(8).map(|w| w.chars().count() + 1).sum::<usize>() <= 61,
+        "at most 60 characters of the error: {table}"
+    );
+    let robots = row_of("/private/secret");
+    assert_eq!(robots[1..6], ["skipped_robots", "detail", "2", "0", "-"], "{table}");
+    assert_eq!(robots[7..], ["robots.txt", "disallows", "it"], "{table}");
+    let detail = row_of("/item/37");
+    assert_eq!(detail[1..5], ["ok", "detail", "3", "1"], "{table}");
+    let last = row_of("/item/100");
+    assert_eq!((last[0], last[1], last[3], last[8]), ("107", "ok", "6", "-"), "{table}");
+
+    // --json: the API's list shape, holding every page.
+    let listed = json_out(&svc(base, cfg, &[], None, &["history", "pages", &rid, "--json"]).await);
+    assert_eq!((listed["total"].as_i64(), listed["page"].as_i64()), (Some(108), Some(1)), "{listed}");
+    let data = listed["data"].as_array().unwrap();
+    assert_eq!(data.len(), 108);
+    assert_eq!(data[107]["url"], format!("{}/item/100", site.base));
+    let robots = data.iter().find(|p| p["status"] == "skipped_robots").expect("listed");
+    assert_eq!(robots["error"], "robots.txt disallows it");
+    let quiet = svc(base, cfg, &[], None, &["history", "pages", &rid, "--quiet"]).await;
+    assert_eq!(stdout(&quiet).lines().count(), 108, "--quiet: one URL a line");
+
+    // A run of one page says so plainly.
+    let one = json!({"title": "One page", "url": format!("{}/item/5", site.base), "scrapper": "static",
+                     "request": "returnData([document.querySelector('h1').textContent])"});
+    std::fs::write(&file, one.to_string()).unwrap();
+    let created =
+        json_out(&svc(base, cfg, &[], None, &["scraps", "create", "--json", "--file", file.to_str().unwrap()]).await);
+    let run = json_out(
+        &svc(base, cfg, &[], None, &["scraps", "run", created["id"].as_str().unwrap(), "--wait", "--json"]).await,
+    );
+    let one_id = run["id"].as_str().unwrap();
+    let o = svc(base, cfg, &[], None, &["history", "pages", one_id]).await;
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), format!("Run {one_id} had one page (it was not a crawl): no pages are listed.\n"));
+    let empty = json_out(&svc(base, cfg, &[], None, &["history", "pages", one_id, "--json"]).await);
+    assert_eq!(empty, json!({"data": [], "total": 0, "page": 1, "perPage": 0}));
+
+    // An id that is not a run: the server's 404, exit code 1.
+    let o = svc(base, cfg, &[], None, &["history", "pages", "0123456789abcdef01234567"]).await;
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(stderr(&o).contains("NOT_FOUND") && stdout(&o).is_empty(), "{}", stderr(&o));
+    drop(server);
+}
+
 /// Records every request's `Authorization` header; answers the scripted
 /// statuses first (with `Retry-After: 1` on 429), then an empty list.
 async fn recorder(script: &[u16]) -> (String, Arc<Mutex<Vec<Vec<String>>>>) {
@@ -394,6 +488,7 @@ async fn exit_codes_for_usage_and_unreachable_servers() {
         &["history"],
         &["history", "list"],
         &["history", "get"],
+        &["history", "pages"],
         &["keys"],
         &["keys", "list"],
         &["keys", "create"],

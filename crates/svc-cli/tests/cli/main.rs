@@ -16,6 +16,11 @@ mod scale_out;
 mod static_sandbox;
 mod workers;
 
+/// The crawl tests' catalog site, shared with the HTTP suites.
+#[allow(dead_code)]
+#[path = "../../../svc-server/tests/api/common/catalog_site.rs"]
+mod catalog_site;
+
 /// A local webhook receiver, shared with the HTTP suites.
 #[path = "../../../svc-server/tests/api/common/receiver.rs"]
 mod receiver;

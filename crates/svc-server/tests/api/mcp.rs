@@ -10,6 +10,7 @@ use crate::common;
 use std::collections::HashMap;
 use std::time::Duration;
 
+use common::catalog_site::{CatalogSite, catalog_script};
 use common::{Account, TestApp, fixture};
 use reqwest::StatusCode;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
@@ -247,6 +248,70 @@ async fn a_platform_admin_sees_costs_through_mcp() {
     let listed = ok_json(&client, "svc_get_scrap_history", json!({"scrapId": sid})).await;
     assert_eq!(listed[0]["meter"]["units"], 1, "{listed}");
     assert!(listed[0].get("errorSnapshot").is_none(), "{listed}");
+}
+
+/// `svc_get_history_row` says how many pages the run had: those a crawl
+/// lists, 1 for a run of one page, none yet for a run not finished; the
+/// JSON stays exactly the REST row, and a cut result's note joins the same
+/// text item.
+#[tokio::test]
+async fn the_row_tool_says_how_many_pages_the_run_had() {
+    let site = CatalogSite::start(false).await;
+    let app = TestApp::start_with(&[("SVC_ALLOW_PRIVATE_NETWORKS", "127.0.0.0/8")]).await;
+    let alice = app.signup("alice@example.com").await;
+    app.store.set_plan(alice.org(), svc_domain::plan::Plan::Growth).await.unwrap();
+    // The index, the first listing and its first 5 items.
+    let crawl = app
+        .scrap_with(
+            &alice,
+            json!({"title": "Catalog", "url": format!("{}/", site.base), "scrapper": "static",
+                   "request": catalog_script("pages=7")}),
+        )
+        .await;
+    let (status, run) = app.run_and_wait(&alice.token, &crawl).await;
+    assert_eq!(
+        (status, run["statusDetail"].as_str(), run["length"].as_i64()),
+        (StatusCode::OK, Some("success"), Some(5)),
+        "{run}"
+    );
+    let crawled = run["id"].as_str().unwrap().to_string();
+    let one = app
+        .scrap_with(
+            &alice,
+            json!({"title": "One page", "url": format!("{}/item/3", site.base), "scrapper": "static",
+                   "request": "returnData([document.querySelector('h1').textContent])"}),
+        )
+        .await;
+    let (status, run) = app.run_and_wait(&alice.token, &one).await;
+    assert_eq!((status, run["statusDetail"].as_str()), (StatusCode::OK, Some("success")), "{run}");
+    let single = run["id"].as_str().unwrap().to_string();
+    let pending = app.insert_run(&alice, &one, None).await.id.to_string();
+    let reader = key(&app, &alice, json!({"name": "reader", "scopes": ["svc:history:read"]})).await;
+    let client = connect(&app, &reader).await;
+
+    let (_, listed) = app.get(&format!("/api/historys/{crawled}/pages"), &reader).await;
+    assert_eq!(listed["total"], 7, "{listed}");
+    let (row, note) = ok_answer(&client, "svc_get_history_row", json!({"historyId": crawled})).await;
+    let (_, rest) = app.get(&format!("/api/historys/{crawled}"), &reader).await;
+    assert_eq!(row, rest, "exactly the REST row");
+    let note = note.expect("a note says how many pages");
+    assert!(note.starts_with("The run had 7 pages (a crawl)"), "{note}");
+    assert!(note.contains(&format!("GET /api/historys/{crawled}/pages")), "{note}");
+    let (_, note) = ok_answer(&client, "svc_get_history_row", json!({"historyId": crawled, "dataOffset": 3})).await;
+    let note = note.unwrap();
+    assert!(note.starts_with("The run had 7 pages") && note.contains("items 3 to 4 of 5"), "{note}");
+
+    let (row, note) = ok_answer(&client, "svc_get_history_row", json!({"historyId": single})).await;
+    assert_eq!(row["data"], "[\"Lamp 3\"]");
+    assert_eq!(note.as_deref(), Some("The run had 1 page."));
+    let (_, listed) = app.get(&format!("/api/historys/{single}/pages"), &reader).await;
+    assert_eq!(listed["total"], 0, "a run of one page lists none: {listed}");
+
+    let (row, note) = ok_answer(&client, "svc_get_history_row", json!({"historyId": pending})).await;
+    assert_eq!(row["statusDetail"], Value::Null);
+    let note = note.unwrap();
+    assert!(note.contains("not finished") && !note.contains("had 1 page"), "{note}");
+    client.cancel().await.unwrap();
 }
 
 /// How many more requests a bucket refilling `per_sec` may have let through

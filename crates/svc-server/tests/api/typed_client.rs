@@ -49,6 +49,8 @@ async fn every_answer_decodes_into_the_shared_types() {
     let row = client.history_row(&pending.history_id).await.unwrap();
     assert_eq!((row.status, row.costs.clone()), (None, None));
     assert_eq!(client.history(Some(&scrap.id), None, None).await.unwrap().data, vec![row]);
+    let pages = client.history_pages(&pending.history_id, Some(1), Some(100)).await.unwrap();
+    assert_eq!((pages.total, pages.page, pages.per_page, pages.data), (0, 1, 100, vec![]));
 
     let key = client
         .create_key(&NewKeyBody {

@@ -98,6 +98,14 @@ impl HistoryService {
         Ok(Paged { items: found.items, total: found.total, page })
     }
 
+    /// Run `id` as [`Self::get`] shows it, with how many pages it lists
+    /// (0 for a run of one page, and for a crawl not finished yet).
+    pub async fn get_with_page_count(&self, principal: &Principal, id: HistoryId) -> Result<(HistoryView, i64)> {
+        let view = self.get(principal, id).await?;
+        let pages = self.store.run_pages(principal.org(), id, 0, 0).await?.total;
+        Ok((view, pages))
+    }
+
     /// The runs around run `id`, under the checks of [`Self::get`].
     pub async fn neighbours(&self, principal: &Principal, id: HistoryId) -> Result<Neighbours> {
         let row = self.get(principal, id).await?.row;
