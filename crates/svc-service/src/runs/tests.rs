@@ -363,12 +363,19 @@ async fn a_test_run_runs_the_draft_charges_and_stores_nothing() {
     let admin = t.services.auth.session(&ada.token).await.unwrap();
     let outcome = runs.test_run(&admin, draft("https://example.com/", "returnData([])")).await.unwrap();
     assert_eq!(outcome.snapshot, report.snapshot);
+    // On the browser, with items: static was tried too, and gave the same data.
+    let tried: Vec<String> = engine.jobs.lock().unwrap()[1..].iter().map(|j| j.scrapper.clone()).collect();
+    assert_eq!(tried, ["puppeteer", "static"]);
+    assert_eq!(
+        outcome.static_alternative,
+        Some(crate::runs::StaticAlternative { items: 2, static_ms: 42, browser_ms: 42 })
+    );
 
     // No balance left: refused before any browser work.
     t.store.add_balance(ada.session.org(), -org.balance).await.unwrap();
     let refused = runs.test_run(&ada.session, draft("https://example.com/", "returnData([])")).await;
     assert!(matches!(refused, Err(ServiceError::InsufficientBalance)), "{refused:?}");
-    assert_eq!(engine.jobs.lock().unwrap().len(), 2);
+    assert_eq!(engine.jobs.lock().unwrap().len(), 3);
 }
 
 #[tokio::test]

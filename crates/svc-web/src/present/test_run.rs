@@ -129,7 +129,9 @@ mod tests {
         assert_eq!(ok.table.as_ref().map(|t| t.columns.clone()), Some(vec!["a".to_string()]));
         assert_eq!(
             ok.static_alternative.as_deref(),
-            Some("The static engine gives the same 1 item without a browser: 20 ms instead of 850 ms, about 42x faster.")
+            Some(
+                "The static engine gives the same 1 item without a browser: 20 ms instead of 850 ms, about 42x faster."
+            )
         );
         let failed = TestRunView::from_outcome(TestRunOutcome {
             result: ScriptResult::Failed { message: "boom".into() },
