@@ -256,3 +256,40 @@ async fn a_crawl_stops_when_the_balance_runs_out_and_says_so() {
     let (status, err) = app.post(&format!("/api/scraps/worker/{sid}"), &alice.token, json!({})).await;
     assert_error(status, &err, StatusCode::PAYMENT_REQUIRED, "INSUFFICIENT_BALANCE");
 }
+
+#[tokio::test]
+async fn the_10_mib_data_cap_holds_for_the_whole_crawl() {
+    let site = CatalogSite::start(false).await;
+    let (app, alice) = app_for_crawls().await;
+    // Each detail page returns about 1.2 MiB of items: the run's data reaches 10 MiB after a few.
+    let script = "// svc:crawl depth=2\n\
+                  if (SVC.label === 'detail') {\n\
+                    returnData(Array.from({ length: 20000 }, (_, i) => ({ i, pad: 'x'.repeat(50) })));\n\
+                  } else {\n\
+                    for (const a of document.querySelectorAll('a.item')) SVC.enqueue(a.href, { label: 'detail' });\n\
+                    for (const a of document.querySelectorAll('a.next')) SVC.enqueue(a.href, { label: 'list' });\n\
+                    returnData([]);\n\
+                  }";
+    let sid = app
+        .scrap_with(
+            &alice,
+            json!({"title": "Too much", "url": format!("{}/", site.base), "scrapper": "static", "request": script}),
+        )
+        .await;
+    let (_, run) = app.run_and_wait(&alice.token, &sid).await;
+    assert_eq!(run["statusDetail"], "success", "the pages within the cap count: {}", run["error"]);
+    let data = run["data"].as_str().unwrap();
+    assert!(data.len() <= 10 * 1024 * 1024, "{} characters", data.len());
+    let listed = pages(&app, &alice, &run).await;
+    let over: Vec<&Value> = listed.iter().filter(|p| p["status"] == "error").collect();
+    assert_eq!(over.len(), 1, "{over:?}");
+    assert!(over[0]["error"].as_str().unwrap().contains("over 10 MiB"), "{}", over[0]);
+    let ok_items: i64 = listed.iter().filter(|p| p["status"] == "ok").map(|p| p["items"].as_i64().unwrap()).sum();
+    assert_eq!(run["length"].as_i64(), Some(ok_items), "the row counts the pages kept");
+    let stopped = listed.iter().filter(|p| p["status"] == "skipped_limit").count();
+    assert!(stopped > 0, "{listed:?}");
+    assert!(
+        listed.iter().filter(|p| p["status"] == "skipped_limit").all(|p| p["error"] == "the run's data reached 10 MiB"),
+        "{listed:?}"
+    );
+}
