@@ -218,6 +218,7 @@ impl App {
             resolver: Default::default(),
             tiers: self.config.proxy_tiers.clone(),
         }));
+        engine.share_warm_pages(self.config.warm_pages_shared);
         engine.count_in(self.services.metrics.clone());
         self.services.attach_isolation(engine.clone());
         engine
@@ -281,7 +282,7 @@ impl App {
     /// A run worker for `container` on this app's services.
     pub fn worker(&self, engine: Arc<dyn Engine>, container: &str, slots: RunSlots) -> Arc<Worker> {
         Arc::new(
-            Worker::new(self.services.clone(), engine, container, slots)
+            Worker::new(self.services.clone(), engine, container, slots).with_affinity(self.config.claim_affinity)
                 .with_shutdown_grace(self.config.shutdown_grace),
         )
     }
