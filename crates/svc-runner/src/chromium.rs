@@ -150,6 +150,14 @@ struct Inner {
     pool: BrowserPool,
     allow_private: PrivateNetworks,
     spare_target: usize,
+    /// Pages with a renderer of their own, at most: those runs hold, warm
+    /// ones (parked or being emptied) and spares. A run that needs a new
+    /// page when there are this many disposes the oldest parked page, and
+    /// spares are prepared only below it (the larger of `warm_pages` and
+    /// `spare_pages`).
+    page_budget: usize,
+    /// Pages runs hold now.
+    in_use: std::sync::atomic::AtomicUsize,
     spares: std::sync::Mutex<Vec<GuardedPage>>,
     preparing: std::sync::atomic::AtomicUsize,
     /// Contexts of finished runs still being disposed.
@@ -404,6 +412,8 @@ impl ChromiumEngine {
                 ),
                 allow_private: config.allow_private_networks,
                 spare_target: config.spare_pages,
+                page_budget: config.warm_pages.max(config.spare_pages),
+                in_use: std::sync::atomic::AtomicUsize::new(0),
                 spares: std::sync::Mutex::new(Vec::new()),
                 preparing: std::sync::atomic::AtomicUsize::new(0),
                 disposing: std::sync::atomic::AtomicUsize::new(0),
@@ -623,6 +633,7 @@ impl Inner {
     /// are of the default browser: a run that loads fonts gets a new page.
     async fn take(self: &Arc<Self>, fonts: Fonts) -> Result<GuardedPage, String> {
         if fonts != Fonts::Refused {
+            self.make_room();
             return self.prepare(None, fonts).await;
         }
         loop {
@@ -632,6 +643,7 @@ impl Inner {
                 // From a browser that died or was replaced: let it go.
                 Some(stale) => self.dispose(stale).await,
                 None => {
+                    self.make_room();
                     self.refill();
                     return self.prepare(None, fonts).await;
                 }
@@ -639,9 +651,31 @@ impl Inner {
         }
     }
 
+    /// Pages with a renderer of their own now: held by runs, warm (parked
+    /// or being emptied), spare or being prepared as one.
+    fn pages_held(&self) -> usize {
+        self.in_use.load(Ordering::SeqCst)
+            + self.warm.lock().expect("warm lock").held()
+            + self.spares.lock().expect("spares lock").len()
+            + self.preparing.load(Ordering::SeqCst)
+    }
+
+    /// Before a new page is made: at the budget, the oldest parked page
+    /// goes (disposed in the background), so that a fleet of scraps that
+    /// rarely fit a warm page does not keep renderers beyond the budget.
+    fn make_room(self: &Arc<Self>) {
+        if self.pages_held() < self.page_budget {
+            return;
+        }
+        let oldest = self.warm.lock().expect("warm lock").take_oldest();
+        if let Some(page) = oldest {
+            self.dispose_later(vec![page]);
+        }
+    }
+
     fn refill(self: &Arc<Self>) {
         let have = self.spares.lock().expect("spares lock").len() + self.preparing.load(Ordering::SeqCst);
-        if have >= self.spare_target || self.closed.load(Ordering::SeqCst) {
+        if have >= self.spare_target || self.pages_held() >= self.page_budget || self.closed.load(Ordering::SeqCst) {
             return;
         }
         self.preparing.fetch_add(1, Ordering::SeqCst);
@@ -1900,6 +1934,7 @@ impl Engine for ChromiumEngine {
                 }
             };
             guarded.warm.count_run();
+            self.inner.in_use.fetch_add(1, Ordering::SeqCst);
             guarded.scrap = reuse.map(|key| key.scrap);
             *guarded.state.loads.lock().expect("loads lock") = Some(job.loads);
             *guarded.state.first_navigation.lock().expect("first navigation lock") =
@@ -1932,6 +1967,7 @@ impl Engine for ChromiumEngine {
                 }
                 keys.insert(key);
                 drop(keys);
+                self.inner.in_use.fetch_sub(1, Ordering::SeqCst);
                 self.inner.dispose_later(vec![guarded]);
                 reuse = None;
                 continue;
@@ -1977,6 +2013,7 @@ impl Engine for ChromiumEngine {
         if let Some(key) = &recycle {
             self.inner.warm.lock().expect("warm lock").recycling(key, shown.clone());
         }
+        self.inner.in_use.fetch_sub(1, Ordering::SeqCst);
         self.inner.disposing.fetch_add(1, Ordering::SeqCst);
         let inner = self.inner.clone();
         tokio::spawn(async move {

@@ -156,6 +156,16 @@ impl<K: Eq + Hash + Clone, P> WarmPages<K, P> {
         self.parked.len()
     }
 
+    /// Pages parked or being emptied.
+    pub fn held(&self) -> usize {
+        self.parked.len() + self.recycling.len()
+    }
+
+    /// Removes and hands back the page parked first (to make room).
+    pub fn take_oldest(&mut self) -> Option<P> {
+        (!self.parked.is_empty()).then(|| self.parked.remove(0).page)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.parked.is_empty()
     }
@@ -289,6 +299,20 @@ mod tests {
         assert!(!pool.is_recycling(&"a"));
         pool.recycled(&"a", &None);
         assert!(!pool.is_recycling(&"a"), "an extra end changes nothing");
+    }
+
+    #[test]
+    fn the_oldest_page_makes_room() {
+        let start = Instant::now();
+        let mut pool = WarmPages::new(4);
+        pool.park("a", 1, start);
+        pool.park("b", 2, start + Duration::from_secs(1));
+        pool.recycling(&"c", None);
+        assert_eq!(pool.held(), 3);
+        assert_eq!(pool.take_oldest(), Some(1));
+        assert_eq!(pool.take_oldest(), Some(2));
+        assert_eq!(pool.take_oldest(), None, "a page being emptied is not parked yet");
+        assert_eq!(pool.held(), 1);
     }
 
     #[test]

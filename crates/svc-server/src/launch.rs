@@ -213,7 +213,7 @@ impl App {
             sandbox: self.config.browser_sandbox,
             allow_private_networks: self.config.allow_private_networks.clone(),
             runs_per_browser: 200,
-            spare_pages: self.config.worker_concurrency.min(4),
+            spare_pages: self.config.spare_pages,
             warm_pages: self.config.warm_pages,
             resolver: Default::default(),
             tiers: self.config.proxy_tiers.clone(),

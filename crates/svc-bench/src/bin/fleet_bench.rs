@@ -32,7 +32,8 @@
 //!     cargo build --release -p svc-bench --bin fleet-bench
 //!     target/release/fleet-bench --rounds 3
 //!     target/release/fleet-bench --scraps 48 --orgs 12 --single 0      # quick
-//!     target/release/fleet-bench --svc-setting SVC_WARM_PAGES=0 ...    # an experiment
+//!     target/release/fleet-bench --svc-setting SVC_WARM_PAGES=0 ...    # svc changed
+//!     target/release/fleet-bench --svc-row 'unshared:SVC_WARM_PAGES_SHARED=false'   # one more svc row
 //!
 //! Needs `node` and Debian's headless shell. Linux only (reads /proc).
 
@@ -88,6 +89,10 @@ struct Args {
     /// Extra svc settings (`NAME=value`), for experiments.
     #[arg(long = "svc-setting")]
     svc_settings: Vec<String>,
+    /// More svc rows in every variant and round, each with its own
+    /// settings on top of `--svc-setting`: `label:NAME=value,NAME=value`.
+    #[arg(long = "svc-row")]
+    svc_rows: Vec<String>,
     /// PSS is read on every N-th sampling pass (passes are 100 ms apart).
     #[arg(long, default_value_t = 1)]
     pss_every: u64,
@@ -253,10 +258,17 @@ async fn create_scrap(http: &reqwest::Client, base: &str, org: &Org, title: &str
 /// One run, trigger to finished row: the row's `time` (ms).
 async fn run_once(http: &reqwest::Client, base: &str, token: &str, scrap: &str, first: &str) -> Result<f64> {
     let response =
-        http.post(format!("{base}/api/scraps/worker/{scrap}?wait=300")).bearer_auth(token).send().await?;
+        http.post(format!("{base}/api/scraps/worker/{scrap}?wait=120")).bearer_auth(token).send().await?;
     let status = response.status();
-    let row: Value = response.json().await?;
-    if status.as_u16() != 200 {
+    let mut row: Value = response.json().await?;
+    // Not finished within the longest wait: read the row until it is.
+    if status.as_u16() == 202 {
+        let id = row["id"].as_str().context("the pending row's id")?.to_string();
+        while row["statusDetail"].is_null() {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            row = http.get(format!("{base}/api/historys/{id}")).bearer_auth(token).send().await?.json().await?;
+        }
+    } else if status.as_u16() != 200 {
         bail!("HTTP {status}: {row}");
     }
     if row["statusDetail"] != json!("success") || row["length"] != json!(ITEMS) {
@@ -272,11 +284,12 @@ async fn run_once(http: &reqwest::Client, base: &str, token: &str, scrap: &str, 
 async fn bench_svc(
     variant: Variant,
     args: &Args,
+    row_settings: &[(String, String)],
     sites: &[String],
     warmup_site: &str,
     sampler: &Sampler,
 ) -> Result<SideResult> {
-    let label = format!("svc {}", variant.name());
+    let label = format!("svc {} {row_settings:?}", variant.name());
     let db = TestDb::sqlite();
     let base_env = [
         ("SVC_DATABASE_URL", db.url.clone()),
@@ -291,6 +304,7 @@ async fn bench_svc(
         let (name, value) = setting.split_once('=').context("--svc-setting takes NAME=value")?;
         env.insert(name.to_string(), value.to_string());
     }
+    env.extend(row_settings.iter().cloned());
     let app = App::build(Config::load(None, env)?).await?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);
@@ -478,6 +492,16 @@ async fn main() -> Result<()> {
     }
     let warmup_site = sites.pop().expect("the warm-up site");
     let sampler = Sampler::start_with_pss_every(args.pss_every);
+    let mut extra_rows: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for spec in &args.svc_rows {
+        let (label, settings) = spec.split_once(':').context("--svc-row takes label:NAME=value,...")?;
+        let settings = settings
+            .split(',')
+            .map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+            .collect::<Option<Vec<_>>>()
+            .context("--svc-row takes label:NAME=value,...")?;
+        extra_rows.push((label.to_string(), settings));
+    }
     let mut variants: Vec<Variant> = args.orgs.iter().map(|&o| Variant::Fleet(o.max(1))).collect();
     let single = args.single.unwrap_or(args.scraps);
     if single > 0 {
@@ -498,9 +522,13 @@ async fn main() -> Result<()> {
             for turn in 0..2 {
                 if (turn == 0) == svc_first {
                     if !args.skip_svc {
-                        let r = bench_svc(variant, &args, &sites, &warmup_site, &sampler).await?;
+                        let r = bench_svc(variant, &args, &[], &sites, &warmup_site, &sampler).await?;
                         println!("{}", row(variant, "svc", &r));
                         svc = Some(r);
+                        for (label, settings) in &extra_rows {
+                            let r = bench_svc(variant, &args, settings, &sites, &warmup_site, &sampler).await?;
+                            println!("{}", row(variant, &format!("svc, {label}"), &r));
+                        }
                     }
                 } else if !args.skip_peer {
                     // The sites go on being served by the runtime's other threads.
