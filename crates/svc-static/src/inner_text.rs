@@ -3,12 +3,17 @@
 //! than from the page's CSS.
 //!
 //! - Not rendered: `head`, `script`, `style`, `template`, `noscript`,
-//!   `title`, form controls' insides (`textarea`, `input`; a `select`'s
-//!   options are lines, as in Chromium),
-//!   embedded content (`iframe`, `object`, `video`, `audio`, `canvas`, `svg`,
-//!   `img`), elements with a `hidden` attribute or an inline
-//!   `display: none`. The element asked about itself, when not rendered,
-//!   answers its `textContent`, as browsers do.
+//!   `title`, `input type=hidden`, `audio` without `controls`, elements with
+//!   a `hidden` attribute or an inline `display: none`, and a closed
+//!   `<details>` but for its summary. The element asked about itself, when
+//!   it or an ancestor is not rendered, answers its `textContent`, as
+//!   browsers do.
+//! - Replaced elements and form controls (`img`, `input`, `textarea`,
+//!   `video`, `canvas`, `iframe`, `meter`, ...) are boxes without text on the
+//!   line: the whitespace on either side of one does not collapse into the
+//!   other side's, as in a browser ("Rated <img> by" has two spaces).
+//!   `button` and `select` are inline blocks: their text (a select's
+//!   options as lines, as in Chromium) with the whitespace around them kept.
 //! - Whitespace collapses as CSS `white-space: normal` does (runs become one
 //!   space, dropped at the start and end of a line), except inside `pre`,
 //!   `textarea`, `listing` and `plaintext`.
@@ -24,12 +29,18 @@ use ego_tree::NodeRef;
 use ego_tree::iter::Edge;
 use scraper::Node;
 
-/// Elements whose insides are never rendered as text.
+/// Elements that are not rendered (`display: none` in the user-agent stylesheet).
 const NOT_RENDERED: &[&str] = &[
-    "head", "script", "style", "template", "noscript", "title", "textarea", "input", "iframe", "object", "video",
-    "audio", "canvas", "svg", "img", "embed", "datalist", "meta", "link", "base", "param", "source", "track", "area",
-    "map", "dialog",
+    "head", "script", "style", "template", "noscript", "title", "datalist", "meta", "link", "base", "param", "source",
+    "track", "area", "map", "dialog",
 ];
+
+/// Boxes on the line without text of their own (replaced elements, form controls).
+const ATOMIC: &[&str] =
+    &["img", "input", "textarea", "iframe", "object", "video", "audio", "canvas", "svg", "embed", "meter", "progress"];
+
+/// Inline blocks of the user-agent stylesheet whose text is rendered.
+const INLINE_BLOCKS: &[&str] = &["button", "select"];
 
 /// Elements that are blocks in the user-agent stylesheet.
 const BLOCKS: &[&str] = &[
@@ -91,6 +102,12 @@ enum Item {
     Breaks(usize),
     /// A literal string that is never collapsed (`\n` of `br`, `\t` between cells).
     Literal(&'static str),
+    /// A box without text (an image, a form control): it keeps the
+    /// whitespace on both of its sides.
+    Atomic,
+    /// The start and the end of an inline block (`button`, `select`).
+    OpenBlock,
+    CloseBlock,
 }
 
 fn tag<'a>(node: &NodeRef<'a, Node>) -> Option<&'a str> {
@@ -99,8 +116,24 @@ fn tag<'a>(node: &NodeRef<'a, Node>) -> Option<&'a str> {
 
 fn is_hidden(node: &NodeRef<'_, Node>) -> bool {
     let Some(element) = node.value().as_element() else { return false };
-    if NOT_RENDERED.contains(&element.name()) || element.attr("hidden").is_some() {
+    let name = element.name();
+    if NOT_RENDERED.contains(&name) || element.attr("hidden").is_some() {
         return true;
+    }
+    if name == "input" && element.attr("type").is_some_and(|t| t.trim().eq_ignore_ascii_case("hidden")) {
+        return true;
+    }
+    if name == "audio" && element.attr("controls").is_none() {
+        return true;
+    }
+    // What a closed `<details>` shows is its first summary.
+    if let Some(parent) = node.parent()
+        && parent.value().as_element().is_some_and(|p| p.name() == "details" && p.attr("open").is_none())
+    {
+        let first_summary = parent.children().find(|c| tag(c) == Some("summary"));
+        if first_summary.is_none_or(|s| s.id() != node.id()) {
+            return true;
+        }
     }
     element.attr("style").is_some_and(|style| {
         let compact: String = style.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
@@ -108,9 +141,14 @@ fn is_hidden(node: &NodeRef<'_, Node>) -> bool {
     })
 }
 
+/// Whether `node` or an ancestor is not rendered.
+fn not_rendered(node: &NodeRef<'_, Node>) -> bool {
+    std::iter::successors(Some(*node), |n| n.parent()).any(|n| is_hidden(&n))
+}
+
 /// `innerText` of the element `node`.
 pub fn inner_text(node: NodeRef<'_, Node>) -> String {
-    if is_hidden(&node) {
+    if not_rendered(&node) {
         let mut out = String::new();
         for d in crate::document::descendants(node) {
             if let Node::Text(t) = d.value() {
@@ -138,10 +176,18 @@ pub fn inner_text(node: NodeRef<'_, Node>) -> String {
                     continue;
                 }
                 match n.value() {
+                    // Text directly in a closed `<details>` is not its summary.
+                    Node::Text(_) if n.parent().is_some_and(|p| is_closed_details(&p)) => {}
                     Node::Text(t) if pre > 0 => items.push(Item::Kept(t.text.to_string())),
                     Node::Text(t) => items.push(Item::Text(t.text.to_string())),
                     Node::Element(e) => {
                         let name = e.name();
+                        if ATOMIC.contains(&name) {
+                            // Its contents (fallback text, a textarea's value) are not on the line.
+                            items.push(Item::Atomic);
+                            skipping += 1;
+                            continue;
+                        }
                         if PREFORMATTED.contains(&name) {
                             pre += 1;
                         }
@@ -149,6 +195,7 @@ pub fn inner_text(node: NodeRef<'_, Node>) -> String {
                             "br" => items.push(Item::Literal("\n")),
                             "p" => items.push(Item::Breaks(2)),
                             "tr" => items.push(Item::Breaks(1)),
+                            _ if INLINE_BLOCKS.contains(&name) => items.push(Item::OpenBlock),
                             _ if BLOCKS.contains(&name) => items.push(Item::Breaks(1)),
                             _ => {}
                         }
@@ -157,7 +204,9 @@ pub fn inner_text(node: NodeRef<'_, Node>) -> String {
                 }
             }
             Edge::Close(n) => {
-                if n.value().is_fragment() || (n != node && is_hidden(&n)) {
+                if n.value().is_fragment()
+                    || (n != node && (is_hidden(&n) || tag(&n).is_some_and(|t| ATOMIC.contains(&t))))
+                {
                     skipping -= 1;
                     continue;
                 }
@@ -177,6 +226,7 @@ pub fn inner_text(node: NodeRef<'_, Node>) -> String {
                             items.push(Item::Literal("\t"));
                         }
                     }
+                    _ if INLINE_BLOCKS.contains(&name) => items.push(Item::CloseBlock),
                     _ if BLOCKS.contains(&name) => items.push(Item::Breaks(1)),
                     _ => {}
                 }
@@ -216,6 +266,21 @@ fn render(items: Vec<Item>) -> String {
                 anything = true;
                 line_started = s != "\n";
             }
+            Item::Atomic | Item::OpenBlock => {
+                // The whitespace before the box stays on its line.
+                if space && line_started {
+                    flush_breaks(&mut out, &mut breaks, anything);
+                    out.push(' ');
+                    anything = true;
+                }
+                space = false;
+                // After an atomic box the line has begun; in an inline block, a new one begins.
+                line_started = matches!(item, Item::Atomic);
+            }
+            Item::CloseBlock => {
+                space = false;
+                line_started = true;
+            }
             Item::Kept(kept) => {
                 if kept.is_empty() {
                     continue;
@@ -250,6 +315,10 @@ fn render(items: Vec<Item>) -> String {
         }
     }
     out
+}
+
+fn is_closed_details(node: &NodeRef<'_, Node>) -> bool {
+    node.value().as_element().is_some_and(|e| e.name() == "details" && e.attr("open").is_none())
 }
 
 fn is_collapsible(c: char) -> bool {

@@ -326,18 +326,30 @@
     getters(Element.prototype, { [prop]() { return attr(this, name) ?? ""; } });
   }
   const booleans = {
-    hidden: "hidden", disabled: "disabled", checked: "checked", selected: "selected", required: "required",
+    hidden: "hidden", disabled: "disabled", required: "required",
     readOnly: "readonly", multiple: "multiple", open: "open", defaultChecked: "checked", defaultSelected: "selected",
     async: "async", defer: "defer", autofocus: "autofocus", noValidate: "novalidate",
   };
   for (const [prop, name] of Object.entries(booleans)) {
     getters(Element.prototype, { [prop]() { return has(this, name); } });
   }
+  getters(Element.prototype, {
+    // Checkedness and selectedness as the parse leaves them (a radio
+    // group's last `checked`, a drop-down's default option).
+    checked() {
+      if (tagIs(this, "input") && ["checkbox", "radio"].includes(this.type)) return N.matches(idOf(this), ":checked");
+      return has(this, "checked");
+    },
+    selected() {
+      if (tagIs(this, "option")) return N.matches(idOf(this), ":checked");
+      return has(this, "selected");
+    },
+  });
   const optionValue = (option) => attr(option, "value") ?? collapse(option.textContent);
-  const selectedOption = (select) => {
-    const options = N.select(idOf(select), "option", true).map(wrap);
-    return options.find((o) => has(o, "selected")) ?? (has(select, "multiple") ? null : options[0] ?? null);
-  };
+  // Selectedness as the parse leaves it (`:checked`, css.rs): a drop-down's
+  // last option with `selected`, else its first option that is not disabled.
+  const selectedHandles = (select) => N.select(idOf(select), "option:checked", true);
+  const selectedOption = (select) => wrap(selectedHandles(select)[0]);
   const sectionRows = (section) => N.children(idOf(section), true).filter((c) => N.name(c) === "tr");
   getters(Element.prototype, {
     type() {
@@ -375,7 +387,7 @@
     },
     selectedOptions() {
       if (!tagIs(this, "select")) return undefined;
-      return list(N.select(idOf(this), "option", true).filter((o) => N.attr(o, "selected") !== undefined));
+      return list(selectedHandles(this));
     },
     index() {
       if (!tagIs(this, "option")) return undefined;
@@ -442,6 +454,23 @@
     "clientTop", "clientLeft", "scrollWidth", "scrollHeight", "scrollTop", "scrollLeft", "naturalWidth",
     "naturalHeight", "currentSrc", "validity", "files",
   ], "no layout");
+  // `width` / `height`: an image's (and an image button's) are its laid-out
+  // size, which needs a browser; elsewhere they reflect the attribute.
+  const dimension = (name, fallback) => function () {
+    if (tagIs(this, "img") || (tagIs(this, "input") && this.type === "image")) {
+      unsupported(this.localName + "." + name + " (its laid-out size: no layout; getAttribute('" + name + "') reads the attribute)");
+    }
+    if (tagIs(this, "canvas", "video")) {
+      const value = /^[\t\n\f\r ]*\+?(\d+)/.exec(attr(this, name) ?? "");
+      const n = value ? Number(value[1]) : NaN;
+      return Number.isFinite(n) && n <= 2147483647 ? n : tagIs(this, "video") ? 0 : fallback;
+    }
+    const reflecting = name === "width"
+      ? ["iframe", "embed", "object", "table", "td", "th", "col", "colgroup", "hr"]
+      : ["iframe", "embed", "object", "td", "th"];
+    return tagIs(this, ...reflecting) ? attr(this, name) ?? "" : undefined;
+  };
+  getters(Element.prototype, { width: dimension("width", 300), height: dimension("height", 150) });
   getters(Element.prototype, {
     // `<template>.content` would be a fragment of its own.
     content() {
@@ -469,9 +498,9 @@
     cookie() { return ""; },
     readyState() { return "complete"; },
     contentType() { return "text/html"; },
-    characterSet() { return "UTF-8"; },
-    charset() { return "UTF-8"; },
-    inputEncoding() { return "UTF-8"; },
+    characterSet() { return N.characterSet; },
+    charset() { return N.characterSet; },
+    inputEncoding() { return N.characterSet; },
     compatMode() { return "CSS1Compat"; },
     doctype() { return wrap(N.children(root, false).find((c) => N.nodeType(c) === 10)); },
     defaultView() { return g; },
@@ -605,6 +634,38 @@
   });
   g.URL = URL;
   g.URLSearchParams = URLSearchParams;
+
+  // ------------------------------------------------------------- Intl
+  // QuickJS has no Intl: js/intl/intl.js, evaluated on first use, formats
+  // numbers and dates and compares strings as Chromium does.
+  let intlApi = null;
+  const intl = () => (intlApi ??= N.intlModule()(N, unsupported));
+  Object.defineProperty(g, "Intl", {
+    get() {
+      const value = intl().Intl;
+      Object.defineProperty(g, "Intl", { value, writable: true, configurable: true, enumerable: false });
+      return value;
+    },
+    set(value) { Object.defineProperty(g, "Intl", { value, writable: true, configurable: true, enumerable: false }); },
+    configurable: true,
+    enumerable: false,
+  });
+  const builtin = (proto, name, fn) =>
+    Object.defineProperty(proto, name, { value: { [name]: fn }[name], writable: true, configurable: true, enumerable: false });
+  const dateOf = (d) => { Date.prototype.getTime.call(d); return d; };
+  builtin(Number.prototype, "toLocaleString", function (locales, options) {
+    return intl().numberToLocaleString(Number.prototype.valueOf.call(this), locales, options);
+  });
+  builtin(BigInt.prototype, "toLocaleString", function (locales, options) {
+    return intl().numberToLocaleString(BigInt.prototype.valueOf.call(this), locales, options);
+  });
+  builtin(Date.prototype, "toLocaleString", function (locales, options) { return intl().dateToLocaleString(dateOf(this), locales, options, "any"); });
+  builtin(Date.prototype, "toLocaleDateString", function (locales, options) { return intl().dateToLocaleString(dateOf(this), locales, options, "date"); });
+  builtin(Date.prototype, "toLocaleTimeString", function (locales, options) { return intl().dateToLocaleString(dateOf(this), locales, options, "time"); });
+  builtin(String.prototype, "localeCompare", function (that, locales, options) {
+    if (this === undefined || this === null) throw new TypeError("String.prototype.localeCompare called on null or undefined");
+    return intl().localeCompare(String(this), String(that), locales, options);
+  });
 
   // ------------------------------------------------------------- window
   const pageLocation = new URL(pageUrl);
