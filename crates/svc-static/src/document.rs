@@ -75,8 +75,7 @@ impl Document {
         let nodes: Vec<NodeId> = html.tree.nodes().map(|n| n.id()).collect();
         let handles = nodes.iter().enumerate().map(|(i, id)| (*id, i as Handle)).collect();
         let env = Env::new(&html, url.fragment());
-        let mut document =
-            Document { html, nodes, handles, base: url.clone(), url, env, encoding: encoding_rs::UTF_8 };
+        let mut document = Document { html, nodes, handles, base: url.clone(), url, env, encoding: encoding_rs::UTF_8 };
         document.base = document.base_url();
         Ok(document)
     }
@@ -356,7 +355,7 @@ impl Document {
         if encoding == encoding_rs::UTF_8 {
             return self.base.join(url).ok().map(String::from);
         }
-        let encode: &dyn for<'a> Fn(&'a str) -> std::borrow::Cow<'a, [u8]> = &|s| encoding.encode(s).0;
+        let encode: &dyn for<'a> Fn(&'a str) -> std::borrow::Cow<'a, [u8]> = &|s| encode_query(encoding, s).into();
         Url::options().base_url(Some(&self.base)).encoding_override(Some(encode)).parse(url).ok().map(String::from)
     }
 
@@ -370,6 +369,27 @@ impl Document {
             match n.parent() {
                 Some(p) => n = p,
                 None => return false,
+            }
+        }
+    }
+}
+
+/// A URL's query in a legacy encoding, as the URL standard writes it: a
+/// character the encoding lacks as `%26%23N%3B` (`&#N;` percent-encoded).
+fn encode_query(encoding: &'static encoding_rs::Encoding, text: &str) -> Vec<u8> {
+    let mut encoder = encoding.new_encoder();
+    let mut out = Vec::with_capacity(text.len() + 16);
+    let mut rest = text;
+    loop {
+        let room = encoder.max_buffer_length_from_utf8_without_replacement(rest.len()).unwrap_or(rest.len() * 4 + 16);
+        out.reserve(room.max(16));
+        let (result, read) = encoder.encode_from_utf8_to_vec_without_replacement(rest, &mut out, true);
+        rest = &rest[read..];
+        match result {
+            encoding_rs::EncoderResult::InputEmpty => return out,
+            encoding_rs::EncoderResult::OutputFull => {}
+            encoding_rs::EncoderResult::Unmappable(c) => {
+                out.extend_from_slice(format!("%26%23{}%3B", u32::from(c)).as_bytes());
             }
         }
     }

@@ -23,7 +23,9 @@ fn intl_data(tag: &str) -> Option<String> {
     static DATA: std::sync::OnceLock<HashMap<String, String>> = std::sync::OnceLock::new();
     let data = DATA.get_or_init(|| {
         let mut out = HashMap::new();
-        let Ok(serde_json::Value::Object(all)) = serde_json::from_str::<serde_json::Value>(INTL_DATA) else { return out };
+        let Ok(serde_json::Value::Object(all)) = serde_json::from_str::<serde_json::Value>(INTL_DATA) else {
+            return out;
+        };
         let shared = serde_json::json!({ "keys": all.get("keys"), "currencyDigits": all.get("currencyDigits") });
         out.insert("*".to_string(), shared.to_string());
         if let Some(serde_json::Value::Object(locales)) = all.get("locales") {

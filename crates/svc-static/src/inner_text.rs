@@ -126,14 +126,8 @@ fn is_hidden(node: &NodeRef<'_, Node>) -> bool {
     if name == "audio" && element.attr("controls").is_none() {
         return true;
     }
-    // What a closed `<details>` shows is its first summary.
-    if let Some(parent) = node.parent()
-        && parent.value().as_element().is_some_and(|p| p.name() == "details" && p.attr("open").is_none())
-    {
-        let first_summary = parent.children().find(|c| tag(c) == Some("summary"));
-        if first_summary.is_none_or(|s| s.id() != node.id()) {
-            return true;
-        }
+    if in_closed_details(node) {
+        return true;
     }
     element.attr("style").is_some_and(|style| {
         let compact: String = style.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
@@ -141,13 +135,148 @@ fn is_hidden(node: &NodeRef<'_, Node>) -> bool {
     })
 }
 
-/// Whether `node` or an ancestor is not rendered.
+/// Whether `node` is a child of a closed `<details>` other than its first
+/// summary (what a closed `<details>` does not show).
+fn in_closed_details(node: &NodeRef<'_, Node>) -> bool {
+    let Some(parent) = node.parent() else { return false };
+    if !is_closed_details(&parent) {
+        return false;
+    }
+    let first_summary = parent.children().find(|c| tag(c) == Some("summary"));
+    first_summary.is_none_or(|s| s.id() != node.id())
+}
+
+/// Whether `node` or an ancestor is not rendered (`display: none`).
 fn not_rendered(node: &NodeRef<'_, Node>) -> bool {
-    std::iter::successors(Some(*node), |n| n.parent()).any(|n| is_hidden(&n))
+    std::iter::successors(Some(*node), |n| n.parent()).any(|n| is_hidden(&n) && !in_closed_details(&n))
+}
+
+/// Whether a table row is followed by another rendered row of its table
+/// (rows but the last end with a line feed).
+fn has_next_row(row: &NodeRef<'_, Node>) -> bool {
+    let Some(table) = row.ancestors().find(|a| tag(a) == Some("table")) else { return false };
+    let mut after = false;
+    for n in crate::document::descendants(table).skip(1) {
+        if n.id() == row.id() {
+            after = true;
+            continue;
+        }
+        if after
+            && tag(&n) == Some("tr")
+            && n.ancestors().find(|a| tag(a) == Some("table")).is_some_and(|t| t.id() == table.id())
+            && !std::iter::successors(Some(n), |x| x.parent())
+                .take_while(|x| x.id() != table.id())
+                .any(|x| is_hidden(&x))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// What `innerText` of an element inside a line sees of the line around it:
+/// whether something rendered comes before it on its line without
+/// whitespace in between (`before`), or after it (`after`). Whitespace at
+/// an inline element's edges collapses against its neighbours, not against
+/// the element's own edge.
+fn line_context(node: &NodeRef<'_, Node>) -> (bool, bool) {
+    let is_block = |n: &NodeRef<'_, Node>| {
+        tag(n).is_some_and(|t| {
+            BLOCKS.contains(&t) || matches!(t, "p" | "tr" | "td" | "th" | "br" | "table" | "tbody" | "thead" | "tfoot")
+        })
+    };
+    if is_block(node) {
+        return (false, false);
+    }
+    // Up to the nearest block, then its descendants in order around `node`.
+    let Some(block) = node.ancestors().find(|a| is_block(a) || a.value().is_document()) else {
+        return (false, false);
+    };
+    let (mut before, mut after, mut seen, mut inside) = (false, false, false, 0usize);
+    let mut skip: Option<ego_tree::NodeId> = None;
+    let mut nested = 0usize;
+    for edge in block.traverse() {
+        match edge {
+            Edge::Open(n) => {
+                if n == block {
+                    continue;
+                }
+                if skip.is_some() {
+                    nested += 1;
+                    continue;
+                }
+                if n.id() == node.id() {
+                    seen = true;
+                    inside = 1;
+                    continue;
+                }
+                if inside > 0 {
+                    inside += 1;
+                    continue;
+                }
+                if is_hidden(&n) {
+                    skip = Some(n.id());
+                    nested = 0;
+                    continue;
+                }
+                let atomic = tag(&n).is_some_and(|t| ATOMIC.contains(&t) || INLINE_BLOCKS.contains(&t));
+                if is_block(&n) {
+                    if seen {
+                        return (before, after);
+                    }
+                    before = false;
+                } else if atomic {
+                    if seen {
+                        return (before, true);
+                    }
+                    before = true;
+                    skip = Some(n.id());
+                    nested = 0;
+                } else if let Node::Text(t) = n.value() {
+                    let text: &str = &t.text;
+                    if seen {
+                        if text.chars().any(|c| !is_collapsible(c)) {
+                            return (before, true);
+                        }
+                    } else if !text.is_empty() {
+                        before = !text.ends_with(is_collapsible);
+                    }
+                }
+            }
+            Edge::Close(n) => {
+                if n == block {
+                    continue;
+                }
+                if let Some(id) = skip {
+                    if nested > 0 {
+                        nested -= 1;
+                    } else if n.id() == id {
+                        skip = None;
+                    }
+                    continue;
+                }
+                if inside > 0 {
+                    inside -= 1;
+                    continue;
+                }
+                if is_block(&n) && seen {
+                    return (before, after);
+                }
+                if is_block(&n) {
+                    before = false;
+                }
+            }
+        }
+    }
+    (before, after)
 }
 
 /// `innerText` of the element `node`.
 pub fn inner_text(node: NodeRef<'_, Node>) -> String {
+    if std::iter::successors(Some(node), |n| n.parent()).any(|n| in_closed_details(&n)) && !not_rendered(&node) {
+        // In a closed `<details>`, content is laid out but skipped: no text.
+        return String::new();
+    }
     if not_rendered(&node) {
         let mut out = String::new();
         for d in crate::document::descendants(node) {
@@ -194,7 +323,7 @@ pub fn inner_text(node: NodeRef<'_, Node>) -> String {
                         match name {
                             "br" => items.push(Item::Literal("\n")),
                             "p" => items.push(Item::Breaks(2)),
-                            "tr" => items.push(Item::Breaks(1)),
+                            "tr" => {}
                             _ if INLINE_BLOCKS.contains(&name) => items.push(Item::OpenBlock),
                             _ if BLOCKS.contains(&name) => items.push(Item::Breaks(1)),
                             _ => {}
@@ -219,7 +348,8 @@ pub fn inner_text(node: NodeRef<'_, Node>) -> String {
                 }
                 match name {
                     "p" => items.push(Item::Breaks(2)),
-                    "tr" => items.push(Item::Breaks(1)),
+                    "tr" if has_next_row(&n) => items.push(Item::Literal("\n")),
+                    "tr" => {}
                     "td" | "th" => {
                         let last_cell = n.next_siblings().all(|s| !matches!(tag(&s), Some("td" | "th")));
                         if !last_cell {
@@ -233,18 +363,21 @@ pub fn inner_text(node: NodeRef<'_, Node>) -> String {
             }
         }
     }
-    render(items)
+    let (before, after) = line_context(&node);
+    render(items, before, after)
 }
 
 /// Joins the items: whitespace collapsed per line, required line breaks
 /// merged (the largest count wins) and dropped at both ends.
-fn render(items: Vec<Item>) -> String {
+/// `before` / `after`: the element's line has something rendered before /
+/// after it (its edge whitespace is then kept).
+fn render(items: Vec<Item>, before: bool, after: bool) -> String {
     let mut out = String::new();
     // Pending required breaks, and whether a collapsible space is pending.
     let mut breaks = 0usize;
     let mut space = false;
     // Whether the current line has text yet (spaces at a line start drop).
-    let mut line_started = false;
+    let mut line_started = before;
     let mut anything = false;
     let flush_breaks = |out: &mut String, breaks: &mut usize, anything: bool| {
         if *breaks > 0 && anything {
@@ -313,6 +446,10 @@ fn render(items: Vec<Item>) -> String {
                 }
             }
         }
+    }
+    if space && line_started && after {
+        flush_breaks(&mut out, &mut breaks, anything);
+        out.push(' ');
     }
     out
 }

@@ -319,7 +319,7 @@
     placeholder: "placeholder", htmlFor: "for", download: "download", srcset: "srcset",
     sizes: "sizes", accessKey: "accesskey", referrerPolicy: "referrerpolicy", hreflang: "hreflang",
     httpEquiv: "http-equiv", charset: "charset", media: "media", role: "role", autocomplete: "autocomplete",
-    method: "method", enctype: "enctype", pattern: "pattern", min: "min", max: "max", step: "step",
+    pattern: "pattern", min: "min", max: "max", step: "step",
     headers: "headers", abbr: "abbr", scope: "scope", datetime: "datetime", dateTime: "datetime",
   };
   for (const [prop, name] of Object.entries(reflected)) {
@@ -350,6 +350,16 @@
   // last option with `selected`, else its first option that is not disabled.
   const selectedHandles = (select) => N.select(idOf(select), "option:checked", true);
   const selectedOption = (select) => wrap(selectedHandles(select)[0]);
+  // The HTML standard's rules for parsing non-negative integers.
+  const nonNegative = (value, fallback) => {
+    const m = /^[\t\n\f\r ]*\+?(\d+)/.exec(value ?? "");
+    const n = m ? Number(m[1]) : NaN;
+    return Number.isFinite(n) && n <= 2147483647 ? n : fallback;
+  };
+  const positive = (value, fallback) => {
+    const n = nonNegative(value, fallback);
+    return n > 0 ? n : fallback;
+  };
   const sectionRows = (section) => N.children(idOf(section), true).filter((c) => N.name(c) === "tr");
   getters(Element.prototype, {
     type() {
@@ -394,14 +404,6 @@
       const select = this.closest("select, datalist");
       return select ? select.options.indexOf(this) : 0;
     },
-    rows() {
-      if (tagIs(this, "thead", "tbody", "tfoot")) return list(sectionRows(this));
-      if (!tagIs(this, "table")) return undefined;
-      const kids = N.children(idOf(this), true);
-      const of = (tag) => kids.filter((c) => N.name(c) === tag).flatMap((s) => sectionRows(wrap(s)));
-      const body = kids.flatMap((c) => N.name(c) === "tr" ? [c] : N.name(c) === "tbody" ? sectionRows(wrap(c)) : []);
-      return list([...of("thead"), ...body, ...of("tfoot")]);
-    },
     cells() {
       if (!tagIs(this, "tr")) return undefined;
       return list(N.children(idOf(this), true).filter((c) => ["td", "th"].includes(N.name(c))));
@@ -421,7 +423,36 @@
     },
     colSpan() { return tagIs(this, "td", "th") ? Number(attr(this, "colspan")) || 1 : undefined; },
     rowSpan() { return tagIs(this, "td", "th") ? Number(attr(this, "rowspan")) || 1 : undefined; },
-    elements() { return tagIs(this, "form") ? list(N.select(idOf(this), "button, fieldset, input, object, output, select, textarea", true)) : undefined; },
+    elements() { return tagIs(this, "form", "fieldset") ? list(N.select(idOf(this), "button, fieldset, input, object, output, select, textarea", true)) : undefined; },
+    // Enumerated attributes: their known values, lower-cased, else the default.
+    method() {
+      if (!tagIs(this, "form")) return attr(this, "method") ?? "";
+      const value = (attr(this, "method") ?? "").toLowerCase();
+      return ["get", "post", "dialog"].includes(value) ? value : "get";
+    },
+    enctype() {
+      if (!tagIs(this, "form")) return attr(this, "enctype") ?? "";
+      const value = (attr(this, "enctype") ?? "").toLowerCase();
+      return ["application/x-www-form-urlencoded", "multipart/form-data", "text/plain"].includes(value) ? value : "application/x-www-form-urlencoded";
+    },
+    // Numbers reflected from attributes, with their defaults.
+    rows() {
+      if (tagIs(this, "textarea")) return positive(attr(this, "rows"), 2);
+      if (tagIs(this, "thead", "tbody", "tfoot")) return list(sectionRows(this));
+      if (!tagIs(this, "table")) return undefined;
+      const kids = N.children(idOf(this), true);
+      const of = (tag) => kids.filter((c) => N.name(c) === tag).flatMap((s) => sectionRows(wrap(s)));
+      const body = kids.flatMap((c) => N.name(c) === "tr" ? [c] : N.name(c) === "tbody" ? sectionRows(wrap(c)) : []);
+      return list([...of("thead"), ...body, ...of("tfoot")]);
+    },
+    cols() { return tagIs(this, "textarea") ? positive(attr(this, "cols"), 20) : undefined; },
+    size() {
+      if (tagIs(this, "input")) return positive(attr(this, "size"), 20);
+      if (tagIs(this, "select")) return nonNegative(attr(this, "size"), 0);
+      return undefined;
+    },
+    maxLength() { return tagIs(this, "input", "textarea") ? nonNegative(attr(this, "maxlength"), -1) : undefined; },
+    minLength() { return tagIs(this, "input", "textarea") ? nonNegative(attr(this, "minlength"), -1) : undefined; },
     form() {
       return tagIs(this, "button", "fieldset", "input", "object", "output", "select", "textarea", "label", "option")
         ? this.closest("form")

@@ -761,8 +761,17 @@
     }
   }
 
+  // The three older constructors also answer a plain call, as in browsers.
+  const callable = (Impl, name) => {
+    const F = { [name]: function (locales, options) { return new Impl(locales, options); } }[name];
+    F.prototype = Impl.prototype;
+    Object.defineProperty(Impl.prototype, "constructor", { value: F, writable: true, configurable: true });
+    F.supportedLocalesOf = Impl.supportedLocalesOf;
+    return F;
+  };
   const Intl = {
-    NumberFormat, DateTimeFormat, Collator, PluralRules, ListFormat, RelativeTimeFormat,
+    NumberFormat: callable(NumberFormat, "NumberFormat"), DateTimeFormat: callable(DateTimeFormat, "DateTimeFormat"),
+    Collator: callable(Collator, "Collator"), PluralRules, ListFormat, RelativeTimeFormat,
     getCanonicalLocales: (locales) => requested(locales),
     supportedValuesOf: () => refuse("supportedValuesOf"),
   };
