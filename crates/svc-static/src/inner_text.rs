@@ -154,24 +154,64 @@ fn not_rendered(node: &NodeRef<'_, Node>) -> bool {
 /// Whether a table row is followed by another rendered row of its table
 /// (rows but the last end with a line feed).
 fn has_next_row(row: &NodeRef<'_, Node>) -> bool {
-    let Some(table) = row.ancestors().find(|a| tag(a) == Some("table")) else { return false };
-    let mut after = false;
-    for n in crate::document::descendants(table).skip(1) {
-        if n.id() == row.id() {
-            after = true;
-            continue;
-        }
-        if after
-            && tag(&n) == Some("tr")
-            && n.ancestors().find(|a| tag(a) == Some("table")).is_some_and(|t| t.id() == table.id())
-            && !std::iter::successors(Some(n), |x| x.parent())
-                .take_while(|x| x.id() != table.id())
-                .any(|x| is_hidden(&x))
-        {
-            return true;
-        }
+    let rendered_row = |n: &NodeRef<'_, Node>| tag(n) == Some("tr") && !is_hidden(n);
+    if row.next_siblings().any(|s| rendered_row(&s)) {
+        return true;
     }
-    false
+    let Some(section) = row.parent().filter(|p| matches!(tag(p), Some("tbody" | "thead" | "tfoot"))) else {
+        return false;
+    };
+    section
+        .next_siblings()
+        .filter(|s| matches!(tag(s), Some("tbody" | "thead" | "tfoot")) && !is_hidden(s))
+        .any(|s| s.children().any(|r| rendered_row(&r)))
+}
+
+/// Elements that start and end lines (the block-level boxes of the
+/// user-agent stylesheet, and `br`).
+fn is_block(node: &NodeRef<'_, Node>) -> bool {
+    tag(node).is_some_and(|t| {
+        BLOCKS.contains(&t) || matches!(t, "p" | "tr" | "td" | "th" | "br" | "table" | "tbody" | "thead" | "tfoot")
+    })
+}
+
+/// What a scan of the line from an element meets first in `n`: `Some(true)`
+/// when it is on the line (text, or an image or control) right next to the
+/// element, `Some(false)` at a line's end or whitespace, `None` when `n`
+/// shows nothing (the scan goes on). `forward`: after the element; else
+/// before it, where text decides by its last character.
+fn meets(n: NodeRef<'_, Node>, forward: bool, depth: usize) -> Option<bool> {
+    match n.value() {
+        Node::Text(t) => {
+            let text: &str = &t.text;
+            if forward {
+                text.chars().any(|c| !is_collapsible(c)).then_some(true)
+            } else {
+                (!text.is_empty()).then(|| !text.ends_with(is_collapsible))
+            }
+        }
+        Node::Element(e) => {
+            if is_hidden(&n) {
+                return None;
+            }
+            if ATOMIC.contains(&e.name()) || INLINE_BLOCKS.contains(&e.name()) {
+                return Some(true);
+            }
+            if is_block(&n) {
+                return Some(false);
+            }
+            // Deeply nested inline markup: undecided past a depth.
+            if depth > 64 {
+                return None;
+            }
+            if forward {
+                n.children().find_map(|c| meets(c, forward, depth + 1))
+            } else {
+                n.children().rev().find_map(|c| meets(c, forward, depth + 1))
+            }
+        }
+        _ => None,
+    }
 }
 
 /// What `innerText` of an element inside a line sees of the line around it:
@@ -180,95 +220,29 @@ fn has_next_row(row: &NodeRef<'_, Node>) -> bool {
 /// an inline element's edges collapses against its neighbours, not against
 /// the element's own edge.
 fn line_context(node: &NodeRef<'_, Node>) -> (bool, bool) {
-    let is_block = |n: &NodeRef<'_, Node>| {
-        tag(n).is_some_and(|t| {
-            BLOCKS.contains(&t) || matches!(t, "p" | "tr" | "td" | "th" | "br" | "table" | "tbody" | "thead" | "tfoot")
-        })
-    };
     if is_block(node) {
         return (false, false);
     }
-    // Up to the nearest block, then its descendants in order around `node`.
-    let Some(block) = node.ancestors().find(|a| is_block(a) || a.value().is_document()) else {
-        return (false, false);
-    };
-    let (mut before, mut after, mut seen, mut inside) = (false, false, false, 0usize);
-    let mut skip: Option<ego_tree::NodeId> = None;
-    let mut nested = 0usize;
-    for edge in block.traverse() {
-        match edge {
-            Edge::Open(n) => {
-                if n == block {
-                    continue;
-                }
-                if skip.is_some() {
-                    nested += 1;
-                    continue;
-                }
-                if n.id() == node.id() {
-                    seen = true;
-                    inside = 1;
-                    continue;
-                }
-                if inside > 0 {
-                    inside += 1;
-                    continue;
-                }
-                if is_hidden(&n) {
-                    skip = Some(n.id());
-                    nested = 0;
-                    continue;
-                }
-                let atomic = tag(&n).is_some_and(|t| ATOMIC.contains(&t) || INLINE_BLOCKS.contains(&t));
-                if is_block(&n) {
-                    if seen {
-                        return (before, after);
+    let scan = |forward: bool| -> bool {
+        let mut current = *node;
+        loop {
+            let next = if forward { current.next_sibling() } else { current.prev_sibling() };
+            match next {
+                Some(sibling) => {
+                    if let Some(decided) = meets(sibling, forward, 0) {
+                        return decided;
                     }
-                    before = false;
-                } else if atomic {
-                    if seen {
-                        return (before, true);
-                    }
-                    before = true;
-                    skip = Some(n.id());
-                    nested = 0;
-                } else if let Node::Text(t) = n.value() {
-                    let text: &str = &t.text;
-                    if seen {
-                        if text.chars().any(|c| !is_collapsible(c)) {
-                            return (before, true);
-                        }
-                    } else if !text.is_empty() {
-                        before = !text.ends_with(is_collapsible);
-                    }
+                    current = sibling;
                 }
-            }
-            Edge::Close(n) => {
-                if n == block {
-                    continue;
-                }
-                if let Some(id) = skip {
-                    if nested > 0 {
-                        nested -= 1;
-                    } else if n.id() == id {
-                        skip = None;
-                    }
-                    continue;
-                }
-                if inside > 0 {
-                    inside -= 1;
-                    continue;
-                }
-                if is_block(&n) && seen {
-                    return (before, after);
-                }
-                if is_block(&n) {
-                    before = false;
-                }
+                // Out of an inline parent: its siblings are on the line too.
+                None => match current.parent() {
+                    Some(parent) if parent.value().is_element() && !is_block(&parent) => current = parent,
+                    _ => return false,
+                },
             }
         }
-    }
-    (before, after)
+    };
+    (scan(false), scan(true))
 }
 
 /// `innerText` of the element `node`.
@@ -493,8 +467,32 @@ mod tests {
     }
 
     #[test]
+    fn images_and_controls_keep_the_whitespace_around_them() {
+        assert_eq!(text("<div>Rated <img src=x> by users</div>", "div"), "Rated  by users");
+        assert_eq!(text("<div><img src=x> Leading</div>", "div"), " Leading");
+        assert_eq!(text("<div>Qty <input value=2> units <button> Go </button> now</div>", "div"), "Qty  units Go now");
+        assert_eq!(text("<div>a<img src=x>b<input type=hidden>c</div>", "div"), "abc");
+        assert_eq!(text("<div>Pick <select><option>A<option>B</select> done</div>", "div"), "Pick \nA\nB\n done");
+        // An inline element's edge whitespace is kept when its line goes on.
+        assert_eq!(text("<p><label>Name: <input></label> <label>Age</label></p>", "label"), "Name: ");
+        assert_eq!(text("<p>a<span> b </span>c</p>", "span"), " b ");
+        assert_eq!(text("<p>a <span> b </span> c</p>", "span"), "b ");
+    }
+
+    #[test]
+    fn a_closed_details_shows_its_summary() {
+        let html = "<div>A <details><summary>More</summary><p>body</p></details> Z</div>";
+        assert_eq!(text(html, "div"), "A\nMore\nZ");
+        assert_eq!(text(html, "details p"), "", "its content is laid out but skipped");
+        assert_eq!(text("<details open><summary>S</summary>body</details>", "details"), "S\nbody");
+    }
+
+    #[test]
     fn tables_use_tabs_and_lines() {
         let html = "<table><tr><td>a</td><td>b</td></tr><tr><th>c</th><td>d</td></tr></table>";
         assert_eq!(text(html, "table"), "a\tb\nc\td");
+        // A row ends with a line feed of its own, besides a block's line end.
+        let html = "<table><tr><td><ul><li>x</ul></td></tr><tr style='display:none'><td>h</td></tr><tr><td>y</td></tr></table>";
+        assert_eq!(text(html, "table"), "x\n\ny");
     }
 }
