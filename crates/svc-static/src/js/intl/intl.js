@@ -378,6 +378,65 @@
   const localIsUtc = () => new Date(2026, 0, 1).getTimezoneOffset() === 0 && new Date(2026, 6, 1).getTimezoneOffset() === 0;
   const UTC_NAMES = ["UTC", "ETC/UTC", "GMT", "ETC/GMT", "ETC/UCT", "UCT", "ETC/ZULU", "ZULU", "ETC/UNIVERSAL", "UNIVERSAL", "ETC/GMT0", "GMT0", "ETC/GREENWICH", "GREENWICH"];
 
+  // Named time zones: their standard offset (minutes east of UTC), their
+  // daylight-saving rule and the first year the two hold for (rules as in
+  // force since then; before that year the zone is refused).
+  const US = "us", EU = "eu", AU = "au", NZ = "nz";
+  const ZONES = {};
+  const zone = (names, offset, rule, since = 2010) => { for (const n of names.split(" ")) ZONES[n.toUpperCase()] = { name: n, offset, rule, since }; };
+  zone("America/New_York America/Detroit America/Toronto America/Indiana/Indianapolis", -300, US);
+  zone("America/Chicago America/Winnipeg", -360, US);
+  zone("America/Denver America/Edmonton", -420, US);
+  zone("America/Phoenix", -420, null);
+  zone("America/Los_Angeles America/Vancouver", -480, US);
+  zone("America/Anchorage", -540, US);
+  zone("Pacific/Honolulu", -600, null);
+  zone("America/Halifax", -240, US);
+  zone("America/St_Johns", -210, US);
+  zone("America/Mexico_City", -360, null, 2023);
+  zone("America/Sao_Paulo", -180, null, 2020);
+  zone("America/Argentina/Buenos_Aires America/Buenos_Aires", -180, null);
+  zone("America/Bogota America/Lima", -300, null);
+  zone("Europe/London Europe/Dublin Europe/Lisbon Atlantic/Canary", 0, EU);
+  zone("Europe/Paris Europe/Berlin Europe/Madrid Europe/Rome Europe/Amsterdam Europe/Brussels Europe/Vienna Europe/Zurich Europe/Stockholm Europe/Oslo Europe/Copenhagen Europe/Warsaw Europe/Prague Europe/Budapest Europe/Belgrade Europe/Luxembourg Europe/Monaco Europe/Malta Europe/Ljubljana Europe/Zagreb Europe/Bratislava", 60, EU);
+  zone("Europe/Athens Europe/Helsinki Europe/Kyiv Europe/Kiev Europe/Bucharest Europe/Sofia Europe/Riga Europe/Tallinn Europe/Vilnius", 120, EU);
+  zone("Europe/Istanbul", 180, null, 2017);
+  zone("Europe/Moscow", 180, null, 2015);
+  zone("Africa/Lagos", 60, null);
+  zone("Africa/Johannesburg", 120, null);
+  zone("Africa/Nairobi", 180, null);
+  zone("Asia/Dubai", 240, null);
+  zone("Asia/Karachi", 300, null);
+  zone("Asia/Kolkata Asia/Calcutta", 330, null);
+  zone("Asia/Kathmandu", 345, null);
+  zone("Asia/Dhaka", 360, null);
+  zone("Asia/Bangkok Asia/Jakarta Asia/Ho_Chi_Minh", 420, null);
+  zone("Asia/Singapore Asia/Hong_Kong Asia/Shanghai Asia/Taipei Asia/Manila Australia/Perth", 480, null);
+  zone("Asia/Tokyo Asia/Seoul", 540, null);
+  zone("Australia/Darwin", 570, null);
+  zone("Australia/Adelaide", 570, AU);
+  zone("Australia/Brisbane", 600, null);
+  zone("Australia/Sydney Australia/Melbourne Australia/Hobart Australia/Canberra", 600, AU);
+  zone("Pacific/Auckland", 720, NZ);
+  const sunday = (year, month, n) => {
+    if (n > 0) return 1 + ((7 - new Date(Date.UTC(year, month, 1)).getUTCDay()) % 7) + 7 * (n - 1);
+    const last = new Date(Date.UTC(year, month + 1, 0));
+    return last.getUTCDate() - last.getUTCDay();
+  };
+  /** Minutes east of UTC in `z` at the instant `x`. */
+  const offsetIn = (z, x) => {
+    const year = new Date(x + z.offset * 60000).getUTCFullYear();
+    if (year < z.since || year > 2099) refuse("DateTimeFormat in the time zone '" + z.name + "' in " + year);
+    const at = (month, day, hour, offset) => Date.UTC(year, month, day, hour) - offset * 60000;
+    const std = z.offset, dst = z.offset + 60;
+    let summer = false;
+    if (z.rule === US) summer = x >= at(2, sunday(year, 2, 2), 2, std) && x < at(10, sunday(year, 10, 1), 2, dst);
+    else if (z.rule === EU) summer = x >= at(2, sunday(year, 2, -1), 1, 0) && x < at(9, sunday(year, 9, -1), 1, 0);
+    else if (z.rule === AU) summer = x < at(3, sunday(year, 3, 1), 3, dst) || x >= at(9, sunday(year, 9, 1), 2, std);
+    else if (z.rule === NZ) summer = x < at(3, sunday(year, 3, 1), 3, dst) || x >= at(8, sunday(year, 8, -1), 2, std);
+    return summer ? dst : std;
+  };
+
   const keyOf = (fields) =>
     ["weekday", "year", "month", "day", "hour", "minute", "second", "hour12", "dateStyle", "timeStyle"]
       .filter((k) => fields[k] !== undefined).map((k) => k + ":" + fields[k]).join(",");
@@ -393,12 +452,16 @@
     const hourCycle = getOption(o, "hourCycle", ["h11", "h12", "h23", "h24"], undefined);
     if (hour12 === undefined && hourCycle !== undefined) hour12 = hourCycle === "h11" || hourCycle === "h12";
     let timeZone = o.timeZone === undefined ? undefined : String(o.timeZone);
+    let named = null;
     if (timeZone !== undefined) {
-      if (!UTC_NAMES.includes(timeZone.toUpperCase())) {
+      if (UTC_NAMES.includes(timeZone.toUpperCase())) timeZone = "UTC";
+      else if (ZONES[timeZone.toUpperCase()]) {
+        named = ZONES[timeZone.toUpperCase()];
+        timeZone = named.name;
+      } else {
         if (!/^[A-Za-z_+\-\/0-9]+$/.test(timeZone)) throw new RangeError("Invalid time zone specified: " + timeZone);
-        refuse("DateTimeFormat with the time zone '" + timeZone + "' (it has UTC and the host's)");
+        refuse("DateTimeFormat with the time zone '" + timeZone + "'");
       }
-      timeZone = "UTC";
     }
     const fields = {};
     for (const f of FIELDS) {
@@ -434,18 +497,20 @@
     const timed = key.hour !== undefined || (timeStyle !== undefined);
     key.hour12 = timed && !dateStyle && !timeStyle ? hour12 : undefined;
     if ((dateStyle || timeStyle) && hour12 !== undefined) refuse("DateTimeFormat with dateStyle or timeStyle and hour12");
+    // Recorded option sets only; a date-and-time one recorded as null is the
+    // date's and the time's patterns glued as the locale glues them.
     const patterns = data.date.patterns;
     const lookup = (k) => {
       const i = keyIndex.get(keyOf(k));
-      return i === undefined ? null : patterns[i];
+      return i === undefined ? undefined : patterns[i];
     };
-    let pattern = lookup(key);
-    if (pattern === null) {
+    let pattern = lookup(key) ?? null;
+    if (lookup(key) === null) {
       const datePart = { weekday: key.weekday, year: key.year, month: key.month, day: key.day };
       const timePart = { hour: key.hour, minute: key.minute, second: key.second, hour12: key.hour12 };
       const d = DATE_FIELDS.some((f) => datePart[f]) ? lookup(datePart) : null;
       const t = timePart.hour || timePart.minute || timePart.second ? lookup(timePart) : null;
-      if (d !== null && t !== null) {
+      if (d && t) {
         const length = key.month === "long" ? (key.weekday === "long" ? 0 : 1) : key.month === "short" ? 2 : 3;
         pattern = data.date.glue[length].replace("{1}", d).replace("{0}", t);
       }
@@ -478,15 +543,16 @@
         r[f] = v;
       }
     }
-    return { r, pattern, lists: data.date.lists, utc: timeZone === "UTC" };
+    return { r, pattern, lists: data.date.lists, utc: timeZone === "UTC", zone: named };
   }
 
   const pad = (n) => (n < 10 ? "0" : "") + n;
   function formatDateToParts(state, date) {
     const x = date === undefined ? Date.now() : date instanceof Date ? date.getTime() : Number(date);
     if (!Number.isFinite(x)) throw new RangeError("Invalid time value");
-    const d = new Date(x);
-    const utc = state.utc;
+    // A named zone: its wall clock, read with the UTC getters.
+    const d = new Date(state.zone ? x + offsetIn(state.zone, x) * 60000 : x);
+    const utc = state.utc || state.zone !== null;
     const get = {
       year: utc ? d.getUTCFullYear() : d.getFullYear(), month: utc ? d.getUTCMonth() : d.getMonth(),
       day: utc ? d.getUTCDate() : d.getDate(), weekday: utc ? d.getUTCDay() : d.getDay(),
@@ -514,7 +580,7 @@
         m: ["minute", String(get.minute)], mm: ["minute", pad(get.minute)], s: ["second", String(get.second)], ss: ["second", pad(get.second)],
         a: ["dayPeriod", () => named(h < 12 ? 0 : 1)],
         z: ["timeZoneName", () => {
-          if (!utc && !localIsUtc()) refuse("DateTimeFormat of the host's time zone's name");
+          if (state.zone || (!state.utc && !localIsUtc())) refuse("DateTimeFormat of a time zone's name other than UTC's");
           return named(0);
         }],
       }[f];

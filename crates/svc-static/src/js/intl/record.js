@@ -98,6 +98,18 @@ const TIMES = [
   { hour: n, minute: n, second: n }, { hour: n, minute: n }, { hour: t, minute: n }, { hour: n }, { hour: t, minute: n, second: n },
   { hour: t },
 ];
+// Every date-only option set (weekday, year, month, day), recorded as is;
+// DATES above are also combined with the times.
+const ALL_DATES = [];
+for (const weekday of [undefined, "narrow", "short", "long"]) {
+  for (const year of [undefined, "numeric", "2-digit"]) {
+    for (const month of [undefined, "numeric", "2-digit", "narrow", "short", "long"]) {
+      for (const day of [undefined, "numeric", "2-digit"]) {
+        if (weekday || year || month || day) ALL_DATES.push({ weekday, year, month, day });
+      }
+    }
+  }
+}
 const key = (o) =>
   ["weekday", "year", "month", "day", "hour", "minute", "second", "hour12", "dateStyle", "timeStyle"]
     .filter((k) => o[k] !== undefined).map((k) => k + ":" + o[k]).join(",");
@@ -139,7 +151,7 @@ function dateData(locale) {
   };
   const patterns = {};
   const add = (o) => { patterns[key(o)] = patternOf(o); };
-  for (const d of DATES) add(d);
+  for (const d of ALL_DATES) add(d);
   for (const tm of TIMES) for (const h12 of [undefined, true, false]) add({ ...tm, hour12: h12 });
   for (const ds of [undefined, "full", "long", "medium", "short"]) {
     for (const ts of [undefined, "full", "long", "medium", "short"]) if (ds || ts) add({ dateStyle: ds, timeStyle: ts });
@@ -160,11 +172,13 @@ function dateData(locale) {
       glue[i] = both.replace(dp, "\u0001").replace(tp, "\u0002").replace("\u0001", "{1}").replace("\u0002", "{0}");
     }
   }
+  // Every combination checked is kept: null where the glue gives it (a
+  // combination not recorded at all is refused, not guessed).
   for (const [d, tm] of combos) {
     const both = patternOf({ ...d, ...tm });
     const g = glue[lengthOf(d)];
     const glued = g && g.replace("{1}", patterns[key(d)]).replace("{0}", patterns[key(tm)]);
-    if (glued !== both) patterns[key({ ...d, ...tm })] = both;
+    patterns[key({ ...d, ...tm })] = glued === both ? null : both;
   }
   return { patterns, glue, lists, hourCycle: new Intl.DateTimeFormat(locale, { hour: n }).resolvedOptions().hourCycle };
 }

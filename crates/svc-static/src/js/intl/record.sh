@@ -24,6 +24,7 @@ keys = sorted({k for entry in data.values() for k in entry["date"]["patterns"]})
 for entry in data.values():
     patterns = entry["date"]["patterns"]
     entry["date"]["patterns"] = [patterns.get(k) for k in keys]
+    assert all(k in patterns for k in keys), "every locale records the same option sets"
 locales, seen = {}, {}
 for tag, entry in data.items():
     body = json.dumps({k: v for k, v in entry.items() if k != "locale"}, sort_keys=True, ensure_ascii=False)
