@@ -1064,7 +1064,8 @@ async fn run_queue_claims_near_warm_pages(store: Arc<dyn Store>) {
     // A process of organization a (any URL): its oldest run within the window.
     let claim = store.claim_run_near("default", "w-2", lease, &[near(org_a.id, None)], window).await.unwrap().unwrap();
     assert_eq!(claim.history_id, queued[1], "a on y");
-    let claim = store.claim_run_near("default", "w-2", lease, &[x.clone(), near(org_a.id, None)], window).await.unwrap();
+    let claim =
+        store.claim_run_near("default", "w-2", lease, &[x.clone(), near(org_a.id, None)], window).await.unwrap();
     assert_eq!(claim.unwrap().history_id, queued[3], "the look-alike URL fits only the organization");
     // b's page: b's run, never a's.
     let bs_page = [near(org_b.id, Some("http://x_test:8080/"))];

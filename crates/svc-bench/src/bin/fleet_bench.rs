@@ -52,7 +52,7 @@ use axum::response::{Html, IntoResponse};
 use axum::routing::get;
 use clap::Parser;
 use serde_json::{Value, json};
-use svc_bench::items_page::ITEMS;
+use svc_bench::items_page::{ITEMS, PNG};
 use svc_bench::sampler::{MemPeak, Sampler, cpu_jiffies, cpu_ms};
 use svc_bench::stats::{Stats, stats};
 use svc_server::{App, Config};
@@ -104,14 +104,6 @@ struct Args {
 
 // ---------------------------------------------------------------- sites
 
-/// A 1x1 PNG.
-const PNG: &[u8] = &[
-    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00,
-    0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0d, 0x49,
-    0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0x64, 0x60, 0xf8, 0x5f, 0x0f, 0x00, 0x02, 0x87, 0x01, 0x80, 0xeb, 0x47, 0xba,
-    0x92, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
-];
-
 /// Site `n`'s page: 50 items of its own, its own title and colour.
 fn site_page(n: usize) -> String {
     let items: String = (0..ITEMS).map(|i| format!("<li class=\"item\">Site {n} item {i}</li>")).collect();
@@ -135,13 +127,13 @@ async fn serve_site(n: usize) -> Result<String> {
     let font: Arc<Vec<u8>> = Arc::new((0..20 * 1024).map(|i| (i * 7 % 251) as u8).collect());
     const NO_STORE: (header::HeaderName, &str) = (header::CACHE_CONTROL, "no-store");
     let app = Router::new()
-        .route("/items", get(|State((page, _)): State<(Arc<String>, Arc<Vec<u8>>)>| async move {
-            ([NO_STORE], Html(page.as_str().to_owned()))
-        }))
         .route(
-            "/image.png",
-            get(|| async { ([(header::CONTENT_TYPE, "image/png"), NO_STORE], PNG).into_response() }),
+            "/items",
+            get(|State((page, _)): State<(Arc<String>, Arc<Vec<u8>>)>| async move {
+                ([NO_STORE], Html(page.as_str().to_owned()))
+            }),
         )
+        .route("/image.png", get(|| async { ([(header::CONTENT_TYPE, "image/png"), NO_STORE], PNG).into_response() }))
         .route(
             "/font.woff2",
             get(|State((_, font)): State<(Arc<String>, Arc<Vec<u8>>)>| async move {
@@ -150,8 +142,7 @@ async fn serve_site(n: usize) -> Result<String> {
         )
         .with_state((page, font));
     let host = format!("127.0.0.{}", n + 2);
-    let listener =
-        tokio::net::TcpListener::bind(format!("{host}:0")).await.with_context(|| format!("bind {host}"))?;
+    let listener = tokio::net::TcpListener::bind(format!("{host}:0")).await.with_context(|| format!("bind {host}"))?;
     let url = format!("http://{}/items", listener.local_addr()?);
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
@@ -257,8 +248,7 @@ async fn create_scrap(http: &reqwest::Client, base: &str, org: &Org, title: &str
 
 /// One run, trigger to finished row: the row's `time` (ms).
 async fn run_once(http: &reqwest::Client, base: &str, token: &str, scrap: &str, first: &str) -> Result<f64> {
-    let response =
-        http.post(format!("{base}/api/scraps/worker/{scrap}?wait=120")).bearer_auth(token).send().await?;
+    let response = http.post(format!("{base}/api/scraps/worker/{scrap}?wait=120")).bearer_auth(token).send().await?;
     let status = response.status();
     let mut row: Value = response.json().await?;
     // Not finished within the longest wait: read the row until it is.
