@@ -33,7 +33,7 @@ pub use traits::{
     EngineMemory, ExpiredLeases, FiredTick, FixProposalStore, HistoryFilter, HistoryStore, KeyStore, NewAccount,
     OpsStore, Page, PlanRenewal, PlannedTick, PoolUse, ProposalDecision, QueueState, RateStore, Recipient,
     RenewalOutcome, RotationReport, RunNeighbours, RunPageStore, RunStore, RunStreak, ScheduleStore, ScrapFilter,
-    ScrapStore, SealReport, SecretStore, SiteAccountStore, Store, TaskEnd, TaskFinish, TaskStore, TickAction,
+    ScrapStore, SealReport, SecretStore, SessionStore, SiteAccountStore, Store, TaskEnd, TaskFinish, TaskStore, TickAction,
     TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
 };
 

@@ -28,6 +28,7 @@ mod run_pages;
 mod runs;
 mod schedule;
 mod scraps;
+mod sessions;
 pub mod sealed_columns;
 mod secrets;
 mod shared;
