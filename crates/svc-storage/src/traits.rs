@@ -5,6 +5,7 @@ use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
 use svc_domain::email::{Email, EmailRecord};
 use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
+use svc_domain::login_session::LoginSession;
 use svc_domain::plan::{Plan, WeeklyUnits};
 use svc_domain::run_page::RunPage;
 use svc_domain::scrap::{ParamSet, Scrap};
@@ -12,7 +13,6 @@ use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion};
 use svc_domain::site_account::{SavedSession, SiteAccount, StoredAccount};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
-use svc_domain::login_session::LoginSession;
 use svc_domain::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, SessionId, UserId, WebhookId};
 
 use crate::Result;
@@ -145,8 +145,7 @@ pub trait SessionStore: Send + Sync {
     /// Ends one live session of the user; false when there is none such.
     async fn end_session(&self, org: OrgId, user: UserId, id: SessionId, at: DateTime<Utc>) -> Result<bool>;
     /// Ends every live session of the user but `keep`; how many ended.
-    async fn end_sessions(&self, org: OrgId, user: UserId, keep: Option<SessionId>, at: DateTime<Utc>)
-    -> Result<u64>;
+    async fn end_sessions(&self, org: OrgId, user: UserId, keep: Option<SessionId>, at: DateTime<Utc>) -> Result<u64>;
     /// Deletes the sessions that expired before `before` (housekeeping;
     /// cross-organization by design). Returns how many went.
     async fn prune_sessions(&self, before: DateTime<Utc>) -> Result<u64>;

@@ -24,6 +24,7 @@ use svc_domain::api_key::{ApiKey, KeyOwner};
 use svc_domain::costs::Costs;
 use svc_domain::email::{Attachment, Email, EmailKind, EmailState};
 use svc_domain::history::{HistoryRow, RunSummary, RunType, StatusDetail, TriggeredBy};
+use svc_domain::login_session::LoginSession;
 use svc_domain::meter::{Meter, MeterBreakdown};
 use svc_domain::plan::{Plan, WeeklyUnits};
 use svc_domain::run_page::{PageStatus, RunPage};
@@ -33,7 +34,6 @@ use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion, Vers
 use svc_domain::site_account::{SavedSession, SessionState, SiteAccount};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
-use svc_domain::login_session::LoginSession;
 use svc_domain::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, SessionId, TypedId, UserId, WebhookId};
 use svc_storage::key_check::key_check_opens;
 use svc_storage::testing::TestDb;
@@ -339,7 +339,8 @@ async fn sessions_live_until_ended_or_expired(store: Arc<dyn Store>) {
     let at = now();
     let laptop = login_session(&user, "Firefox on Linux", at);
     let phone = login_session(&user, "Safari on iPhone", at + Duration::seconds(1));
-    let old = LoginSession { expires_at: at - Duration::seconds(1), ..login_session(&user, "old", at - Duration::days(2)) };
+    let old =
+        LoginSession { expires_at: at - Duration::seconds(1), ..login_session(&user, "old", at - Duration::days(2)) };
     let bobs = login_session(&other_user, "Chrome", at);
     for s in [&laptop, &phone, &old, &bobs] {
         store.insert_session(s).await.unwrap();

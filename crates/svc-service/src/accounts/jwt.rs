@@ -213,7 +213,8 @@ mod tests {
             iat: now.timestamp(),
             exp: (now + LIFETIME).timestamp(),
         };
-        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &old, &EncodingKey::from_secret(b"s")).unwrap();
+        let token =
+            jsonwebtoken::encode(&Header::new(Algorithm::HS256), &old, &EncodingKey::from_secret(b"s")).unwrap();
         assert_eq!(JwtKeys::new(b"s").verify(&token), None);
     }
 

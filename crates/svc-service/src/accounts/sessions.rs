@@ -12,6 +12,7 @@ use svc_domain::{OrgId, SessionId, UserId};
 use svc_storage::Store;
 
 use crate::accounts::jwt::JwtKeys;
+use crate::paging::{PageRequest, Paged};
 use crate::{Result, ServiceError, Session};
 
 /// Who is logging in: the client's address (per-address limits, the
@@ -73,10 +74,17 @@ impl SessionService {
         Ok((token, expires_at))
     }
 
-    /// The user's live sessions, most recently seen first.
-    pub async fn list(&self, session: &Session) -> Result<Vec<SessionEntry>> {
+    /// One page of the user's live sessions, most recently seen first.
+    pub async fn list(&self, session: &Session, page: PageRequest) -> Result<Paged<SessionEntry>> {
         let rows = self.store.live_sessions(session.org(), session.user(), Utc::now()).await?;
-        Ok(rows.into_iter().map(|s| SessionEntry { current: s.id == session.id(), session: s }).collect())
+        let total = rows.len() as i64;
+        let items = rows
+            .into_iter()
+            .skip(page.offset() as usize)
+            .take(page.per_page as usize)
+            .map(|s| SessionEntry { current: s.id == session.id(), session: s })
+            .collect();
+        Ok(Paged { items, total, page })
     }
 
     /// Logs out: ends the caller's own session.
@@ -116,11 +124,18 @@ mod tests {
         let phone = t.services.accounts.login(login, Client::new(local, Some("Phone browser"))).await.unwrap();
         let phone_session = t.services.auth.session(&phone.token).await.unwrap();
 
-        let listed = t.services.sessions.list(&ada.session).await.unwrap();
-        assert_eq!(listed.len(), 2);
+        let listed = t.services.sessions.list(&ada.session, PageRequest::default()).await.unwrap();
+        assert_eq!(listed.total, 2);
+        let second = t.services.sessions.list(&ada.session, PageRequest::new(Some(2), Some(1)).unwrap()).await.unwrap();
+        assert_eq!((second.total, second.items.len()), (2, 1));
+        assert_eq!(second.items[0], listed.items[1]);
+        let listed = listed.items;
         assert_eq!(listed.iter().filter(|e| e.current).count(), 1);
         let on_phone = listed.iter().find(|e| e.session.id == phone_session.id()).unwrap();
-        assert_eq!((on_phone.session.device.as_str(), on_phone.session.address.as_str()), ("Phone browser", "192.0.2.7"));
+        assert_eq!(
+            (on_phone.session.device.as_str(), on_phone.session.address.as_str()),
+            ("Phone browser", "192.0.2.7")
+        );
 
         // Bob cannot end Ada's session; Ada can.
         assert!(matches!(

@@ -11,8 +11,8 @@ use svc_storage::{NewAccount, Store, StoreError};
 use tokio::sync::Semaphore;
 
 use super::password;
-use crate::accounts::sessions::{Client, SessionService};
 use crate::accounts::rate_limits::{LOGIN_PER_EMAIL, LOGIN_PER_IP, RateLimits, SIGNUP_PER_IP};
+use crate::accounts::sessions::{Client, SessionService};
 use crate::{Result, ServiceError, Session};
 
 const MIN_PASSWORD: usize = 8;
@@ -274,7 +274,8 @@ mod tests {
         assert_eq!(field_of(accounts.change_password(&ada.session, &long, "new-password-1").await), "currentPassword");
         assert_eq!(field_of(accounts.change_password(&ada.session, "password-123", "short").await), "password");
         assert_eq!(field_of(accounts.change_password(&ada.session, "password-123", &long).await), "password");
-        let elsewhere = accounts.login(login("ada@example.com", "password-123"), LOCAL).await.expect("nothing changed yet");
+        let elsewhere =
+            accounts.login(login("ada@example.com", "password-123"), LOCAL).await.expect("nothing changed yet");
         t.services.auth.session(&elsewhere.token).await.expect("a second session");
 
         accounts.change_password(&ada.session, "password-123", "new-password-1").await.unwrap();

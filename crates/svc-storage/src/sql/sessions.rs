@@ -169,13 +169,7 @@ where
         Ok(done.rows_affected() == 1)
     }
 
-    async fn end_sessions(
-        &self,
-        org: OrgId,
-        user: UserId,
-        keep: Option<SessionId>,
-        at: DateTime<Utc>,
-    ) -> Result<u64> {
+    async fn end_sessions(&self, org: OrgId, user: UserId, keep: Option<SessionId>, at: DateTime<Utc>) -> Result<u64> {
         let mut tx = self.begin_write().await?;
         let ended = end_sessions_in(&mut tx, org, user, keep, at).await?;
         tx.commit().await?;
@@ -183,10 +177,8 @@ where
     }
 
     async fn prune_sessions(&self, before: DateTime<Utc>) -> Result<u64> {
-        let done = sqlx::query("DELETE FROM sessions WHERE expires_at < $1")
-            .bind(millis(before))
-            .execute(&self.pool)
-            .await?;
+        let done =
+            sqlx::query("DELETE FROM sessions WHERE expires_at < $1").bind(millis(before)).execute(&self.pool).await?;
         Ok(done.rows_affected())
     }
 }
