@@ -190,3 +190,54 @@ async fn an_ended_session_is_refused_at_once_on_every_server() {
     assert_eq!(status, StatusCode::NO_CONTENT);
     assert_ended(&two, &ada.token).await;
 }
+
+/// A run trigger riding on the session cookie proves it comes from svc's
+/// page on every method (issue #37, part 4): a link or an image elsewhere
+/// cannot start runs with `GET /api/scraps/load/:id`.
+#[tokio::test]
+async fn run_triggers_through_the_cookie_need_the_csrf_token_on_every_method() {
+    let app = TestApp::start_with(&[("SVC_EMBEDDED_WORKER", "false")]).await;
+    let ada = app.signup("ada@example.com").await;
+    let scrap = app.create_scrap(&ada, "Prices").await["id"].as_str().unwrap().to_string();
+    let csrf = crate::web::csrf_token_of(&app, &ada.token).await;
+    let cookie = crate::web::session_cookie(&ada.token);
+    let load = format!("/api/scraps/load/{scrap}");
+    let runs = || async {
+        let (_, rows) = app.get(&format!("/api/historys?scrap={scrap}"), &ada.token).await;
+        rows["total"].as_i64().unwrap()
+    };
+
+    // A cookie alone (what a cross-site link or image sends): refused, no run.
+    let (status, body) = app.send(app.request(Method::GET, &load, None).header(header::COOKIE, &cookie)).await;
+    assert_error(status, &body, StatusCode::FORBIDDEN, "FORBIDDEN");
+    assert!(body["description"].as_str().unwrap().contains("CSRF"), "{body}");
+    let foreign = app
+        .request(Method::GET, &load, None)
+        .header(header::COOKIE, &cookie)
+        .header("x-csrf-token", &csrf)
+        .header(header::ORIGIN, "https://evil.example");
+    let (status, body) = app.send(foreign).await;
+    assert_error(status, &body, StatusCode::FORBIDDEN, "FORBIDDEN");
+    let (status, body) = app
+        .send(app.request(Method::POST, &format!("/api/scraps/worker/{scrap}"), None).header(header::COOKIE, &cookie))
+        .await;
+    assert_error(status, &body, StatusCode::FORBIDDEN, "FORBIDDEN");
+    assert_eq!(runs().await, 0);
+
+    // The cookie with the token from svc's own page (as the web app's fetch sends it).
+    let own = app
+        .request(Method::GET, &load, None)
+        .header(header::COOKIE, &cookie)
+        .header("x-csrf-token", &csrf)
+        .header(header::REFERER, format!("{}/scraps/{scrap}", app.base));
+    let (status, body) = app.send(own).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    // A bearer header is unchanged: no CSRF token needed.
+    let (status, body) = app.get(&load, &ada.token).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    assert_eq!(runs().await, 2);
+    // Reads through the cookie alone stay open.
+    let (status, body) =
+        app.send(app.request(Method::GET, &format!("/api/scraps/{scrap}"), None).header(header::COOKIE, &cookie)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}

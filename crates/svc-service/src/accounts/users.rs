@@ -11,7 +11,8 @@ use svc_storage::{NewAccount, Store, StoreError};
 use tokio::sync::Semaphore;
 
 use super::password;
-use crate::accounts::rate_limits::{LOGIN_PER_EMAIL, LOGIN_PER_IP, RateLimits, SIGNUP_PER_IP};
+use crate::accounts::client_address::limit_key;
+use crate::accounts::rate_limits::{LOGIN_FAILED_FOR, LOGIN_PER_EMAIL, LOGIN_PER_IP, RateLimits, SIGNUP_PER_IP};
 use crate::accounts::sessions::{Client, SessionService};
 use crate::{Result, ServiceError, Session};
 
@@ -150,7 +151,7 @@ impl AccountService {
         if !self.signup_open {
             return Err(ServiceError::Forbidden("sign-up is closed on this server".into()));
         }
-        self.limits.take(&format!("signup:ip:{from}"), SIGNUP_PER_IP).await?;
+        self.limits.take(&format!("signup:ip:{}", limit_key(from)), SIGNUP_PER_IP).await?;
         let email = normalized_email(&input.email)?;
         check_new_password(&input.password)?;
         let name = match input.name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty()) {
@@ -179,22 +180,49 @@ impl AccountService {
         Ok(SignedUp { token, user: account.user, organization: account.organization })
     }
 
-    /// Checks credentials, for a client at `from`: limited per IP and per
-    /// email before any hashing, so a flood costs no argon2 work.
+    /// Checks credentials, for a client at `from`: limited per address (an
+    /// IPv6 client's /64) and per email before any hashing, so a flood costs
+    /// no argon2 work. Past the per-email limit (the email is being guessed
+    /// at), an address that has not failed on this email for
+    /// `LOGIN_FAILED_FOR` still gets one try, so that the owner is not locked
+    /// out; a wrong password marks the address as failed. Guesses per email
+    /// and 15 minutes: 20, plus one per address (or /64) never refused on it,
+    /// each address within its own per-address limit.
     pub async fn login(&self, input: Login, client: impl Into<Client>) -> Result<IssuedToken> {
         let client = client.into();
-        let from = client.address;
         let email = input.email.trim().to_lowercase();
-        self.limits.take(&format!("login:ip:{from}"), LOGIN_PER_IP).await?;
-        self.limits.take(&format!("login:email:{email}"), LOGIN_PER_EMAIL).await?;
+        let network = limit_key(client.address);
+        self.limits.take(&format!("login:ip:{network}"), LOGIN_PER_IP).await?;
+        let failed = format!("login:email-failed:{email}:{network}");
+        let guessed_at = match self.limits.take(&format!("login:email:{email}"), LOGIN_PER_EMAIL).await {
+            Ok(()) => false,
+            Err(ServiceError::RateLimited(refusal)) => {
+                // Taken before hashing: concurrent tries from one address get one.
+                if !self.limits.mark_if_unset(&failed, LOGIN_FAILED_FOR).await? {
+                    return Err(ServiceError::RateLimited(refusal));
+                }
+                true
+            }
+            Err(e) => return Err(e),
+        };
         let found = self.store.user_by_email(&email).await?;
         let stored = found.as_ref().map(|(_, h)| h.clone()).unwrap_or_else(|| decoy_hash().to_string());
         let plain = input.password;
         let ok =
             plain.chars().count() <= MAX_PASSWORD && self.hash_work(move || password::verify(&plain, &stored)).await?;
         match found {
-            Some((user, _)) if ok => self.issue(user.id, user.organization_id, &client).await,
-            _ => Err(ServiceError::Unauthorized("invalid email or password".into())),
+            Some((user, _)) if ok => {
+                if guessed_at {
+                    self.limits.unmark(&failed).await?;
+                }
+                self.issue(user.id, user.organization_id, &client).await
+            }
+            _ => {
+                if !guessed_at {
+                    self.limits.mark(&failed, LOGIN_FAILED_FOR).await?;
+                }
+                Err(ServiceError::Unauthorized("invalid email or password".into()))
+            }
         }
     }
 
