@@ -116,3 +116,38 @@ impl From<(User, Organization)> for MeView {
         MeView { user: user.into(), organization: organization.into() }
     }
 }
+
+/// The body of `PUT /api/auth/password` (`Debug` leaves the passwords out).
+#[derive(Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(description = "The body of `PUT /api/auth/password`: the account's password now, and a new \
+    one of 8 to 1,024 characters.")]
+pub struct PasswordBody {
+    #[schema(max_length = 1024)]
+    pub current_password: String,
+    #[schema(min_length = 8, max_length = 1024)]
+    pub new_password: String,
+}
+
+impl fmt::Debug for PasswordBody {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PasswordBody").finish_non_exhaustive()
+    }
+}
+
+/// A live web session of the caller's account.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionView {
+    pub id: String,
+    /// The client's `User-Agent` at log-in (empty when it sent none).
+    pub device: String,
+    /// The client's address at log-in.
+    pub address: String,
+    pub created_at: String,
+    /// When a request last used the session (kept to within 5 minutes).
+    pub last_seen_at: String,
+    pub expires_at: String,
+    /// Whether this is the session of the request.
+    pub current: bool,
+}

@@ -19,7 +19,9 @@ mod site_account;
 mod usage;
 mod webhook;
 
-pub use account::{LoginBody, LoginView, MeView, OrganizationView, SignupBody, SignupView, UserView};
+pub use account::{
+    LoginBody, LoginView, MeView, OrganizationView, PasswordBody, SessionView, SignupBody, SignupView, UserView,
+};
 pub use activity::ActivityView;
 pub use ai::{GenerateBody, TaskAccepted, TaskView, VersionView, WizardBody};
 pub use announcement::{AnnouncementBody, AnnouncementQueued};

@@ -13,16 +13,19 @@ pub(crate) fn client_ip(parts: &Parts, trusted: &[IpNet]) -> IpAddr {
     svc_service::accounts::client_address::client_ip(peer, forwarded, trusted)
 }
 
-/// The client's IP as an extractor, for the per-IP limits of log-in and sign-up.
-pub(crate) struct ClientAddr(pub IpAddr);
+/// The client of a log-in or sign-up: its IP and its `User-Agent`, which
+/// name the session it opens.
+pub(crate) struct LoginClient(pub svc_service::accounts::sessions::Client);
 
-impl axum::extract::FromRequestParts<std::sync::Arc<svc_service::Services>> for ClientAddr {
+impl axum::extract::FromRequestParts<std::sync::Arc<svc_service::Services>> for LoginClient {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(
         parts: &mut Parts,
         services: &std::sync::Arc<svc_service::Services>,
     ) -> Result<Self, Self::Rejection> {
-        Ok(ClientAddr(client_ip(parts, &services.trusted_proxies)))
+        let ip = client_ip(parts, &services.trusted_proxies);
+        let agent = parts.headers.get(axum::http::header::USER_AGENT).and_then(|v| v.to_str().ok());
+        Ok(LoginClient(svc_service::accounts::sessions::Client::new(ip, agent)))
     }
 }

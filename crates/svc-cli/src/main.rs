@@ -146,7 +146,7 @@ fn main() -> ExitCode {
             Command::Worker { id, .. } => server::work(config.expect("loaded above"), &id).await,
             Command::Admin { command, .. } => admin::run(config.expect("loaded above"), command).await,
             Command::Login { email, password_stdin } => client::login(&cli.common, &email, password_stdin).await,
-            Command::Logout => client::logout(&cli.common),
+            Command::Logout => client::logout(&cli.common).await,
             Command::Whoami => client::whoami(&cli.common).await,
             Command::Client(command) => client::run(cli.common, command).await,
             Command::Completions { .. } | Command::Sandbox => ExitCode::SUCCESS,

@@ -175,6 +175,11 @@ impl Client {
         self.call(Method::POST, "/api/auth/login", Some(&encode(&body))).await
     }
 
+    /// `POST /api/auth/logout`: ends the session of this client's token on the server.
+    pub async fn logout(&self) -> Result<(), ClientError> {
+        self.raw(Method::POST, "/api/auth/logout", None).await.map(|_| ())
+    }
+
     pub async fn me(&self) -> Result<MeView, ClientError> {
         self.call(Method::GET, "/api/auth/me", None).await
     }

@@ -159,6 +159,10 @@ typed_id!(
     /// A webhook subscription.
     WebhookId
 );
+typed_id!(
+    /// A web session: one log-in, named by its JWT's `sid` claim.
+    SessionId
+);
 
 #[cfg(test)]
 mod tests {

@@ -8,6 +8,7 @@ pub mod costs;
 pub mod email;
 pub mod history;
 pub mod id;
+pub mod login_session;
 pub mod meter;
 pub mod net;
 pub mod plan;
@@ -19,4 +20,4 @@ pub mod site_account;
 pub mod task;
 pub mod webhook;
 
-pub use id::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, TypedId, UserId, WebhookId};
+pub use id::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, SessionId, TypedId, UserId, WebhookId};

@@ -4,7 +4,7 @@
 //! authorization.
 
 use svc_domain::scope::Scope;
-use svc_domain::{KeyId, OrgId, ScrapId, UserId};
+use svc_domain::{KeyId, OrgId, ScrapId, SessionId, UserId};
 
 use crate::ServiceError;
 
@@ -15,11 +15,17 @@ pub struct Session {
     org: OrgId,
     user: UserId,
     is_platform_admin: bool,
+    /// The log-in this request rides on (the JWT's `sid`).
+    id: SessionId,
 }
 
 impl Session {
-    pub(crate) fn new(org: OrgId, user: UserId, is_platform_admin: bool) -> Self {
-        Session { org, user, is_platform_admin }
+    pub(crate) fn new(org: OrgId, user: UserId, is_platform_admin: bool, id: SessionId) -> Self {
+        Session { org, user, is_platform_admin, id }
+    }
+    /// The log-in this request rides on.
+    pub fn id(&self) -> SessionId {
+        self.id
     }
     pub fn org(&self) -> OrgId {
         self.org
@@ -160,7 +166,7 @@ mod tests {
         assert!(p.may_touch_scrap(a));
         assert!(!p.may_touch_scrap(b));
         assert!(key(vec![], vec![]).may_touch_scrap(b));
-        let s: Principal = Session::new(OrgId::new(), UserId::new(), false).into();
+        let s: Principal = Session::new(OrgId::new(), UserId::new(), false, SessionId::new()).into();
         assert!(s.may_touch_scrap(b));
         assert!(s.require(&Scope::ALL).is_ok());
     }

@@ -12,6 +12,7 @@ use crate::accounts::jwt::JwtKeys;
 use crate::accounts::key_cache::KeyCache;
 use crate::accounts::keys::KeyService;
 use crate::accounts::rate_limits::RateLimits;
+use crate::accounts::sessions::SessionService;
 use crate::ai::attachments::Attachments;
 use crate::ai::task_runner::TaskRunner;
 use crate::ai::tasks::AiService;
@@ -91,6 +92,8 @@ pub struct Services {
     store: Arc<dyn Store>,
     pub auth: AuthService,
     pub accounts: AccountService,
+    /// Web sessions: list, end one, end all.
+    pub sessions: Arc<SessionService>,
     pub admin: AdminService,
     pub announcements: AnnouncementService,
     pub scraps: ScrapService,
@@ -121,6 +124,7 @@ impl Services {
         let jwt = Arc::new(JwtKeys::new(&config.jwt_secret));
         let key_cache = Arc::new(KeyCache::new(config.key_cache_ttl));
         let metrics = Arc::new(Metrics::new());
+        let sessions = Arc::new(SessionService::new(store.clone(), jwt.clone()));
         let rate_limits = Arc::new(RateLimits::new(store.clone(), metrics.clone()));
         let email = crate::runs::EmailSettings { enabled: config.email_enabled, public_url: config.public_url.clone() };
         let attached = Arc::new(Attachments::default());
@@ -159,11 +163,12 @@ impl Services {
             ),
             accounts: AccountService::new(
                 store.clone(),
-                jwt,
+                sessions.clone(),
                 config.free_grant,
                 rate_limits.clone(),
                 config.signup_open,
             ),
+            sessions,
             admin: AdminService::new(store.clone()),
             scraps: ScrapService::new(store.clone(), config.cron_min_interval, schedule_changed, config.tiers.clone()),
             site_accounts: SiteAccountService::new(store.clone()),

@@ -33,8 +33,8 @@ pub use traits::{
     EngineMemory, ExpiredLeases, FiredTick, FixProposalStore, HistoryFilter, HistoryStore, KeyStore, Nearby,
     NewAccount, OpsStore, Page, PlanRenewal, PlannedTick, PoolUse, ProposalDecision, QueueState, RateStore, Recipient,
     RenewalOutcome, RotationReport, RunNeighbours, RunPageStore, RunStore, RunStreak, ScheduleStore, ScrapFilter,
-    ScrapStore, SealReport, SecretStore, SiteAccountStore, Store, TaskEnd, TaskFinish, TaskStore, TickAction,
-    TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
+    ScrapStore, SealReport, SecretStore, SessionStore, SiteAccountStore, Store, TaskEnd, TaskFinish, TaskStore,
+    TickAction, TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -5,6 +5,7 @@ use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
 use svc_domain::email::{Email, EmailRecord};
 use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
+use svc_domain::login_session::LoginSession;
 use svc_domain::plan::{Plan, WeeklyUnits};
 use svc_domain::run_page::RunPage;
 use svc_domain::scrap::{ParamSet, Scrap};
@@ -12,7 +13,7 @@ use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion};
 use svc_domain::site_account::{SavedSession, SiteAccount, StoredAccount};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
-use svc_domain::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, UserId, WebhookId};
+use svc_domain::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, SessionId, UserId, WebhookId};
 
 use crate::Result;
 
@@ -62,8 +63,17 @@ pub trait AccountStore: Send + Sync {
     async fn user(&self, org: OrgId, user: UserId) -> Result<Option<User>>;
     /// The user's password hash.
     async fn password_hash(&self, org: OrgId, user: UserId) -> Result<Option<String>>;
-    /// False when the user is not in `org`.
-    async fn set_password_hash(&self, org: OrgId, user: UserId, hash: &str) -> Result<bool>;
+    /// Sets the password hash and, in the same transaction, ends every
+    /// live session of the user but `keep` (at `at`). False when the user
+    /// is not in `org`.
+    async fn set_password_hash(
+        &self,
+        org: OrgId,
+        user: UserId,
+        hash: &str,
+        keep: Option<SessionId>,
+        at: DateTime<Utc>,
+    ) -> Result<bool>;
     /// False when the user is not in `org`; fails with `Conflict("email")`
     /// when another user has the email.
     async fn set_email(&self, org: OrgId, user: UserId, email: &str) -> Result<bool>;
@@ -111,6 +121,34 @@ pub enum RenewalOutcome {
     Renewed,
     /// Another scheduler recorded this (organization, week) first: nothing changed.
     AlreadyRenewed,
+}
+
+/// Web sessions (`LoginSession`). A session is live while it is neither
+/// ended nor expired.
+#[async_trait]
+pub trait SessionStore: Send + Sync {
+    async fn insert_session(&self, session: &LoginSession) -> Result<()>;
+    /// The user of a session live at `now`, and when it was last seen: one
+    /// indexed read, made on every request a session authenticates.
+    async fn live_session(
+        &self,
+        org: OrgId,
+        user: UserId,
+        id: SessionId,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(User, DateTime<Utc>)>>;
+    /// Sets the session's `last_seen_at` to `now` unless it is already as
+    /// late; false when the session is not the user's.
+    async fn touch_session(&self, org: OrgId, user: UserId, id: SessionId, now: DateTime<Utc>) -> Result<bool>;
+    /// The user's sessions live at `now`, most recently seen first.
+    async fn live_sessions(&self, org: OrgId, user: UserId, now: DateTime<Utc>) -> Result<Vec<LoginSession>>;
+    /// Ends one live session of the user; false when there is none such.
+    async fn end_session(&self, org: OrgId, user: UserId, id: SessionId, at: DateTime<Utc>) -> Result<bool>;
+    /// Ends every live session of the user but `keep`; how many ended.
+    async fn end_sessions(&self, org: OrgId, user: UserId, keep: Option<SessionId>, at: DateTime<Utc>) -> Result<u64>;
+    /// Deletes the sessions that expired before `before` (housekeeping;
+    /// cross-organization by design). Returns how many went.
+    async fn prune_sessions(&self, before: DateTime<Utc>) -> Result<u64>;
 }
 
 #[async_trait]
@@ -904,6 +942,7 @@ pub trait SiteAccountStore: Send + Sync {
 #[async_trait]
 pub trait Store:
     AccountStore
+    + SessionStore
     + ScrapStore
     + KeyStore
     + HistoryStore

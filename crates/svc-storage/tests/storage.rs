@@ -24,6 +24,7 @@ use svc_domain::api_key::{ApiKey, KeyOwner};
 use svc_domain::costs::Costs;
 use svc_domain::email::{Attachment, Email, EmailKind, EmailState};
 use svc_domain::history::{HistoryRow, RunSummary, RunType, StatusDetail, TriggeredBy};
+use svc_domain::login_session::LoginSession;
 use svc_domain::meter::{Meter, MeterBreakdown};
 use svc_domain::plan::{Plan, WeeklyUnits};
 use svc_domain::run_page::{PageStatus, RunPage};
@@ -33,7 +34,7 @@ use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion, Vers
 use svc_domain::site_account::{SavedSession, SessionState, SiteAccount};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
-use svc_domain::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, TypedId, UserId, WebhookId};
+use svc_domain::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, SessionId, TypedId, UserId, WebhookId};
 use svc_storage::key_check::key_check_opens;
 use svc_storage::testing::TestDb;
 use svc_storage::{
@@ -289,12 +290,12 @@ async fn password_and_email_changes(store: Arc<dyn Store>) {
         Some("$argon2id$v=19$hash-of-ada@example.com")
     );
     assert_eq!(store.password_hash(org.id, other_user.id).await.unwrap(), None, "another organization's user");
-    assert!(store.set_password_hash(org.id, user.id, "$argon2id$new").await.unwrap());
+    assert!(store.set_password_hash(org.id, user.id, "$argon2id$new", None, now()).await.unwrap());
     assert_eq!(store.password_hash(org.id, user.id).await.unwrap().as_deref(), Some("$argon2id$new"));
     assert_eq!(store.user_by_email("ada@example.com").await.unwrap().unwrap().1, "$argon2id$new");
     // Through another organization: not found, nothing changed.
-    assert!(!store.set_password_hash(org.id, other_user.id, "$argon2id$stolen").await.unwrap());
-    assert!(!store.set_password_hash(OrgId::new(), user.id, "$argon2id$stolen").await.unwrap());
+    assert!(!store.set_password_hash(org.id, other_user.id, "$argon2id$stolen", None, now()).await.unwrap());
+    assert!(!store.set_password_hash(OrgId::new(), user.id, "$argon2id$stolen", None, now()).await.unwrap());
     assert_eq!(
         store.password_hash(other_org.id, other_user.id).await.unwrap().as_deref(),
         Some("$argon2id$v=19$hash-of-bob@example.com")
@@ -317,6 +318,86 @@ async fn password_and_email_changes(store: Arc<dyn Store>) {
     assert_eq!(store.user(other_org.id, other_user.id).await.unwrap().unwrap().email, "bob@example.com");
     // The old email is free again.
     account(&store, "ada@example.com").await;
+}
+
+fn login_session(user: &User, device: &str, at: DateTime<Utc>) -> LoginSession {
+    LoginSession {
+        id: SessionId::new(),
+        organization_id: user.organization_id,
+        user_id: user.id,
+        device: device.to_string(),
+        address: "2001:db8::1".to_string(),
+        created_at: at,
+        last_seen_at: at,
+        expires_at: at + Duration::hours(24),
+    }
+}
+
+async fn sessions_live_until_ended_or_expired(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, other_user) = account(&store, "bob@example.com").await;
+    let at = now();
+    let laptop = login_session(&user, "Firefox on Linux", at);
+    let phone = login_session(&user, "Safari on iPhone", at + Duration::seconds(1));
+    let old =
+        LoginSession { expires_at: at - Duration::seconds(1), ..login_session(&user, "old", at - Duration::days(2)) };
+    let bobs = login_session(&other_user, "Chrome", at);
+    for s in [&laptop, &phone, &old, &bobs] {
+        store.insert_session(s).await.unwrap();
+    }
+
+    let (found, seen) = store.live_session(org.id, user.id, laptop.id, at).await.unwrap().expect("live");
+    assert_eq!((found.id, found.email.as_str(), seen), (user.id, "ada@example.com", at));
+    assert_eq!(store.live_session(org.id, user.id, old.id, at).await.unwrap(), None, "expired");
+    assert_eq!(store.live_session(org.id, user.id, bobs.id, at).await.unwrap(), None, "another user's");
+    assert_eq!(store.live_session(other_org.id, user.id, laptop.id, at).await.unwrap(), None, "another org");
+    assert_eq!(store.live_session(org.id, user.id, laptop.id, laptop.expires_at).await.unwrap(), None, "at expiry");
+    assert_eq!(
+        ids(&store.live_sessions(org.id, user.id, at).await.unwrap(), |s| s.id),
+        vec![phone.id, laptop.id],
+        "most recently seen first, expired left out"
+    );
+
+    // Last seen moves forward only.
+    let later = at + Duration::minutes(10);
+    assert!(store.touch_session(org.id, user.id, laptop.id, later).await.unwrap());
+    assert!(!store.touch_session(org.id, user.id, laptop.id, at).await.unwrap());
+    assert!(!store.touch_session(other_org.id, user.id, laptop.id, later + Duration::minutes(1)).await.unwrap());
+    assert_eq!(store.live_session(org.id, user.id, laptop.id, at).await.unwrap().unwrap().1, later);
+    let listed = store.live_sessions(org.id, user.id, at).await.unwrap();
+    assert_eq!(listed[0], LoginSession { last_seen_at: later, ..laptop.clone() }, "round trip");
+
+    // Ending: only the user's own, once.
+    assert!(!store.end_session(other_org.id, other_user.id, laptop.id, at).await.unwrap());
+    assert!(!store.end_session(org.id, user.id, bobs.id, at).await.unwrap());
+    assert!(store.end_session(org.id, user.id, laptop.id, at).await.unwrap());
+    assert!(!store.end_session(org.id, user.id, laptop.id, at).await.unwrap(), "already ended");
+    assert_eq!(store.live_session(org.id, user.id, laptop.id, at).await.unwrap(), None);
+    assert!(store.live_session(other_org.id, other_user.id, bobs.id, at).await.unwrap().is_some(), "bob's untouched");
+
+    // Every session but one, then all.
+    let tablet = login_session(&user, "tablet", at);
+    store.insert_session(&tablet).await.unwrap();
+    assert_eq!(store.end_sessions(org.id, user.id, Some(tablet.id), at).await.unwrap(), 1);
+    assert_eq!(ids(&store.live_sessions(org.id, user.id, at).await.unwrap(), |s| s.id), vec![tablet.id]);
+    assert_eq!(store.end_sessions(org.id, user.id, None, at).await.unwrap(), 1);
+    assert!(store.live_sessions(org.id, user.id, at).await.unwrap().is_empty());
+    assert_eq!(store.live_sessions(other_org.id, other_user.id, at).await.unwrap().len(), 1);
+
+    // A password change ends the others in its transaction.
+    let kept = login_session(&user, "kept", at);
+    let other = login_session(&user, "other", at);
+    store.insert_session(&kept).await.unwrap();
+    store.insert_session(&other).await.unwrap();
+    assert!(store.set_password_hash(org.id, user.id, "$argon2id$x", Some(kept.id), at).await.unwrap());
+    assert_eq!(ids(&store.live_sessions(org.id, user.id, at).await.unwrap(), |s| s.id), vec![kept.id]);
+    assert!(!store.set_password_hash(org.id, other_user.id, "$argon2id$y", None, at).await.unwrap());
+    assert_eq!(store.live_sessions(other_org.id, other_user.id, at).await.unwrap().len(), 1, "not through org");
+
+    // Pruning takes the expired rows only.
+    assert_eq!(store.prune_sessions(at).await.unwrap(), 1);
+    assert_eq!(store.prune_sessions(at).await.unwrap(), 0);
+    assert!(store.live_session(org.id, user.id, kept.id, at).await.unwrap().is_some());
 }
 
 // ---------------------------------------------------------------------------
@@ -3808,6 +3889,7 @@ storage_tests!(
     engine_memory_is_per_scrap_and_scoped,
     organization_updates,
     password_and_email_changes,
+    sessions_live_until_ended_or_expired,
     scrap_round_trip,
     scraps_scoped_by_organization,
     list_scraps_pages_newest_first,

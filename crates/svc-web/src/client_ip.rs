@@ -7,17 +7,23 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::header::USER_AGENT;
 use axum::http::request::Parts;
 use svc_service::Services;
+use svc_service::accounts::sessions::Client;
 
-pub(crate) struct ClientIp(pub IpAddr);
+/// The client of a log-in or sign-up form: its IP and its `User-Agent`,
+/// which name the session it opens.
+pub(crate) struct LoginClient(pub Client);
 
-impl FromRequestParts<Arc<Services>> for ClientIp {
+impl FromRequestParts<Arc<Services>> for LoginClient {
     type Rejection = Infallible;
 
     async fn from_request_parts(parts: &mut Parts, services: &Arc<Services>) -> Result<Self, Infallible> {
         let peer: Option<IpAddr> = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
         let forwarded = parts.headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
-        Ok(ClientIp(svc_service::accounts::client_address::client_ip(peer, forwarded, &services.trusted_proxies)))
+        let ip = svc_service::accounts::client_address::client_ip(peer, forwarded, &services.trusted_proxies);
+        let agent = parts.headers.get(USER_AGENT).and_then(|v| v.to_str().ok());
+        Ok(LoginClient(Client::new(ip, agent)))
     }
 }

@@ -43,6 +43,7 @@ fn noun(parameter: &str) -> &'static str {
         "key" => "API key",
         "webhook" => "webhook",
         "delivery" => "delivery",
+        "session" => "session",
         _ => "page",
     }
 }

@@ -19,17 +19,18 @@ fn bearer(value: &axum::http::HeaderValue) -> Result<&str, ApiError> {
 }
 
 /// The credential of a request: the `Authorization: Bearer` header, or else
-/// the web app's session cookie. A cookie caller that changes something must
-/// prove it is svc's own page, as the web app's forms do: an `Origin` naming
+/// the web app's session cookie. A cookie caller that changes something (an
+/// unsafe method, or with `always_prove` any method) must prove it is svc's
+/// own page, as the web app's forms do: an `Origin` (or `Referer`) naming
 /// svc and the session's CSRF token in `X-CSRF-Token`.
-fn credential<'a>(parts: &'a Parts, services: &Services) -> Result<&'a str, ApiError> {
+fn credential<'a>(parts: &'a Parts, services: &Services, always_prove: bool) -> Result<&'a str, ApiError> {
     if let Some(value) = parts.headers.get(AUTHORIZATION) {
         return bearer(value);
     }
     let Some(token) = browser_session::cookie(&parts.headers, SESSION_COOKIE) else {
         return Err(ServiceError::Unauthorized("missing `Authorization: Bearer <token>` header".into()).into());
     };
-    if !browser_session::is_safe(&parts.method) {
+    if always_prove || !browser_session::is_safe(&parts.method) {
         let presented = parts.headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok()).unwrap_or("");
         if !browser_session::same_origin(&parts.headers, services.public_url())
             || !services.auth.csrf_valid(token, presented)
@@ -51,8 +52,22 @@ pub(crate) struct Caller(pub Principal);
 impl FromRequestParts<Arc<Services>> for Caller {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, services: &Arc<Services>) -> Result<Self, ApiError> {
-        let token = credential(parts, services)?;
+        let token = credential(parts, services, false)?;
         Ok(Caller(services.auth.principal(token).await?))
+    }
+}
+
+/// The caller of a run trigger: as [`Caller`], except that a caller riding
+/// on the session cookie proves it is svc's page whatever the method, so
+/// that a link or an image on another site (`GET /api/scraps/load/:id`)
+/// cannot spend the organization's balance.
+pub(crate) struct TriggerCaller(pub Principal);
+
+impl FromRequestParts<Arc<Services>> for TriggerCaller {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, services: &Arc<Services>) -> Result<Self, ApiError> {
+        let token = credential(parts, services, true)?;
+        Ok(TriggerCaller(services.auth.principal(token).await?))
     }
 }
 
@@ -62,7 +77,7 @@ pub(crate) struct WebSession(pub Session);
 impl FromRequestParts<Arc<Services>> for WebSession {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, services: &Arc<Services>) -> Result<Self, ApiError> {
-        let token = credential(parts, services)?;
+        let token = credential(parts, services, false)?;
         Ok(WebSession(services.auth.session(token).await?))
     }
 }

@@ -7,7 +7,7 @@ mod json;
 mod list_query;
 mod query;
 
-pub(crate) use auth::{Caller, WebSession};
+pub(crate) use auth::{Caller, TriggerCaller, WebSession};
 pub(crate) use id::{PathId, PathIds, parse_id};
 pub(crate) use json::ApiJson;
 pub(crate) use list_query::{ListQuery, Paging};

@@ -6,10 +6,14 @@ use axum::http::StatusCode;
 use svc_service::Services;
 
 use crate::ApiError;
-use crate::client_ip::ClientAddr;
+use svc_api_types::PasswordBody;
+use svc_domain::SessionId;
+use svc_service::ServiceError;
+
+use crate::client_ip::LoginClient;
 use crate::commands::{IntoCommand, LoginBody, SignupBody};
-use crate::extract::{ApiJson, WebSession};
-use crate::views::{self, LoginView, MeView, SignupView};
+use crate::extract::{ApiJson, ListQuery, Paging, PathId, WebSession};
+use crate::views::{self, ListView, LoginView, MeView, SessionView, SignupView};
 
 /// Sign up
 ///
@@ -25,7 +29,7 @@ use crate::views::{self, LoginView, MeView, SignupView};
 )]
 pub(crate) async fn signup(
     State(services): State<Arc<Services>>,
-    ClientAddr(from): ClientAddr,
+    LoginClient(from): LoginClient,
     ApiJson(body): ApiJson<SignupBody>,
 ) -> Result<(StatusCode, Json<SignupView>), ApiError> {
     let created = services.accounts.signup(body.into_command(), from).await?;
@@ -34,7 +38,8 @@ pub(crate) async fn signup(
 
 /// Log in
 ///
-/// Answers a session token (JWT, 24 h) for an email and password.
+/// Answers a session token (JWT, 24 h) for an email and password, and
+/// opens a session on the caller's device (its `User-Agent`) and address.
 #[utoipa::path(
     post,
     path = "/api/auth/login",
@@ -45,7 +50,7 @@ pub(crate) async fn signup(
 )]
 pub(crate) async fn login(
     State(services): State<Arc<Services>>,
-    ClientAddr(from): ClientAddr,
+    LoginClient(from): LoginClient,
     ApiJson(body): ApiJson<LoginBody>,
 ) -> Result<Json<LoginView>, ApiError> {
     Ok(Json(views::login(services.accounts.login(body.into_command(), from).await?)))
@@ -66,4 +71,111 @@ pub(crate) async fn me(
     WebSession(session): WebSession,
 ) -> Result<Json<MeView>, ApiError> {
     Ok(Json(MeView::from(services.accounts.me(&session).await?)))
+}
+
+/// Log out
+///
+/// Ends the session of the bearer token: from now on every server answers
+/// 401 to it.
+#[utoipa::path(
+    post,
+    path = "/api/auth/logout",
+    operation_id = "logout",
+    tag = "auth",
+    responses((status = 204, description = "the session ended"))
+)]
+pub(crate) async fn logout(
+    State(services): State<Arc<Services>>,
+    WebSession(session): WebSession,
+) -> Result<StatusCode, ApiError> {
+    services.sessions.log_out(&session).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Change the password
+///
+/// Replaces the account's password, given the current one, and ends every
+/// other session of the account (the caller's stays open).
+#[utoipa::path(
+    put,
+    path = "/api/auth/password",
+    operation_id = "changePassword",
+    tag = "auth",
+    request_body = PasswordBody,
+    responses((status = 204, description = "changed; the other sessions ended"))
+)]
+pub(crate) async fn change_password(
+    State(services): State<Arc<Services>>,
+    WebSession(session): WebSession,
+    ApiJson(body): ApiJson<PasswordBody>,
+) -> Result<StatusCode, ApiError> {
+    services.accounts.change_password(&session, &body.current_password, &body.new_password).await.map_err(|e| {
+        match e {
+            // The service names the new password as sign-up does.
+            ServiceError::Validation { field, message } if field == "password" => {
+                ServiceError::validation("newPassword", message)
+            }
+            e => e,
+        }
+    })?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// List sessions
+///
+/// The account's live sessions (not ended, not expired), most recently
+/// seen first; `current` marks the caller's.
+#[utoipa::path(
+    get,
+    path = "/api/auth/sessions",
+    operation_id = "listSessions",
+    tag = "auth",
+    params(Paging),
+    responses((status = 200, description = "one page of sessions", body = ListView<SessionView>))
+)]
+pub(crate) async fn sessions(
+    State(services): State<Arc<Services>>,
+    WebSession(session): WebSession,
+    query: ListQuery,
+) -> Result<Json<ListView<SessionView>>, ApiError> {
+    let found = services.sessions.list(&session, query.page).await?;
+    Ok(Json(views::list(found, views::session)))
+}
+
+/// End a session
+///
+/// Signs one of the account's sessions out (the caller's own included).
+#[utoipa::path(
+    delete,
+    path = "/api/auth/sessions/{id}",
+    operation_id = "endSession",
+    tag = "auth",
+    params(("id" = String, Path, description = "the session's id")),
+    responses((status = 204, description = "the session ended"))
+)]
+pub(crate) async fn end_session(
+    State(services): State<Arc<Services>>,
+    WebSession(session): WebSession,
+    PathId(id): PathId<SessionId>,
+) -> Result<StatusCode, ApiError> {
+    services.sessions.end(&session, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Sign out everywhere
+///
+/// Ends every session of the account, the caller's included.
+#[utoipa::path(
+    delete,
+    path = "/api/auth/sessions",
+    operation_id = "endAllSessions",
+    tag = "auth",
+    responses((status = 204, description = "every session ended"))
+)]
+pub(crate) async fn end_all_sessions(
+    State(services): State<Arc<Services>>,
+    WebSession(session): WebSession,
+) -> Result<StatusCode, ApiError> {
+    services.sessions.end_all(&session).await?;
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -13,7 +13,7 @@ use svc_service::runs::{self, Trigger};
 use svc_service::{Principal, Services};
 
 use crate::ApiError;
-use crate::extract::{ApiQuery, Caller, PathId, WebSession};
+use crate::extract::{ApiQuery, PathId, TriggerCaller, WebSession};
 use crate::views::{self, TriggerAccepted};
 use utoipa::IntoParams;
 
@@ -48,7 +48,7 @@ pub(crate) struct TriggerQuery {
 )]
 pub(crate) async fn worker(
     State(services): State<Arc<Services>>,
-    Caller(principal): Caller,
+    TriggerCaller(principal): TriggerCaller,
     PathId(id): PathId<ScrapId>,
     ApiQuery(query): ApiQuery<TriggerQuery>,
 ) -> Result<Response, ApiError> {
@@ -72,7 +72,7 @@ pub(crate) async fn worker(
 )]
 pub(crate) async fn load(
     State(services): State<Arc<Services>>,
-    Caller(principal): Caller,
+    TriggerCaller(principal): TriggerCaller,
     PathId(id): PathId<ScrapId>,
     ApiQuery(query): ApiQuery<TriggerQuery>,
 ) -> Result<Response, ApiError> {

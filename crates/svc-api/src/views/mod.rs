@@ -5,9 +5,10 @@
 use svc_api_types::iso;
 pub(crate) use svc_api_types::{
     ActivityView, AttemptView, CreatedKeyView, CreatedWebhookView, HistoryRowView, KeyView, ListView, LoginView,
-    MeView, RedeliveryView, RunPageView, ScrapView, SignupView, TriggerAccepted, VersionView, WebhookView,
+    MeView, RedeliveryView, RunPageView, ScrapView, SessionView, SignupView, TriggerAccepted, VersionView, WebhookView,
 };
 use svc_service::accounts::keys::CreatedKey;
+use svc_service::accounts::sessions::SessionEntry;
 use svc_service::accounts::{IssuedToken, SignedUp};
 use svc_service::outbox::webhooks::CreatedWebhook;
 use svc_service::paging::Paged;
@@ -39,6 +40,20 @@ pub(crate) fn signup(s: SignedUp) -> SignupView {
 
 pub(crate) fn login(t: IssuedToken) -> LoginView {
     LoginView { token: t.token, expires_at: iso(t.expires_at) }
+}
+
+/// A session as its user sees it.
+pub(crate) fn session(e: SessionEntry) -> SessionView {
+    let s = e.session;
+    SessionView {
+        id: s.id.to_string(),
+        device: s.device,
+        address: s.address,
+        created_at: iso(s.created_at),
+        last_seen_at: iso(s.last_seen_at),
+        expires_at: iso(s.expires_at),
+        current: e.current,
+    }
 }
 
 /// The key creation answer: the key plus `plainKey`, shown this once.

@@ -1,6 +1,7 @@
-//! Throughput and latency of `GET /api/scraps/:id` with an API key, measured
-//! with wrk against the in-process server, beside `GET /healthz` (the same
-//! server with no authentication and no database work) as the ceiling.
+//! Throughput and latency of `GET /api/scraps/:id` with an API key and with
+//! a web session (JWT), measured with wrk against the in-process server,
+//! beside `GET /healthz` (the same server with no authentication and no
+//! database work) as the ceiling.
 //!
 //!     cargo run --release -p svc-bench --bin api-bench -- --backend sqlite
 //!     SVC_TEST_POSTGRES_URL=postgres://... cargo run --release -p svc-bench --bin api-bench -- --backend postgres
@@ -66,7 +67,9 @@ fn wrk(args: &Args, url: &str, bearer: Option<&str>) -> Result<WrkResult> {
     })
 }
 
-async fn seed(base: &str, store: &dyn svc_storage::Store) -> Result<(String, String, String)> {
+/// The seeded scrap's id, its scoped key, a key without the read scope, and
+/// the session token of its owner.
+async fn seed(base: &str, store: &dyn svc_storage::Store) -> Result<(String, String, String, String)> {
     let http = reqwest::Client::new();
     let signup: Value = http
         .post(format!("{base}/api/auth/signup"))
@@ -119,7 +122,7 @@ async fn seed(base: &str, store: &dyn svc_storage::Store) -> Result<(String, Str
     if !check.status().is_success() {
         bail!("seeded key cannot read the scrap: {}", check.status());
     }
-    Ok((scrap_id, plain, unscoped))
+    Ok((scrap_id, plain, unscoped, token))
 }
 
 fn main() -> Result<()> {
@@ -144,7 +147,7 @@ fn main() -> Result<()> {
         let base = format!("http://{}", listener.local_addr()?);
         let store = app.store().clone();
         let server = tokio::spawn(app.serve(listener, std::future::pending()));
-        let (scrap_id, key, unscoped) = seed(&base, &*store).await?;
+        let (scrap_id, key, unscoped, session) = seed(&base, &*store).await?;
 
         let cases = [
             ("GET /healthz (ceiling: no auth, no database)", format!("{base}/healthz"), None),
@@ -154,6 +157,11 @@ fn main() -> Result<()> {
                 Some(unscoped.clone()),
             ),
             ("GET /api/scraps/:id with an API key", format!("{base}/api/scraps/{scrap_id}"), Some(key.clone())),
+            (
+                "GET /api/scraps/:id with a session (JWT)",
+                format!("{base}/api/scraps/{scrap_id}"),
+                Some(session.clone()),
+            ),
         ];
         println!("| backend | case | connections | requests/s | p50 | p99 | errors |");
         println!("|---|---|---|---|---|---|---|");

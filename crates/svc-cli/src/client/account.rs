@@ -58,7 +58,16 @@ pub(crate) async fn login(common: &Common, email: &str, password_stdin: bool) ->
     }
 }
 
-pub(crate) fn logout(common: &Common) -> ExitCode {
+/// Ends the saved session on the server (its token stops working on every
+/// server), then forgets it. A server that cannot be reached, or that has
+/// ended the session already, does not keep the local copy.
+pub(crate) async fn logout(common: &Common) -> ExitCode {
+    if let Some(saved) = session::load() {
+        let client = Client::new(&saved.base_url, Some(svc_client::Credential::Session(saved.token)));
+        if let Err(e) = client.logout().await {
+            eprintln!("svc: note: the server did not end the session ({e}); it is forgotten here");
+        }
+    }
     let had = session::remove();
     if common.format() == Format::Table {
         println!("{}", if had { "Logged out." } else { "No saved session." });

@@ -223,9 +223,12 @@ async fn a_user_logs_in_manages_scraps_runs_them_and_reads_history() {
     assert_eq!(code(&svc(base, cfg, &[], None, &["scraps", "delete", &broken_id]).await), 0);
     assert_eq!(code(&svc(base, cfg, &[], None, &["scraps", "get", &broken_id]).await), 1);
 
-    // Logout forgets the session.
+    // Logout ends the session on the server and forgets it.
+    let token = me_token(cfg);
     assert_eq!(code(&svc(base, cfg, &[], None, &["logout"]).await), 0);
     assert!(!saved.exists());
+    let me = reqwest::Client::new().get(format!("{base}/api/auth/me")).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(me.status().as_u16(), 401, "the token no longer opens anything");
     drop(server);
 }
 

@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 use common::{TestApp, assert_error};
 use reqwest::{Method, StatusCode, header};
 use serde_json::{Value, json};
-use svc_domain::UserId;
+use svc_domain::{SessionId, UserId};
 use svc_service::accounts::jwt::JwtKeys;
 
 const SECRET: &str = "a-test-secret-that-is-long-enough-0123456789";
@@ -269,24 +269,28 @@ async fn expired_and_foreign_session_tokens_are_refused() {
     let user = UserId::parse(&account.user_id).unwrap();
     let org = account.org();
 
-    // Signed with the server's secret: valid while fresh, refused once expired.
+    // Signed with the server's secret for the account's own session: valid
+    // while fresh, refused once expired.
     let keys = JwtKeys::new(SECRET.as_bytes());
-    let (fresh, _) = keys.sign(user, org, Utc::now());
+    let sid = crate::sessions::session_id_of(&account.token);
+    let (fresh, _) = keys.sign(user, org, sid, Utc::now());
     let (status, body) = app.get("/api/auth/me", &fresh).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let (expired, _) = keys.sign(user, org, Utc::now() - Duration::hours(25));
+    let (expired, _) = keys.sign(user, org, sid, Utc::now() - Duration::hours(25));
     assert_unauthorized(&app, Some(&expired), "/api/auth/me").await;
 
     // Signed with another secret.
-    let (foreign, _) = JwtKeys::new(b"some-other-secret-that-is-long-enough-xyz").sign(user, org, Utc::now());
+    let (foreign, _) = JwtKeys::new(b"some-other-secret-that-is-long-enough-xyz").sign(user, org, sid, Utc::now());
     assert_unauthorized(&app, Some(&foreign), "/api/auth/me").await;
 
-    // Well signed, but for a user that does not exist, or naming another
-    // organization than the user's.
-    let (ghost, _) = keys.sign(UserId::new(), org, Utc::now());
+    // Well signed, but for a session never opened, a user that does not
+    // exist, or naming another organization than the user's.
+    let (unopened, _) = keys.sign(user, org, SessionId::new(), Utc::now());
+    assert_unauthorized(&app, Some(&unopened), "/api/auth/me").await;
+    let (ghost, _) = keys.sign(UserId::new(), org, sid, Utc::now());
     assert_unauthorized(&app, Some(&ghost), "/api/auth/me").await;
     let other = app.signup("expiry-other@example.com").await;
-    let (mixed, _) = keys.sign(user, other.org(), Utc::now());
+    let (mixed, _) = keys.sign(user, other.org(), sid, Utc::now());
     assert_unauthorized(&app, Some(&mixed), "/api/auth/me").await;
 }
 

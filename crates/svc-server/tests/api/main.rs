@@ -29,6 +29,7 @@ mod schedules;
 mod schemathesis;
 mod scraps;
 mod secrets;
+mod sessions;
 mod site_accounts;
 mod static_engine;
 mod tenancy;

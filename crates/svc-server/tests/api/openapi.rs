@@ -314,7 +314,7 @@ async fn every_rest_route_has_one_documented_operation() {
 async fn credentials_scopes_and_errors_are_as_documented() {
     let app = TestApp::start().await;
     let doc = document(&app).await;
-    let account = app.signup("openapi@example.com").await;
+    let mut account = app.signup("openapi@example.com").await;
     let unscoped = key_with(&app, &account, &["svc:tasks:read"]).await;
     let other = app.create_scrap(&account, "the only scrap of a fenced key").await;
     let fenced = app.create_key(&account, json!({"name": "fenced", "scrapIds": [other["id"]]})).await.1;
@@ -423,6 +423,12 @@ async fn credentials_scopes_and_errors_are_as_documented() {
                 answer.status,
                 answer.body
             );
+        }
+        // Logging out and signing out everywhere end the owner's session:
+        // the next operations get a new one.
+        if ["logout", "endAllSessions"].contains(&op["operationId"].as_str().unwrap_or_default()) {
+            assert_eq!(answer.status, StatusCode::NO_CONTENT, "{what}: {}", answer.body);
+            account.token = log_in(&app, &account.email).await;
         }
     }
     assert!(fenced_refusals >= 5, "the allow-list was checked {fenced_refusals} times");
@@ -583,4 +589,12 @@ async fn request_schemas_state_what_the_server_enforces() {
         "{wait}"
     );
     assert_eq!(wait["schema"]["type"], "integer");
+}
+
+/// A new session token of the account of `email` (password `password-123`).
+async fn log_in(app: &TestApp, email: &str) -> String {
+    let body = json!({"email": email, "password": "password-123"});
+    let (status, body) = app.send(app.request(Method::POST, "/api/auth/login", None).json(&body)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["token"].as_str().unwrap().to_string()
 }

@@ -132,17 +132,62 @@ async fn log_ins_are_limited_per_client_ip_and_per_email() {
     // Another address is not limited by that.
     let (status, _) = login_from(&app, "203.0.113.6", "alice@example.com", "password-123").await;
     assert_eq!(status, StatusCode::OK);
-    // One account guessed from many addresses: 20 attempts per email, then 429.
+    // One account guessed from many addresses: 20 attempts per email (the
+    // log-in above was one), then each address that has not failed on it
+    // gets one try, and no more.
     for i in 0..19 {
         let (status, _) = login_from(&app, &format!("198.51.100.{i}"), "alice@example.com", "wrong-password").await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "attempt {i}");
     }
-    let (status, _) = login_from(&app, "198.51.100.200", "alice@example.com", "password-123").await;
-    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "the email is limited");
+    let (status, _) = login_from(&app, "198.51.100.3", "alice@example.com", "password-123").await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "an address that failed on the email is refused");
+    let (status, _) = login_from(&app, "198.51.100.100", "alice@example.com", "wrong-password").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "a new address gets its one guess");
+    let (status, headers) = login_from(&app, "198.51.100.100", "alice@example.com", "password-123").await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "and no second one, right or wrong");
+    assert!(headers["retry-after"].to_str().unwrap().parse::<u64>().unwrap() >= 1);
+    // An IPv6 client is its /64: one guess for the whole network.
+    let (status, _) = login_from(&app, "2001:db8:7:1::1", "alice@example.com", "wrong-password").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = login_from(&app, "2001:db8:7:1:ffff::2", "alice@example.com", "wrong-password").await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "another address of the same /64");
+    // The owner, from an address that has not failed, gets in meanwhile, and again.
+    for _ in 0..2 {
+        let (status, _) = login_from(&app, "198.51.100.200", "alice@example.com", "password-123").await;
+        assert_eq!(status, StatusCode::OK, "the right password from a clean address is not locked out");
+    }
     // Someone else's email is not.
     app.signup("bob@example.com").await;
     let (status, _) = login_from(&app, "198.51.100.201", "bob@example.com", "password-123").await;
     assert_eq!(status, StatusCode::OK);
+}
+
+/// Per-address limits count an IPv6 client by its /64: the addresses of one
+/// /64 share a bucket, the next /64 has its own.
+#[tokio::test]
+async fn ipv6_clients_are_limited_by_their_64() {
+    let app = TestApp::start_with(&[NO_WORKER, ("SVC_TRUSTED_PROXIES", "127.0.0.1")]).await;
+    app.signup("alice@example.com").await;
+    exhaust_from(&app, "2001:db8:5:6::1").await;
+    for same_64 in ["2001:db8:5:6::2", "2001:db8:5:6:ffff:ffff:ffff:fffe", "2001:db8:5:6:1234::abcd"] {
+        let (status, _) = login_from(&app, same_64, "alice@example.com", "password-123").await;
+        assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{same_64}");
+    }
+    let (status, _) = login_from(&app, "2001:db8:5:7::1", "alice@example.com", "password-123").await;
+    assert_eq!(status, StatusCode::OK, "the next /64 is another client");
+    // Sign-ups too.
+    let signup = |ip: &'static str, n: usize| {
+        app.request(Method::POST, "/api/auth/signup", None)
+            .header("x-forwarded-for", ip)
+            .json(&json!({"email": format!("v6user{n}@example.com"), "password": "password-123"}))
+    };
+    for n in 0..20 {
+        let ip = if n % 2 == 0 { "2001:db8:9:9::1" } else { "2001:db8:9:9::2" };
+        let (status, body) = app.send(signup(ip, n)).await;
+        assert_eq!(status, StatusCode::CREATED, "sign-up {n}: {body}");
+    }
+    let (status, body) = app.send(signup("2001:db8:9:9::3", 20)).await;
+    assert_error(status, &body, StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED");
 }
 
 /// The scheduler's hourly housekeeping removes the buckets that decide like

@@ -95,6 +95,11 @@ async fn schemathesis_finds_nothing() {
     let doomed_hook = doomed_hook["id"].as_str().unwrap().to_string();
     let (status, _) = app.send(app.request(Method::GET, "/api/openapi.json", None)).await;
     assert_eq!(status, StatusCode::OK);
+    // A second log-in, the session `DELETE /api/auth/sessions/{id}` ends.
+    let login = json!({"email": "schemathesis@example.com", "password": "password-123"});
+    let (status, other) = app.send(app.request(Method::POST, "/api/auth/login", None).json(&login)).await;
+    assert_eq!(status, StatusCode::OK, "{other}");
+    let doomed_session = crate::sessions::session_id_of(other["token"].as_str().unwrap()).to_string();
 
     let config = format!(
         r#"
@@ -141,10 +146,10 @@ parameters = {{ "query.wait" = 0 }}
 # http(s) URL, email addresses, unique parameter keys, a proxy tier the
 # operator configured, a key expiry within two years, scrap ids of the
 # caller's organization, a `param` naming one of the scrap's parameter
-# sets. Schema-valid data may get their 422 `VALIDATION`; everything else
+# sets, the account's current password. Schema-valid data may get their 422 `VALIDATION`; everything else
 # about them is checked as for every operation.
 [[operations]]
-include-operation-id = ["createScrap", "updateScrap", "updateScrapPatch", "createKey", "createWebhook", "updateWebhook", "updateWebhookPatch", "triggerRun", "loadRun", "aiWizard", "aiGenerate"]
+include-operation-id = ["createScrap", "updateScrap", "updateScrapPatch", "createKey", "createWebhook", "updateWebhook", "updateWebhookPatch", "triggerRun", "loadRun", "aiWizard", "aiGenerate", "changePassword"]
 [operations.checks.positive_data_acceptance]
 expected-statuses = ["2xx", "401", "403", "404", "409", "422", "429"]
 
@@ -164,6 +169,18 @@ parameters = {{ "path.id" = {hook} }}
 [[operations]]
 include-operation-id = "deleteWebhook"
 parameters = {{ "path.id" = {doomed_hook} }}
+
+# Logging out and signing out everywhere end the session every other
+# operation authenticates with; the api suite checks them (sessions::,
+# openapi::). The one session `DELETE /api/auth/sessions/{{id}}` ends is
+# another log-in's (schemathesis finds the caller's own id in the list).
+[[operations]]
+include-operation-id = ["logout", "endAllSessions"]
+enabled = false
+
+[[operations]]
+include-operation-id = "endSession"
+parameters = {{ "path.id" = {doomed_session} }}
 "#,
         token = toml(&alice.token),
         key = toml(&key),
@@ -173,6 +190,7 @@ parameters = {{ "path.id" = {doomed_hook} }}
         run = toml(&run),
         revoked = toml(&revoked),
         hook = toml(&hook),
+        doomed_session = toml(&doomed_session),
         doomed_hook = toml(&doomed_hook),
     );
     let dir = tempfile::tempdir().unwrap();

@@ -11,6 +11,10 @@ use crate::accounts::key_cache::KeyCache;
 use crate::accounts::key_material;
 use crate::{Principal, Result, ServiceError, Session};
 
+/// How stale a session's "last seen" may get: a request writes it only when
+/// it is older than this, so that most requests only read.
+pub const SEEN_EVERY: chrono::Duration = chrono::Duration::minutes(5);
+
 pub struct AuthService {
     store: Arc<dyn Store>,
     jwt: Arc<JwtKeys>,
@@ -68,12 +72,18 @@ impl AuthService {
             ));
         }
         let subject = self.jwt.verify(bearer).ok_or_else(|| unauthorized("invalid or expired session token"))?;
-        let user = self
+        let now = Utc::now();
+        // One indexed read decides: a session ended on any server is refused
+        // by every server from the next request on.
+        let (user, last_seen) = self
             .store
-            .user(subject.org, subject.user)
+            .live_session(subject.org, subject.user, subject.session, now)
             .await?
-            .ok_or_else(|| unauthorized("the session's user no longer exists"))?;
-        Ok(Session::new(user.organization_id, user.id, user.is_admin))
+            .ok_or_else(|| unauthorized("the session has ended; log in again"))?;
+        if now - last_seen >= SEEN_EVERY {
+            self.store.touch_session(subject.org, subject.user, subject.session, now).await?;
+        }
+        Ok(Session::new(user.organization_id, user.id, user.is_admin, subject.session))
     }
 
     async fn verify_key(&self, plain: &str) -> Result<KeyOwner> {

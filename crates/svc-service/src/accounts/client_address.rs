@@ -2,8 +2,12 @@
 //! peer is a trusted proxy (`SVC_TRUSTED_PROXIES`), in which case the
 //! right-most `X-Forwarded-For` address that is not itself a trusted proxy.
 //! Pure; the HTTP adapters hand in the header values.
+//!
+//! Per-address limits count a client by [`limit_key`]: its IPv4 address, or
+//! the /64 network of its IPv6 address (one subscriber's share, and as many
+//! addresses as anyone could want).
 
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use ipnet::IpNet;
 
@@ -23,9 +27,41 @@ pub fn client_ip<'a>(
     forwarded.into_iter().rev().find(|ip| !is_trusted(ip)).unwrap_or(peer)
 }
 
+/// The network a per-address limit counts `ip` in: an IPv4 address itself
+/// (an IPv4-mapped IPv6 address too), an IPv6 address's /64.
+pub fn limited_network(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
+        },
+    }
+}
+
+/// The text naming [`limited_network`] in a bucket: `203.0.113.9`,
+/// `2001:db8:1:2::/64`.
+pub fn limit_key(ip: IpAddr) -> String {
+    match limited_network(ip) {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => format!("{v6}/64"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ipv6_clients_are_counted_by_their_64() {
+        let key = |s: &str| limit_key(s.parse().unwrap());
+        assert_eq!(key("203.0.113.9"), "203.0.113.9");
+        assert_eq!(key("::ffff:203.0.113.9"), "203.0.113.9", "IPv4-mapped");
+        assert_eq!(key("2001:db8:1:2::1"), "2001:db8:1:2::/64");
+        assert_eq!(key("2001:db8:1:2:ffff:ffff:ffff:ffff"), "2001:db8:1:2::/64", "one /64, one key");
+        assert_ne!(key("2001:db8:1:3::1"), key("2001:db8:1:2::1"), "the next /64 is another client");
+        assert_eq!(key("::1"), "::/64");
+    }
 
     #[test]
     fn forwarded_for_is_believed_only_from_trusted_proxies() {

@@ -1,11 +1,13 @@
-//! HS256 session tokens: `sub` = user id, `org` = organization id.
+//! HS256 session tokens: `sub` = user id, `org` = organization id, `sid` =
+//! the session's row (`svc_domain::login_session`), which decides whether
+//! the token is still accepted.
 
 use chrono::{DateTime, Duration, Utc};
 use hmac::{Hmac, Mac};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
-use svc_domain::{OrgId, UserId};
+use svc_domain::{OrgId, SessionId, UserId};
 
 pub const LIFETIME: Duration = Duration::hours(24);
 
@@ -13,6 +15,7 @@ pub const LIFETIME: Duration = Duration::hours(24);
 struct Claims {
     sub: String,
     org: String,
+    sid: String,
     iat: i64,
     exp: i64,
 }
@@ -22,6 +25,7 @@ struct Claims {
 pub struct TokenSubject {
     pub user: UserId,
     pub org: OrgId,
+    pub session: SessionId,
 }
 
 /// What a CSRF token is the MAC of, before the session token: no other MAC
@@ -43,6 +47,8 @@ impl JwtKeys {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = 0;
         validation.set_required_spec_claims(&["exp", "sub"]);
+        // `sid` is required too: `Claims` has no default for it, so a token
+        // issued before sessions were kept (without one) fails to decode.
         JwtKeys {
             encoding: EncodingKey::from_secret(secret),
             decoding: DecodingKey::from_secret(secret),
@@ -98,9 +104,15 @@ impl JwtKeys {
     }
 
     /// The token and its expiry.
-    pub fn sign(&self, user: UserId, org: OrgId, now: DateTime<Utc>) -> (String, DateTime<Utc>) {
+    pub fn sign(&self, user: UserId, org: OrgId, session: SessionId, now: DateTime<Utc>) -> (String, DateTime<Utc>) {
         let exp = now + LIFETIME;
-        let claims = Claims { sub: user.to_string(), org: org.to_string(), iat: now.timestamp(), exp: exp.timestamp() };
+        let claims = Claims {
+            sub: user.to_string(),
+            org: org.to_string(),
+            sid: session.to_string(),
+            iat: now.timestamp(),
+            exp: exp.timestamp(),
+        };
         let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .expect("HS256 signing cannot fail");
         (token, exp)
@@ -109,7 +121,11 @@ impl JwtKeys {
     /// `None` for a bad signature, an expired token or malformed claims.
     pub fn verify(&self, token: &str) -> Option<TokenSubject> {
         let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation).ok()?;
-        Some(TokenSubject { user: UserId::parse(&data.claims.sub)?, org: OrgId::parse(&data.claims.org)? })
+        Some(TokenSubject {
+            user: UserId::parse(&data.claims.sub)?,
+            org: OrgId::parse(&data.claims.org)?,
+            session: SessionId::parse(&data.claims.sid)?,
+        })
     }
 }
 
@@ -120,10 +136,10 @@ mod tests {
     #[test]
     fn signed_tokens_verify_and_tampering_fails() {
         let keys = JwtKeys::new(b"secret-one");
-        let (user, org) = (UserId::new(), OrgId::new());
-        let (token, exp) = keys.sign(user, org, Utc::now());
+        let (user, org, session) = (UserId::new(), OrgId::new(), SessionId::new());
+        let (token, exp) = keys.sign(user, org, session, Utc::now());
         assert!(exp > Utc::now() + Duration::hours(23));
-        assert_eq!(keys.verify(&token), Some(TokenSubject { user, org }));
+        assert_eq!(keys.verify(&token), Some(TokenSubject { user, org, session }));
         assert_eq!(JwtKeys::new(b"secret-two").verify(&token), None);
         assert_eq!(keys.verify("garbage"), None);
         let mut tampered = token.clone();
@@ -134,8 +150,8 @@ mod tests {
     #[test]
     fn csrf_tokens_are_bound_to_their_session_and_secret() {
         let keys = JwtKeys::new(b"secret-one");
-        let (session, _) = keys.sign(UserId::new(), OrgId::new(), Utc::now());
-        let (other, _) = keys.sign(UserId::new(), OrgId::new(), Utc::now());
+        let (session, _) = keys.sign(UserId::new(), OrgId::new(), SessionId::new(), Utc::now());
+        let (other, _) = keys.sign(UserId::new(), OrgId::new(), SessionId::new(), Utc::now());
         let token = keys.csrf_token(&session);
         assert_eq!(token.len(), 64, "hex of 32 bytes: {token}");
         assert_eq!(keys.csrf_token(&session), token, "stable for a session");
@@ -153,7 +169,7 @@ mod tests {
     #[test]
     fn tampered_and_empty_csrf_tokens_fail() {
         let keys = JwtKeys::new(b"secret-one");
-        let (session, _) = keys.sign(UserId::new(), OrgId::new(), Utc::now());
+        let (session, _) = keys.sign(UserId::new(), OrgId::new(), SessionId::new(), Utc::now());
         let token = keys.csrf_token(&session);
         let mut flipped = token.clone().into_bytes();
         flipped[10] = if flipped[10] == b'0' { b'1' } else { b'0' };
@@ -181,9 +197,31 @@ mod tests {
     }
 
     #[test]
+    fn tokens_without_a_session_fail() {
+        // A token of the kind svc issued before sessions were kept.
+        #[derive(Serialize)]
+        struct Old {
+            sub: String,
+            org: String,
+            iat: i64,
+            exp: i64,
+        }
+        let now = Utc::now();
+        let old = Old {
+            sub: UserId::new().to_string(),
+            org: OrgId::new().to_string(),
+            iat: now.timestamp(),
+            exp: (now + LIFETIME).timestamp(),
+        };
+        let token =
+            jsonwebtoken::encode(&Header::new(Algorithm::HS256), &old, &EncodingKey::from_secret(b"s")).unwrap();
+        assert_eq!(JwtKeys::new(b"s").verify(&token), None);
+    }
+
+    #[test]
     fn expired_tokens_fail() {
         let keys = JwtKeys::new(b"s");
-        let (token, _) = keys.sign(UserId::new(), OrgId::new(), Utc::now() - Duration::hours(25));
+        let (token, _) = keys.sign(UserId::new(), OrgId::new(), SessionId::new(), Utc::now() - Duration::hours(25));
         assert_eq!(keys.verify(&token), None);
     }
 }

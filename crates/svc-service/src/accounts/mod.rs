@@ -1,6 +1,6 @@
 //! Accounts: who may come in and what they may do. Sign-up, log-in and a
 //! user's own account (`users`), sessions and JWTs (`auth`, `jwt`,
-//! `password`), API keys and their cache (`keys`, `key_cache`,
+//! `password`, `sessions`), API keys and their cache (`keys`, `key_cache`,
 //! `key_material`), the rate limits and their algorithms (`rate_limits`,
 //! `gcra`, `sliding_log`, `client_address`), and the operator's commands
 //! (`admin`).
@@ -15,6 +15,7 @@ pub mod key_material;
 pub mod keys;
 pub mod password;
 pub mod rate_limits;
+pub mod sessions;
 pub mod sliding_log;
 mod users;
 

@@ -27,8 +27,14 @@ pub const TRIGGER_PER_KEY: Rate = Rate::new(60, Duration::from_secs(15 * 60));
 pub const SIGNUP_PER_IP: Rate = Rate::new(20, Duration::from_secs(3600));
 /// Log-ins, per client IP, whatever the email.
 pub const LOGIN_PER_IP: Rate = Rate::new(60, Duration::from_secs(15 * 60));
-/// Log-ins, per email, from anywhere (a password guessed from many addresses).
+/// Log-ins, per email, from anywhere (a password guessed from many
+/// addresses). Past it, an address that has not failed on the email for
+/// [`LOGIN_FAILED_FOR`] still gets a try (`AccountService::login`), so that
+/// guessing cannot lock the owner out.
 pub const LOGIN_PER_EMAIL: Rate = Rate::new(20, Duration::from_secs(15 * 60));
+/// How long an address (an IPv6 client's /64) counts as having failed to
+/// log in to an email after a wrong password.
+pub const LOGIN_FAILED_FOR: Duration = Duration::from_secs(15 * 60);
 /// `POST /api/mcp`, per client IP, before authentication.
 pub const MCP_PER_IP: Rate = Rate::new(60, Duration::from_secs(60));
 /// `POST /api/mcp`, per user (all of a user's keys and sessions).
@@ -117,8 +123,33 @@ impl RateLimits {
         }
     }
 
-    /// The MCP limit per client IP (in memory, no database).
+    /// Sets the marker `bucket` (a bucket that holds an instant) to `now +
+    /// for`, unless it already holds a later instant.
+    pub async fn mark(&self, bucket: &str, r#for: Duration) -> Result<()> {
+        let until = Utc::now().timestamp_millis() + r#for.as_millis() as i64;
+        self.store.take_rate_tat(bucket, &mut |held| Some(held.max(until))).await?;
+        Ok(())
+    }
+
+    /// Clears the marker `bucket`.
+    pub async fn unmark(&self, bucket: &str) -> Result<()> {
+        self.store.take_rate_tat(bucket, &mut |_| Some(0)).await?;
+        Ok(())
+    }
+
+    /// Sets the marker `bucket` as [`Self::mark`] does if it is not set now,
+    /// in one step of the store (two requests cannot both find it unset);
+    /// whether it was unset.
+    pub async fn mark_if_unset(&self, bucket: &str, r#for: Duration) -> Result<bool> {
+        let now = Utc::now().timestamp_millis();
+        let until = now + r#for.as_millis() as i64;
+        Ok(self.store.take_rate_tat(bucket, &mut |held| (held <= now).then_some(until)).await?)
+    }
+
+    /// The MCP limit per client address (an IPv6 client's /64), in memory,
+    /// no database.
     pub fn take_mcp_ip(&self, ip: IpAddr) -> Result<()> {
+        let ip = crate::accounts::client_address::limited_network(ip);
         let now = Utc::now().timestamp_millis();
         let mut buckets = self.by_ip.lock().unwrap_or_else(|e| e.into_inner());
         if buckets.len() > LOCAL_BUCKETS_MAX {

@@ -1,7 +1,6 @@
 //! Signup, login and the current account.
 
 use std::fmt;
-use std::net::IpAddr;
 use std::sync::{Arc, OnceLock};
 
 use chrono::{DateTime, Utc};
@@ -12,8 +11,9 @@ use svc_storage::{NewAccount, Store, StoreError};
 use tokio::sync::Semaphore;
 
 use super::password;
-use crate::accounts::jwt::JwtKeys;
-use crate::accounts::rate_limits::{LOGIN_PER_EMAIL, LOGIN_PER_IP, RateLimits, SIGNUP_PER_IP};
+use crate::accounts::client_address::limit_key;
+use crate::accounts::rate_limits::{LOGIN_FAILED_FOR, LOGIN_PER_EMAIL, LOGIN_PER_IP, RateLimits, SIGNUP_PER_IP};
+use crate::accounts::sessions::{Client, SessionService};
 use crate::{Result, ServiceError, Session};
 
 const MIN_PASSWORD: usize = 8;
@@ -60,7 +60,7 @@ pub struct SignedUp {
 
 pub struct AccountService {
     store: Arc<dyn Store>,
-    jwt: Arc<JwtKeys>,
+    sessions: Arc<SessionService>,
     free_grant: i64,
     limits: Arc<RateLimits>,
     /// `SVC_SIGNUP`: whether anyone may create an account.
@@ -119,12 +119,12 @@ fn decoy_hash() -> &'static str {
 impl AccountService {
     pub(crate) fn new(
         store: Arc<dyn Store>,
-        jwt: Arc<JwtKeys>,
+        sessions: Arc<SessionService>,
         free_grant: i64,
         limits: Arc<RateLimits>,
         signup_open: bool,
     ) -> Self {
-        AccountService { store, jwt, free_grant, limits, signup_open, hashing: Semaphore::new(HASHING_AT_ONCE) }
+        AccountService { store, sessions, free_grant, limits, signup_open, hashing: Semaphore::new(HASHING_AT_ONCE) }
     }
 
     /// Whether this server takes sign-ups (`SVC_SIGNUP`).
@@ -138,17 +138,20 @@ impl AccountService {
         blocking(f).await
     }
 
-    fn issue(&self, user: UserId, org: OrgId) -> IssuedToken {
-        let (token, expires_at) = self.jwt.sign(user, org, Utc::now());
-        IssuedToken { token, expires_at }
+    /// Opens a session on `client` and answers its token.
+    async fn issue(&self, user: UserId, org: OrgId, client: &Client) -> Result<IssuedToken> {
+        let (token, expires_at) = self.sessions.open(org, user, client).await?;
+        Ok(IssuedToken { token, expires_at })
     }
 
     /// Creates an account, for a client at `from` (limited per IP).
-    pub async fn signup(&self, input: Signup, from: IpAddr) -> Result<SignedUp> {
+    pub async fn signup(&self, input: Signup, client: impl Into<Client>) -> Result<SignedUp> {
+        let client = client.into();
+        let from = client.address;
         if !self.signup_open {
             return Err(ServiceError::Forbidden("sign-up is closed on this server".into()));
         }
-        self.limits.take(&format!("signup:ip:{from}"), SIGNUP_PER_IP).await?;
+        self.limits.take(&format!("signup:ip:{}", limit_key(from)), SIGNUP_PER_IP).await?;
         let email = normalized_email(&input.email)?;
         check_new_password(&input.password)?;
         let name = match input.name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty()) {
@@ -173,24 +176,53 @@ impl AccountService {
         let password_hash = self.hash_work(move || password::hash(&plain)).await?;
         let account = NewAccount { organization, user, password_hash };
         self.store.create_account(&account).await.map_err(email_taken)?;
-        let token = self.issue(account.user.id, account.organization.id);
+        let token = self.issue(account.user.id, account.organization.id, &client).await?;
         Ok(SignedUp { token, user: account.user, organization: account.organization })
     }
 
-    /// Checks credentials, for a client at `from`: limited per IP and per
-    /// email before any hashing, so a flood costs no argon2 work.
-    pub async fn login(&self, input: Login, from: IpAddr) -> Result<IssuedToken> {
+    /// Checks credentials, for a client at `from`: limited per address (an
+    /// IPv6 client's /64) and per email before any hashing, so a flood costs
+    /// no argon2 work. Past the per-email limit (the email is being guessed
+    /// at), an address that has not failed on this email for
+    /// `LOGIN_FAILED_FOR` still gets one try, so that the owner is not locked
+    /// out; a wrong password marks the address as failed. Guesses per email
+    /// and 15 minutes: 20, plus one per address (or /64) never refused on it,
+    /// each address within its own per-address limit.
+    pub async fn login(&self, input: Login, client: impl Into<Client>) -> Result<IssuedToken> {
+        let client = client.into();
         let email = input.email.trim().to_lowercase();
-        self.limits.take(&format!("login:ip:{from}"), LOGIN_PER_IP).await?;
-        self.limits.take(&format!("login:email:{email}"), LOGIN_PER_EMAIL).await?;
+        let network = limit_key(client.address);
+        self.limits.take(&format!("login:ip:{network}"), LOGIN_PER_IP).await?;
+        let failed = format!("login:email-failed:{email}:{network}");
+        let guessed_at = match self.limits.take(&format!("login:email:{email}"), LOGIN_PER_EMAIL).await {
+            Ok(()) => false,
+            Err(ServiceError::RateLimited(refusal)) => {
+                // Taken before hashing: concurrent tries from one address get one.
+                if !self.limits.mark_if_unset(&failed, LOGIN_FAILED_FOR).await? {
+                    return Err(ServiceError::RateLimited(refusal));
+                }
+                true
+            }
+            Err(e) => return Err(e),
+        };
         let found = self.store.user_by_email(&email).await?;
         let stored = found.as_ref().map(|(_, h)| h.clone()).unwrap_or_else(|| decoy_hash().to_string());
         let plain = input.password;
         let ok =
             plain.chars().count() <= MAX_PASSWORD && self.hash_work(move || password::verify(&plain, &stored)).await?;
         match found {
-            Some((user, _)) if ok => Ok(self.issue(user.id, user.organization_id)),
-            _ => Err(ServiceError::Unauthorized("invalid email or password".into())),
+            Some((user, _)) if ok => {
+                if guessed_at {
+                    self.limits.unmark(&failed).await?;
+                }
+                self.issue(user.id, user.organization_id, &client).await
+            }
+            _ => {
+                if !guessed_at {
+                    self.limits.mark(&failed, LOGIN_FAILED_FOR).await?;
+                }
+                Err(ServiceError::Unauthorized("invalid email or password".into()))
+            }
         }
     }
 
@@ -207,14 +239,14 @@ impl AccountService {
         Ok(())
     }
 
-    /// Replaces the session user's password, given the current one. Sessions
-    /// already issued stay valid until they expire.
+    /// Replaces the session user's password, given the current one, and
+    /// ends every other session of the user (the caller's stays open).
     pub async fn change_password(&self, session: &Session, current: &str, new: &str) -> Result<()> {
         check_new_password(new)?;
         self.verify_current_password(session, current).await?;
         let plain = new.to_string();
         let hash = self.hash_work(move || password::hash(&plain)).await?;
-        if !self.store.set_password_hash(session.org(), session.user(), &hash).await? {
+        if !self.store.set_password_hash(session.org(), session.user(), &hash, Some(session.id()), Utc::now()).await? {
             return Err(ServiceError::NotFound("user"));
         }
         Ok(())
@@ -270,7 +302,9 @@ mod tests {
         assert_eq!(field_of(accounts.change_password(&ada.session, &long, "new-password-1").await), "currentPassword");
         assert_eq!(field_of(accounts.change_password(&ada.session, "password-123", "short").await), "password");
         assert_eq!(field_of(accounts.change_password(&ada.session, "password-123", &long).await), "password");
-        assert!(accounts.login(login("ada@example.com", "password-123"), LOCAL).await.is_ok(), "nothing changed yet");
+        let elsewhere =
+            accounts.login(login("ada@example.com", "password-123"), LOCAL).await.expect("nothing changed yet");
+        t.services.auth.session(&elsewhere.token).await.expect("a second session");
 
         accounts.change_password(&ada.session, "password-123", "new-password-1").await.unwrap();
         assert!(accounts.login(login("ada@example.com", "new-password-1"), LOCAL).await.is_ok());
@@ -278,8 +312,13 @@ mod tests {
             accounts.login(login("ada@example.com", "password-123"), LOCAL).await,
             Err(ServiceError::Unauthorized(_))
         ));
-        assert_eq!(t.services.auth.session(&ada.token).await.unwrap(), ada.session, "issued sessions stay valid");
+        assert_eq!(t.services.auth.session(&ada.token).await.unwrap(), ada.session, "the changing session stays");
+        assert!(
+            matches!(t.services.auth.session(&elsewhere.token).await, Err(ServiceError::Unauthorized(_))),
+            "the other session ended"
+        );
         assert!(accounts.login(login("bob@example.com", "password-123"), LOCAL).await.is_ok(), "bob's is untouched");
+        t.services.auth.session(&bob.token).await.expect("bob's session too");
         assert_eq!(
             field_of(accounts.change_password(&bob.session, "new-password-1", "another-one-2").await),
             "currentPassword"

@@ -57,6 +57,8 @@ const PRUNE_EVERY: chrono::Duration = chrono::Duration::hours(1);
 /// clocks lag the scheduler's by less than this still find every bucket
 /// that delays their requests.
 const RATE_BUCKET_MARGIN: chrono::Duration = chrono::Duration::minutes(5);
+/// How long an expired web session's row is kept (no token can use it).
+const SESSION_RETENTION: chrono::Duration = chrono::Duration::days(1);
 
 /// What one `tick` did.
 #[derive(Debug, Default)]
@@ -71,6 +73,7 @@ pub struct TickReport {
 pub struct Pruned {
     pub ticks: u64,
     pub rate_buckets: u64,
+    pub sessions: u64,
 }
 
 pub struct Scheduler {
@@ -139,11 +142,13 @@ impl Scheduler {
     /// a day, and the rate-limit buckets that decide like new ones since
     /// five minutes before `now` (`RATE_BUCKET_MARGIN`; one bucket per
     /// client address or email that ever logged in or signed up would
-    /// otherwise be kept for good). Returns how many of each went.
+    /// otherwise be kept for good), and the web sessions that expired more
+    /// than a day ago. Returns how many of each went.
     pub async fn prune(&self, now: DateTime<Utc>) -> Result<Pruned> {
         let ticks = self.store.prune_ticks(now - TICK_RETENTION).await?;
         let rate_buckets = self.store.prune_rate_tats((now - RATE_BUCKET_MARGIN).timestamp_millis()).await?;
-        Ok(Pruned { ticks, rate_buckets })
+        let sessions = self.store.prune_sessions(now - SESSION_RETENTION).await?;
+        Ok(Pruned { ticks, rate_buckets, sessions })
     }
 
     /// Fires ticks as they come due, and renews plans each week, until

@@ -8,7 +8,7 @@ use const_format::concatcp;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, QueryBuilder, Type};
 use svc_domain::account::{Organization, User};
 use svc_domain::plan::{Plan, WeeklyUnits};
-use svc_domain::{OrgId, UserId};
+use svc_domain::{OrgId, SessionId, UserId};
 
 use super::shared::conflict_on_unique;
 use super::{Dialect, RowsAffected, SqlStore, columns};
@@ -111,14 +111,27 @@ where
         Ok(row.map(|(hash,)| hash))
     }
 
-    async fn set_password_hash(&self, org: OrgId, user: UserId, hash: &str) -> Result<bool> {
+    async fn set_password_hash(
+        &self,
+        org: OrgId,
+        user: UserId,
+        hash: &str,
+        keep: Option<SessionId>,
+        at: DateTime<Utc>,
+    ) -> Result<bool> {
+        let mut tx = self.begin_write().await?;
         let done = sqlx::query("UPDATE users SET password_hash = $3 WHERE organization_id = $1 AND id = $2")
             .bind(org.to_string())
             .bind(user.to_string())
             .bind(hash)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
-        Ok(done.rows_affected() == 1)
+        if done.rows_affected() != 1 {
+            return Ok(false);
+        }
+        super::sessions::end_sessions_in(&mut tx, org, user, keep, at).await?;
+        tx.commit().await?;
+        Ok(true)
     }
 
     async fn set_email(&self, org: OrgId, user: UserId, email: &str) -> Result<bool> {

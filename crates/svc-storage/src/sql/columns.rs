@@ -5,6 +5,9 @@ use const_format::concatcp;
 
 pub(super) const USER: &str = "id, organization_id, email, name, is_admin, created_at";
 
+/// [`USER`] of a query that names `users` as `u`.
+pub(super) const USER_U: &str = "u.id, u.organization_id, u.email, u.name, u.is_admin, u.created_at";
+
 pub(super) const ORGANIZATION: &str = "id, name, plan, balance, default_containers, created_at";
 
 /// The columns of a scrap that are written.

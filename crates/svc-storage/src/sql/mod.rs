@@ -30,6 +30,7 @@ mod schedule;
 mod scraps;
 pub mod sealed_columns;
 mod secrets;
+mod sessions;
 mod shared;
 mod site_accounts;
 mod tasks;

@@ -15,7 +15,7 @@ use svc_service::accounts::{Login, Signup};
 
 use crate::browser_session::{self, FORM_COOKIE};
 use crate::chrome::Chrome;
-use crate::client_ip::ClientIp;
+use crate::client_ip::LoginClient;
 use crate::form_errors::FieldErrors;
 use crate::page_error::PageError;
 use crate::signed_in::{AnonymousForm, SignedForm};
@@ -153,7 +153,7 @@ fn refused(
 pub(crate) async fn login(
     State(services): State<Arc<Services>>,
     headers: HeaderMap,
-    ClientIp(from): ClientIp,
+    LoginClient(from): LoginClient,
     AnonymousForm(form): AnonymousForm<AuthForm>,
 ) -> Result<Response, PageError> {
     let login = Login { email: form.email.clone(), password: form.password.clone() };
@@ -181,7 +181,7 @@ pub(crate) async fn login(
 pub(crate) async fn signup(
     State(services): State<Arc<Services>>,
     headers: HeaderMap,
-    ClientIp(from): ClientIp,
+    LoginClient(from): LoginClient,
     AnonymousForm(form): AnonymousForm<AuthForm>,
 ) -> Result<Response, PageError> {
     let name = Some(form.name.trim().to_string()).filter(|n| !n.is_empty());
@@ -207,7 +207,18 @@ pub(crate) async fn signup(
 #[derive(Deserialize)]
 pub(crate) struct Nothing {}
 
-pub(crate) async fn logout(State(services): State<Arc<Services>>, _form: SignedForm<Nothing>) -> Response {
+/// Logs out: ends the session on the server (every server refuses its
+/// token from now on), then clears the cookie.
+pub(crate) async fn logout(
+    State(services): State<Arc<Services>>,
+    SignedForm { user, .. }: SignedForm<Nothing>,
+) -> Result<Response, PageError> {
+    services.sessions.log_out(&user.session).await?;
+    Ok(signed_out(&services))
+}
+
+/// The browser's side of an ended session: no cookie, on to the log-in page.
+pub(crate) fn signed_out(services: &Services) -> Response {
     let secure = browser_session::is_secure(services.public_url());
     let mut response = Redirect::to("/login").into_response();
     response.headers_mut().append(header::SET_COOKIE, browser_session::clear_session_cookie(secure));

@@ -64,6 +64,8 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/settings", get(settings::page))
         .route("/settings/email", post(settings::change_email))
         .route("/settings/password", post(settings::change_password))
+        .route("/settings/sessions/{session}/end", post(settings::end_session))
+        .route("/settings/sessions/end-all", post(settings::end_all_sessions))
         .route("/admin", get(admin::page))
         .route("/admin/announcements", post(admin::announce))
         .route("/unsubscribe", get(unsubscribe::page).post(unsubscribe::one_click))

@@ -1,6 +1,7 @@
 //! `/settings`: the organization (plan, compute balance, weekly renewal,
-//! default containers) and the account (email and password changes, each
-//! confirmed with the current password).
+//! default containers), the account (email and password changes, each
+//! confirmed with the current password) and its sessions (device, address,
+//! last seen; sign one out, or all).
 
 use std::sync::Arc;
 
@@ -8,16 +9,21 @@ use askama::Template;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use serde::Deserialize;
+use svc_domain::SessionId;
+use svc_service::Services;
+use svc_service::paging::PageRequest;
 use svc_service::schedule::renewal;
-use svc_service::{Services, WeeklyUnits};
 
 use super::{render, render_status};
 use crate::chrome::Chrome;
 use crate::form_errors::FieldErrors;
 use crate::page_error::PageError;
+use crate::path_id::PathId;
+use crate::present::device::device_name;
 use crate::present::plans;
+use crate::present::when::{Moment, moment};
 use crate::signed_in::{SignedForm, SignedIn};
 
 #[derive(Template)]
@@ -39,7 +45,26 @@ struct SettingsPage {
     new_email: String,
     email_errors: FieldErrors,
     password_errors: FieldErrors,
+    sessions: Vec<SessionRow>,
+    /// Live sessions beyond those listed.
+    more_sessions: i64,
 }
+
+/// One live session of the account.
+struct SessionRow {
+    id: String,
+    /// "Firefox on Linux".
+    device: String,
+    /// The `User-Agent` it was named from (the tooltip).
+    agent: String,
+    address: String,
+    last_seen: Moment,
+    signed_in: Moment,
+    current: bool,
+}
+
+/// Sessions listed on the page (the most recently seen).
+const SESSIONS_SHOWN: i64 = 50;
 
 /// "topped up to N units every Monday at 00:00 UTC; next: <date>".
 struct Renewal {
@@ -72,15 +97,31 @@ pub(crate) struct PasswordForm {
     password: String,
 }
 
-fn settings_page(
+async fn settings_page(
+    services: &Services,
     user: &SignedIn,
-    weekly: WeeklyUnits,
-    now: DateTime<Utc>,
     flash: Option<&'static str>,
-) -> SettingsPage {
+) -> Result<SettingsPage, PageError> {
+    let now = Utc::now();
+    let weekly = services.weekly_units();
     let org = &user.organization;
     let next = renewal::next_renewal(now);
-    SettingsPage {
+    let listed = services.sessions.list(&user.session, PageRequest { page: 1, per_page: SESSIONS_SHOWN }).await?;
+    let more_sessions = listed.total - listed.items.len() as i64;
+    let sessions = listed
+        .items
+        .into_iter()
+        .map(|e| SessionRow {
+            id: e.session.id.to_string(),
+            device: device_name(&e.session.device),
+            agent: e.session.device,
+            address: e.session.address,
+            last_seen: moment(e.session.last_seen_at, now),
+            signed_in: moment(e.session.created_at, now),
+            current: e.current,
+        })
+        .collect();
+    Ok(SettingsPage {
         chrome: user.chrome("Settings", "settings"),
         organization: org.name.clone(),
         plan: plans::name(org.plan),
@@ -98,7 +139,9 @@ fn settings_page(
         new_email: String::new(),
         email_errors: FieldErrors::default(),
         password_errors: FieldErrors::default(),
-    }
+        sessions,
+        more_sessions,
+    })
 }
 
 pub(crate) async fn page(
@@ -108,10 +151,11 @@ pub(crate) async fn page(
 ) -> Result<Response, PageError> {
     let flash = match params.saved.as_deref() {
         Some("email") => Some("Your email was changed: log in with the new one from now on."),
-        Some("password") => Some("Your password was changed."),
+        Some("password") => Some("Your password was changed, and your other sessions were signed out."),
+        Some("session") => Some("The session was signed out."),
         _ => None,
     };
-    render(&settings_page(&user, services.weekly_units(), Utc::now(), flash))
+    render(&settings_page(&services, &user, flash).await?)
 }
 
 /// The status of a form shown again with its errors: 409 for a taken email, else 422.
@@ -133,7 +177,7 @@ pub(crate) async fn change_email(
             let page = SettingsPage {
                 new_email: form.email,
                 email_errors: errors,
-                ..settings_page(&user, services.weekly_units(), Utc::now(), None)
+                ..settings_page(&services, &user, None).await?
             };
             render_status(status_of(&e), &page)
         }
@@ -150,11 +194,34 @@ pub(crate) async fn change_password(
             let Some(errors) = FieldErrors::from_service(&e, "password") else { return Err(e.into()) };
             render_status(
                 status_of(&e),
-                &SettingsPage {
-                    password_errors: errors,
-                    ..settings_page(&user, services.weekly_units(), Utc::now(), None)
-                },
+                &SettingsPage { password_errors: errors, ..settings_page(&services, &user, None).await? },
             )
         }
     }
+}
+
+#[derive(Deserialize)]
+pub(crate) struct Nothing {}
+
+/// Signs one session out: this browser's own logs out (to the log-in
+/// page); another's ends, back to Settings.
+pub(crate) async fn end_session(
+    State(services): State<Arc<Services>>,
+    PathId(id): PathId<SessionId>,
+    SignedForm { user, .. }: SignedForm<Nothing>,
+) -> Result<Response, PageError> {
+    services.sessions.end(&user.session, id).await?;
+    if id == user.session.id() {
+        return Ok(super::auth::signed_out(&services));
+    }
+    Ok(Redirect::to("/settings?saved=session").into_response())
+}
+
+/// Signs out everywhere, this browser included.
+pub(crate) async fn end_all_sessions(
+    State(services): State<Arc<Services>>,
+    SignedForm { user, .. }: SignedForm<Nothing>,
+) -> Result<Response, PageError> {
+    services.sessions.end_all(&user.session).await?;
+    Ok(super::auth::signed_out(&services))
 }

@@ -23,6 +23,7 @@ async fn logs_in(app: &TestApp, email: &str, password: &str) -> bool {
             std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
         )
         .await
+        .inspect_err(|e| eprintln!("login of {email} refused: {e:?}"))
         .is_ok()
 }
 
@@ -75,7 +76,7 @@ async fn settings_show_the_plan_and_balance_and_change_the_email_and_password() 
     tab.fill("New password", "a-new-password-1").await;
     tab.click_and_load("Change password").await;
     assert_eq!(tab.path().await, "/settings?saved=password");
-    assert!(tab.text().await.contains("Your password was changed."));
+    assert!(tab.text().await.contains("Your password was changed, and your other sessions were signed out."));
     assert!(logs_in(&app, "dana@example.com", "a-new-password-1").await);
     assert!(!logs_in(&app, "dana@example.com", "password-123").await);
 
@@ -248,4 +249,145 @@ async fn readyz_and_the_admin_page_say_when_the_browser_sandbox_is_off() {
     );
     tab.screenshots("admin-sandbox-off").await;
     browser.close().await;
+}
+
+/// Logs `email` in over the REST API as a client saying `user_agent`; its token.
+async fn api_log_in(app: &TestApp, email: &str, password: &str, user_agent: &str) -> String {
+    let response = app
+        .http
+        .post(format!("{}/api/auth/login", app.base))
+        .header("user-agent", user_agent)
+        .json(&serde_json::json!({"email": email, "password": password}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    response.json::<serde_json::Value>().await.unwrap()["token"].as_str().unwrap().to_string()
+}
+
+async fn me_status(app: &TestApp, token: &str) -> StatusCode {
+    let (status, body) = app.get("/api/auth/me", token).await;
+    if status != StatusCode::OK {
+        eprintln!("/api/auth/me: {status} {body}");
+    }
+    status
+}
+
+const IPHONE: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) \
+                      Version/17.5 Mobile/15E148 Safari/604.1";
+const WINDOWS: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0";
+
+#[tokio::test]
+async fn settings_list_the_sessions_and_sign_them_out() {
+    let app = TestApp::start().await;
+    let fay = app.signup("fay@example.com").await;
+    let phone = api_log_in(&app, "fay@example.com", "password-123", IPHONE).await;
+    let windows = api_log_in(&app, "fay@example.com", "password-123", WINDOWS).await;
+    let browser = WebBrowser::launch().await;
+    let tab = browser.tab(&app.base).await;
+    log_in(&tab, &fay).await;
+
+    tab.open("/settings").await;
+    let text = tab.text().await;
+    for shown in ["Sessions", "Headless Chrome on Linux", "This browser", "Safari on iPhone", "Firefox on Windows"] {
+        assert!(text.contains(shown), "{shown:?} in {text}");
+    }
+    assert!(text.contains("Unknown device"), "the sign-up's client sent no User-Agent: {text}");
+    let rows: i64 = tab.eval("document.querySelectorAll('table.session-list tbody tr').length").await;
+    assert_eq!(rows, 4, "sign-up, phone, Windows and this browser");
+    let first_is_current: bool =
+        tab.eval("document.querySelector('table.session-list tbody tr').classList.contains('current-session')").await;
+    assert!(first_is_current, "the most recently seen first: this browser");
+    tab.screenshots("settings-sessions").await;
+    tab.color_scheme(true).await;
+    tab.screenshots("settings-sessions-dark").await;
+    tab.color_scheme(false).await;
+
+    // Sign out the phone: refused at once, the others live on.
+    tab.run("window.__svcOldPage = true; document.querySelector('button[aria-label^=\"Sign out Safari on iPhone\"]').click()")
+        .await;
+    tab.wait_for("window.__svcOldPage === undefined && document.readyState === 'complete'", "the page after Sign out")
+        .await;
+    assert_eq!(tab.path().await, "/settings?saved=session");
+    let text = tab.text().await;
+    assert!(text.contains("The session was signed out.") && !text.contains("Safari on iPhone"), "{text}");
+    assert_eq!(me_status(&app, &phone).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(me_status(&app, &windows).await, StatusCode::OK);
+
+    // A password change here signs out the others, not this browser.
+    tab.fill("Current password", "password-123").await;
+    tab.fill("New password", "a-new-password-1").await;
+    tab.click_and_load("Change password").await;
+    assert_eq!(tab.path().await, "/settings?saved=password");
+    assert_eq!(me_status(&app, &windows).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(me_status(&app, &fay.token).await, StatusCode::UNAUTHORIZED);
+    let rows: i64 = tab.eval("document.querySelectorAll('table.session-list tbody tr').length").await;
+    assert_eq!(rows, 1, "only this browser is left");
+    tab.screenshots("settings-sessions-after-password").await;
+
+    // Sign out everywhere: this browser too, back to the log-in page.
+    let other = api_log_in(&app, "fay@example.com", "a-new-password-1", IPHONE).await;
+    tab.open("/settings").await;
+    tab.run("window.confirm = () => true").await;
+    tab.click_and_load("Sign out everywhere").await;
+    assert!(tab.path().await.starts_with("/login"), "{}", tab.path().await);
+    assert_eq!(me_status(&app, &other).await, StatusCode::UNAUTHORIZED);
+    tab.open("/settings").await;
+    assert!(tab.path().await.starts_with("/login"), "signed out: {}", tab.path().await);
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn log_out_ends_the_session_on_the_server() {
+    let app = TestApp::start().await;
+    let gus = app.signup("gus@example.com").await;
+    let csrf = csrf_token_of(&app, &gus.token).await;
+    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let logout = http
+        .post(format!("{}/logout", app.base))
+        .header("cookie", session_cookie(&gus.token))
+        .header("origin", &app.base)
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(logout.status(), StatusCode::SEE_OTHER);
+    // The cookie a copy of the browser kept opens nothing any more.
+    assert_eq!(me_status(&app, &gus.token).await, StatusCode::UNAUTHORIZED);
+    let page =
+        http.get(format!("{}/settings", app.base)).header("cookie", session_cookie(&gus.token)).send().await.unwrap();
+    assert_eq!(page.status(), StatusCode::SEE_OTHER);
+    assert!(page.headers()["location"].to_str().unwrap().starts_with("/login"), "to the log-in page");
+}
+
+#[tokio::test]
+async fn signing_sessions_out_needs_the_csrf_token_and_ones_own_session() {
+    let app = TestApp::start().await;
+    let hal = app.signup("hal@example.com").await;
+    let ivy = app.signup("ivy@example.com").await;
+    let csrf = csrf_token_of(&app, &hal.token).await;
+    let ivy_sid = crate::sessions::session_id_of(&ivy.token);
+    let post = |path: String, form: Vec<(&'static str, String)>| {
+        app.http
+            .post(format!("{}{path}", app.base))
+            .header("cookie", session_cookie(&hal.token))
+            .header("origin", &app.base)
+            .form(&form)
+            .send()
+    };
+    let tokenless = post("/settings/sessions/end-all".into(), vec![]).await.unwrap();
+    assert_eq!(tokenless.status(), StatusCode::FORBIDDEN);
+    let hal_sid = crate::sessions::session_id_of(&hal.token);
+    let tokenless = post(format!("/settings/sessions/{hal_sid}/end"), vec![]).await.unwrap();
+    assert_eq!(tokenless.status(), StatusCode::FORBIDDEN);
+    assert_eq!(me_status(&app, &hal.token).await, StatusCode::OK);
+
+    // Another user's session: the "not found" page, and it lives on.
+    let foreign = post(format!("/settings/sessions/{ivy_sid}/end"), vec![("csrf", csrf.clone())]).await.unwrap();
+    assert_eq!(foreign.status(), StatusCode::NOT_FOUND);
+    assert!(foreign.text().await.unwrap().contains("session"));
+    let malformed = post("/settings/sessions/nope/end".into(), vec![("csrf", csrf.clone())]).await.unwrap();
+    assert_eq!(malformed.status(), StatusCode::NOT_FOUND);
+    assert_eq!(me_status(&app, &ivy.token).await, StatusCode::OK);
+    assert_eq!(me_status(&app, &hal.token).await, StatusCode::OK);
 }
