@@ -177,7 +177,7 @@ impl Engine for StaticEngine {
         let order = RunOrder {
             html,
             url: fetched.url.to_string(),
-            source: crate::script::wrap(&job),
+            script: crate::script::wrap(&job),
             timeout_secs: job.timeout.as_secs(),
             remaining_ms: deadline.saturating_duration_since(Instant::now()).as_millis() as u64,
             limits: self.limits,
