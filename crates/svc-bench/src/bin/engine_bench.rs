@@ -87,6 +87,9 @@ struct Args {
     /// Only the end-to-end measurement.
     #[arg(long)]
     skip_engine_only: bool,
+    /// Only the engine-only measurement.
+    #[arg(long)]
+    skip_end_to_end: bool,
     /// Engine only: a fresh sandbox process per static run (`--concurrency`
     /// spares started ahead) instead of one kept for the organization's runs.
     #[arg(long)]
@@ -690,7 +693,10 @@ fn main() -> Result<()> {
             args.peer_processes,
             args.peer_inflight,
         );
-        let end_to_end = EndToEnd::start(&args, &page).await?;
+        let end_to_end = match args.skip_end_to_end {
+            true => None,
+            false => Some(EndToEnd::start(&args, &page).await?),
+        };
         let engine_only = (!args.skip_engine_only).then(|| EngineOnly::start(&args, &page));
         let mut over_e2e = Rounds::new("end to end");
         let mut over_engine = Rounds::new("engine only");
@@ -702,17 +708,20 @@ fn main() -> Result<()> {
                 if svc_first { "svc" } else { "the peers" },
                 load_average()
             );
-            let (mut svc, mut others) = (vec![], vec![]);
-            if !svc_first {
-                others = measure_peers(&peers, &page, &args).await?;
+            if let Some(end_to_end) = &end_to_end {
+                let (mut svc, mut others) = (vec![], vec![]);
+                if !svc_first {
+                    others = measure_peers(&peers, &page, &args).await?;
+                }
+                svc.extend(end_to_end.measure(&args).await?);
+                if svc_first {
+                    others = measure_peers(&peers, &page, &args).await?;
+                }
+                let rows: Vec<(String, Figures)> = svc.into_iter().chain(others).collect();
+                let title = "End to end: trigger to finished row (the peers: their fetch-parse-extract loop)";
+                let ratios = report(title, &args, &rows);
+                over_e2e.add(&rows, ratios);
             }
-            svc.extend(end_to_end.measure(&args).await?);
-            if svc_first {
-                others = measure_peers(&peers, &page, &args).await?;
-            }
-            let rows: Vec<(String, Figures)> = svc.into_iter().chain(others).collect();
-            let ratios = report("End to end: trigger to finished row (the peers: their fetch-parse-extract loop)", &args, &rows);
-            over_e2e.add(&rows, ratios);
             if let Some(engine_only) = &engine_only {
                 let (mut svc, mut others) = (vec![], vec![]);
                 if !svc_first {
@@ -723,18 +732,23 @@ fn main() -> Result<()> {
                     others = measure_peers(&peers, &page, &args).await?;
                 }
                 let rows: Vec<(String, Figures)> = svc.into_iter().chain(others).collect();
-                let ratios = report("Engine only: Engine::run (the peers: their fetch-parse-extract loop)", &args, &rows);
+                let title = "Engine only: Engine::run (the peers: their fetch-parse-extract loop)";
+                let ratios = report(title, &args, &rows);
                 over_engine.add(&rows, ratios);
             }
             println!("\n(load average after round {round}: {})", load_average());
         }
         if args.rounds > 1 {
-            over_e2e.print();
+            if end_to_end.is_some() {
+                over_e2e.print();
+            }
             if engine_only.is_some() {
                 over_engine.print();
             }
         }
-        end_to_end.stop().await?;
+        if let Some(end_to_end) = end_to_end {
+            end_to_end.stop().await?;
+        }
         if let Some(engine_only) = engine_only {
             engine_only.stop().await;
         }
