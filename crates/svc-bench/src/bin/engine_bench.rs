@@ -148,6 +148,9 @@ struct Figures {
     first_failure: Option<String>,
     /// The data of the last successful run (to compare the engines).
     data: Option<String>,
+    /// CPU ms per run of this process and of its child processes (Chromium's,
+    /// the sandbox processes), for svc's rows.
+    cpu_apart: Option<(f64, f64)>,
 }
 
 impl Figures {
@@ -269,6 +272,7 @@ async fn measure<R: Runner>(name: &str, runner: Arc<R>, args: &Args) -> Result<F
     figures.concurrent_total_ms = started.elapsed().as_secs_f64() * 1000.0;
     let split = cpu_split_per_run(split0, cpu_split(me), args.runs);
     figures.cpu_ms_per_run = split.bench + split.chromium + split.other;
+    figures.cpu_apart = Some((split.bench, split.chromium + split.other));
     Ok(figures)
 }
 
@@ -516,6 +520,7 @@ fn measure_peer(peer: &Peer, page: &str, args: &Args) -> Result<Figures> {
         failures: out["failures"].as_u64().unwrap_or(0) as usize,
         first_failure: out["firstFailure"].as_str().map(str::to_string),
         data,
+        cpu_apart: None,
     })
 }
 
@@ -602,6 +607,11 @@ fn report(title: &str, args: &Args, rows: &[(String, Figures)]) -> Ratios {
             );
             ratios.push(("static / best peer throughput".into(), fast.throughput() / peer.throughput()));
             ratios.push(("static / best peer CPU per run".into(), fast.cpu_ms_per_run / peer.cpu_ms_per_run));
+        }
+    }
+    for (name, f) in rows {
+        if let Some((own, children)) = f.cpu_apart {
+            println!("{name}: CPU per run {own:.2} ms in the svc process, {children:.2} ms in its child processes");
         }
     }
     for (name, f) in rows {
