@@ -687,6 +687,9 @@ fn load_average() -> String {
 
 fn main() -> Result<()> {
     let args = Args::parse();
+    if let Ok(filter) = std::env::var("ENGINE_BENCH_LOG") {
+        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
         let base = serve_fixture().await?;
