@@ -57,7 +57,10 @@ fn compiled() -> Result<&'static Compiled, StaticError> {
         let rt = Runtime::new().map_err(|e| e.to_string())?;
         let context = Context::full(&rt).map_err(|e| e.to_string())?;
         context.with(|ctx| {
-            Ok(Compiled { prelude: compile(&ctx, PRELUDE, c"prelude.js")?, wrapper: compile(&ctx, &WRAPPER, c"eval_script")? })
+            Ok(Compiled {
+                prelude: compile(&ctx, PRELUDE, c"prelude.js")?,
+                wrapper: compile(&ctx, &WRAPPER, c"eval_script")?,
+            })
         })
     });
     compiled.as_ref().map_err(|e| StaticError::Internal(format!("svc's JavaScript does not compile: {e}")))
@@ -96,7 +99,8 @@ fn evaluate<'js>(ctx: &Ctx<'js>, bytecode: &[u8]) -> rquickjs::Result<Value<'js>
     // in this process by the same QuickJS; JS_EvalFunction takes ownership
     // of the function read, and the value it answers is handed to a `Value`.
     unsafe {
-        let function = qjs::JS_ReadObject(raw, bytecode.as_ptr(), bytecode.len() as _, qjs::JS_READ_OBJ_BYTECODE as i32);
+        let function =
+            qjs::JS_ReadObject(raw, bytecode.as_ptr(), bytecode.len() as _, qjs::JS_READ_OBJ_BYTECODE as i32);
         if qjs::JS_IsException(function) {
             return Err(rquickjs::Error::Exception);
         }

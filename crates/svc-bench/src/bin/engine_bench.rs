@@ -478,7 +478,9 @@ fn measure_peer(peer: &Peer, page: &str, args: &Args) -> Result<Figures> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .with_context(|| format!("cannot start node {} (is node installed, and npm ci done there?)", script.display()))?;
+        .with_context(|| {
+            format!("cannot start node {} (is node installed, and npm ci done there?)", script.display())
+        })?;
     let stderr = child.stderr.take().context("the peer's stderr")?;
     let me = std::process::id();
     // This process's CPU ticks at the start and the end of the measured phase.
@@ -682,7 +684,12 @@ impl Rounds {
 }
 
 fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn main() -> Result<()> {
