@@ -702,6 +702,12 @@ fn main() -> Result<()> {
         let base = serve_fixture().await?;
         let page = format!("{base}/items/{ITEMS}");
         let peers = peers(&args);
+        if !peers.is_empty() && !args.peer_dir.join("node_modules").is_dir() {
+            bail!(
+                "the peers are not installed: run `npm ci` in {} (or pass `--peers none`)",
+                args.peer_dir.display()
+            );
+        }
         println!(
             "engine-bench: {ITEMS}-item page, {} warm-up, {} sequential, {} runs at concurrency {}, {}; peers: {} ({} processes x {} in flight)",
             args.warmup,
