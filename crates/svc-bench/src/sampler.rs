@@ -129,6 +129,13 @@ pub fn memory_of(pid: u32) -> Option<(u64, u64)> {
 
 impl Sampler {
     pub fn start() -> Sampler {
+        Sampler::start_with_pss_every(PSS_EVERY)
+    }
+
+    /// A sampler that reads PSS on every `pss_every`-th pass (1: every
+    /// 100 ms, as the fleet benchmark does: its phases last seconds).
+    pub fn start_with_pss_every(pss_every: u64) -> Sampler {
+        let pss_every = pss_every.max(1);
         let state = Arc::new(Mutex::new(SamplerState { root: std::process::id(), ..Default::default() }));
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
@@ -145,7 +152,7 @@ impl Sampler {
                     };
                     if let Some(label) = label {
                         let pass = Instant::now();
-                        let with_pss = passes.is_multiple_of(PSS_EVERY);
+                        let with_pss = passes.is_multiple_of(pss_every);
                         passes += 1;
                         let mut sum = MemPeak::default();
                         let mut seen = Vec::new();

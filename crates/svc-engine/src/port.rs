@@ -16,6 +16,22 @@ pub trait Engine: Send + Sync {
     /// Runs `job` to its end. Never fails as a call: every failure is a
     /// `ScriptResult::Failed` in the report.
     async fn run(&self, job: RunJob) -> EngineReport;
+
+    /// What the engine keeps warm for whom: a worker prefers to claim the
+    /// queued runs these fit (a run that finds a warm page or process
+    /// skips starting one). Cheap: called before every claim.
+    fn warm(&self) -> Vec<Warm> {
+        Vec::new()
+    }
+}
+
+/// Something an engine keeps warm for an organization's next runs: a
+/// browser page that shows `origin`, or (`None`) a process any page can use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warm {
+    pub organization: svc_domain::OrgId,
+    /// The origin the warm page shows (`scheme://host[:port]`).
+    pub origin: Option<String>,
 }
 
 /// An engine that hands each job to the engine registered for its
@@ -39,6 +55,10 @@ impl EnginesByScrapper {
 
 #[async_trait]
 impl Engine for EnginesByScrapper {
+    fn warm(&self) -> Vec<Warm> {
+        self.engines.values().flat_map(|engine| engine.warm()).collect()
+    }
+
     async fn run(&self, job: RunJob) -> EngineReport {
         match self.engines.get(&job.scrapper) {
             Some(engine) => engine.run(job).await,

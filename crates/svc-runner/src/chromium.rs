@@ -63,12 +63,13 @@ use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, C
 use chromiumoxide::cdp::js_protocol::heap_profiler::CollectGarbageParams;
 use chromiumoxide::cdp::js_protocol::runtime::{
     CallArgument, CallFunctionOnParams, EventExecutionContextCreated, EventExecutionContextDestroyed,
-    ExecutionContextId,
+    ExecutionContextId, GetIsolateIdParams,
 };
 use chromiumoxide::listeners::EventStream;
 use chromiumoxide::page::ScreenshotParams;
 use futures::{FutureExt, StreamExt};
 use serde_json::{Value, json};
+use svc_domain::ScrapId;
 use svc_domain::site_account::SessionState;
 use svc_engine::Loads;
 use svc_engine::host_vetting::{PrivateNetworks, Resolver};
@@ -149,18 +150,37 @@ struct Inner {
     pool: BrowserPool,
     allow_private: PrivateNetworks,
     spare_target: usize,
+    /// Pages with a renderer of their own, at most: those runs hold, warm
+    /// ones (parked or being emptied) and spares. A run that needs a new
+    /// page when there are this many disposes the oldest parked page, and
+    /// spares are prepared only below it (the larger of `warm_pages` and
+    /// `spare_pages`).
+    page_budget: usize,
+    /// Pages runs hold now.
+    in_use: std::sync::atomic::AtomicUsize,
     spares: std::sync::Mutex<Vec<GuardedPage>>,
     preparing: std::sync::atomic::AtomicUsize,
     /// Contexts of finished runs still being disposed.
     disposing: std::sync::atomic::AtomicUsize,
     /// Set by `close`: no more spares are prepared or kept.
     closed: std::sync::atomic::AtomicBool,
-    /// Emptied pages of finished runs, by scrap.
+    /// Emptied pages of finished runs, by scrap (and organization).
     warm: std::sync::Mutex<WarmPages<ReuseKey, GuardedPage>>,
+    /// Whether a warm page also serves the runs of other scraps of its
+    /// organization on the origin it shows (else only its own scrap's);
+    /// `ChromiumEngine::share_warm_pages`.
+    share_warm: std::sync::atomic::AtomicBool,
     /// Woken when a page has been emptied (parked or disposed).
     recycled: tokio::sync::Notify,
-    /// Runs that ran in a page an earlier run of their scrap left.
+    /// Runs that ran in a page an earlier run left (of their scrap, or of
+    /// another scrap of their organization on the same origin).
     reused: std::sync::atomic::AtomicU64,
+    /// Of those, the runs in a page another scrap's run left.
+    shared: std::sync::atomic::AtomicU64,
+    /// When on (`ChromiumEngine::log_renderers`, for tests): the renderer
+    /// (its V8 isolate's id) each saved scrap's run ran in, with the run's
+    /// organization.
+    renderer_log: std::sync::Mutex<Option<Vec<(svc_domain::OrgId, String)>>>,
     /// Runs that found no script world in their document and made one.
     worlds_made: std::sync::atomic::AtomicU64,
     /// Web fonts the request guards refused: none while the default
@@ -263,6 +283,8 @@ struct GuardedPage {
     /// Fires when the page's renderer dies (out of memory, or killed):
     /// the run ends then rather than at its timeout. Taken by the run.
     crashed: Option<EventStream<EventTargetCrashed>>,
+    /// The scrap of the page's last run, if it was a saved scrap's.
+    scrap: Option<ScrapId>,
 }
 
 /// Why a page serves no other run.
@@ -390,13 +412,18 @@ impl ChromiumEngine {
                 ),
                 allow_private: config.allow_private_networks,
                 spare_target: config.spare_pages,
+                page_budget: config.warm_pages.max(config.spare_pages),
+                in_use: std::sync::atomic::AtomicUsize::new(0),
                 spares: std::sync::Mutex::new(Vec::new()),
                 preparing: std::sync::atomic::AtomicUsize::new(0),
                 disposing: std::sync::atomic::AtomicUsize::new(0),
                 closed: std::sync::atomic::AtomicBool::new(false),
                 warm: std::sync::Mutex::new(WarmPages::new(config.warm_pages)),
+                share_warm: std::sync::atomic::AtomicBool::new(true),
                 recycled: tokio::sync::Notify::new(),
                 reused: std::sync::atomic::AtomicU64::new(0),
+                shared: std::sync::atomic::AtomicU64::new(0),
+                renderer_log: std::sync::Mutex::new(None),
                 worlds_made: std::sync::atomic::AtomicU64::new(0),
                 fonts_refused: Arc::new(AtomicU64::new(0)),
                 hold: Hold::default(),
@@ -451,9 +478,35 @@ impl ChromiumEngine {
         self.inner.pool.egress_of(tier).map(EgressProxy::stats)
     }
 
-    /// How many runs ran in a page an earlier run of their scrap left.
+    /// Whether a warm page also serves the runs of the other scraps of its
+    /// organization on the origin it shows (`SVC_WARM_PAGES_SHARED`; on by
+    /// default), or only its own scrap's.
+    pub fn share_warm_pages(&self, shared: bool) {
+        self.inner.share_warm.store(shared, Ordering::Relaxed);
+    }
+
+    /// How many runs ran in a page an earlier run left (of their scrap,
+    /// or of another scrap of their organization on the same origin).
     pub fn runs_in_warm_pages(&self) -> u64 {
         self.inner.reused.load(Ordering::Relaxed)
+    }
+
+    /// From now on, records which renderer process each saved scrap's run
+    /// ran in (a DevTools round trip per run: for tests).
+    pub fn log_renderers(&self) {
+        self.inner.renderer_log.lock().expect("renderer log lock").get_or_insert_with(Vec::new);
+    }
+
+    /// The organization and renderer (the id of its V8 isolate, random per
+    /// renderer process) of each saved scrap's run since `log_renderers`.
+    pub fn renderers_seen(&self) -> Vec<(svc_domain::OrgId, String)> {
+        self.inner.renderer_log.lock().expect("renderer log lock").clone().unwrap_or_default()
+    }
+
+    /// Of [`Self::runs_in_warm_pages`], how many ran in a page another
+    /// scrap's run left.
+    pub fn runs_in_shared_pages(&self) -> u64 {
+        self.inner.shared.load(Ordering::Relaxed)
     }
 
     /// How many runs found no script world in their document and had to
@@ -562,6 +615,7 @@ impl Inner {
                 bytes,
                 watch,
                 crashed: Some(crashed),
+                scrap: None,
             }),
             failure => {
                 let _ = tokio::time::timeout(DISPOSE_TIMEOUT, warm.browser.dispose_browser_context(context)).await;
@@ -579,6 +633,7 @@ impl Inner {
     /// are of the default browser: a run that loads fonts gets a new page.
     async fn take(self: &Arc<Self>, fonts: Fonts) -> Result<GuardedPage, String> {
         if fonts != Fonts::Refused {
+            self.make_room();
             return self.prepare(None, fonts).await;
         }
         loop {
@@ -588,6 +643,7 @@ impl Inner {
                 // From a browser that died or was replaced: let it go.
                 Some(stale) => self.dispose(stale).await,
                 None => {
+                    self.make_room();
                     self.refill();
                     return self.prepare(None, fonts).await;
                 }
@@ -595,9 +651,31 @@ impl Inner {
         }
     }
 
+    /// Pages with a renderer of their own now: held by runs, warm (parked
+    /// or being emptied), spare or being prepared as one.
+    fn pages_held(&self) -> usize {
+        self.in_use.load(Ordering::SeqCst)
+            + self.warm.lock().expect("warm lock").held()
+            + self.spares.lock().expect("spares lock").len()
+            + self.preparing.load(Ordering::SeqCst)
+    }
+
+    /// Before a new page is made: at the budget, the oldest parked page
+    /// goes (disposed in the background), so that a fleet of scraps that
+    /// rarely fit a warm page does not keep renderers beyond the budget.
+    fn make_room(self: &Arc<Self>) {
+        if self.pages_held() < self.page_budget {
+            return;
+        }
+        let oldest = self.warm.lock().expect("warm lock").take_oldest();
+        if let Some(page) = oldest {
+            self.dispose_later(vec![page]);
+        }
+    }
+
     fn refill(self: &Arc<Self>) {
         let have = self.spares.lock().expect("spares lock").len() + self.preparing.load(Ordering::SeqCst);
-        if have >= self.spare_target || self.closed.load(Ordering::SeqCst) {
+        if have >= self.spare_target || self.pages_held() >= self.page_budget || self.closed.load(Ordering::SeqCst) {
             return;
         }
         self.preparing.fetch_add(1, Ordering::SeqCst);
@@ -614,11 +692,24 @@ impl Inner {
     }
 
     /// A page the last run of `key` left, emptied, if one is parked or
-    /// being emptied (then waited for, `RECYCLE_WAIT` at most); else as
+    /// being emptied (then waited for, `RECYCLE_WAIT` at most); else one
+    /// that a run of another scrap of the same organization left on the
+    /// origin of `url` (so that the navigation keeps its renderer); else as
     /// [`Self::take`]. A page of the other browser (the scrap's script
     /// changed its mind on fonts) is disposed.
-    async fn take_warm(self: &Arc<Self>, key: ReuseKey, fonts: Fonts) -> Result<GuardedPage, String> {
+    async fn take_warm(self: &Arc<Self>, key: ReuseKey, url: &str, fonts: Fonts) -> Result<GuardedPage, String> {
         let deadline = tokio::time::Instant::now() + RECYCLE_WAIT;
+        let origin = url::Url::parse(url)
+            .ok()
+            .filter(|u| self.share_warm.load(Ordering::Relaxed) && u.fragment().is_none())
+            .map(|u| u.origin().ascii_serialization());
+        // Never across organizations; only a page that shows the run's origin.
+        let shares = |parked: &ReuseKey, page: &GuardedPage| {
+            parked.organization == key.organization
+                && origin.is_some()
+                && page.warm.fonts == fonts
+                && *page.state.shown.lock().expect("shown lock") == origin
+        };
         loop {
             // Listening before looking: a page parked in between still wakes this run.
             let parked = self.recycled.notified();
@@ -627,7 +718,14 @@ impl Inner {
             let (page, stale, being_emptied) = {
                 let mut warm = self.warm.lock().expect("warm lock");
                 let stale = warm.remove_stale(Instant::now(), |page| page.warm.is_retired());
-                (warm.take(&key), stale, warm.is_recycling(&key))
+                let own_emptied = warm.is_recycling(&key);
+                // While the scrap's own page is being emptied, wait for it.
+                let page = if own_emptied { warm.take(&key, |_, _| false) } else { warm.take(&key, shares) };
+                let being_emptied = own_emptied
+                    || (origin.is_some()
+                        && warm
+                            .is_recycling_where(|k, o| k.organization == key.organization && o == origin.as_deref()));
+                (page, stale, being_emptied)
             };
             self.dispose_later(stale);
             match page {
@@ -639,6 +737,9 @@ impl Inner {
                         continue;
                     }
                     self.reused.fetch_add(1, Ordering::Relaxed);
+                    if page.scrap.is_some_and(|scrap| scrap != key.scrap) {
+                        self.shared.fetch_add(1, Ordering::Relaxed);
+                    }
                     return Ok(page);
                 }
                 None if being_emptied && tokio::time::Instant::now() < deadline => {
@@ -652,11 +753,11 @@ impl Inner {
     /// Empties the page of a finished run of `key` and parks it for the
     /// scrap's next run; a page that cannot be emptied is disposed. The
     /// caller has counted it as recycling (`WarmPages::recycling`).
-    async fn recycle(self: &Arc<Self>, mut guarded: GuardedPage, key: ReuseKey) {
+    async fn recycle(self: &Arc<Self>, mut guarded: GuardedPage, key: ReuseKey, origin: Option<String>) {
         let emptied = tokio::time::timeout(RECYCLE_TIMEOUT, empty(&mut guarded, &self.hold)).await;
         let (unkept, start_sweeper) = {
             let mut warm = self.warm.lock().expect("warm lock");
-            warm.recycled(&key);
+            warm.recycled(&key, &origin);
             match emptied {
                 Ok(Ok(())) if !self.closed.load(Ordering::SeqCst) && !guarded.warm.is_retired() => {
                     (warm.park(key, guarded, Instant::now()), warm.sweeper_needed())
@@ -1762,6 +1863,16 @@ impl svc_engine::IsolationReport for ChromiumEngine {
 
 #[async_trait]
 impl Engine for ChromiumEngine {
+    fn warm(&self) -> Vec<svc_engine::Warm> {
+        let seats = self
+            .inner
+            .warm
+            .lock()
+            .expect("warm lock")
+            .seats(|page| page.state.shown.lock().expect("shown lock").clone());
+        seats.into_iter().map(|(key, origin)| svc_engine::Warm { organization: key.organization, origin }).collect()
+    }
+
     async fn run(&self, job: RunJob) -> EngineReport {
         self.inner.pool.note_run_timeout(job.timeout);
         let mut started = Instant::now();
@@ -1816,7 +1927,7 @@ impl Engine for ChromiumEngine {
         started += launching.elapsed();
         let (guarded, outcome, page_sound) = loop {
             let guarded = match (tier_proxy, reuse) {
-                (None, Some(key)) => self.inner.take_warm(key, fonts).boxed(),
+                (None, Some(key)) => self.inner.take_warm(key, &job.url, fonts).boxed(),
                 (None, None) => self.inner.take(fonts).boxed(),
                 (Some(proxy), _) => self.inner.prepare(Some(proxy), fonts).boxed(),
             };
@@ -1829,6 +1940,8 @@ impl Engine for ChromiumEngine {
                 }
             };
             guarded.warm.count_run();
+            self.inner.in_use.fetch_add(1, Ordering::SeqCst);
+            guarded.scrap = reuse.map(|key| key.scrap);
             *guarded.state.loads.lock().expect("loads lock") = Some(job.loads);
             *guarded.state.first_navigation.lock().expect("first navigation lock") =
                 sites.clone().map(|sites| FirstNavigation::new(sites, &job.url));
@@ -1860,6 +1973,7 @@ impl Engine for ChromiumEngine {
                 }
                 keys.insert(key);
                 drop(keys);
+                self.inner.in_use.fetch_sub(1, Ordering::SeqCst);
                 self.inner.dispose_later(vec![guarded]);
                 reuse = None;
                 continue;
@@ -1868,6 +1982,14 @@ impl Engine for ChromiumEngine {
         };
         // The run's time ends here; the snapshot and clean-up are not part of it.
         let duration = started.elapsed();
+        if let Some(key) = job.reuse {
+            let logging = self.inner.renderer_log.lock().expect("renderer log lock").is_some();
+            if logging && let Ok(isolate) = guarded.page.execute(GetIsolateIdParams::default()).await {
+                if let Some(log) = self.inner.renderer_log.lock().expect("renderer log lock").as_mut() {
+                    log.push((key.organization, isolate.result.id.clone()));
+                }
+            }
+        }
         let snap = match &outcome.result {
             // A crashed page has nothing to show.
             ScriptResult::Failed { message } if message == CRASHED => None,
@@ -1893,14 +2015,16 @@ impl Engine for ChromiumEngine {
         // Counted as recycling now, so that a next run of the scrap that
         // comes at once waits for this page rather than start a context.
         let recycle = reuse.filter(|_| page_sound && guarded.spoiled.is_none() && guarded.warm.is_alive());
+        let shown = guarded.state.shown.lock().expect("shown lock").clone();
         if let Some(key) = &recycle {
-            self.inner.warm.lock().expect("warm lock").recycling(key);
+            self.inner.warm.lock().expect("warm lock").recycling(key, shown.clone());
         }
+        self.inner.in_use.fetch_sub(1, Ordering::SeqCst);
         self.inner.disposing.fetch_add(1, Ordering::SeqCst);
         let inner = self.inner.clone();
         tokio::spawn(async move {
             match recycle {
-                Some(key) => inner.recycle(guarded, key).await,
+                Some(key) => inner.recycle(guarded, key, shown).await,
                 None => inner.dispose(guarded).await,
             }
             // Before `disposing` drops, so that `close` waits for it too.

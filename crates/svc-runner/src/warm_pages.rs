@@ -1,19 +1,22 @@
 //! Warm pages: where the pages of finished runs wait for the next run of
-//! the same scrap.
+//! the same scrap, or of another scrap of the same organization on the same
+//! origin.
 //!
 //! Starting a renderer process is most of what a run costs the browser
 //! (docs/benchmarks.md). A page whose run is over is emptied (chromium.rs,
-//! `Inner::recycle`: its document replaced by `about:blank`, its context's
-//! cookies, storage and history cleared) and parked here under its run's
-//! key, the scrap and its organization; the scrap's next run navigates it
-//! again, and a same-site navigation keeps the renderer. A page never
-//! serves another key: keys are compared whole, and a page leaves this
-//! pool only to the key it was parked under or to be disposed.
+//! `Inner::recycle`: the next document is held until the context's
+//! cookies, storage and history are cleared, page_hold.rs) and parked here
+//! under its run's key, the scrap and its organization. The scrap's next
+//! run takes it first; failing that, a run of another scrap that
+//! [`WarmPages::take`]'s `shares` accepts (the engine's rule: the same
+//! organization, and the origin the page shows, so that the navigation
+//! keeps the renderer). A page never leaves its organization: the engine's
+//! `shares` compares organizations first, and this pool hands a page only
+//! to its own key or to one `shares` accepts.
 //!
 //! This file is the bookkeeping alone, generic over the page, so that its
 //! rules are tested without a browser.
 
-use std::collections::HashMap;
 use std::hash::Hash;
 use std::time::{Duration, Instant};
 
@@ -34,19 +37,19 @@ struct Parked<K, P> {
 }
 
 /// Parked pages by key, at most `capacity` of them (0: none are kept),
-/// and how many pages of each key are being emptied.
+/// and the pages being emptied, by key and the origin each shows.
 pub struct WarmPages<K, P> {
     capacity: usize,
     /// Oldest first.
     parked: Vec<Parked<K, P>>,
-    recycling: HashMap<K, usize>,
+    recycling: Vec<(K, Option<String>)>,
     /// A sweeper is looking for idle pages (`sweeper_needed`, `sweeper_done`).
     swept: bool,
 }
 
 impl<K: Eq + Hash + Clone, P> WarmPages<K, P> {
     pub fn new(capacity: usize) -> Self {
-        WarmPages { capacity, parked: Vec::new(), recycling: HashMap::new(), swept: false }
+        WarmPages { capacity, parked: Vec::new(), recycling: Vec::new(), swept: false }
     }
 
     /// Whether pages are kept at all.
@@ -54,9 +57,14 @@ impl<K: Eq + Hash + Clone, P> WarmPages<K, P> {
         self.capacity > 0
     }
 
-    /// The page of `key` parked last, if any.
-    pub fn take(&mut self, key: &K) -> Option<P> {
-        let index = self.parked.iter().rposition(|p| &p.key == key)?;
+    /// The page of `key` parked last, if any; else the page parked last
+    /// under another key that `shares` accepts for `key`.
+    pub fn take(&mut self, key: &K, shares: impl Fn(&K, &P) -> bool) -> Option<P> {
+        let index = self
+            .parked
+            .iter()
+            .rposition(|p| &p.key == key)
+            .or_else(|| self.parked.iter().rposition(|p| shares(&p.key, &p.page)))?;
         Some(self.parked.remove(index).page)
     }
 
@@ -97,24 +105,35 @@ impl<K: Eq + Hash + Clone, P> WarmPages<K, P> {
         std::mem::take(&mut self.parked).into_iter().map(|p| p.page).collect()
     }
 
-    /// A page of `key` is being emptied: a run of `key` may wait for it.
-    pub fn recycling(&mut self, key: &K) {
-        *self.recycling.entry(key.clone()).or_default() += 1;
+    /// A page of `key` that shows `origin` is being emptied: a run of
+    /// `key` (or one that may share it) may wait for it.
+    pub fn recycling(&mut self, key: &K, origin: Option<String>) {
+        self.recycling.push((key.clone(), origin));
     }
 
     /// That page is parked, or was disposed.
-    pub fn recycled(&mut self, key: &K) {
-        if let Some(count) = self.recycling.get_mut(key) {
-            *count -= 1;
-            if *count == 0 {
-                self.recycling.remove(key);
-            }
+    pub fn recycled(&mut self, key: &K, origin: &Option<String>) {
+        if let Some(index) = self.recycling.iter().position(|(k, o)| k == key && o == origin) {
+            self.recycling.swap_remove(index);
         }
     }
 
     /// Whether a page of `key` is being emptied.
     pub fn is_recycling(&self, key: &K) -> bool {
-        self.recycling.contains_key(key)
+        self.recycling.iter().any(|(k, _)| k == key)
+    }
+
+    /// Whether a page is being emptied whose key and origin `accept` takes.
+    pub fn is_recycling_where(&self, accept: impl Fn(&K, Option<&str>) -> bool) -> bool {
+        self.recycling.iter().any(|(k, o)| accept(k, o.as_deref()))
+    }
+
+    /// The key and origin of every page parked (`origin_of` tells what a
+    /// parked page shows) or being emptied: what the next runs could find
+    /// warm.
+    pub fn seats(&self, origin_of: impl Fn(&P) -> Option<String>) -> Vec<(K, Option<String>)> {
+        let parked = self.parked.iter().map(|p| (p.key.clone(), origin_of(&p.page)));
+        parked.chain(self.recycling.iter().cloned()).collect()
     }
 
     /// Whether the caller, which just parked a page, must start a sweeper
@@ -137,6 +156,16 @@ impl<K: Eq + Hash + Clone, P> WarmPages<K, P> {
         self.parked.len()
     }
 
+    /// Pages parked or being emptied.
+    pub fn held(&self) -> usize {
+        self.parked.len() + self.recycling.len()
+    }
+
+    /// Removes and hands back the page parked first (to make room).
+    pub fn take_oldest(&mut self) -> Option<P> {
+        (!self.parked.is_empty()).then(|| self.parked.remove(0).page)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.parked.is_empty()
     }
@@ -152,12 +181,37 @@ mod tests {
         let mut pool = WarmPages::new(4);
         assert!(pool.park(("org-a", "scrap-1"), "page-a1", now).is_none());
         assert!(pool.park(("org-b", "scrap-1"), "page-b1", now).is_none());
-        assert_eq!(pool.take(&("org-a", "scrap-2")), None, "another scrap of the organization");
-        assert_eq!(pool.take(&("org-c", "scrap-1")), None, "the same scrap id under another organization");
-        assert_eq!(pool.take(&("org-b", "scrap-1")), Some("page-b1"));
-        assert_eq!(pool.take(&("org-b", "scrap-1")), None, "a page serves one run at a time");
-        assert_eq!(pool.take(&("org-a", "scrap-1")), Some("page-a1"));
+        let never = |_: &(&str, &str), _: &&str| false;
+        assert_eq!(pool.take(&("org-a", "scrap-2"), never), None, "another scrap of the organization");
+        assert_eq!(pool.take(&("org-c", "scrap-1"), never), None, "the same scrap id under another organization");
+        assert_eq!(pool.take(&("org-b", "scrap-1"), never), Some("page-b1"));
+        assert_eq!(pool.take(&("org-b", "scrap-1"), never), None, "a page serves one run at a time");
+        assert_eq!(pool.take(&("org-a", "scrap-1"), never), Some("page-a1"));
         assert!(pool.is_empty());
+    }
+
+    #[test]
+    fn a_page_goes_to_another_key_only_when_shares_accepts_it() {
+        let now = Instant::now();
+        let mut pool = WarmPages::new(4);
+        pool.park(("org-a", "scrap-1"), "a1 on site x", now);
+        pool.park(("org-a", "scrap-2"), "a2 on site y", now);
+        pool.park(("org-b", "scrap-3"), "b3 on site x", now);
+        // The engine's rule, in small: the same organization and site.
+        fn shares<'a>(wanted: &'a (&'a str, &'a str), site: &'a str) -> impl Fn(&(&str, &str), &&str) -> bool + 'a {
+            move |parked, page| parked.0 == wanted.0 && page.ends_with(site)
+        }
+        let c = ("org-c", "scrap-9");
+        assert_eq!(pool.take(&c, shares(&c, "site x")), None, "no page of another organization");
+        let a4 = ("org-a", "scrap-4");
+        assert_eq!(pool.take(&a4, shares(&a4, "site z")), None, "no page of the organization on that site");
+        assert_eq!(pool.take(&a4, shares(&a4, "site x")), Some("a1 on site x"));
+        // The key's own page comes first, whatever `shares` says.
+        pool.park(("org-a", "scrap-4"), "a4 on site y", now);
+        let a2 = ("org-a", "scrap-2");
+        assert_eq!(pool.take(&a2, |_, _| true), Some("a2 on site y"));
+        assert_eq!(pool.take(&a2, shares(&a2, "site y")), Some("a4 on site y"));
+        assert_eq!(pool.len(), 1);
     }
 
     #[test]
@@ -168,8 +222,8 @@ mod tests {
         assert!(pool.park("a", 2, start + Duration::from_secs(1)).is_none());
         assert_eq!(pool.park("b", 3, start + Duration::from_secs(2)), Some(1), "over capacity: the oldest goes");
         assert_eq!(pool.len(), 2);
-        assert_eq!(pool.take(&"a"), Some(2));
-        assert_eq!(pool.take(&"a"), None);
+        assert_eq!(pool.take(&"a", |_, _| false), Some(2));
+        assert_eq!(pool.take(&"a", |_, _| false), None);
     }
 
     #[test]
@@ -177,7 +231,7 @@ mod tests {
         let mut pool = WarmPages::new(0);
         assert!(!pool.enabled());
         assert_eq!(pool.park("a", 1, Instant::now()), Some(1));
-        assert_eq!(pool.take(&"a"), None);
+        assert_eq!(pool.take(&"a", |_, _| true), None);
     }
 
     #[test]
@@ -191,7 +245,7 @@ mod tests {
         let mut stale = pool.remove_stale(later, |page| *page < 0);
         stale.sort();
         assert_eq!(stale, vec![-2, 1]);
-        assert_eq!(pool.take(&"fresh"), Some(3));
+        assert_eq!(pool.take(&"fresh", |_, _| false), Some(3));
         assert!(pool.remove_stale(later + IDLE_TTL, |_| false).is_empty(), "nothing left");
     }
 
@@ -220,7 +274,7 @@ mod tests {
         assert!(pool.due_for_collection(start + COLLECT_AFTER, |p| *p).is_empty(), "once");
         assert_eq!(pool.due_for_collection(start + Duration::from_secs(60), |p| *p), vec![2]);
         // Taken and parked again: collected again when idle again.
-        let page = pool.take(&"a").unwrap();
+        let page = pool.take(&"a", |_, _| false).unwrap();
         pool.park("a", page, start + Duration::from_secs(60));
         assert_eq!(pool.due_for_collection(start + Duration::from_secs(80), |p| *p), vec![1]);
     }
@@ -228,15 +282,42 @@ mod tests {
     #[test]
     fn recycling_is_counted_per_key() {
         let mut pool: WarmPages<&str, ()> = WarmPages::new(1);
-        pool.recycling(&"a");
-        pool.recycling(&"a");
+        let x = Some("http://x".to_string());
+        pool.recycling(&"a", x.clone());
+        pool.recycling(&"a", None);
         assert!(pool.is_recycling(&"a"));
         assert!(!pool.is_recycling(&"b"));
-        pool.recycled(&"a");
+        assert!(pool.is_recycling_where(|k, o| *k == "a" && o == Some("http://x")));
+        assert!(!pool.is_recycling_where(|_, o| o == Some("http://y")));
+        pool.recycled(&"a", &x);
         assert!(pool.is_recycling(&"a"));
-        pool.recycled(&"a");
+        assert!(!pool.is_recycling_where(|_, o| o.is_some()), "the page on x is done");
+        pool.recycled(&"a", &None);
         assert!(!pool.is_recycling(&"a"));
-        pool.recycled(&"a");
+        pool.recycled(&"a", &None);
         assert!(!pool.is_recycling(&"a"), "an extra end changes nothing");
+    }
+
+    #[test]
+    fn the_oldest_page_makes_room() {
+        let start = Instant::now();
+        let mut pool = WarmPages::new(4);
+        pool.park("a", 1, start);
+        pool.park("b", 2, start + Duration::from_secs(1));
+        pool.recycling(&"c", None);
+        assert_eq!(pool.held(), 3);
+        assert_eq!(pool.take_oldest(), Some(1));
+        assert_eq!(pool.take_oldest(), Some(2));
+        assert_eq!(pool.take_oldest(), None, "a page being emptied is not parked yet");
+        assert_eq!(pool.held(), 1);
+    }
+
+    #[test]
+    fn seats_are_the_parked_pages_and_those_being_emptied() {
+        let mut pool: WarmPages<&str, &str> = WarmPages::new(4);
+        pool.park("a", "http://x", Instant::now());
+        pool.recycling(&"b", Some("http://y".into()));
+        let seats = pool.seats(|page| Some(page.to_string()));
+        assert_eq!(seats, vec![("a", Some("http://x".into())), ("b", Some("http://y".into()))]);
     }
 }

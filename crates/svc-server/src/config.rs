@@ -96,6 +96,17 @@ pub struct Config {
     /// keeps for their scrap's next run (default: `SVC_WORKER_CONCURRENCY`;
     /// 0: a new browser context for every run).
     pub warm_pages: usize,
+    /// `SVC_SPARE_PAGES`: new pages the browser engine keeps ready, each in
+    /// a context of its own, so that a run without a warm page does not
+    /// wait for a renderer to start (default: `SVC_WORKER_CONCURRENCY`, at
+    /// most 4; 0: none).
+    pub spare_pages: usize,
+    /// `SVC_WARM_PAGES_SHARED`: a warm page also serves the runs of the
+    /// other scraps of its organization on the origin it shows (default on).
+    pub warm_pages_shared: bool,
+    /// `SVC_CLAIM_AFFINITY`: the worker first claims the queued runs that
+    /// fit a warm page (default on).
+    pub claim_affinity: bool,
     pub free_grant: i64,
     /// `SVC_GROWTH_WEEKLY`, `SVC_PRO_WEEKLY`: the balances Growth and Pro are
     /// topped up to every Monday 00:00 UTC (the scheduler's weekly renewal).
@@ -726,6 +737,11 @@ impl Config {
             warm_pages: raw.get("WARM_PAGES", worker_concurrency, |s| {
                 s.trim().parse::<usize>().map_err(|_| "expected an integer >= 0".to_string())
             })?,
+            spare_pages: raw.get("SPARE_PAGES", worker_concurrency.min(4), |s| {
+                s.trim().parse::<usize>().map_err(|_| "expected an integer >= 0".to_string())
+            })?,
+            warm_pages_shared: raw.get("WARM_PAGES_SHARED", true, parse_bool)?,
+            claim_affinity: raw.get("CLAIM_AFFINITY", true, parse_bool)?,
             free_grant: raw.get("FREE_GRANT", 1_000, non_negative)?,
             proxy_tiers,
             proxy_tier_prices,
@@ -1170,7 +1186,7 @@ mod tests {
 
         use super::*;
 
-        const NAMES: [&str; 43] = [
+        const NAMES: [&str; 46] = [
             "METRICS_TOKEN",
             "METRICS_LISTEN",
             "LOG_FORMAT",
@@ -1184,6 +1200,7 @@ mod tests {
             "AI_TIMEOUT",
             "ALLOW_PRIVATE_NETWORKS",
             "CHROMIUM",
+            "CLAIM_AFFINITY",
             "CRON_CATCHUP_GRACE",
             "CRON_MIN_INTERVAL",
             "DATABASE_URL",
@@ -1202,12 +1219,14 @@ mod tests {
             "RUN_TIMEOUT",
             "SCHEDULER",
             "SIGNUP",
+            "SPARE_PAGES",
             "TRUSTED_PROXIES",
             "WEBHOOK_DISPATCHER",
             "WEBHOOK_RETRY_DELAYS",
             "WEBHOOK_SWEEP_INTERVAL",
             "WEBHOOK_TIMEOUT",
             "WORKER_CONCURRENCY",
+            "WARM_PAGES_SHARED",
             "PROXY_TIER1",
             "PROXY_TIER2_PRICE",
             "PROXY_TIER3_MULTIPLIER",

@@ -213,11 +213,12 @@ impl App {
             sandbox: self.config.browser_sandbox,
             allow_private_networks: self.config.allow_private_networks.clone(),
             runs_per_browser: 200,
-            spare_pages: self.config.worker_concurrency.min(4),
+            spare_pages: self.config.spare_pages,
             warm_pages: self.config.warm_pages,
             resolver: Default::default(),
             tiers: self.config.proxy_tiers.clone(),
         }));
+        engine.share_warm_pages(self.config.warm_pages_shared);
         engine.count_in(self.services.metrics.clone());
         self.services.attach_isolation(engine.clone());
         engine
@@ -282,6 +283,7 @@ impl App {
     pub fn worker(&self, engine: Arc<dyn Engine>, container: &str, slots: RunSlots) -> Arc<Worker> {
         Arc::new(
             Worker::new(self.services.clone(), engine, container, slots)
+                .with_affinity(self.config.claim_affinity)
                 .with_shutdown_grace(self.config.shutdown_grace),
         )
     }

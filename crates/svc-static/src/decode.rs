@@ -17,18 +17,26 @@ const PRESCAN_BYTES: usize = 1024;
 
 /// The document's HTML for a body of `content_type`.
 pub fn page_html(body: &[u8], content_type: Option<&str>) -> Result<String, StaticError> {
+    page(body, content_type).map(|(html, _)| html)
+}
+
+/// The document's HTML for a body of `content_type`, and the name of the
+/// encoding it was read in (`document.characterSet`: `UTF-8`,
+/// `windows-1252`, `Shift_JIS`, ...).
+pub fn page(body: &[u8], content_type: Option<&str>) -> Result<(String, &'static str), StaticError> {
     let essence =
         content_type.and_then(|t| t.split(';').next()).map(|t| t.trim().to_ascii_lowercase()).filter(|t| !t.is_empty());
-    let text = decode(body, content_type);
-    match essence.as_deref() {
-        None | Some("text/html" | "application/xhtml+xml") => Ok(text),
-        Some(t) if t.ends_with("+xml") || t.ends_with("/xml") => Ok(text),
-        Some(t) if t.starts_with("text/") || t == "application/json" || t.ends_with("+json") => {
-            Ok(as_text_document(&text))
-        }
-        Some("application/javascript" | "application/ecmascript") => Ok(as_text_document(&text)),
-        Some(other) => Err(StaticError::NotHtml(other.to_string())),
-    }
+    let encoding = encoding_of(body, content_type);
+    let (text, _, _) = encoding.decode(body);
+    let text = text.into_owned();
+    let html = match essence.as_deref() {
+        None | Some("text/html" | "application/xhtml+xml") => text,
+        Some(t) if t.ends_with("+xml") || t.ends_with("/xml") => text,
+        Some(t) if t.starts_with("text/") || t == "application/json" || t.ends_with("+json") => as_text_document(&text),
+        Some("application/javascript" | "application/ecmascript") => as_text_document(&text),
+        Some(other) => return Err(StaticError::NotHtml(other.to_string())),
+    };
+    Ok((html, encoding.name()))
 }
 
 /// What a browser makes of a text response.
@@ -41,13 +49,17 @@ fn as_text_document(text: &str) -> String {
 
 /// `body` as text, in the encoding a browser would pick.
 pub fn decode(body: &[u8], content_type: Option<&str>) -> String {
-    let encoding = Encoding::for_bom(body)
+    let (text, _, _) = encoding_of(body, content_type).decode(body);
+    text.into_owned()
+}
+
+/// The encoding a browser would read `body` in.
+fn encoding_of(body: &[u8], content_type: Option<&str>) -> &'static Encoding {
+    Encoding::for_bom(body)
         .map(|(e, _)| e)
         .or_else(|| content_type.and_then(charset_param).and_then(|l| Encoding::for_label(l.as_bytes())))
         .or_else(|| meta_charset(&body[..body.len().min(PRESCAN_BYTES)]))
-        .unwrap_or_else(|| if std::str::from_utf8(body).is_ok() { UTF_8 } else { WINDOWS_1252 });
-    let (text, _, _) = encoding.decode(body);
-    text.into_owned()
+        .unwrap_or_else(|| if std::str::from_utf8(body).is_ok() { UTF_8 } else { WINDOWS_1252 })
 }
 
 /// `charset=...` of a `Content-Type` value.

@@ -50,6 +50,9 @@ pub struct Document {
     base: Url,
     /// What selectors match against beside the tree (`:target`, quirks, ...).
     env: Env,
+    /// The encoding the page was read in: `document.characterSet`, and how
+    /// the queries of the page's relative URLs are percent-encoded.
+    encoding: &'static encoding_rs::Encoding,
 }
 
 impl Document {
@@ -72,13 +75,25 @@ impl Document {
         let nodes: Vec<NodeId> = html.tree.nodes().map(|n| n.id()).collect();
         let handles = nodes.iter().enumerate().map(|(i, id)| (*id, i as Handle)).collect();
         let env = Env::new(&html, url.fragment());
-        let mut document = Document { html, nodes, handles, base: url.clone(), url, env };
+        let mut document = Document { html, nodes, handles, base: url.clone(), url, env, encoding: encoding_rs::UTF_8 };
         document.base = document.base_url();
         Ok(document)
     }
 
     pub fn url(&self) -> &Url {
         &self.url
+    }
+
+    /// The page as read in the encoding labelled `label` (UTF-8 when the
+    /// label is unknown).
+    pub fn with_encoding(mut self, label: &str) -> Document {
+        self.encoding = encoding_rs::Encoding::for_label(label.as_bytes()).unwrap_or(encoding_rs::UTF_8);
+        self
+    }
+
+    /// `document.characterSet`: the encoding's name (`UTF-8`, `windows-1252`, ...).
+    pub fn character_set(&self) -> &'static str {
+        self.encoding.name()
     }
 
     /// The document node.
@@ -332,8 +347,16 @@ impl Document {
     }
 
     /// `url` resolved against the document's base URL; `None` when it cannot be.
+    /// As in browsers, the query is percent-encoded in the page's encoding
+    /// (characters the encoding lacks as `&#N;`), the rest in UTF-8.
     pub fn resolve(&self, url: &str) -> Option<String> {
-        self.base.join(url).ok().map(String::from)
+        // UTF-16 pages and the replacement encoding encode URLs in UTF-8.
+        let encoding = self.encoding.output_encoding();
+        if encoding == encoding_rs::UTF_8 {
+            return self.base.join(url).ok().map(String::from);
+        }
+        let encode: &dyn for<'a> Fn(&'a str) -> std::borrow::Cow<'a, [u8]> = &|s| encode_query(encoding, s).into();
+        Url::options().base_url(Some(&self.base)).encoding_override(Some(encode)).parse(url).ok().map(String::from)
     }
 
     /// Whether `ancestor` contains `node` (or is it).
@@ -346,6 +369,27 @@ impl Document {
             match n.parent() {
                 Some(p) => n = p,
                 None => return false,
+            }
+        }
+    }
+}
+
+/// A URL's query in a legacy encoding, as the URL standard writes it: a
+/// character the encoding lacks as `%26%23N%3B` (`&#N;` percent-encoded).
+fn encode_query(encoding: &'static encoding_rs::Encoding, text: &str) -> Vec<u8> {
+    let mut encoder = encoding.new_encoder();
+    let mut out = Vec::with_capacity(text.len() + 16);
+    let mut rest = text;
+    loop {
+        let room = encoder.max_buffer_length_from_utf8_without_replacement(rest.len()).unwrap_or(rest.len() * 4 + 16);
+        out.reserve(room.max(16));
+        let (result, read) = encoder.encode_from_utf8_to_vec_without_replacement(rest, &mut out, true);
+        rest = &rest[read..];
+        match result {
+            encoding_rs::EncoderResult::InputEmpty => return out,
+            encoding_rs::EncoderResult::OutputFull => {}
+            encoding_rs::EncoderResult::Unmappable(c) => {
+                out.extend_from_slice(format!("%26%23{}%3B", u32::from(c)).as_bytes());
             }
         }
     }

@@ -13,6 +13,31 @@ use url::Url;
 use crate::css::{Selector, SelectorError};
 use crate::document::{Document, Handle};
 
+/// `Intl`, evaluated on the script's first use of it (`js/prelude.js`).
+const INTL: &str = include_str!("js/intl/intl.js");
+/// The locale data `Intl` formats with (recorded from Chromium, `js/intl/record.sh`).
+const INTL_DATA: &str = include_str!("js/intl/data.json");
+
+/// One locale's data as JSON (`*`: what all locales share), or `None`.
+fn intl_data(tag: &str) -> Option<String> {
+    static DATA: std::sync::OnceLock<HashMap<String, String>> = std::sync::OnceLock::new();
+    let data = DATA.get_or_init(|| {
+        let mut out = HashMap::new();
+        let Ok(serde_json::Value::Object(all)) = serde_json::from_str::<serde_json::Value>(INTL_DATA) else {
+            return out;
+        };
+        let shared = serde_json::json!({ "keys": all.get("keys"), "currencyDigits": all.get("currencyDigits") });
+        out.insert("*".to_string(), shared.to_string());
+        if let Some(serde_json::Value::Object(locales)) = all.get("locales") {
+            for (tag, entry) in locales {
+                out.insert(tag.clone(), entry.to_string());
+            }
+        }
+        out
+    });
+    data.get(tag).cloned()
+}
+
 /// Parsed selectors kept per run: scripts query in loops.
 const SELECTOR_CACHE: usize = 512;
 
@@ -116,6 +141,7 @@ pub fn native<'js>(ctx: &Ctx<'js>, document: Rc<Document>) -> rquickjs::Result<O
     let d = document.clone();
     n.set("root", d.root())?;
     n.set("url", d.url().as_str())?;
+    n.set("characterSet", d.character_set())?;
     n.set("nodeType", Function::new(f(ctx), move |id: Handle| d.node_type(id)))?;
     let d = document.clone();
     n.set("name", Function::new(f(ctx), move |id: Handle| d.name(id)))?;
@@ -205,6 +231,8 @@ pub fn native<'js>(ctx: &Ctx<'js>, document: Rc<Document>) -> rquickjs::Result<O
             parsed.ok().map(|u| url_parts(&u))
         }),
     )?;
+    n.set("intlModule", Function::new(f(ctx), |ctx: Ctx<'js>| ctx.eval::<Function<'js>, _>(INTL)))?;
+    n.set("intlData", Function::new(f(ctx), |tag: String| intl_data(&tag)))?;
     n.set(
         "setUrl",
         Function::new(f(ctx), |href: String, part: String, value: String| set_url_part(&href, &part, &value)),

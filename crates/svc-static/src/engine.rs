@@ -166,8 +166,8 @@ impl Engine for StaticEngine {
             Err(_) => return fail(StaticError::OpeningTimedOut(job.timeout.as_secs()), None),
         };
         let status = i64::from(fetched.status);
-        let html = match crate::decode::page_html(&fetched.body, fetched.content_type.as_deref()) {
-            Ok(html) => html,
+        let (html, encoding) = match crate::decode::page(&fetched.body, fetched.content_type.as_deref()) {
+            Ok(page) => page,
             Err(e) => return EngineReport { status: Some(status), ..fail(e, None) },
         };
         if fetched.status >= 400 {
@@ -177,6 +177,7 @@ impl Engine for StaticEngine {
         let order = RunOrder {
             html,
             url: fetched.url.to_string(),
+            encoding: encoding.to_string(),
             script: crate::script::wrap(&job),
             timeout_secs: job.timeout.as_secs(),
             remaining_ms: deadline.saturating_duration_since(Instant::now()).as_millis() as u64,

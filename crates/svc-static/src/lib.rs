@@ -32,6 +32,7 @@ pub mod dom_bindings;
 pub mod engine;
 pub mod error;
 pub mod fetch;
+mod heap;
 pub mod inner_text;
 pub mod sandbox;
 pub mod script;

@@ -179,8 +179,7 @@ pub fn run_with_network(
     let internal = |e: rquickjs::Error| StaticError::Internal(e.to_string());
     let timed_out = || StaticError::TimedOut(timeout_secs);
     let compiled = compiled()?;
-    let rt = Runtime::new().map_err(internal)?;
-    rt.set_memory_limit(limits.memory);
+    let rt = Runtime::new_with_alloc(crate::heap::CappedHeap::new(limits.memory)).map_err(internal)?;
     rt.set_gc_threshold(GC_THRESHOLD.min(limits.memory / 2));
     rt.set_max_stack_size(limits.stack);
     rt.set_interrupt_handler(Some(Box::new(move || Instant::now() >= deadline)));

@@ -30,8 +30,8 @@ pub use sql::{Dialect, RowsAffected, SqlStore};
 pub use sqlite::SqliteStore;
 pub use traits::{
     AccountStore, ActivityStore, AppliedFix, Backlog, ClaimedRun, Decided, DueScrap, EmailOutcome, EmailStore,
-    EngineMemory, ExpiredLeases, FiredTick, FixProposalStore, HistoryFilter, HistoryStore, KeyStore, NewAccount,
-    OpsStore, Page, PlanRenewal, PlannedTick, PoolUse, ProposalDecision, QueueState, RateStore, Recipient,
+    EngineMemory, ExpiredLeases, FiredTick, FixProposalStore, HistoryFilter, HistoryStore, KeyStore, Nearby,
+    NewAccount, OpsStore, Page, PlanRenewal, PlannedTick, PoolUse, ProposalDecision, QueueState, RateStore, Recipient,
     RenewalOutcome, RotationReport, RunNeighbours, RunPageStore, RunStore, RunStreak, ScheduleStore, ScrapFilter,
     ScrapStore, SealReport, SecretStore, SiteAccountStore, Store, TaskEnd, TaskFinish, TaskStore, TickAction,
     TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,

@@ -261,6 +261,16 @@ pub struct ClaimedRun {
     pub worker_id: String,
 }
 
+/// What a worker has warm for an organization (a browser page that shows an
+/// origin, an engine process): [`RunStore::claim_run_near`] prefers queued
+/// runs it fits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Nearby {
+    pub organization: OrgId,
+    /// The start of the scrap's URL (an origin and `/`), or any URL.
+    pub url_prefix: Option<String>,
+}
+
 /// A pending run's place in the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueState {
@@ -296,6 +306,21 @@ pub trait RunStore: Send + Sync {
         container: &str,
         worker_id: &str,
         lease_until: DateTime<Utc>,
+    ) -> Result<Option<ClaimedRun>>;
+    /// Takes the oldest queued run for `container` that fits one of
+    /// `nearby` (the organization, and the scrap's URL starts with the
+    /// prefix when one is given), among the runs queued at most `window`
+    /// after the oldest queued run; `None` when none fits, even if other
+    /// runs are queued (the caller then takes the oldest with
+    /// [`Self::claim_run`]). So a run waits behind others that fit a warm
+    /// page only when they were queued within `window` after it.
+    async fn claim_run_near(
+        &self,
+        container: &str,
+        worker_id: &str,
+        lease_until: DateTime<Utc>,
+        nearby: &[Nearby],
+        window: std::time::Duration,
     ) -> Result<Option<ClaimedRun>>;
     /// Writes the finished `row`, deducts `units` from the organization's
     /// balance, writes `activity` and queues `deliveries` (the run's webhook

@@ -37,7 +37,7 @@ use svc_domain::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, TypedId, UserId, We
 use svc_storage::key_check::key_check_opens;
 use svc_storage::testing::TestDb;
 use svc_storage::{
-    AppliedFix, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, NewAccount, Page, PlanRenewal,
+    AppliedFix, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, Nearby, NewAccount, Page, PlanRenewal,
     PlannedTick, ProposalDecision, QueueState, RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store,
     StoreError, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan, TickPlanner, TierNote,
 };
@@ -1017,6 +1017,64 @@ async fn activities_newest_first(store: Arc<dyn Store>) {
     assert_eq!(store.list_activities(org.id, theirs.id, 0, 10).await.unwrap().total, 0);
     assert_eq!(store.list_activities(other_org.id, theirs.id, 0, 10).await.unwrap().total, 1);
     assert_eq!(store.list_activities(org.id, ScrapId::new(), 0, 10).await.unwrap().total, 0);
+}
+
+/// A claim near what a worker keeps warm: the oldest queued run of the
+/// organization (on the URL prefix, when given) among those queued within
+/// the window of the oldest; nothing of another organization, and nothing
+/// when none fits (the caller then takes the oldest).
+async fn run_queue_claims_near_warm_pages(store: Arc<dyn Store>) {
+    let (org_a, user_a) = account(&store, "near-a@example.com").await;
+    let (org_b, user_b) = account(&store, "near-b@example.com").await;
+    let on = |user: &User, title: &str, url: &str| Scrap { url: url.into(), ..scrap(user, title, now()) };
+    let a_x = on(&user_a, "a on x", "http://x_test:8080/items?page=1");
+    let a_y = on(&user_a, "a on y", "http://y.test/list");
+    // A URL that a pattern with an unescaped `_` would take for x's.
+    let a_like = on(&user_a, "a on x, or so", "http://xytest:8080/items");
+    let b_x = on(&user_b, "b on x", "http://x_test:8080/items");
+    for s in [&a_x, &a_y, &a_like, &b_x] {
+        insert_scrap(&store, s).await;
+    }
+    let t0 = now();
+    let mut queued = Vec::new();
+    // Oldest first: b on x, a on y, a on x, a "x_test", then a on x again 60 s later.
+    for (s, at) in [(&b_x, 0), (&a_y, 1), (&a_x, 2), (&a_like, 3), (&a_x, 60_000)] {
+        let row = history(s, t0 + Duration::milliseconds(at));
+        let log = activity(s.organization_id, s.id, "run.triggered", now());
+        store.enqueue_run(&row, &["default".to_string()], None, &log).await.unwrap();
+        queued.push(row.id);
+    }
+    let lease = now() + Duration::minutes(5);
+    let window = std::time::Duration::from_secs(5);
+    let near = |org: OrgId, prefix: Option<&str>| Nearby { organization: org, url_prefix: prefix.map(str::to_string) };
+
+    assert!(store.claim_run_near("default", "w", lease, &[], window).await.unwrap().is_none(), "nothing warm");
+    let stranger = near(OrgId::new(), None);
+    assert!(store.claim_run_near("default", "w", lease, &[stranger], window).await.unwrap().is_none());
+    let other_container = store.claim_run_near("eu", "w", lease, &[near(org_a.id, None)], window).await.unwrap();
+    assert!(other_container.is_none(), "containers still hold");
+
+    // A page of a on x: a's run on x, though two runs are older.
+    let x = near(org_a.id, Some("http://x_test:8080/"));
+    let claim = store.claim_run_near("default", "w-1", lease, std::slice::from_ref(&x), window).await.unwrap().unwrap();
+    assert_eq!((claim.history_id, claim.organization_id, claim.scrap_id), (queued[2], org_a.id, a_x.id));
+    assert_eq!(claim.attempts, 1);
+    // The next run of a on x was queued a minute after the oldest: not passed ahead of it.
+    assert!(store.claim_run_near("default", "w-1", lease, std::slice::from_ref(&x), window).await.unwrap().is_none());
+    // A process of organization a (any URL): its oldest run within the window.
+    let claim = store.claim_run_near("default", "w-2", lease, &[near(org_a.id, None)], window).await.unwrap().unwrap();
+    assert_eq!(claim.history_id, queued[1], "a on y");
+    let claim =
+        store.claim_run_near("default", "w-2", lease, &[x.clone(), near(org_a.id, None)], window).await.unwrap();
+    assert_eq!(claim.unwrap().history_id, queued[3], "the look-alike URL fits only the organization");
+    // b's page: b's run, never a's.
+    let bs_page = [near(org_b.id, Some("http://x_test:8080/"))];
+    let claim = store.claim_run_near("default", "w-3", lease, &bs_page, window).await.unwrap().unwrap();
+    assert_eq!((claim.history_id, claim.organization_id), (queued[0], org_b.id));
+    // Now the late run is the oldest queued: it fits.
+    let claim = store.claim_run_near("default", "w-1", lease, &[x], window).await.unwrap().unwrap();
+    assert_eq!(claim.history_id, queued[4]);
+    assert!(store.claim_run("default", "w", lease).await.unwrap().is_none(), "each run claimed once");
 }
 
 // ---------------------------------------------------------------------------
@@ -3765,6 +3823,7 @@ storage_tests!(
     api_keys,
     activities_newest_first,
     run_queue_claims,
+    run_queue_claims_near_warm_pages,
     queue_state_follows_a_run,
     schedule_ticks_fire_once,
     update_moves_next_fire_only_when_the_schedule_changes,

@@ -1,5 +1,6 @@
 //! Warm pages (svc-runner's `warm_pages.rs`): a finished run's page serves
-//! the next run of the same scrap, emptied, and nobody else's. Each test
+//! the next run of the same scrap, or of another scrap of the same
+//! organization on the origin it shows, emptied, and nobody else's. Each test
 //! proves both halves: that the page was reused (the engine counts it), and
 //! that the run in it found no state of any earlier run.
 
@@ -245,30 +246,77 @@ async fn a_warm_page_holds_documents_that_forbid_synchronous_requests() {
 }
 
 #[tokio::test]
-async fn a_warm_page_serves_only_its_own_scrap() {
+async fn a_warm_page_serves_its_organization_only_and_another_scrap_only_on_its_origin() {
     let site = fixture::start().await;
     let engine = warm_engine(4);
     let url = format!("{}/state", site.base);
+    let other_origin = url.replace("127.0.0.1", "localhost");
     let alice = OrgId::new();
     let a1 = ReuseKey { organization: alice, scrap: ScrapId::new() };
     let a2 = ReuseKey { organization: alice, scrap: ScrapId::new() };
+    let a3 = ReuseKey { organization: alice, scrap: ScrapId::new() };
     // The same scrap id under another organization: keys are compared whole.
     let mallory = ReuseKey { organization: OrgId::new(), scrap: a1.scrap };
 
     assert_eq!(state_seen(&*engine, job(&url, READ_STATE, a1)).await, clean());
-    // a1's page is parked (or being emptied): neither a2 nor mallory gets it.
-    assert_eq!(state_seen(&*engine, job(&url, READ_STATE, a2)).await, clean());
+    // a1's page is parked (or being emptied): another organization never gets it.
     assert_eq!(state_seen(&*engine, job(&url, READ_STATE, mallory)).await, clean());
-    assert_eq!(engine.runs_in_warm_pages(), 0, "no run of another scrap took a parked page");
+    assert_eq!(engine.runs_in_warm_pages(), 0, "no run of another organization took a parked page");
     // A run without a key (a test run, an AI task) takes none either.
-    let unkeyed = state_seen(&*engine, job_for(&url, READ_STATE)).await;
-    assert_eq!(unkeyed, clean());
+    assert_eq!(state_seen(&*engine, job_for(&url, READ_STATE)).await, clean());
     assert_eq!(engine.runs_in_warm_pages(), 0);
-    // Each scrap's next run finds its own page, and nothing in it.
-    for (n, key) in [a1, a2, mallory].into_iter().enumerate() {
-        assert_eq!(state_seen(&*engine, job(&url, READ_STATE, key)).await, clean());
-        assert_eq!(engine.runs_in_warm_pages(), n as u64 + 1);
+    // Another scrap of the organization on another origin: not a page that shows another.
+    assert_eq!(state_seen(&*engine, job(&other_origin, READ_STATE, a3)).await, clean());
+    assert_eq!(engine.runs_in_warm_pages(), 0, "a page is shared only on the origin it shows");
+    // On the same origin: a1's page, and nothing a1's run left in it.
+    assert_eq!(state_seen(&*engine, job(&url, READ_STATE, a2)).await, clean());
+    assert_eq!((engine.runs_in_warm_pages(), engine.runs_in_shared_pages()), (1, 1));
+    // Each scrap's next run finds its own page (a2 has a1's now), and nothing in it.
+    for (n, key) in [a2, mallory, a3].into_iter().enumerate() {
+        let target = if key == a3 { &other_origin } else { &url };
+        assert_eq!(state_seen(&*engine, job(target, READ_STATE, key)).await, clean());
+        assert_eq!(engine.runs_in_warm_pages(), n as u64 + 2);
     }
+    assert_eq!(engine.runs_in_shared_pages(), 1);
+    engine.close().await;
+}
+
+/// Two organizations, two scraps each, runs interleaved on one origin:
+/// pages are shared between the scraps of an organization, and each run
+/// finds no state of any earlier run; no renderer process (told apart by
+/// its V8 isolate) ever runs the pages of both organizations.
+#[tokio::test]
+async fn no_state_and_no_renderer_crosses_organizations() {
+    let site = fixture::start().await;
+    let engine = warm_engine(2);
+    engine.log_renderers();
+    let url = format!("{}/state", site.base);
+    let (alice, bob) = (OrgId::new(), OrgId::new());
+    let scraps = [
+        ReuseKey { organization: alice, scrap: ScrapId::new() },
+        ReuseKey { organization: bob, scrap: ScrapId::new() },
+        ReuseKey { organization: alice, scrap: ScrapId::new() },
+        ReuseKey { organization: bob, scrap: ScrapId::new() },
+    ];
+    for round in 0..3 {
+        for (n, key) in scraps.iter().enumerate() {
+            let seen = state_seen(&*engine, job(&url, READ_STATE, *key)).await;
+            assert_eq!(seen, clean(), "round {round}, scrap {n}: state of an earlier run");
+        }
+    }
+    // Two pages parked, one per organization: after the first run of each,
+    // every run found its organization's page.
+    assert_eq!(engine.runs_in_warm_pages(), 10);
+    assert!(engine.runs_in_shared_pages() >= 8, "{} runs in another scrap's page", engine.runs_in_shared_pages());
+    let seen = engine.renderers_seen();
+    assert_eq!(seen.len(), 12, "every run's renderer was read");
+    let mut organizations_of: std::collections::HashMap<&str, std::collections::HashSet<OrgId>> = Default::default();
+    for (org, renderer) in &seen {
+        organizations_of.entry(renderer.as_str()).or_default().insert(*org);
+    }
+    assert!(organizations_of.values().all(|orgs| orgs.len() == 1), "a renderer served both: {seen:?}");
+    assert!(organizations_of.len() >= 2 && organizations_of.len() < 12, "renderers were reused: {seen:?}");
+    no_request_outlived_its_document(&site);
     engine.close().await;
 }
 

@@ -244,7 +244,7 @@ mod tests {
         let row = HistoryRow::pending(scrap.id, scrap.organization_id, trigger, "tier0", Utc::now());
         let log = Activity::new(scrap.organization_id, scrap.id, "run.triggered", "t".into(), "t".into());
         t.store.enqueue_run(&row, &scrap.containers, None, &log).await.unwrap();
-        let claim = t.services.runs.claim("default", "w").await.unwrap().unwrap();
+        let claim = t.services.runs.claim("default", "w", &[]).await.unwrap().unwrap();
         let (_, pending) = t.services.runs.job(&claim).await.unwrap().unwrap();
         let report = EngineReport {
             result,

@@ -6,21 +6,52 @@ use std::time::Duration;
 use chrono::Utc;
 use svc_domain::history::StatusDetail;
 use svc_domain::scrap::DEFAULT_SCRAPPER;
-use svc_storage::{ClaimedRun, ExpiredLeases};
+use svc_engine::Warm;
+use svc_storage::{ClaimedRun, ExpiredLeases, Nearby};
 
 use crate::Result;
 
 use super::finish::finished_activity;
 use super::{MAX_ATTEMPTS, RunService};
 
+/// How much later than the oldest queued run a run may be queued and still
+/// be claimed before it for fitting a warm page: a run waits only behind
+/// runs queued at most this long after it.
+pub const AFFINITY_WINDOW: Duration = Duration::from_secs(5);
+
+/// What the store matches for `warm`: an origin as the start of a scrap's
+/// URL (`origin/`), each entry once.
+fn nearby(warm: &[Warm]) -> Vec<Nearby> {
+    let mut out: Vec<Nearby> = Vec::new();
+    for w in warm {
+        let near =
+            Nearby { organization: w.organization, url_prefix: w.origin.as_ref().map(|origin| format!("{origin}/")) };
+        if !out.contains(&near) {
+            out.push(near);
+        }
+    }
+    out
+}
+
 const LOST_WORKER: &str = "the worker running this run stopped before finishing it";
 
 impl RunService {
-    /// Claims the oldest queued run for `container`.
-    pub async fn claim(&self, container: &str, worker_id: &str) -> Result<Option<ClaimedRun>> {
+    /// Claims a queued run for `container`: the oldest that fits what the
+    /// engine keeps `warm` (its organization, and the origin a warm page
+    /// shows), among those queued within [`AFFINITY_WINDOW`] of the oldest;
+    /// else the oldest.
+    pub async fn claim(&self, container: &str, worker_id: &str, warm: &[Warm]) -> Result<Option<ClaimedRun>> {
         let lease = chrono::Duration::from_std(self.run_timeout + Duration::from_secs(30))
             .unwrap_or(chrono::Duration::minutes(2));
-        Ok(self.store.claim_run(container, worker_id, Utc::now() + lease).await?)
+        let lease_until = Utc::now() + lease;
+        let nearby = nearby(warm);
+        if !nearby.is_empty()
+            && let Some(claim) =
+                self.store.claim_run_near(container, worker_id, lease_until, &nearby, AFFINITY_WINDOW).await?
+        {
+            return Ok(Some(claim));
+        }
+        Ok(self.store.claim_run(container, worker_id, lease_until).await?)
     }
 
     /// Gives a claimed run back to the queue for any worker, its attempt not

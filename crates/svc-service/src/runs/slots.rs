@@ -82,6 +82,10 @@ impl SlottedEngine {
 
 #[async_trait]
 impl Engine for SlottedEngine {
+    fn warm(&self) -> Vec<svc_engine::Warm> {
+        self.engine.warm()
+    }
+
     async fn run(&self, job: RunJob) -> EngineReport {
         let _slot = self.slots.wait_for_one().await;
         self.engine.run(job).await

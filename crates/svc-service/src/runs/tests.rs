@@ -49,7 +49,7 @@ async fn progress_follows_a_run_from_the_queue_to_its_row() {
     assert_eq!(t.services.runs.progress(&me, row.id).await.unwrap(), RunProgress::Queued);
     let stranger = Principal::Session(eve.session.clone());
     assert!(matches!(t.services.runs.progress(&stranger, row.id).await, Err(ServiceError::NotFound(_))));
-    let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+    let claim = t.services.runs.claim("default", "w-1", &[]).await.unwrap().unwrap();
     assert_eq!(t.services.runs.progress(&me, row.id).await.unwrap(), RunProgress::Running);
     let (_, pending) = t.services.runs.job(&claim).await.unwrap().unwrap();
     let report = EngineReport {
@@ -98,11 +98,11 @@ async fn a_run_names_its_scraps_engine_and_static_runs_go_direct() {
     };
     let engine = Scripted { report, jobs: Mutex::default() };
     t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
-    let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+    let claim = t.services.runs.claim("default", "w-1", &[]).await.unwrap().unwrap();
     assert_eq!(t.services.runs.execute(&claim, &engine).await.unwrap(), Some(StatusDetail::Success));
     t.services.scraps.update(&ada.session, scrap, to("puppeteer", None)).await.unwrap();
     t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
-    let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+    let claim = t.services.runs.claim("default", "w-1", &[]).await.unwrap().unwrap();
     t.services.runs.execute(&claim, &engine).await.unwrap();
     let jobs = engine.jobs.lock().unwrap().clone();
     let seen: Vec<(&str, u8)> = jobs.iter().map(|j| (j.scrapper.as_str(), j.tier)).collect();
@@ -181,7 +181,7 @@ async fn auto_learns_which_engine_a_scrap_needs() {
     let engines = TwoEngines::new(r#"[{"t":"a"},{"t":"b"}]"#, r#"[{"t":"A"},{"t":"B"}]"#);
     let run = || async {
         let row = runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
-        let claim = runs.claim("default", "w-1").await.unwrap().unwrap();
+        let claim = runs.claim("default", "w-1", &[]).await.unwrap().unwrap();
         runs.execute(&claim, &engines).await.unwrap();
         t.store.history_row(ada.session.org(), row.id).await.unwrap().unwrap()
     };
@@ -462,7 +462,7 @@ async fn runs_log_in_keep_their_session_and_store_no_secret() {
     let mut rows = Vec::new();
     for _ in 0..4 {
         let row = t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
-        let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+        let claim = t.services.runs.claim("default", "w-1", &[]).await.unwrap().unwrap();
         t.services.runs.execute(&claim, &engine).await.unwrap();
         rows.push(t.store.history_row(ada.session.org(), row.id).await.unwrap().unwrap());
     }
@@ -491,7 +491,7 @@ async fn runs_log_in_keep_their_session_and_store_no_secret() {
     // No login: `SVC.account` is null and nothing is restored.
     t.services.site_accounts.delete_account(&ada.session, scrap).await.unwrap();
     t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
-    let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+    let claim = t.services.runs.claim("default", "w-1", &[]).await.unwrap().unwrap();
     let (job, _) = t.services.runs.job(&claim).await.unwrap().unwrap();
     assert_eq!((job.account, job.session), (None, None));
     t.services
@@ -506,7 +506,7 @@ async fn runs_log_in_keep_their_session_and_store_no_secret() {
     let log = Activity::new(ada.session.org(), scrap, "account.set", "system".into(), "elsewhere".into());
     assert!(stranger.set_site_account(ada.session.org(), scrap, &login, Utc::now(), false, &log).await.unwrap());
     let row = t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
-    let claim = t.services.runs.claim("default", "w-1").await.unwrap().unwrap();
+    let claim = t.services.runs.claim("default", "w-1", &[]).await.unwrap().unwrap();
     let before = engine.jobs.lock().unwrap().len();
     t.services.runs.execute(&claim, &engine).await.unwrap();
     assert_eq!(engine.jobs.lock().unwrap().len(), before, "no browser work");
@@ -559,4 +559,36 @@ async fn a_test_run_of_a_saved_scrap_signs_in_with_its_login_and_masks_it() {
 
 async fn job_row(t: &TestServices, claim: &ClaimedRun) -> HistoryRow {
     t.store.history_row(claim.organization_id, claim.history_id).await.unwrap().unwrap()
+}
+
+/// A claim prefers the runs that fit what the engine keeps warm (the
+/// organization, and the origin a warm page shows), else takes the oldest.
+#[tokio::test]
+async fn a_claim_prefers_the_runs_that_fit_what_the_engine_keeps_warm() {
+    let t = TestServices::start().await;
+    let ada = t.signup("ada@example.com").await;
+    let eve = t.signup("eve@example.com").await;
+    let (ada_scrap, eve_scrap) = (t.scrap(&ada, "Ada's").await, t.scrap(&eve, "Eve's").await);
+    let (ada_me, eve_me) = (Principal::Session(ada.session.clone()), Principal::Session(eve.session.clone()));
+    let oldest = t.services.runs.trigger(&ada_me, Trigger::Worker, ada_scrap, None).await.unwrap();
+    let eves = t.services.runs.trigger(&eve_me, Trigger::Worker, eve_scrap, None).await.unwrap();
+    let newest = t.services.runs.trigger(&ada_me, Trigger::Worker, ada_scrap, None).await.unwrap();
+    let warm = |org, origin: &str| svc_engine::Warm { organization: org, origin: Some(origin.to_string()) };
+
+    // A page of Eve's on the scrap's origin: Eve's run, though Ada's is older.
+    let claim = t.services.runs.claim("default", "w", &[warm(eve.session.org(), "https://example.com")]).await;
+    assert_eq!(claim.unwrap().unwrap().history_id, eves.id);
+    // A page on another origin fits no run: the oldest.
+    let claim = t.services.runs.claim("default", "w", &[warm(ada.session.org(), "https://example.org")]).await;
+    assert_eq!(claim.unwrap().unwrap().history_id, oldest.id);
+    let claim = t.services.runs.claim("default", "w", &[]).await.unwrap().unwrap();
+    assert_eq!(claim.history_id, newest.id);
+    assert!(
+        t.services
+            .runs
+            .claim("default", "w", &[warm(ada.session.org(), "https://example.com")])
+            .await
+            .unwrap()
+            .is_none()
+    );
 }

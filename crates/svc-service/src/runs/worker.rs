@@ -31,6 +31,8 @@ pub struct Worker {
     worker_id: String,
     slots: RunSlots,
     grace: Duration,
+    /// Whether claims prefer the runs that fit what the engine keeps warm.
+    affinity: bool,
 }
 
 impl Worker {
@@ -44,6 +46,7 @@ impl Worker {
             worker_id,
             slots,
             grace: DEFAULT_SHUTDOWN_GRACE,
+            affinity: true,
         }
     }
 
@@ -54,13 +57,28 @@ impl Worker {
         self
     }
 
+    /// Whether claims prefer the queued runs that fit what the engine
+    /// keeps warm (`SVC_CLAIM_AFFINITY`; on by default).
+    pub fn with_affinity(mut self, affinity: bool) -> Self {
+        self.affinity = affinity;
+        self
+    }
+
+    /// What the engine keeps warm, when claims prefer runs that fit it.
+    fn warm(&self) -> Vec<svc_engine::Warm> {
+        if self.affinity { self.engine.warm() } else { Vec::new() }
+    }
+
     pub fn id(&self) -> &str {
         &self.worker_id
     }
 
     /// Claims one queued run and runs it to its end; false when none was queued.
     pub async fn try_step(&self) -> Result<bool> {
-        let Some(claim) = self.services.runs.claim(&self.container, &self.worker_id).await? else { return Ok(false) };
+        let warm = self.warm();
+        let Some(claim) = self.services.runs.claim(&self.container, &self.worker_id, &warm).await? else {
+            return Ok(false);
+        };
         self.execute(claim).await?;
         Ok(true)
     }
@@ -127,7 +145,8 @@ impl Worker {
             let queued = self.services.runs.signals.queued.notified();
             let mut queued = std::pin::pin!(queued);
             queued.as_mut().enable();
-            match self.services.runs.claim(&self.container, &self.worker_id).await {
+            let warm = self.warm();
+            match self.services.runs.claim(&self.container, &self.worker_id, &warm).await {
                 Ok(Some(claim)) => {
                     log_recovery(&mut backoff);
                     let me = self.clone();

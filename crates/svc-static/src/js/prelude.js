@@ -319,24 +319,46 @@
     placeholder: "placeholder", htmlFor: "for", download: "download", srcset: "srcset",
     sizes: "sizes", accessKey: "accesskey", referrerPolicy: "referrerpolicy", hreflang: "hreflang",
     httpEquiv: "http-equiv", charset: "charset", media: "media", role: "role", autocomplete: "autocomplete",
-    method: "method", enctype: "enctype", pattern: "pattern", min: "min", max: "max", step: "step",
+    pattern: "pattern", min: "min", max: "max", step: "step",
     headers: "headers", abbr: "abbr", scope: "scope", datetime: "datetime", dateTime: "datetime",
   };
   for (const [prop, name] of Object.entries(reflected)) {
     getters(Element.prototype, { [prop]() { return attr(this, name) ?? ""; } });
   }
   const booleans = {
-    hidden: "hidden", disabled: "disabled", checked: "checked", selected: "selected", required: "required",
+    hidden: "hidden", disabled: "disabled", required: "required",
     readOnly: "readonly", multiple: "multiple", open: "open", defaultChecked: "checked", defaultSelected: "selected",
     async: "async", defer: "defer", autofocus: "autofocus", noValidate: "novalidate",
   };
   for (const [prop, name] of Object.entries(booleans)) {
     getters(Element.prototype, { [prop]() { return has(this, name); } });
   }
+  getters(Element.prototype, {
+    // Checkedness and selectedness as the parse leaves them (a radio
+    // group's last `checked`, a drop-down's default option).
+    checked() {
+      if (tagIs(this, "input") && ["checkbox", "radio"].includes(this.type)) return N.matches(idOf(this), ":checked");
+      return has(this, "checked");
+    },
+    selected() {
+      if (tagIs(this, "option")) return N.matches(idOf(this), ":checked");
+      return has(this, "selected");
+    },
+  });
   const optionValue = (option) => attr(option, "value") ?? collapse(option.textContent);
-  const selectedOption = (select) => {
-    const options = N.select(idOf(select), "option", true).map(wrap);
-    return options.find((o) => has(o, "selected")) ?? (has(select, "multiple") ? null : options[0] ?? null);
+  // Selectedness as the parse leaves it (`:checked`, css.rs): a drop-down's
+  // last option with `selected`, else its first option that is not disabled.
+  const selectedHandles = (select) => N.select(idOf(select), "option:checked", true);
+  const selectedOption = (select) => wrap(selectedHandles(select)[0]);
+  // The HTML standard's rules for parsing non-negative integers.
+  const nonNegative = (value, fallback) => {
+    const m = /^[\t\n\f\r ]*\+?(\d+)/.exec(value ?? "");
+    const n = m ? Number(m[1]) : NaN;
+    return Number.isFinite(n) && n <= 2147483647 ? n : fallback;
+  };
+  const positive = (value, fallback) => {
+    const n = nonNegative(value, fallback);
+    return n > 0 ? n : fallback;
   };
   const sectionRows = (section) => N.children(idOf(section), true).filter((c) => N.name(c) === "tr");
   getters(Element.prototype, {
@@ -375,20 +397,12 @@
     },
     selectedOptions() {
       if (!tagIs(this, "select")) return undefined;
-      return list(N.select(idOf(this), "option", true).filter((o) => N.attr(o, "selected") !== undefined));
+      return list(selectedHandles(this));
     },
     index() {
       if (!tagIs(this, "option")) return undefined;
       const select = this.closest("select, datalist");
       return select ? select.options.indexOf(this) : 0;
-    },
-    rows() {
-      if (tagIs(this, "thead", "tbody", "tfoot")) return list(sectionRows(this));
-      if (!tagIs(this, "table")) return undefined;
-      const kids = N.children(idOf(this), true);
-      const of = (tag) => kids.filter((c) => N.name(c) === tag).flatMap((s) => sectionRows(wrap(s)));
-      const body = kids.flatMap((c) => N.name(c) === "tr" ? [c] : N.name(c) === "tbody" ? sectionRows(wrap(c)) : []);
-      return list([...of("thead"), ...body, ...of("tfoot")]);
     },
     cells() {
       if (!tagIs(this, "tr")) return undefined;
@@ -409,7 +423,36 @@
     },
     colSpan() { return tagIs(this, "td", "th") ? Number(attr(this, "colspan")) || 1 : undefined; },
     rowSpan() { return tagIs(this, "td", "th") ? Number(attr(this, "rowspan")) || 1 : undefined; },
-    elements() { return tagIs(this, "form") ? list(N.select(idOf(this), "button, fieldset, input, object, output, select, textarea", true)) : undefined; },
+    elements() { return tagIs(this, "form", "fieldset") ? list(N.select(idOf(this), "button, fieldset, input, object, output, select, textarea", true)) : undefined; },
+    // Enumerated attributes: their known values, lower-cased, else the default.
+    method() {
+      if (!tagIs(this, "form")) return attr(this, "method") ?? "";
+      const value = (attr(this, "method") ?? "").toLowerCase();
+      return ["get", "post", "dialog"].includes(value) ? value : "get";
+    },
+    enctype() {
+      if (!tagIs(this, "form")) return attr(this, "enctype") ?? "";
+      const value = (attr(this, "enctype") ?? "").toLowerCase();
+      return ["application/x-www-form-urlencoded", "multipart/form-data", "text/plain"].includes(value) ? value : "application/x-www-form-urlencoded";
+    },
+    // Numbers reflected from attributes, with their defaults.
+    rows() {
+      if (tagIs(this, "textarea")) return positive(attr(this, "rows"), 2);
+      if (tagIs(this, "thead", "tbody", "tfoot")) return list(sectionRows(this));
+      if (!tagIs(this, "table")) return undefined;
+      const kids = N.children(idOf(this), true);
+      const of = (tag) => kids.filter((c) => N.name(c) === tag).flatMap((s) => sectionRows(wrap(s)));
+      const body = kids.flatMap((c) => N.name(c) === "tr" ? [c] : N.name(c) === "tbody" ? sectionRows(wrap(c)) : []);
+      return list([...of("thead"), ...body, ...of("tfoot")]);
+    },
+    cols() { return tagIs(this, "textarea") ? positive(attr(this, "cols"), 20) : undefined; },
+    size() {
+      if (tagIs(this, "input")) return positive(attr(this, "size"), 20);
+      if (tagIs(this, "select")) return nonNegative(attr(this, "size"), 0);
+      return undefined;
+    },
+    maxLength() { return tagIs(this, "input", "textarea") ? nonNegative(attr(this, "maxlength"), -1) : undefined; },
+    minLength() { return tagIs(this, "input", "textarea") ? nonNegative(attr(this, "minlength"), -1) : undefined; },
     form() {
       return tagIs(this, "button", "fieldset", "input", "object", "output", "select", "textarea", "label", "option")
         ? this.closest("form")
@@ -442,6 +485,23 @@
     "clientTop", "clientLeft", "scrollWidth", "scrollHeight", "scrollTop", "scrollLeft", "naturalWidth",
     "naturalHeight", "currentSrc", "validity", "files",
   ], "no layout");
+  // `width` / `height`: an image's (and an image button's) are its laid-out
+  // size, which needs a browser; elsewhere they reflect the attribute.
+  const dimension = (name, fallback) => function () {
+    if (tagIs(this, "img") || (tagIs(this, "input") && this.type === "image")) {
+      unsupported(this.localName + "." + name + " (its laid-out size: no layout; getAttribute('" + name + "') reads the attribute)");
+    }
+    if (tagIs(this, "canvas", "video")) {
+      const value = /^[\t\n\f\r ]*\+?(\d+)/.exec(attr(this, name) ?? "");
+      const n = value ? Number(value[1]) : NaN;
+      return Number.isFinite(n) && n <= 2147483647 ? n : tagIs(this, "video") ? 0 : fallback;
+    }
+    const reflecting = name === "width"
+      ? ["iframe", "embed", "object", "table", "td", "th", "col", "colgroup", "hr"]
+      : ["iframe", "embed", "object", "td", "th"];
+    return tagIs(this, ...reflecting) ? attr(this, name) ?? "" : undefined;
+  };
+  getters(Element.prototype, { width: dimension("width", 300), height: dimension("height", 150) });
   getters(Element.prototype, {
     // `<template>.content` would be a fragment of its own.
     content() {
@@ -469,9 +529,9 @@
     cookie() { return ""; },
     readyState() { return "complete"; },
     contentType() { return "text/html"; },
-    characterSet() { return "UTF-8"; },
-    charset() { return "UTF-8"; },
-    inputEncoding() { return "UTF-8"; },
+    characterSet() { return N.characterSet; },
+    charset() { return N.characterSet; },
+    inputEncoding() { return N.characterSet; },
     compatMode() { return "CSS1Compat"; },
     doctype() { return wrap(N.children(root, false).find((c) => N.nodeType(c) === 10)); },
     defaultView() { return g; },
@@ -605,6 +665,38 @@
   });
   g.URL = URL;
   g.URLSearchParams = URLSearchParams;
+
+  // ------------------------------------------------------------- Intl
+  // QuickJS has no Intl: js/intl/intl.js, evaluated on first use, formats
+  // numbers and dates and compares strings as Chromium does.
+  let intlApi = null;
+  const intl = () => (intlApi ??= N.intlModule()(N, unsupported));
+  Object.defineProperty(g, "Intl", {
+    get() {
+      const value = intl().Intl;
+      Object.defineProperty(g, "Intl", { value, writable: true, configurable: true, enumerable: false });
+      return value;
+    },
+    set(value) { Object.defineProperty(g, "Intl", { value, writable: true, configurable: true, enumerable: false }); },
+    configurable: true,
+    enumerable: false,
+  });
+  const builtin = (proto, name, fn) =>
+    Object.defineProperty(proto, name, { value: { [name]: fn }[name], writable: true, configurable: true, enumerable: false });
+  const dateOf = (d) => { Date.prototype.getTime.call(d); return d; };
+  builtin(Number.prototype, "toLocaleString", function (locales, options) {
+    return intl().numberToLocaleString(Number.prototype.valueOf.call(this), locales, options);
+  });
+  builtin(BigInt.prototype, "toLocaleString", function (locales, options) {
+    return intl().numberToLocaleString(BigInt.prototype.valueOf.call(this), locales, options);
+  });
+  builtin(Date.prototype, "toLocaleString", function (locales, options) { return intl().dateToLocaleString(dateOf(this), locales, options, "any"); });
+  builtin(Date.prototype, "toLocaleDateString", function (locales, options) { return intl().dateToLocaleString(dateOf(this), locales, options, "date"); });
+  builtin(Date.prototype, "toLocaleTimeString", function (locales, options) { return intl().dateToLocaleString(dateOf(this), locales, options, "time"); });
+  builtin(String.prototype, "localeCompare", function (that, locales, options) {
+    if (this === undefined || this === null) throw new TypeError("String.prototype.localeCompare called on null or undefined");
+    return intl().localeCompare(String(this), String(that), locales, options);
+  });
 
   // ------------------------------------------------------------- window
   const pageLocation = new URL(pageUrl);

@@ -130,7 +130,7 @@ fn run(order: RunOrder, network: Rc<dyn ScriptFetch>) -> RunDone {
         }
     };
     let document = match Document::parse(&order.html, url, deadline) {
-        Ok(document) => Rc::new(document),
+        Ok(document) => Rc::new(document.with_encoding(&order.encoding)),
         Err(_) => {
             let html = Some(cut_html(order.html));
             return RunDone { outcome: Err(StaticError::TimedOut(secs).into()), html };

@@ -70,6 +70,9 @@ pub struct RunOrder {
     pub html: String,
     /// Where it came from (after redirects).
     pub url: String,
+    /// The encoding the page was read in (`document.characterSet`).
+    #[serde(default = "utf8")]
+    pub encoding: String,
     /// The script as `script::wrap` made it.
     pub script: Wrapped,
     /// The run's timeout, for the messages.
@@ -78,6 +81,10 @@ pub struct RunOrder {
     pub remaining_ms: u64,
     pub limits: ScriptLimits,
     pub capture: Capture,
+}
+
+fn utf8() -> String {
+    "UTF-8".into()
 }
 
 /// `PageCapture` on the wire.

@@ -518,6 +518,13 @@ fn unsupported_apis_throw_clear_errors() {
         ("location.href = 'https://elsewhere.example/'", "setting `href`"),
         ("await fetch('/api')", "fetch is not available here (no network given to the static engine)"),
         ("new XMLHttpRequest()", "XMLHttpRequest"),
+        ("document.querySelector('img').width", "img.width (its laid-out size"),
+        ("document.querySelector('img').height", "img.height (its laid-out size"),
+        ("new Intl.NumberFormat('xx-YY').format(1)", "Intl.NumberFormat for the locale 'xx-YY'"),
+        ("(1).toLocaleString('en-US', { style: 'unit', unit: 'meter' })", "NumberFormat with style 'unit'"),
+        ("new Date().toLocaleString('en-US', { timeZone: 'Mars/Olympus_Mons' })", "the time zone 'Mars/Olympus_Mons'"),
+        ("'a'.localeCompare('b', 'sv')", "Collator (localeCompare) for the locale 'sv'"),
+        ("new Intl.Segmenter('en')", "Segmenter"),
     ];
     for (script, needle) in cases {
         let message = error(RICH, &format!("{script};\nreturnData([]);"));
@@ -525,6 +532,12 @@ fn unsupported_apis_throw_clear_errors() {
         assert!(message.contains(needle), "{script}: {message}");
         assert!(message.contains("static engine"), "{script}: {message}");
     }
+    // What the static engine has instead: attributes, formats, the encoding.
+    let script = r#"const img = document.querySelector('img');
+        returnData([img.getAttribute('width'), document.createElement === undefined, document.characterSet,
+          (1234.5).toLocaleString('de-DE'), new Date(0).toLocaleDateString('en-US', { timeZone: 'UTC' }),
+          ['b', 'Á', 'a'].sort((x, y) => x.localeCompare(y))]);"#;
+    assert_eq!(data(RICH, script), json!([null, false, "UTF-8", "1.234,5", "1/1/1970", ["a", "Á", "b"]]));
     // Scrolling has nothing to do without a browser, and is no error.
     assert_eq!(data(RICH, "window.scrollTo(0, 1e6); returnData([document.title]);"), json!(["Rich page"]));
 }

@@ -14,7 +14,7 @@ use svc_domain::{HistoryId, OrgId, ScrapId};
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
 use crate::records::{ClaimRecord, HistoryRecord, escape_like, id, millis, opt_millis, time, to_json};
-use crate::traits::{ClaimedRun, EngineMemory, ExpiredLeases, QueueState, RunStore, TierMemory, TierNote};
+use crate::traits::{ClaimedRun, EngineMemory, ExpiredLeases, Nearby, QueueState, RunStore, TierMemory, TierNote};
 use crate::usage_records::{costs_json, meter_json};
 
 /// Takes the oldest queued run whose containers include the one whose
@@ -70,6 +70,59 @@ where
                 .bind(format!("%,{},%", escape_like(container)))
                 .fetch_optional(&self.pool)
                 .await?;
+        row.map(|r| r.into_claim(worker_id)).transpose()
+    }
+
+    async fn claim_run_near(
+        &self,
+        container: &str,
+        worker_id: &str,
+        lease_until: DateTime<Utc>,
+        nearby: &[Nearby],
+        window: std::time::Duration,
+    ) -> Result<Option<ClaimedRun>> {
+        if nearby.is_empty() {
+            return Ok(None);
+        }
+        // $1 worker, $2 lease, $3 containers pattern, $4 window (ms), then
+        // per nearby entry its organization and, when set, its URL pattern.
+        let mut fits = Vec::new();
+        let mut n = 4;
+        for near in nearby {
+            n += 1;
+            let mut clause = format!("(organization_id = ${n}");
+            if near.url_prefix.is_some() {
+                n += 1;
+                clause.push_str(&format!(
+                    " AND scrap_id IN (SELECT id FROM scraps WHERE organization_id = ${} AND url LIKE ${n} ESCAPE '\\')",
+                    n - 1
+                ));
+            }
+            clause.push(')');
+            fits.push(clause);
+        }
+        let sql = format!(
+            "UPDATE run_queue SET state = 'running', worker_id = $1, lease_until = $2, attempts = attempts + 1 \
+             WHERE history_id = (SELECT history_id FROM run_queue \
+             WHERE state = 'queued' AND containers LIKE $3 ESCAPE '\\' \
+             AND enqueued_at <= (SELECT MIN(enqueued_at) FROM run_queue WHERE state = 'queued' \
+             AND containers LIKE $3 ESCAPE '\\') + $4 AND ({}) \
+             ORDER BY enqueued_at, history_id LIMIT 1{}{CLAIMED}",
+            fits.join(" OR "),
+            DB::LOCK_DUE
+        );
+        let mut query = sqlx::query_as::<_, ClaimRecord>(AssertSqlSafe(sql))
+            .bind(worker_id)
+            .bind(millis(lease_until))
+            .bind(format!("%,{},%", escape_like(container)))
+            .bind(window.as_millis() as i64);
+        for near in nearby {
+            query = query.bind(near.organization.to_string());
+            if let Some(prefix) = &near.url_prefix {
+                query = query.bind(format!("{}%", escape_like(prefix)));
+            }
+        }
+        let row: Option<ClaimRecord> = query.fetch_optional(&self.pool).await?;
         row.map(|r| r.into_claim(worker_id)).transpose()
     }
 

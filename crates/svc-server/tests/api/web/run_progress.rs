@@ -50,7 +50,7 @@ async fn run_now_says_queued_then_running_then_how_it_ended() {
     assert_eq!(progress(mallory.token.clone(), path.clone()).await.0, StatusCode::NOT_FOUND);
 
     // A worker takes it.
-    let claim = app.services.runs.claim("default", "test-worker").await.unwrap().expect("the queued run");
+    let claim = app.services.runs.claim("default", "test-worker", &[]).await.unwrap().expect("the queued run");
     tab.wait_for("document.getElementById('run-status').innerText.includes('Running')", "running").await;
     assert_eq!(progress(alice.token.clone(), path.clone()).await.1, json!({"state": "running"}));
     tab.screenshots("scrap-run-running").await;
