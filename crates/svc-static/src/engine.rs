@@ -178,7 +178,7 @@ impl Engine for StaticEngine {
             html,
             url: fetched.url.to_string(),
             encoding: encoding.to_string(),
-            source: crate::script::wrap(&job),
+            script: crate::script::wrap(&job),
             timeout_secs: job.timeout.as_secs(),
             remaining_ms: deadline.saturating_duration_since(Instant::now()).as_millis() as u64,
             limits: self.limits,

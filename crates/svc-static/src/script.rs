@@ -1,7 +1,11 @@
 //! The JavaScript a static run evaluates: the user's script compiled as the
 //! body of an async function of a frozen `SVC` and `returnData` (by the
 //! `AsyncFunction` constructor, from a string, so that its text cannot end
-//! the function it runs in), exactly as the browser engine runs it
+//! the function it runs in), by [`WRAPPER`], a function of `(input, body)`
+//! called with the run's input (JSON) and the script, as the browser engine
+//! calls its own (`svc-runner/src/script.rs`, `RUN`). The wrapper's text is
+//! the same for every run, so a sandbox process compiles it once
+//! (`script_runtime.rs`). It runs the script exactly as the browser engine runs it
 //! (`svc-runner/src/script.rs`; the compatibility test holds the two
 //! together). What differs is what a page without a
 //! browser can do: `SVC.waitFor` answers at once (the element is in the
@@ -12,19 +16,44 @@
 //! `{ok: false, error, selector, enqueued}` (`enqueued`: the JSON of the
 //! pages the script added to a crawl with `SVC.enqueue`).
 
+use std::sync::LazyLock;
+
+use serde::{Deserialize, Serialize};
 use svc_engine::RunJob;
 use svc_engine::script::{MAX_RESULT_CHARS, NOT_RUN};
 
-pub fn wrap(job: &RunJob) -> String {
-    let input = job.script_input();
-    // A JSON string is a JavaScript string literal: the text stays data.
-    let body = serde_json::to_string(&job.script).expect("a string is JSON");
+/// What a run evaluates: [`WRAPPER`] called with `input` (parsed) and `script`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Wrapped {
+    /// The run's input (`RunJob::script_input`), as JSON.
+    pub input: String,
+    /// The user's script, compiled by the wrapper from this string.
+    pub script: String,
+}
+
+impl Wrapped {
+    /// The whole as one expression (the wrapper called with the input as a
+    /// literal and the script as a string literal), for reading.
+    pub fn source(&self) -> String {
+        // A JSON string is a JavaScript string literal: the text stays data.
+        let body = serde_json::to_string(&self.script).expect("a string is JSON");
+        format!("({})(JSON.parse({}), {body})", *WRAPPER, serde_json::to_string(&self.input).expect("a string is JSON"))
+    }
+}
+
+/// The run of `job`.
+pub fn wrap(job: &RunJob) -> Wrapped {
+    Wrapped { input: job.script_input().to_string(), script: job.script.clone() }
+}
+
+/// The function every run calls with `(input, body)`; its value is an
+/// expression (evaluating it answers the function).
+pub static WRAPPER: LazyLock<String> = LazyLock::new(|| {
     format!(
-        r#"(async () => {{
-  const input = {input};
+        r#"(async function (input, body) {{
   let script;
   try {{
-    script = new (async function () {{}}).constructor("SVC", "returnData", {body});
+    script = new (async function () {{}}).constructor("SVC", "returnData", body);
   }} catch (e) {{
     return {{ ok: false, error: {not_run:?} + (e instanceof Error ? e.name + ": " + e.message : String(e)) }};
   }}
@@ -88,10 +117,10 @@ pub fn wrap(job: &RunJob) -> String {
       (e) => finish({{ ok: false, error: "the script threw: " + (e && e.message !== undefined ? e.message : String(e)), selector: failingSelector }}),
     );
   }});
-}})()"#,
+}})"#,
         max = MAX_RESULT_CHARS,
         not_run = NOT_RUN,
         enqueue_js = svc_engine::crawl::ENQUEUE_JS,
         max_enqueued = svc_engine::crawl::MAX_ENQUEUED_CHARS,
     )
-}
+});

@@ -4,24 +4,113 @@
 //! there). Blocking: the engine calls it in its sandbox process
 //! (`sandbox/child.rs`).
 //!
+//! The prelude and the wrapper (`script::WRAPPER`) are svc's own text, the
+//! same for every run: they are compiled to bytecode once per process
+//! ([`prepare`]; parsing the prelude was two thirds of a run), and each run
+//! reads that bytecode into its own fresh context, so that every function
+//! and object of a run is of that run's realm, as when it compiled the text.
+//!
 //! The event loop is the host's: microtasks run until none is left, then the
 //! earliest timer of the prelude's virtual clock fires; when neither is left
 //! and the script's promise is still pending, nothing can ever settle it.
 
+use std::ffi::{CStr, CString};
 use std::rc::Rc;
+use std::sync::OnceLock;
 use std::time::Instant;
 
+use rquickjs::FromJs;
 use rquickjs::convert::Coerced;
 use rquickjs::promise::PromiseState;
-use rquickjs::{Context, Ctx, Exception, Function, Object, Persistent, Promise, Runtime, Value};
+use rquickjs::{Context, Ctx, Exception, Function, Object, Persistent, Promise, Runtime, Value, qjs};
 use svc_engine::ScriptResult;
 
 use crate::document::Document;
 use crate::error::StaticError;
+use crate::script::{WRAPPER, Wrapped};
 use crate::script_network::ScriptFetch;
 use svc_engine::script::MAX_RESULT_CHARS;
 
 const PRELUDE: &str = include_str!("js/prelude.js");
+
+/// Bytes allocated before QuickJS first collects garbage (its default,
+/// 256 KiB, is less than the prelude allocates: most runs collected several
+/// times before the script even started, then once more at the end).
+const GC_THRESHOLD: usize = 8 * 1024 * 1024;
+
+/// The bytecode of svc's own JavaScript, compiled once per process.
+struct Compiled {
+    prelude: Vec<u8>,
+    wrapper: Vec<u8>,
+}
+
+static COMPILED: OnceLock<Result<Compiled, String>> = OnceLock::new();
+
+/// Compiles the prelude and the wrapper to bytecode, if not done yet (the
+/// sandbox process does it at start-up; otherwise the first run does).
+pub fn prepare() -> Result<(), StaticError> {
+    compiled().map(|_| ())
+}
+
+fn compiled() -> Result<&'static Compiled, StaticError> {
+    let compiled = COMPILED.get_or_init(|| {
+        let rt = Runtime::new().map_err(|e| e.to_string())?;
+        let context = Context::full(&rt).map_err(|e| e.to_string())?;
+        context.with(|ctx| {
+            Ok(Compiled {
+                prelude: compile(&ctx, PRELUDE, c"prelude.js")?,
+                wrapper: compile(&ctx, &WRAPPER, c"eval_script")?,
+            })
+        })
+    });
+    compiled.as_ref().map_err(|e| StaticError::Internal(format!("svc's JavaScript does not compile: {e}")))
+}
+
+/// `source` compiled as a strict global script, as bytecode.
+fn compile(ctx: &Ctx<'_>, source: &str, name: &CStr) -> Result<Vec<u8>, String> {
+    let text = CString::new(source).map_err(|e| e.to_string())?;
+    let raw = ctx.as_raw().as_ptr();
+    let flags = qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_STRICT | qjs::JS_EVAL_FLAG_COMPILE_ONLY;
+    // SAFETY: `text` is NUL-terminated and `source.len()` bytes long before
+    // the NUL, as JS_Eval wants; the compiled function is freed below, and
+    // the buffer JS_WriteObject allocates is copied and freed with js_free.
+    unsafe {
+        let function = qjs::JS_Eval(raw, text.as_ptr(), source.len() as _, name.as_ptr(), flags as i32);
+        if qjs::JS_IsException(function) {
+            return Err(describe(ctx.catch()));
+        }
+        let mut length = std::mem::MaybeUninit::uninit();
+        let buffer = qjs::JS_WriteObject(raw, length.as_mut_ptr(), function, qjs::JS_WRITE_OBJ_BYTECODE as i32);
+        qjs::JS_FreeValue(raw, function);
+        if buffer.is_null() {
+            return Err(describe(ctx.catch()));
+        }
+        let bytes = std::slice::from_raw_parts(buffer, length.assume_init() as usize).to_vec();
+        qjs::js_free(raw, buffer.cast());
+        Ok(bytes)
+    }
+}
+
+/// Evaluates `bytecode` (from [`compile`]) in `ctx`: read into this context
+/// (its functions are of this realm), then run; answers the script's value.
+fn evaluate<'js>(ctx: &Ctx<'js>, bytecode: &[u8]) -> rquickjs::Result<Value<'js>> {
+    let raw = ctx.as_raw().as_ptr();
+    // SAFETY: `bytecode` is what JS_WriteObject wrote for a script compiled
+    // in this process by the same QuickJS; JS_EvalFunction takes ownership
+    // of the function read, and the value it answers is handed to a `Value`.
+    unsafe {
+        let function =
+            qjs::JS_ReadObject(raw, bytecode.as_ptr(), bytecode.len() as _, qjs::JS_READ_OBJ_BYTECODE as i32);
+        if qjs::JS_IsException(function) {
+            return Err(rquickjs::Error::Exception);
+        }
+        let value = qjs::JS_EvalFunction(raw, function);
+        if qjs::JS_IsException(value) {
+            return Err(rquickjs::Error::Exception);
+        }
+        Ok(Value::from_raw(ctx.clone(), value))
+    }
+}
 
 /// Bounds on one script's runtime.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
@@ -65,23 +154,23 @@ fn error_of<'js>(ctx: &Ctx<'js>, e: rquickjs::Error) -> String {
     }
 }
 
-/// Runs `source` (the script as `script::wrap` made it) on `document`
+/// Runs `wrapped` (the script as `script::wrap` made it) on `document`
 /// until it settles or `deadline` passes; `timeout_secs` is for the message.
 /// Without a network: `fetch` throws.
 pub fn run(
     document: Rc<Document>,
-    source: &str,
+    wrapped: &Wrapped,
     deadline: Instant,
     timeout_secs: u64,
     limits: ScriptLimits,
 ) -> Result<ScriptRun, StaticError> {
-    run_with_network(document, source, deadline, timeout_secs, limits, None)
+    run_with_network(document, wrapped, deadline, timeout_secs, limits, None)
 }
 
 /// [`run`], with `fetch` going out through `network`.
 pub fn run_with_network(
     document: Rc<Document>,
-    source: &str,
+    wrapped: &Wrapped,
     deadline: Instant,
     timeout_secs: u64,
     limits: ScriptLimits,
@@ -89,7 +178,9 @@ pub fn run_with_network(
 ) -> Result<ScriptRun, StaticError> {
     let internal = |e: rquickjs::Error| StaticError::Internal(e.to_string());
     let timed_out = || StaticError::TimedOut(timeout_secs);
+    let compiled = compiled()?;
     let rt = Runtime::new_with_alloc(crate::heap::CappedHeap::new(limits.memory)).map_err(internal)?;
+    rt.set_gc_threshold(GC_THRESHOLD.min(limits.memory / 2));
     rt.set_max_stack_size(limits.stack);
     rt.set_interrupt_handler(Some(Box::new(move || Instant::now() >= deadline)));
     let context = Context::full(&rt).map_err(internal)?;
@@ -100,10 +191,13 @@ pub fn run_with_network(
         crate::script_network::register(&ctx, &native, network).map_err(internal)?;
         #[cfg(feature = "sandbox-probes")]
         crate::sandbox::probes::register(&ctx).map_err(internal)?;
-        let prelude: Function = ctx.eval(PRELUDE).map_err(|e| StaticError::Internal(error_of(&ctx, e)))?;
-        let controls: Object = prelude.call((native,)).map_err(|e| StaticError::Internal(error_of(&ctx, e)))?;
+        let failed = |e| StaticError::Internal(error_of(&ctx, e));
+        let prelude = evaluate(&ctx, &compiled.prelude).and_then(|v| Function::from_js(&ctx, v)).map_err(failed)?;
+        let controls: Object = prelude.call((native,)).map_err(failed)?;
         let next_timer: Function = controls.get("nextTimer").map_err(internal)?;
-        let promise: Promise = match ctx.eval(source) {
+        let wrapper = evaluate(&ctx, &compiled.wrapper).and_then(|v| Function::from_js(&ctx, v)).map_err(failed)?;
+        let input = ctx.json_parse(wrapped.input.as_str()).map_err(failed)?;
+        let promise: Promise = match wrapper.call((input, wrapped.script.as_str())) {
             Ok(promise) => promise,
             Err(_) if Instant::now() >= deadline => return Err(timed_out()),
             Err(e) => return Err(StaticError::Script(error_of(&ctx, e))),

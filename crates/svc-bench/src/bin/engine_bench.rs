@@ -12,18 +12,39 @@
 //! - **engine only**: `Engine::run` called directly on a `ChromiumEngine`
 //!   and a `StaticEngine` (no HTTP, no queue, no database).
 //!
-//! Every run must end `success` with the 50 items, and the static engine's
-//! data must be byte for byte the browser engine's. CPU per run is this
-//! process (server, worker, static engine, clients, fixture) plus its
-//! Chromium processes, read from /proc.
+//! Beside them, in both measurements, the **browserless peers**
+//! (`bench/dom-peer/peer.js`, one node program per library: cheerio,
+//! linkedom, happy-dom): what a user would write instead of a `static`
+//! scrap, a fetch-parse-extract loop over the same page with the same
+//! extraction, each library at its best (`--peer-processes` worker
+//! processes with `--peer-inflight` runs in flight each, undici keep-alive).
+//! The peers have no API, queue or database: the same loop stands beside
+//! svc's end-to-end figures and beside its engine-only ones.
 //!
+//! Every run must end `success` with the 50 items, and the static engine's
+//! data must be byte for byte the browser engine's and each peer's. CPU per
+//! run is this process (server, worker, static engine, clients, fixture)
+//! plus its Chromium and sandbox processes, read from /proc; for a peer, its
+//! worker processes' CPU (`process.cpuUsage`) plus this process's (the
+//! fixture) during its measured phase.
+//!
+//! `--rounds N` measures everything N times, svc first in odd rounds and the
+//! peers first in even ones, and summarizes each row and ratio over the
+//! rounds (median, lowest, highest).
+//!
+//!     (cd bench/dom-peer && npm ci)
 //!     cargo build --release -p svc-bench --bin engine-bench
 //!     target/release/engine-bench                         # 20 sequential, 200 at concurrency 4
 //!     target/release/engine-bench --sequential 5 --runs 40   # quick
 //!     target/release/engine-bench --static-fresh-processes   # engine only: a sandbox process per static run
+//!     target/release/engine-bench --skip-browser --rounds 5 --runs 1000   # static against the peers
 //!
-//! Needs `chromium` (Debian package). Linux only (reads /proc).
+//! Needs `chromium` (Debian package; not with `--skip-browser`) and `node`
+//! (not with `--peers none`). Linux only (reads /proc).
 
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -35,7 +56,7 @@ use axum::response::Html;
 use axum::routing::get;
 use clap::Parser;
 use serde_json::{Value, json};
-use svc_bench::sampler::{cpu_split, cpu_split_per_run};
+use svc_bench::sampler::{cpu_split, cpu_split_per_run, cpu_ticks};
 use svc_bench::stats::{Stats, stats};
 use svc_engine::ScriptResult;
 use svc_engine::{Engine, RunJob};
@@ -66,10 +87,39 @@ struct Args {
     /// Only the end-to-end measurement.
     #[arg(long)]
     skip_engine_only: bool,
+    /// Only the engine-only measurement.
+    #[arg(long)]
+    skip_end_to_end: bool,
     /// Engine only: a fresh sandbox process per static run (`--concurrency`
     /// spares started ahead) instead of one kept for the organization's runs.
     #[arg(long)]
     static_fresh_processes: bool,
+    /// Only `static` (no puppeteer, no auto): static against the peers.
+    #[arg(long)]
+    skip_browser: bool,
+    /// The browserless peers, separated by commas (`none`: no peer).
+    #[arg(long, default_value = "cheerio,linkedom,happy-dom")]
+    peers: String,
+    /// `fetch`: the fetch-parse-extract loop; `parse`: the page fetched once,
+    /// then parse and extract only (the library alone). Both: `fetch,parse`.
+    #[arg(long, default_value = "fetch")]
+    peer_modes: String,
+    /// Folder of the peer's peer.js, with its node_modules installed.
+    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/dom-peer"))]
+    peer_dir: PathBuf,
+    /// Worker processes per peer.
+    #[arg(long, default_value_t = 2)]
+    peer_processes: usize,
+    /// Runs in flight per peer worker process.
+    #[arg(long, default_value_t = 2)]
+    peer_inflight: usize,
+    /// Unmeasured runs per peer worker process.
+    #[arg(long, default_value_t = 50)]
+    peer_warmup: usize,
+    /// Measure everything this many times, svc first in odd rounds and the
+    /// peers first in even ones, and summarize over the rounds.
+    #[arg(long, default_value_t = 1)]
+    rounds: usize,
 }
 
 /// The API suite's fixture page (`svc-server/tests/api/common/fixture.rs`), byte for byte.
@@ -98,6 +148,9 @@ struct Figures {
     first_failure: Option<String>,
     /// The data of the last successful run (to compare the engines).
     data: Option<String>,
+    /// CPU ms per run of this process and of its child processes (Chromium's,
+    /// the sandbox processes), for svc's rows.
+    cpu_apart: Option<(f64, f64)>,
 }
 
 impl Figures {
@@ -219,6 +272,7 @@ async fn measure<R: Runner>(name: &str, runner: Arc<R>, args: &Args) -> Result<F
     figures.concurrent_total_ms = started.elapsed().as_secs_f64() * 1000.0;
     let split = cpu_split_per_run(split0, cpu_split(me), args.runs);
     figures.cpu_ms_per_run = split.bench + split.chromium + split.other;
+    figures.cpu_apart = Some((split.bench, split.chromium + split.other));
     Ok(figures)
 }
 
@@ -244,89 +298,249 @@ fn job(url: &str, scrapper: &str) -> RunJob {
     }
 }
 
-/// End to end figures of `puppeteer`, `static` and `auto` (whose first,
-/// comparing run is among the warm-up runs).
-async fn end_to_end(args: &Args, page: &str) -> Result<(Figures, Figures, Figures)> {
-    let db = TestDb::sqlite();
-    let env = [
-        ("SVC_DATABASE_URL", db.url.clone()),
-        ("SVC_ALLOW_PRIVATE_NETWORKS", "true".into()),
-        ("SVC_WORKER_CONCURRENCY", args.concurrency.to_string()),
-        ("SVC_CHROMIUM", args.chromium.clone()),
-        ("SVC_FREE_GRANT", "1000000000".into()),
-    ];
-    let config = Config::load(None, env.into_iter().map(|(k, v)| (k.to_string(), v)))?;
-    let app = App::build(config).await?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let base = format!("http://{}", listener.local_addr()?);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(app.serve(listener, async move {
-        let _ = stopped.await;
-    }));
-    let http = reqwest::Client::new();
-    let signup: Value = http
-        .post(format!("{base}/api/auth/signup"))
-        .json(&json!({"email": "bench@example.com", "password": "bench-password"}))
-        .send()
-        .await?
-        .json()
-        .await?;
-    let token = signup["token"].as_str().with_context(|| format!("signup: {signup}"))?.to_string();
-    let mut figures = Vec::new();
-    for scrapper in ["puppeteer", "static", "auto"] {
-        let scrap: Value = http
-            .post(format!("{base}/api/scraps"))
-            .bearer_auth(&token)
-            .json(&json!({"title": scrapper, "url": page, "request": EXTRACTION, "scrapper": scrapper}))
+/// The svc side of the end-to-end measurement: the app, serving, and a
+/// trigger per scrap.
+struct EndToEnd {
+    db: TestDb,
+    stop: tokio::sync::oneshot::Sender<()>,
+    server: tokio::task::JoinHandle<Result<()>>,
+    /// (scrapper, its trigger), in the order measured.
+    triggers: Vec<(&'static str, Arc<Trigger>)>,
+}
+
+impl EndToEnd {
+    /// The app with one scrap per engine measured (`puppeteer`, `static` and
+    /// `auto`, whose first, comparing run is among the warm-up runs; `static`
+    /// alone with `--skip-browser`).
+    async fn start(args: &Args, page: &str) -> Result<EndToEnd> {
+        let db = TestDb::sqlite();
+        let env = [
+            ("SVC_DATABASE_URL", db.url.clone()),
+            ("SVC_ALLOW_PRIVATE_NETWORKS", "true".into()),
+            ("SVC_WORKER_CONCURRENCY", args.concurrency.to_string()),
+            ("SVC_CHROMIUM", args.chromium.clone()),
+            ("SVC_FREE_GRANT", "1000000000".into()),
+        ];
+        let config = Config::load(None, env.into_iter().map(|(k, v)| (k.to_string(), v)))?;
+        let app = App::build(config).await?;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let base = format!("http://{}", listener.local_addr()?);
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(async move {
+            app.serve(listener, async move {
+                let _ = stopped.await;
+            })
+            .await
+            .map_err(anyhow::Error::from)
+        });
+        let http = reqwest::Client::new();
+        let signup: Value = http
+            .post(format!("{base}/api/auth/signup"))
+            .json(&json!({"email": "bench@example.com", "password": "bench-password"}))
             .send()
             .await?
             .json()
             .await?;
-        let scrap = scrap["id"].as_str().with_context(|| format!("create scrap: {scrap}"))?.to_string();
-        let runner = Arc::new(Trigger { http: http.clone(), base: base.clone(), token: token.clone(), scrap });
-        figures.push(measure(&format!("end to end, {scrapper}"), runner, args).await?);
+        let token = signup["token"].as_str().with_context(|| format!("signup: {signup}"))?.to_string();
+        let scrappers: &[&'static str] = if args.skip_browser { &["static"] } else { &["puppeteer", "static", "auto"] };
+        let mut triggers = Vec::new();
+        for &scrapper in scrappers {
+            let scrap: Value = http
+                .post(format!("{base}/api/scraps"))
+                .bearer_auth(&token)
+                .json(&json!({"title": scrapper, "url": page, "request": EXTRACTION, "scrapper": scrapper}))
+                .send()
+                .await?
+                .json()
+                .await?;
+            let scrap = scrap["id"].as_str().with_context(|| format!("create scrap: {scrap}"))?.to_string();
+            let trigger = Trigger { http: http.clone(), base: base.clone(), token: token.clone(), scrap };
+            triggers.push((scrapper, Arc::new(trigger)));
+        }
+        Ok(EndToEnd { db, stop, server, triggers })
     }
-    let _ = stop.send(());
-    server.await?.context("svc server")?;
-    drop(db);
-    let auto = figures.pop().unwrap_or_default();
-    let stat = figures.pop().unwrap_or_default();
-    Ok((figures.pop().unwrap_or_default(), stat, auto))
+
+    async fn measure(&self, args: &Args) -> Result<Vec<(String, Figures)>> {
+        let mut out = Vec::new();
+        for (scrapper, trigger) in &self.triggers {
+            out.push((scrapper.to_string(), measure(&format!("end to end, {scrapper}"), trigger.clone(), args).await?));
+        }
+        Ok(out)
+    }
+
+    async fn stop(self) -> Result<()> {
+        let _ = self.stop.send(());
+        self.server.await?.context("svc server")?;
+        drop(self.db);
+        Ok(())
+    }
 }
 
-async fn engine_only(args: &Args, page: &str) -> Result<(Figures, Figures)> {
-    let chromium = Arc::new(svc_runner::ChromiumEngine::new(svc_runner::EngineConfig {
-        chromium: Some(args.chromium.clone().into()),
-        browser_user: svc_runner::sandbox::DEFAULT_BROWSER_USER.into(),
-        sandbox: Default::default(),
-        allow_private_networks: true.into(),
-        runs_per_browser: 200,
-        spare_pages: args.concurrency.min(4),
-        warm_pages: args.concurrency,
-        resolver: Default::default(),
-        tiers: Default::default(),
-    }));
-    let browser = Direct { engine: chromium.clone(), job: job(page, "puppeteer") };
-    let browser = measure("engine only, puppeteer", Arc::new(browser), args).await?;
-    chromium.close().await;
-    let pool = match args.static_fresh_processes {
-        true => PoolConfig { reuse: Reuse::Never, spares: args.concurrency, ..PoolConfig::default() },
-        false => PoolConfig::default(),
+/// The svc side of the engine-only measurement.
+struct EngineOnly {
+    chromium: Option<Arc<svc_runner::ChromiumEngine>>,
+    browser: Option<Arc<Direct>>,
+    fast: Arc<Direct>,
+}
+
+impl EngineOnly {
+    fn start(args: &Args, page: &str) -> EngineOnly {
+        let chromium = (!args.skip_browser).then(|| {
+            Arc::new(svc_runner::ChromiumEngine::new(svc_runner::EngineConfig {
+                chromium: Some(args.chromium.clone().into()),
+                browser_user: svc_runner::sandbox::DEFAULT_BROWSER_USER.into(),
+                sandbox: Default::default(),
+                allow_private_networks: true.into(),
+                runs_per_browser: 200,
+                spare_pages: args.concurrency.min(4),
+                warm_pages: args.concurrency,
+                resolver: Default::default(),
+                tiers: Default::default(),
+            }))
+        });
+        let browser = chromium.clone().map(|engine| {
+            let engine: Arc<dyn Engine> = engine;
+            Arc::new(Direct { engine, job: job(page, "puppeteer") })
+        });
+        let pool = match args.static_fresh_processes {
+            true => PoolConfig { reuse: Reuse::Never, spares: args.concurrency, ..PoolConfig::default() },
+            false => PoolConfig::default(),
+        };
+        let sandbox = SandboxConfig { pool, ..SandboxConfig::default() };
+        let fast =
+            StaticEngine::new(StaticConfig { allow_private_networks: true.into(), sandbox, ..Default::default() });
+        // One organization's runs, as a scrap's runs are.
+        let job = RunJob { organization: Some(svc_domain::OrgId::new()), ..job(page, "static") };
+        let fast = Arc::new(Direct { engine: Arc::new(fast), job });
+        EngineOnly { chromium, browser, fast }
+    }
+
+    async fn measure(&self, args: &Args) -> Result<Vec<(String, Figures)>> {
+        let mut out = Vec::new();
+        if let Some(browser) = &self.browser {
+            out.push(("puppeteer".to_string(), measure("engine only, puppeteer", browser.clone(), args).await?));
+        }
+        out.push(("static".to_string(), measure("engine only, static", self.fast.clone(), args).await?));
+        Ok(out)
+    }
+
+    async fn stop(self) {
+        if let Some(chromium) = self.chromium {
+            chromium.close().await;
+        }
+    }
+}
+
+/// One peer: a library in a mode.
+#[derive(Clone)]
+struct Peer {
+    library: String,
+    mode: String,
+}
+
+impl Peer {
+    fn name(&self) -> String {
+        match self.mode.as_str() {
+            "fetch" => format!("peer {}", self.library),
+            mode => format!("peer {} ({mode} only)", self.library),
+        }
+    }
+}
+
+fn peers(args: &Args) -> Vec<Peer> {
+    if args.peers.trim() == "none" {
+        return vec![];
+    }
+    let modes: Vec<&str> = args.peer_modes.split(',').map(str::trim).filter(|m| !m.is_empty()).collect();
+    let mut out = Vec::new();
+    for mode in modes {
+        for library in args.peers.split(',').map(str::trim).filter(|l| !l.is_empty()) {
+            out.push(Peer { library: library.to_string(), mode: mode.to_string() });
+        }
+    }
+    out
+}
+
+/// Runs the peer program once: its warm-up, `--sequential` runs, then
+/// `--runs` runs over its worker processes. This process's CPU time (the
+/// fixture it serves) is read at the peer's phase markers on stderr.
+fn measure_peer(peer: &Peer, page: &str, args: &Args) -> Result<Figures> {
+    let name = peer.name();
+    eprintln!("{name}: {} sequential runs, then {} runs", args.sequential, args.runs);
+    let script = args.peer_dir.join("peer.js");
+    let mut child = Command::new("node")
+        .arg(&script)
+        .args(["--url", page, "--library", &peer.library, "--mode", &peer.mode])
+        .args(["--processes", &args.peer_processes.to_string(), "--inflight", &args.peer_inflight.to_string()])
+        .args(["--warmup", &args.peer_warmup.to_string(), "--sequential", &args.sequential.to_string()])
+        .args(["--runs", &args.runs.to_string(), "--expected", &ITEMS.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| {
+            format!("cannot start node {} (is node installed, and npm ci done there?)", script.display())
+        })?;
+    let stderr = child.stderr.take().context("the peer's stderr")?;
+    let me = std::process::id();
+    // This process's CPU ticks at the start and the end of the measured phase.
+    let marks = std::thread::spawn(move || {
+        let (mut start, mut end) = (None, None);
+        let mut tail = Vec::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            match line.as_str() {
+                "PHASE concurrent" => start = cpu_ticks(me, false),
+                "PHASE end" => end = cpu_ticks(me, false),
+                _ => tail.push(line),
+            }
+        }
+        (start, end, tail)
+    });
+    let output = child.wait_with_output()?;
+    let (start, end, tail) = marks.join().map_err(|_| anyhow::anyhow!("the peer's stderr reader panicked"))?;
+    if !output.status.success() {
+        bail!("{name}: the peer failed ({}): {}", output.status, tail.join("\n"));
+    }
+    let out: Value = serde_json::from_slice(&output.stdout).with_context(|| format!("{name}: the peer's output"))?;
+    let floats = |key: &str| -> Vec<f64> {
+        out[key].as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default()
     };
-    let sandbox = SandboxConfig { pool, ..SandboxConfig::default() };
-    let fast = StaticEngine::new(StaticConfig { allow_private_networks: true.into(), sandbox, ..Default::default() });
-    // One organization's runs, as a scrap's runs are.
-    let job = RunJob { organization: Some(svc_domain::OrgId::new()), ..job(page, "static") };
-    let fast = Direct { engine: Arc::new(fast), job };
-    let fast = measure("engine only, static", Arc::new(fast), args).await?;
-    Ok((browser, fast))
+    let fixture_ms = match (start, end) {
+        (Some(start), Some(end)) => (end - start) as f64 * 10.0,
+        _ => bail!("{name}: the peer printed no phase markers"),
+    };
+    let runs = out["runs"].as_f64().unwrap_or(1.0).max(1.0);
+    let data = out["data"].as_str().map(str::to_string);
+    if let Some(data) = &data {
+        check(data)?;
+    }
+    Ok(Figures {
+        sequential: floats("sequential"),
+        concurrent: floats("concurrent"),
+        concurrent_total_ms: out["wallMs"].as_f64().unwrap_or(0.0),
+        cpu_ms_per_run: (out["cpuMs"].as_f64().unwrap_or(0.0) + fixture_ms) / runs,
+        failures: out["failures"].as_u64().unwrap_or(0) as usize,
+        first_failure: out["firstFailure"].as_str().map(str::to_string),
+        data,
+        cpu_apart: None,
+    })
+}
+
+async fn measure_peers(list: &[Peer], page: &str, args: &Args) -> Result<Vec<(String, Figures)>> {
+    let mut out = Vec::new();
+    for peer in list {
+        let (peer, page, args) = (peer.clone(), page.to_string(), args.clone());
+        let figures = tokio::task::spawn_blocking(move || measure_peer(&peer, &page, &args).map(|f| (peer.name(), f)));
+        out.push(figures.await??);
+    }
+    Ok(out)
 }
 
 fn row(name: &str, f: &Figures) -> String {
     let seq: Stats = stats(&f.sequential);
     let conc: Stats = stats(&f.concurrent);
     format!(
-        "| {name} | {:.1} / {:.1} ms | {:.1} / {:.1} ms | {:.1} | {:.1} ms | {} |",
+        "| {name} | {:.1} / {:.1} ms | {:.1} / {:.1} ms | {:.1} | {:.2} ms | {} |",
         seq.median,
         seq.p95,
         conc.median,
@@ -337,56 +551,232 @@ fn row(name: &str, f: &Figures) -> String {
     )
 }
 
-fn report(title: &str, args: &Args, browser: &Figures, fast: &Figures, auto: Option<&Figures>) {
+/// Ratios of one round, by name, for the summary.
+type Ratios = Vec<(String, f64)>;
+
+/// One measurement's table; answers its ratios.
+fn report(title: &str, args: &Args, rows: &[(String, Figures)]) -> Ratios {
     println!("\n### {title}\n");
     println!(
         "| engine | sequential median / p95 | c={c} median / p95 | c={c} runs/s | CPU per run at c={c} | failed |",
         c = args.concurrency
     );
     println!("|---|---|---|---|---|---|");
-    println!("{}", row("puppeteer (Chromium)", browser));
-    println!("{}", row("static", fast));
-    if let Some(auto) = auto {
-        println!("{}", row("auto", auto));
+    for (name, f) in rows {
+        println!("{}", row(name, f));
     }
-    let same = browser.data.is_some() && browser.data == fast.data;
-    println!(
-        "\nthroughput ratio static / puppeteer: **{:.1}x**; sequential latency ratio: {:.2}x; CPU per run ratio: {:.2}x; identical data: {}",
-        fast.throughput() / browser.throughput(),
-        stats(&fast.sequential).median / stats(&browser.sequential).median,
-        fast.cpu_ms_per_run / browser.cpu_ms_per_run,
-        if same { "yes" } else { "NO" },
-    );
-    if let Some(auto) = auto {
+    let find = |name: &str| rows.iter().find(|(n, _)| n == name).map(|(_, f)| f);
+    let mut ratios = Ratios::new();
+    println!();
+    if let (Some(fast), Some(browser)) = (find("static"), find("puppeteer")) {
+        let same = browser.data.is_some() && browser.data == fast.data;
+        println!(
+            "throughput ratio static / puppeteer: **{:.1}x**; sequential latency ratio: {:.2}x; CPU per run ratio: {:.2}x; identical data: {}",
+            fast.throughput() / browser.throughput(),
+            stats(&fast.sequential).median / stats(&browser.sequential).median,
+            fast.cpu_ms_per_run / browser.cpu_ms_per_run,
+            if same { "yes" } else { "NO" },
+        );
+        ratios.push(("static / puppeteer throughput".into(), fast.throughput() / browser.throughput()));
+    }
+    if let (Some(auto), Some(fast)) = (find("auto"), find("static")) {
         println!(
             "auto / static: throughput {:.2}x, sequential latency {:.2}x; auto's data identical to static's: {}",
             auto.throughput() / fast.throughput(),
             stats(&auto.sequential).median / stats(&fast.sequential).median,
             if auto.data.is_some() && auto.data == fast.data { "yes" } else { "NO" },
         );
+        ratios.push(("auto / static throughput".into(), auto.throughput() / fast.throughput()));
     }
-    for (name, f) in [("puppeteer", browser), ("static", fast)].into_iter().chain(auto.map(|a| ("auto", a))) {
+    if let Some(fast) = find("static") {
+        let peers: Vec<&(String, Figures)> = rows.iter().filter(|(n, _)| n.starts_with("peer ")).collect();
+        for (name, peer) in &peers {
+            let same = peer.data.is_some() && peer.data == fast.data;
+            println!(
+                "static / {name}: throughput **{:.2}x**, CPU per run {:.2}x, sequential latency {:.2}x; identical data: {}",
+                fast.throughput() / peer.throughput(),
+                fast.cpu_ms_per_run / peer.cpu_ms_per_run,
+                stats(&fast.sequential).median / stats(&peer.sequential).median,
+                if same { "yes" } else { "NO" },
+            );
+        }
+        let fetching = peers.iter().filter(|(n, _)| !n.contains(" only)"));
+        if let Some((best, peer)) = fetching.max_by(|a, b| a.1.throughput().total_cmp(&b.1.throughput())) {
+            println!(
+                "static / best peer ({best}): throughput **{:.2}x**, CPU per run {:.2}x",
+                fast.throughput() / peer.throughput(),
+                fast.cpu_ms_per_run / peer.cpu_ms_per_run
+            );
+            ratios.push(("static / best peer throughput".into(), fast.throughput() / peer.throughput()));
+            ratios.push(("static / best peer CPU per run".into(), fast.cpu_ms_per_run / peer.cpu_ms_per_run));
+        }
+    }
+    for (name, f) in rows {
+        if let Some((own, children)) = f.cpu_apart {
+            println!("{name}: CPU per run {own:.2} ms in the svc process, {children:.2} ms in its child processes");
+        }
+    }
+    for (name, f) in rows {
         if let Some(failure) = &f.first_failure {
             println!("first {name} failure: {failure}");
         }
     }
+    ratios
+}
+
+/// One summary line per row or ratio: its value in each round, then the
+/// median, lowest and highest.
+fn summary_line(name: &str, values: &[f64], decimals: usize) -> String {
+    let s = stats(values);
+    let each: Vec<String> = values.iter().map(|v| format!("{v:.decimals$}")).collect();
+    format!(
+        "| {name} | {} | **{:.decimals$}** | {:.decimals$} - {:.decimals$} |",
+        each.join(", "),
+        s.median,
+        s.min,
+        s.max
+    )
+}
+
+/// Per measurement: each row's runs/s and CPU per run, and each ratio, over the rounds.
+struct Rounds {
+    title: &'static str,
+    throughput: Vec<(String, Vec<f64>)>,
+    cpu: Vec<(String, Vec<f64>)>,
+    ratios: Vec<(String, Vec<f64>)>,
+}
+
+impl Rounds {
+    fn new(title: &'static str) -> Rounds {
+        Rounds { title, throughput: vec![], cpu: vec![], ratios: vec![] }
+    }
+
+    fn add(&mut self, rows: &[(String, Figures)], ratios: Ratios) {
+        fn push(into: &mut Vec<(String, Vec<f64>)>, name: &str, value: f64) {
+            match into.iter_mut().find(|(n, _)| n == name) {
+                Some((_, values)) => values.push(value),
+                None => into.push((name.to_string(), vec![value])),
+            }
+        }
+        for (name, f) in rows {
+            push(&mut self.throughput, name, f.throughput());
+            push(&mut self.cpu, name, f.cpu_ms_per_run);
+        }
+        for (name, value) in ratios {
+            push(&mut self.ratios, &name, value);
+        }
+    }
+
+    fn print(&self) {
+        println!("\n### Over the rounds: {}\n", self.title);
+        println!("| row | each round | median | lowest - highest |");
+        println!("|---|---|---|---|");
+        for (name, values) in &self.throughput {
+            println!("{}", summary_line(&format!("{name}: runs/s"), values, 0));
+        }
+        for (name, values) in &self.cpu {
+            println!("{}", summary_line(&format!("{name}: CPU ms per run"), values, 2));
+        }
+        for (name, values) in &self.ratios {
+            println!("{}", summary_line(name, values, 2));
+        }
+    }
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn main() -> Result<()> {
     let args = Args::parse();
+    if let Ok(filter) = std::env::var("ENGINE_BENCH_LOG") {
+        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
         let base = serve_fixture().await?;
         let page = format!("{base}/items/{ITEMS}");
+        let peers = peers(&args);
+        if !peers.is_empty() && !args.peer_dir.join("node_modules").is_dir() {
+            bail!(
+                "the peers are not installed: run `npm ci` in {} (or pass `--peers none`)",
+                args.peer_dir.display()
+            );
+        }
         println!(
-            "engine-bench: {ITEMS}-item page, {} warm-up, {} sequential, {} runs at concurrency {}, Chromium {}",
-            args.warmup, args.sequential, args.runs, args.concurrency, args.chromium
+            "engine-bench: {ITEMS}-item page, {} warm-up, {} sequential, {} runs at concurrency {}, {}; peers: {} ({} processes x {} in flight)",
+            args.warmup,
+            args.sequential,
+            args.runs,
+            args.concurrency,
+            if args.skip_browser { "static only".to_string() } else { format!("Chromium {}", args.chromium) },
+            if peers.is_empty() { "none".to_string() } else { peers.iter().map(Peer::name).collect::<Vec<_>>().join(", ") },
+            args.peer_processes,
+            args.peer_inflight,
         );
-        let (browser, fast, auto) = end_to_end(&args, &page).await?;
-        report("End to end: trigger to finished row", &args, &browser, &fast, Some(&auto));
-        if !args.skip_engine_only {
-            let (browser, fast) = engine_only(&args, &page).await?;
-            report("Engine only: Engine::run", &args, &browser, &fast, None);
+        let end_to_end = match args.skip_end_to_end {
+            true => None,
+            false => Some(EndToEnd::start(&args, &page).await?),
+        };
+        let engine_only = (!args.skip_engine_only).then(|| EngineOnly::start(&args, &page));
+        let mut over_e2e = Rounds::new("end to end");
+        let mut over_engine = Rounds::new("engine only");
+        for round in 1..=args.rounds {
+            let svc_first = round % 2 == 1;
+            println!(
+                "\n## Round {round} of {} ({} first; load average {})",
+                args.rounds,
+                if svc_first { "svc" } else { "the peers" },
+                load_average()
+            );
+            if let Some(end_to_end) = &end_to_end {
+                let (mut svc, mut others) = (vec![], vec![]);
+                if !svc_first {
+                    others = measure_peers(&peers, &page, &args).await?;
+                }
+                svc.extend(end_to_end.measure(&args).await?);
+                if svc_first {
+                    others = measure_peers(&peers, &page, &args).await?;
+                }
+                let rows: Vec<(String, Figures)> = svc.into_iter().chain(others).collect();
+                let title = "End to end: trigger to finished row (the peers: their fetch-parse-extract loop)";
+                let ratios = report(title, &args, &rows);
+                over_e2e.add(&rows, ratios);
+            }
+            if let Some(engine_only) = &engine_only {
+                let (mut svc, mut others) = (vec![], vec![]);
+                if !svc_first {
+                    others = measure_peers(&peers, &page, &args).await?;
+                }
+                svc.extend(engine_only.measure(&args).await?);
+                if svc_first {
+                    others = measure_peers(&peers, &page, &args).await?;
+                }
+                let rows: Vec<(String, Figures)> = svc.into_iter().chain(others).collect();
+                let title = "Engine only: Engine::run (the peers: their fetch-parse-extract loop)";
+                let ratios = report(title, &args, &rows);
+                over_engine.add(&rows, ratios);
+            }
+            println!("\n(load average after round {round}: {})", load_average());
+        }
+        if args.rounds > 1 {
+            if end_to_end.is_some() {
+                over_e2e.print();
+            }
+            if engine_only.is_some() {
+                over_engine.print();
+            }
+        }
+        if let Some(end_to_end) = end_to_end {
+            end_to_end.stop().await?;
+        }
+        if let Some(engine_only) = engine_only {
+            engine_only.stop().await;
         }
         Ok(())
     })

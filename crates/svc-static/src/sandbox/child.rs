@@ -7,7 +7,8 @@
 //! and say `Ready`. Then serve runs (see `protocol`) until the channel
 //! closes: parse the page (`document`), run the script (`script_runtime`),
 //! its `fetch` a request to the engine over the channel, and answer
-//! `Done`. Each run has a fresh QuickJS runtime.
+//! `Done`. Each run has a fresh QuickJS runtime; svc's own JavaScript (the
+//! prelude, the wrapper) is compiled once, at start-up.
 
 use std::cell::RefCell;
 use std::io;
@@ -66,6 +67,11 @@ pub fn serve() -> u8 {
         // Never serve a page unconfined; the engine reports the exit.
         eprintln!("svc sandbox: cannot install the system call filter: {e}");
         return 3;
+    }
+    // svc's own JavaScript compiled once, for every run of this process.
+    if let Err(e) = crate::script_runtime::prepare() {
+        eprintln!("svc sandbox: {e}");
+        return 4;
     }
     let channel = Rc::new(RefCell::new(channel));
     if protocol::write_message(&mut *channel.borrow_mut(), &FromChild::Ready).is_err() {
@@ -133,7 +139,7 @@ fn run(order: RunOrder, network: Rc<dyn ScriptFetch>) -> RunDone {
     drop(order.html);
     let run = crate::script_runtime::run_with_network(
         document.clone(),
-        &order.source,
+        &order.script,
         deadline,
         secs,
         order.limits,

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! child  -> engine  Ready                      once, after start-up and lock-down
-//! engine -> child   Run(RunOrder)              a run: the page, the wrapped script, limits, time left
+//! engine -> child   Run(RunOrder)              a run: the page, the script and its input, limits, time left
 //! child  -> engine  Fetch { request }          the script's fetch() ...
 //! engine -> child   FetchAnswer { answer }     ... answered (made and vetted by the engine)
 //! child  -> engine  Done(RunDone)              the outcome, and the page when wanted
@@ -27,6 +27,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::error::StaticError;
 use crate::fetch::ScriptRequest;
+use crate::script::Wrapped;
 use crate::script_network::ScriptResponse;
 use crate::script_runtime::{ScriptLimits, ScriptRun};
 
@@ -73,7 +74,7 @@ pub struct RunOrder {
     #[serde(default = "utf8")]
     pub encoding: String,
     /// The script as `script::wrap` made it.
-    pub source: String,
+    pub script: Wrapped,
     /// The run's timeout, for the messages.
     pub timeout_secs: u64,
     /// Time left until the run's deadline.

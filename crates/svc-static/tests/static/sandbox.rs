@@ -150,6 +150,57 @@ async fn a_hundred_runs_share_processes_within_an_organization_only_and_leave_no
     all_gone(&every, Duration::from_secs(10)).await;
 }
 
+/// A process serves one organization's runs one after the other, and no
+/// JavaScript state of a run reaches the next: a run that changes globals,
+/// builtins' and the DOM's prototypes, the clock, and leaves a timer and a
+/// promise job behind, then a run of another scrap of the same organization
+/// in the same process, which finds everything as a first run does.
+#[tokio::test]
+async fn nothing_of_a_run_is_visible_to_the_next_run_in_its_process() {
+    let site = site::start().await;
+    let e = engine();
+    let org = Some(OrgId::new());
+    let spoil = r#"
+        globalThis.leak = "run 1";
+        var declared = "run 1";
+        Object.prototype.leak = "run 1";
+        Array.prototype.leak = "run 1";
+        Element.prototype.leak = "run 1";
+        Node.prototype.leak = "run 1";
+        Object.defineProperty(document, "leak", { value: "run 1" });
+        document.body.leak = "run 1";
+        String.prototype.trim = () => "run 1";
+        Date.now = () => 42;
+        Math.random = () => 0.5;
+        window.name = "run 1";
+        setTimeout(() => { globalThis.timerLeak = "run 1"; }, 0);
+        setInterval(() => { globalThis.intervalLeak = "run 1"; }, 1);
+        returnData([__svcProbe('pid')]);
+        Promise.resolve().then(() => { globalThis.lateLeak = "run 1"; });
+    "#;
+    let check = r#"
+        const seen = {
+            global: typeof leak, declared: typeof declared, timer: typeof timerLeak, interval: typeof intervalLeak,
+            late: typeof lateLeak, object: ({}).leak, array: [].leak, element: Element.prototype.leak,
+            node: Node.prototype.leak, body: document.body.leak, document: document.leak,
+            trim: " x ".trim(), now: Date.now() === 42, random: Math.random() === 0.5 && Math.random() === 0.5,
+            name: window.name ?? null,
+        };
+        returnData([__svcProbe('pid'), seen]);
+    "#;
+    let first = data(&e.run(for_org(job(&format!("{}/items/3", site.base), spoil), org)).await);
+    let second = data(&e.run(for_org(job(&format!("{}/items/5", site.base), check), org)).await);
+    assert_eq!(first[0], second[0], "the same process served both runs");
+    let clean = serde_json::json!({
+        "global": "undefined", "declared": "undefined", "timer": "undefined", "interval": "undefined",
+        "late": "undefined", "trim": "x", "now": false, "random": false,
+    });
+    let mut seen = second[1].clone();
+    let name = seen.as_object_mut().unwrap().remove("name");
+    assert_eq!(seen, clean, "undefined properties are left out of the JSON");
+    assert_ne!(name, Some(serde_json::json!("run 1")));
+}
+
 /// A selector whose matching takes minutes in native code (`:has` with a
 /// sibling chain over 2,000 siblings: cubic), which the script's interrupt
 /// cannot stop: the run

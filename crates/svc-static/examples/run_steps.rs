@@ -1,0 +1,152 @@
+//! Where a static run's CPU time goes, step by step, in this process (no
+//! sandbox, no engine): each step repeated N times (`N`, 500 by default),
+//! its thread CPU time per repetition printed. `ONLY=<text>` runs the steps
+//! whose name contains it. Measurement for docs/benchmarks.md (issue 36,
+//! part 3); the steps build on one another, so differences between lines
+//! are what a step adds.
+//!
+//!     cargo run --release -p svc-static --example run_steps
+//!     ONLY="full run" N=3000 perf record target/release/examples/run_steps
+
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use rquickjs::{Context, Ctx, Function, Object, Runtime, Value, qjs};
+use svc_static::document::Document;
+
+const PRELUDE: &str = include_str!("../src/js/prelude.js");
+
+fn page() -> String {
+    let items: String = (0..50).map(|i| format!("<li class=\"item\" data-i=\"{i}\">Item {i}</li>")).collect();
+    format!("<!doctype html><html><head><title>Items</title></head><body><ul id=\"list\">{items}</ul></body></html>")
+}
+
+/// CPU time of this thread, µs.
+fn cpu_us() -> f64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes into `t`.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 * 1e6 + t.tv_nsec as f64 / 1e3
+}
+
+/// The prelude's bytecode, as `script_runtime` makes it.
+fn compile(ctx: &Ctx<'_>) -> Vec<u8> {
+    let text = std::ffi::CString::new(PRELUDE).unwrap();
+    let raw = ctx.as_raw().as_ptr();
+    let flags = qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_STRICT | qjs::JS_EVAL_FLAG_COMPILE_ONLY;
+    // SAFETY: as in script_runtime::compile.
+    unsafe {
+        let f = qjs::JS_Eval(raw, text.as_ptr(), PRELUDE.len() as _, c"prelude.js".as_ptr(), flags as i32);
+        assert!(!qjs::JS_IsException(f));
+        let mut len = std::mem::MaybeUninit::uninit();
+        let buf = qjs::JS_WriteObject(raw, len.as_mut_ptr(), f, qjs::JS_WRITE_OBJ_BYTECODE as i32);
+        qjs::JS_FreeValue(raw, f);
+        let out = std::slice::from_raw_parts(buf, len.assume_init() as usize).to_vec();
+        qjs::js_free(raw, buf.cast());
+        out
+    }
+}
+
+/// The prelude's function, read from `bytecode` into `ctx`.
+fn read<'js>(ctx: &Ctx<'js>, bytecode: &[u8]) -> Function<'js> {
+    let raw = ctx.as_raw().as_ptr();
+    // SAFETY: as in script_runtime::evaluate.
+    unsafe {
+        let f = qjs::JS_ReadObject(raw, bytecode.as_ptr(), bytecode.len() as _, qjs::JS_READ_OBJ_BYTECODE as i32);
+        assert!(!qjs::JS_IsException(f));
+        let v = qjs::JS_EvalFunction(raw, f);
+        assert!(!qjs::JS_IsException(v));
+        Value::from_raw(ctx.clone(), v).into_function().unwrap()
+    }
+}
+
+fn main() {
+    let n: u32 = std::env::var("N").ok().and_then(|v| v.parse().ok()).unwrap_or(500);
+    let only = std::env::var("ONLY").ok();
+    let step = |name: &str, f: &mut dyn FnMut()| {
+        if only.as_deref().is_some_and(|o| !name.contains(o)) {
+            return;
+        }
+        for _ in 0..20 {
+            f();
+        }
+        let t = cpu_us();
+        for _ in 0..n {
+            f();
+        }
+        println!("{name:52} {:8.1} µs CPU", (cpu_us() - t) / n as f64);
+    };
+    let html = page();
+    let url = url::Url::parse("http://127.0.0.1/items/50").unwrap();
+    let far = || Instant::now() + Duration::from_secs(60);
+    let doc = || Rc::new(Document::parse(&html, url.clone(), far()).unwrap());
+    let fresh = || {
+        let rt = Runtime::new().unwrap();
+        rt.set_gc_threshold(8 << 20);
+        rt
+    };
+    let bytecode = {
+        let rt = Runtime::new().unwrap();
+        Context::full(&rt).unwrap().with(|ctx| compile(&ctx))
+    };
+
+    step("parse the page (html5ever)", &mut || drop(doc()));
+    step("runtime + context", &mut || {
+        let rt = fresh();
+        drop(Context::full(&rt).unwrap());
+    });
+    step("+ native bindings", &mut || {
+        let rt = fresh();
+        let d = doc();
+        Context::full(&rt).unwrap().with(|ctx| drop(svc_static::dom_bindings::native(&ctx, d).unwrap()));
+    });
+    step("+ prelude compiled from its text (before)", &mut || {
+        let rt = fresh();
+        Context::full(&rt).unwrap().with(|ctx| drop(ctx.eval::<Function, _>(PRELUDE).unwrap()));
+    });
+    step("+ prelude read from bytecode (after)", &mut || {
+        let rt = fresh();
+        Context::full(&rt).unwrap().with(|ctx| drop(read(&ctx, &bytecode)));
+    });
+    step("+ native + prelude from bytecode, set up", &mut || {
+        let rt = fresh();
+        let d = doc();
+        Context::full(&rt).unwrap().with(|ctx| {
+            let native = svc_static::dom_bindings::native(&ctx, d).unwrap();
+            drop(read(&ctx, &bytecode).call::<_, Object>((native,)).unwrap());
+        });
+    });
+    let shared = fresh();
+    step("the same in a runtime kept across runs", &mut || {
+        let d = doc();
+        Context::full(&shared).unwrap().with(|ctx| {
+            let native = svc_static::dom_bindings::native(&ctx, d).unwrap();
+            drop(read(&ctx, &bytecode).call::<_, Object>((native,)).unwrap());
+        });
+        shared.run_gc();
+    });
+    let job = svc_engine::RunJob {
+        history_id: "0".repeat(24),
+        url: url.to_string(),
+        script: "returnData([...document.querySelectorAll('li')].map(li => li.textContent))".into(),
+        param: None,
+        params: vec![],
+        triggered_by: "api",
+        timeout: Duration::from_secs(60),
+        loads: Default::default(),
+        capture_page: svc_engine::PageCapture::Never,
+        tier: 0,
+        scrapper: "static".into(),
+        account: None,
+        session: None,
+        reuse: None,
+        confined_to: None,
+        organization: None,
+        page: svc_engine::PageInput::single(),
+    };
+    let wrapped = svc_static::script::wrap(&job);
+    let limits = svc_static::ScriptLimits { memory: 256 << 20, stack: 4 << 20 };
+    step("full run: parse + script_runtime::run", &mut || {
+        svc_static::script_runtime::run(doc(), &wrapped, far(), 60, limits).unwrap();
+    });
+}
