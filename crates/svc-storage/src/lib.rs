@@ -31,10 +31,10 @@ pub use sqlite::SqliteStore;
 pub use traits::{
     Nearby,
     AccountStore, ActivityStore, AppliedFix, Backlog, ClaimedRun, Decided, DueScrap, EmailOutcome, EmailStore,
-    EngineMemory, ExpiredLeases, FiredTick, FixProposalStore, HistoryFilter, HistoryStore, KeyStore, NewAccount,
+    EngineMemory, ExpiredLeases, FeedStore, FiredTick, FixProposalStore, HistoryFilter, HistoryStore, KeyStore, NewAccount,
     OpsStore, Page, PlanRenewal, PlannedTick, PoolUse, ProposalDecision, QueueState, RateStore, Recipient,
     RenewalOutcome, RotationReport, RunNeighbours, RunPageStore, RunStore, RunStreak, ScheduleStore, ScrapFilter,
-    ScrapStore, SealReport, SecretStore, SiteAccountStore, Store, TaskEnd, TaskFinish, TaskStore, TickAction,
+    ScrapStore, SealReport, SecretStore, SiteAccountStore, Store, StoredFeedToken, TaskEnd, TaskFinish, TaskStore, TickAction,
     TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
 };
 

@@ -5,6 +5,7 @@ pub mod activity;
 pub mod actor;
 pub mod data_table;
 pub mod delivery_state;
+pub mod feed_xml;
 pub mod plans;
 pub mod run_pages;
 pub mod run_status;
