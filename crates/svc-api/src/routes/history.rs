@@ -83,17 +83,13 @@ pub(crate) async fn pages(
 
 /// The file formats of a run's data (for the document: the handler takes
 /// the query as text and the service names a bad one).
-#[derive(utoipa::ToSchema)]
-#[schema(as = ExportFormat)]
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
 #[allow(dead_code)]
 pub(crate) enum ExportFormatName {
-    #[schema(rename = "json")]
     Json,
-    #[schema(rename = "csv")]
     Csv,
-    #[schema(rename = "ndjson")]
     Ndjson,
-    #[schema(rename = "xlsx")]
     Xlsx,
 }
 

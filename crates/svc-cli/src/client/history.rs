@@ -267,15 +267,15 @@ pub(crate) async fn run(client: &Client, format: Format, command: HistoryCommand
 }
 
 /// `svc history export`: the file the server makes, written as it came.
-async fn export(client: &Client, format: Format, id: &str, file_format: &str, output: Option<&Path>) -> ExitCode {
-    if output.is_none() && file_format == "xlsx" && std::io::stdout().is_terminal() {
+async fn export(client: &Client, format: Format, id: &str, file_format: &str, file: Option<&Path>) -> ExitCode {
+    if file.is_none() && file_format == "xlsx" && std::io::stdout().is_terminal() {
         return usage("an XLSX workbook is binary: write it to a file with -o FILE (or redirect the output)");
     }
     let bytes = match client.history_export(id, file_format).await {
         Ok(bytes) => bytes,
         Err(e) => return fail(&e),
     };
-    let Some(path) = output else {
+    let Some(path) = file else {
         let mut out = std::io::stdout().lock();
         if let Err(e) = out.write_all(&bytes).and_then(|_| out.flush()) {
             return usage(format!("cannot write the output: {e}"));

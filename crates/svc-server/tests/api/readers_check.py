@@ -13,7 +13,7 @@
     readers_check.py feed FEED.xml EXPECTED.json
         Parses the feed with feedparser and compares it with EXPECTED:
         {"version": "atom10"|"rss20", "title": ..., "entries": [{"title",
-        "link", "id"}, ...]}.
+        "link", "id", "content_has": [text the entry's HTML content holds]}, ...]}.
 
 Prints one line starting with `ok` and exits 0, or says what differs and
 exits 1.
@@ -134,11 +134,16 @@ def check_feed(feed_path, expected_path):
     if parsed.feed.get("title") != expected["title"]:
         return f"title {parsed.feed.get('title')!r}, expected {expected['title']!r}"
     got = [{"title": e.get("title"), "link": e.get("link"), "id": e.get("id")} for e in parsed.entries]
-    if got != expected["entries"]:
+    wanted = [{k: e[k] for k in ("title", "link", "id")} for e in expected["entries"]]
+    if got != wanted:
         return f"entries {json.dumps(got, indent=1)}\nexpected {json.dumps(expected['entries'], indent=1)}"
-    for entry in parsed.entries:
-        if not entry.get("summary") and not entry.get("content"):
+    for entry, want in zip(parsed.entries, expected["entries"]):
+        content = entry["content"][0]["value"] if entry.get("content") else entry.get("summary", "")
+        if not content:
             return f"entry {entry.get('id')} has no content"
+        for part in want.get("content_has", []):
+            if part not in content:
+                return f"entry {entry.get('id')}: {part!r} not in its content:\n{content}"
         if entry.get("published_parsed") is None and entry.get("updated_parsed") is None:
             return f"entry {entry.get('id')} has no date"
     return f"ok: {parsed.version}, {len(got)} entries"
