@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 use rand::Rng;
 use rand::distr::Alphanumeric;
 use serde_json::Value;
@@ -219,7 +219,8 @@ impl FeedService {
             Err(e) => return Err(e.into()),
         }
         let token = new_token();
-        let now = Utc::now();
+        // At the store's precision, so that the address reads back the same.
+        let now = Utc::now().trunc_subsecs(3);
         if self.store.insert_feed_token(org, scrap, &token, &token_hash(&token), now).await? {
             return Ok(self.address(scrap, token, now));
         }
@@ -233,7 +234,8 @@ impl FeedService {
     /// Replaces the scrap's feed token: the previous address stops working.
     pub async fn rotate(&self, session: &Session, scrap: ScrapId) -> Result<FeedAddress> {
         let token = new_token();
-        let now = Utc::now();
+        // At the store's precision, so that the address reads back the same.
+        let now = Utc::now().trunc_subsecs(3);
         let log = Activity::new(
             session.org(),
             scrap,

@@ -138,7 +138,8 @@ pub fn from_json(json: &str) -> Result<Vec<u8>, XlsxRefusal> {
         }
     }
     if grid.rows.len() <= AUTOFIT_ITEMS {
-        sheet.autofit_to_max_width(AUTOFIT_MAX_PX);
+        sheet.set_autofit_max_width(AUTOFIT_MAX_PX);
+        sheet.autofit();
     }
     Ok(workbook.save_to_buffer()?)
 }
