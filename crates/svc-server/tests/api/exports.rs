@@ -52,7 +52,9 @@ pub fn readers_python() -> Option<String> {
 /// Runs `readers_check.py KIND FILE EXPECTED` and asserts it says `ok`.
 pub async fn readers_check(python: &str, kind: &str, file: &[u8], expected: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
-    let (file_path, expected_path) = (dir.path().join("file"), dir.path().join("expected.json"));
+    // openpyxl goes by the file's extension.
+    let name = if kind == "xlsx" { "book.xlsx" } else { "feed.xml" };
+    let (file_path, expected_path) = (dir.path().join(name), dir.path().join("expected.json"));
     std::fs::write(&file_path, file).unwrap();
     std::fs::write(&expected_path, expected).unwrap();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/api/readers_check.py");

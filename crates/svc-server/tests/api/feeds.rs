@@ -175,7 +175,7 @@ async fn wrong_rotated_and_foreign_feed_tokens_are_not_found() {
     assert_eq!(read(&app, &new_url).await.status(), StatusCode::OK);
     // The activity log says so.
     let (_, log) = app.get(&format!("/api/scraps/{sid}/activities"), &alice.token).await;
-    assert!(log["data"].as_array().unwrap().iter().any(|a| a["kind"] == "feed.rotated"), "{log}");
+    assert!(log["data"].as_array().unwrap().iter().any(|a| a["type"] == "feed.rotated"), "{log}");
 
     // A deleted scrap's feed is gone.
     let (status, _) = app.delete(&format!("/api/scraps/{sid}"), &alice.token).await;
