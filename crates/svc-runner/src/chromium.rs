@@ -69,8 +69,8 @@ use chromiumoxide::listeners::EventStream;
 use chromiumoxide::page::ScreenshotParams;
 use futures::{FutureExt, StreamExt};
 use serde_json::{Value, json};
-use svc_domain::site_account::SessionState;
 use svc_domain::ScrapId;
+use svc_domain::site_account::SessionState;
 use svc_engine::Loads;
 use svc_engine::host_vetting::{PrivateNetworks, Resolver};
 use svc_engine::{BrowserSandbox, Confinement, Engine, ReuseKey, RunJob};
@@ -723,7 +723,8 @@ impl Inner {
                 let page = if own_emptied { warm.take(&key, |_, _| false) } else { warm.take(&key, shares) };
                 let being_emptied = own_emptied
                     || (origin.is_some()
-                        && warm.is_recycling_where(|k, o| k.organization == key.organization && o == origin.as_deref()));
+                        && warm
+                            .is_recycling_where(|k, o| k.organization == key.organization && o == origin.as_deref()));
                 (page, stale, being_emptied)
             };
             self.dispose_later(stale);
@@ -1863,7 +1864,12 @@ impl svc_engine::IsolationReport for ChromiumEngine {
 #[async_trait]
 impl Engine for ChromiumEngine {
     fn warm(&self) -> Vec<svc_engine::Warm> {
-        let seats = self.inner.warm.lock().expect("warm lock").seats(|page| page.state.shown.lock().expect("shown lock").clone());
+        let seats = self
+            .inner
+            .warm
+            .lock()
+            .expect("warm lock")
+            .seats(|page| page.state.shown.lock().expect("shown lock").clone());
         seats.into_iter().map(|(key, origin)| svc_engine::Warm { organization: key.organization, origin }).collect()
     }
 

@@ -198,10 +198,7 @@ mod tests {
         pool.park(("org-a", "scrap-2"), "a2 on site y", now);
         pool.park(("org-b", "scrap-3"), "b3 on site x", now);
         // The engine's rule, in small: the same organization and site.
-        fn shares<'a>(
-            wanted: &'a (&'a str, &'a str),
-            site: &'a str,
-        ) -> impl Fn(&(&str, &str), &&str) -> bool + 'a {
+        fn shares<'a>(wanted: &'a (&'a str, &'a str), site: &'a str) -> impl Fn(&(&str, &str), &&str) -> bool + 'a {
             move |parked, page| parked.0 == wanted.0 && page.ends_with(site)
         }
         let c = ("org-c", "scrap-9");

@@ -282,7 +282,8 @@ impl App {
     /// A run worker for `container` on this app's services.
     pub fn worker(&self, engine: Arc<dyn Engine>, container: &str, slots: RunSlots) -> Arc<Worker> {
         Arc::new(
-            Worker::new(self.services.clone(), engine, container, slots).with_affinity(self.config.claim_affinity)
+            Worker::new(self.services.clone(), engine, container, slots)
+                .with_affinity(self.config.claim_affinity)
                 .with_shutdown_grace(self.config.shutdown_grace),
         )
     }

@@ -29,13 +29,12 @@ pub use sql::sealed_columns::{SEALED_COLUMNS, SEALED_SETTINGS, SealedColumn};
 pub use sql::{Dialect, RowsAffected, SqlStore};
 pub use sqlite::SqliteStore;
 pub use traits::{
-    Nearby,
     AccountStore, ActivityStore, AppliedFix, Backlog, ClaimedRun, Decided, DueScrap, EmailOutcome, EmailStore,
-    EngineMemory, ExpiredLeases, FeedStore, FiredTick, FixProposalStore, HistoryFilter, HistoryStore, KeyStore, NewAccount,
-    OpsStore, Page, PlanRenewal, PlannedTick, PoolUse, ProposalDecision, QueueState, RateStore, Recipient,
+    EngineMemory, ExpiredLeases, FeedStore, FiredTick, FixProposalStore, HistoryFilter, HistoryStore, KeyStore, Nearby,
+    NewAccount, OpsStore, Page, PlanRenewal, PlannedTick, PoolUse, ProposalDecision, QueueState, RateStore, Recipient,
     RenewalOutcome, RotationReport, RunNeighbours, RunPageStore, RunStore, RunStreak, ScheduleStore, ScrapFilter,
-    ScrapStore, SealReport, SecretStore, SiteAccountStore, Store, StoredFeedToken, TaskEnd, TaskFinish, TaskStore, TickAction,
-    TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
+    ScrapStore, SealReport, SecretStore, SiteAccountStore, Store, StoredFeedToken, TaskEnd, TaskFinish, TaskStore,
+    TickAction, TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

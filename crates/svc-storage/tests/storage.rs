@@ -1064,7 +1064,8 @@ async fn run_queue_claims_near_warm_pages(store: Arc<dyn Store>) {
     // A process of organization a (any URL): its oldest run within the window.
     let claim = store.claim_run_near("default", "w-2", lease, &[near(org_a.id, None)], window).await.unwrap().unwrap();
     assert_eq!(claim.history_id, queued[1], "a on y");
-    let claim = store.claim_run_near("default", "w-2", lease, &[x.clone(), near(org_a.id, None)], window).await.unwrap();
+    let claim =
+        store.claim_run_near("default", "w-2", lease, &[x.clone(), near(org_a.id, None)], window).await.unwrap();
     assert_eq!(claim.unwrap().history_id, queued[3], "the look-alike URL fits only the organization");
     // b's page: b's run, never a's.
     let bs_page = [near(org_b.id, Some("http://x_test:8080/"))];
@@ -3504,7 +3505,10 @@ async fn feed_tokens_sealed_hashed_and_scoped(db: &TestDb) {
     assert!(!store.insert_feed_token(org.id, theirs.id, "feed_x", &"c3".repeat(32), t0).await.unwrap());
     assert!(!store.insert_feed_token(org.id, ScrapId::new(), "feed_x", &"c3".repeat(32), t0).await.unwrap());
     assert!(
-        !store.replace_feed_token(other_org.id, s.id, "feed_x", &"c3".repeat(32), t0, &act(other_org.id, s.id)).await.unwrap()
+        !store
+            .replace_feed_token(other_org.id, s.id, "feed_x", &"c3".repeat(32), t0, &act(other_org.id, s.id))
+            .await
+            .unwrap()
     );
     assert_eq!(store.feed_by_token_hash(&hash).await.unwrap(), Some((org.id, s.id)));
 

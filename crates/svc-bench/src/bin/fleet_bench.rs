@@ -135,13 +135,13 @@ async fn serve_site(n: usize) -> Result<String> {
     let font: Arc<Vec<u8>> = Arc::new((0..20 * 1024).map(|i| (i * 7 % 251) as u8).collect());
     const NO_STORE: (header::HeaderName, &str) = (header::CACHE_CONTROL, "no-store");
     let app = Router::new()
-        .route("/items", get(|State((page, _)): State<(Arc<String>, Arc<Vec<u8>>)>| async move {
-            ([NO_STORE], Html(page.as_str().to_owned()))
-        }))
         .route(
-            "/image.png",
-            get(|| async { ([(header::CONTENT_TYPE, "image/png"), NO_STORE], PNG).into_response() }),
+            "/items",
+            get(|State((page, _)): State<(Arc<String>, Arc<Vec<u8>>)>| async move {
+                ([NO_STORE], Html(page.as_str().to_owned()))
+            }),
         )
+        .route("/image.png", get(|| async { ([(header::CONTENT_TYPE, "image/png"), NO_STORE], PNG).into_response() }))
         .route(
             "/font.woff2",
             get(|State((_, font)): State<(Arc<String>, Arc<Vec<u8>>)>| async move {
@@ -150,8 +150,7 @@ async fn serve_site(n: usize) -> Result<String> {
         )
         .with_state((page, font));
     let host = format!("127.0.0.{}", n + 2);
-    let listener =
-        tokio::net::TcpListener::bind(format!("{host}:0")).await.with_context(|| format!("bind {host}"))?;
+    let listener = tokio::net::TcpListener::bind(format!("{host}:0")).await.with_context(|| format!("bind {host}"))?;
     let url = format!("http://{}/items", listener.local_addr()?);
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
@@ -257,8 +256,7 @@ async fn create_scrap(http: &reqwest::Client, base: &str, org: &Org, title: &str
 
 /// One run, trigger to finished row: the row's `time` (ms).
 async fn run_once(http: &reqwest::Client, base: &str, token: &str, scrap: &str, first: &str) -> Result<f64> {
-    let response =
-        http.post(format!("{base}/api/scraps/worker/{scrap}?wait=120")).bearer_auth(token).send().await?;
+    let response = http.post(format!("{base}/api/scraps/worker/{scrap}?wait=120")).bearer_auth(token).send().await?;
     let status = response.status();
     let mut row: Value = response.json().await?;
     // Not finished within the longest wait: read the row until it is.

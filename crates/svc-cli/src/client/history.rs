@@ -286,9 +286,7 @@ async fn export(client: &Client, format: Format, id: &str, file_format: &str, fi
         return usage(format!("cannot write {}: {e}", path.display()));
     }
     match format {
-        Format::Json => {
-            output::json(&serde_json::json!({"file": path, "format": file_format, "bytes": bytes.len()}))
-        }
+        Format::Json => output::json(&serde_json::json!({"file": path, "format": file_format, "bytes": bytes.len()})),
         Format::Quiet => {}
         Format::Table => println!("Wrote {} ({} bytes, {file_format}).", path.display(), bytes.len()),
     }

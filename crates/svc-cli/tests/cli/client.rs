@@ -222,8 +222,9 @@ async fn a_user_logs_in_manages_scraps_runs_them_and_reads_history() {
     // Export: a file per format, written as the server made it.
     let files = tempfile::tempdir().unwrap();
     let book = files.path().join("run.xlsx");
-    let o = svc(base, cfg, &[], None, &["history", "export", &row_id, "--format", "xlsx", "-o", book.to_str().unwrap()])
-        .await;
+    let o =
+        svc(base, cfg, &[], None, &["history", "export", &row_id, "--format", "xlsx", "-o", book.to_str().unwrap()])
+            .await;
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(stdout(&o).starts_with(&format!("Wrote {}", book.display())), "{}", stdout(&o));
     let bytes = std::fs::read(&book).unwrap();
@@ -237,7 +238,14 @@ async fn a_user_logs_in_manages_scraps_runs_them_and_reads_history() {
         "{\"name\":\"alpha\",\"len\":5}\n{\"name\":\"beta\",\"len\":4}\n{\"name\":\"gamma\",\"len\":5}\n"
     );
     let csv_file = files.path().join("run.csv");
-    let o = svc(base, cfg, &[], None, &["history", "export", &row_id, "--format", "csv", "-o", csv_file.to_str().unwrap(), "--quiet"]).await;
+    let o = svc(
+        base,
+        cfg,
+        &[],
+        None,
+        &["history", "export", &row_id, "--format", "csv", "-o", csv_file.to_str().unwrap(), "--quiet"],
+    )
+    .await;
     assert_eq!((code(&o), stdout(&o)), (0, String::new()), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&csv_file).unwrap(), "name,len\r\nalpha,5\r\nbeta,4\r\ngamma,5\r\n");
     // A format the command does not know: usage (2); a run that is not there: the server's no (1).

@@ -162,7 +162,11 @@ async fn wrong_rotated_and_foreign_feed_tokens_are_not_found() {
     let alice_csrf = csrf_token_of(&app, &alice.token).await;
     let bob_csrf = csrf_token_of(&app, &bob.token).await;
     assert_eq!(rotate(&alice, &sid, None).await.unwrap().status(), StatusCode::FORBIDDEN, "no CSRF token");
-    assert_eq!(rotate(&bob, &sid, Some(bob_csrf)).await.unwrap().status(), StatusCode::NOT_FOUND, "another organization");
+    assert_eq!(
+        rotate(&bob, &sid, Some(bob_csrf)).await.unwrap().status(),
+        StatusCode::NOT_FOUND,
+        "another organization"
+    );
     assert_eq!(read(&app, &atom_url).await.status(), StatusCode::OK, "still the same address");
     let rotated = rotate(&alice, &sid, Some(alice_csrf)).await.unwrap();
     assert_eq!(rotated.status(), StatusCode::OK, "followed to the scrap page");

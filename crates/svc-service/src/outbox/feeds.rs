@@ -420,11 +420,10 @@ mod tests {
         assert_eq!(newest.key.as_deref(), Some("id"));
         assert_eq!((newest.added.total, newest.removed.total, newest.changed_total), (1, 1, 1));
         assert_eq!(newest.added.shown, [r#"{"id":3,"p":3}"#]);
-        assert_eq!(newest.changed[0].fields[0], FieldChange {
-            field: "p".into(),
-            before: Some("1".into()),
-            after: Some("5".into())
-        });
+        assert_eq!(
+            newest.changed[0].fields[0],
+            FieldChange { field: "p".into(), before: Some("1".into()), after: Some("5".into()) }
+        );
         assert_eq!(newest.summary(), "1 added, 1 removed, 1 changed");
 
         // Wrong, malformed, another scrap's, rotated: not found.

@@ -583,5 +583,12 @@ async fn a_claim_prefers_the_runs_that_fit_what_the_engine_keeps_warm() {
     assert_eq!(claim.unwrap().unwrap().history_id, oldest.id);
     let claim = t.services.runs.claim("default", "w", &[]).await.unwrap().unwrap();
     assert_eq!(claim.history_id, newest.id);
-    assert!(t.services.runs.claim("default", "w", &[warm(ada.session.org(), "https://example.com")]).await.unwrap().is_none());
+    assert!(
+        t.services
+            .runs
+            .claim("default", "w", &[warm(ada.session.org(), "https://example.com")])
+            .await
+            .unwrap()
+            .is_none()
+    );
 }

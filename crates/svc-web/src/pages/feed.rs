@@ -17,9 +17,9 @@ use svc_service::Services;
 use svc_service::outbox::feeds::Feed;
 
 use crate::page_error::PageError;
+use crate::pages::auth::Nothing;
 use crate::path_id::PathId;
 use crate::present::feed_xml;
-use crate::pages::auth::Nothing;
 use crate::signed_in::SignedForm;
 
 #[derive(Deserialize)]

@@ -20,7 +20,6 @@ use svc_service::runs::Trigger;
 use crate::chrome::Chrome;
 use crate::page_error::PageError;
 use crate::pages::auth::Nothing;
-use svc_service::outbox::feeds::FeedAddress;
 use crate::pages::pager::Pager;
 use crate::pages::render;
 use crate::path_id::PathId;
@@ -29,6 +28,7 @@ use crate::present::run_status::{self, Chip};
 use crate::present::when::{Moment, duration_ms, moment, moment_in};
 use crate::present::{activity, schedule_words};
 use crate::signed_in::{SignedForm, SignedIn};
+use svc_service::outbox::feeds::FeedAddress;
 
 /// How many items of the latest data the scrap page shows.
 pub const LATEST_ROWS: usize = 100;

@@ -161,8 +161,7 @@ async fn a_run_page_shows_its_data_downloads_and_what_changed() {
     let ndjson = fetch(href_of(&tab, "Download NDJSON").await.expect("an NDJSON link")).await.unwrap();
     assert_eq!(ndjson.status(), StatusCode::OK);
     assert_eq!(ndjson.headers()["content-type"], "application/x-ndjson");
-    let lines: Vec<Value> =
-        ndjson.text().await.unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = ndjson.text().await.unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines, items);
     let xlsx = fetch(href_of(&tab, "Download Excel (XLSX)").await.expect("an XLSX link")).await.unwrap();
     assert_eq!(xlsx.status(), StatusCode::OK);

@@ -148,7 +148,9 @@ pub fn raw_grid<'a>(items: &[&'a RawValue]) -> RawGrid<'a> {
             sources
                 .iter()
                 .map(|source| match (item, source) {
-                    (Item::Object(entries), Source::Key(key)) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| *v),
+                    (Item::Object(entries), Source::Key(key)) => {
+                        entries.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
+                    }
                     (Item::Other(raw), Source::Whole) => Some(*raw),
                     _ => None,
                 })

@@ -21,7 +21,8 @@ pub enum ExportFormat {
 }
 
 impl ExportFormat {
-    pub const ALL: [ExportFormat; 4] = [ExportFormat::Json, ExportFormat::Csv, ExportFormat::Ndjson, ExportFormat::Xlsx];
+    pub const ALL: [ExportFormat; 4] =
+        [ExportFormat::Json, ExportFormat::Csv, ExportFormat::Ndjson, ExportFormat::Xlsx];
 
     /// Its name (`json`, `csv`, `ndjson`, `xlsx`): the `format` query
     /// value and the file name's extension.

@@ -184,10 +184,7 @@ mod tests {
         assert_eq!(&bytes[..2], b"PK");
         assert_eq!(&from_json("[]").unwrap()[..2], b"PK");
         assert!(matches!(from_json("nope"), Err(XlsxRefusal::Data(_))));
-        let wide = format!(
-            "[{{{}}}]",
-            (0..=MAX_COLUMNS).map(|i| format!("\"k{i}\":1")).collect::<Vec<_>>().join(",")
-        );
+        let wide = format!("[{{{}}}]", (0..=MAX_COLUMNS).map(|i| format!("\"k{i}\":1")).collect::<Vec<_>>().join(","));
         assert!(matches!(from_json(&wide), Err(XlsxRefusal::TooLarge(_))));
     }
 }
