@@ -136,7 +136,7 @@ impl HistoryService {
     /// `xlsx`), under the checks of [`Self::get`]. An unknown format, and
     /// data a worksheet cannot hold, are 422 naming `format`.
     pub async fn export(&self, principal: &Principal, id: HistoryId, format: &str) -> Result<ExportFile> {
-        let format = ExportFormat::parse(format.trim()).ok_or_else(|| {
+        let format = ExportFormat::parse(format).ok_or_else(|| {
             let known: Vec<&str> = ExportFormat::ALL.iter().map(|f| f.as_str()).collect();
             ServiceError::validation("format", format!("must be one of {}", known.join(", ")))
         })?;
@@ -146,24 +146,30 @@ impl HistoryService {
             None => None,
         };
         let file_name = format!("{}-{}.{}", csv::slug(title.as_deref().unwrap_or("run")), row.id, format.as_str());
-        let broken = |e: grid::DataError| ServiceError::Internal(format!("run {}: {e}", row.id));
-        let bytes = match format {
-            ExportFormat::Json => row.data.clone().into_bytes(),
-            ExportFormat::Csv => csv::from_json(&row.data).map_err(broken)?.into_bytes(),
-            ExportFormat::Ndjson => ndjson::from_json(&row.data).map_err(broken)?.into_bytes(),
-            ExportFormat::Xlsx => match xlsx::from_json(&row.data) {
-                Ok(bytes) => bytes,
-                Err(XlsxRefusal::Data(e)) => return Err(broken(e)),
-                Err(XlsxRefusal::TooLarge(why)) => {
-                    return Err(ServiceError::validation(
-                        "format",
-                        format!("xlsx cannot hold this run's data: {why}; use csv or ndjson"),
-                    ));
-                }
-                Err(XlsxRefusal::Writer(why)) => {
-                    return Err(ServiceError::Internal(format!("run {}: the workbook: {why}", row.id)));
-                }
-            },
+        let run = row.id;
+        let broken = move |e: grid::DataError| ServiceError::Internal(format!("run {run}: {e}"));
+        // Up to 10 MiB of data to lay out: off the async workers.
+        let data = row.data;
+        let made = tokio::task::spawn_blocking(move || match format {
+            ExportFormat::Json => Ok(data.into_bytes()),
+            ExportFormat::Csv => csv::from_json(&data).map(String::into_bytes).map_err(XlsxRefusal::Data),
+            ExportFormat::Ndjson => ndjson::from_json(&data).map(String::into_bytes).map_err(XlsxRefusal::Data),
+            ExportFormat::Xlsx => xlsx::from_json(&data),
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("run {run}: the export stopped: {e}")))?;
+        let bytes = match made {
+            Ok(bytes) => bytes,
+            Err(XlsxRefusal::Data(e)) => return Err(broken(e)),
+            Err(XlsxRefusal::TooLarge(why)) => {
+                return Err(ServiceError::validation(
+                    "format",
+                    format!("xlsx cannot hold this run's data: {why}; use csv or ndjson"),
+                ));
+            }
+            Err(XlsxRefusal::Writer(why)) => {
+                return Err(ServiceError::Internal(format!("run {run}: the workbook: {why}")));
+            }
         };
         Ok(ExportFile { format, file_name, bytes })
     }
