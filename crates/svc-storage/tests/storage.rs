@@ -3496,7 +3496,7 @@ async fn feed_tokens_sealed_hashed_and_scoped(db: &TestDb) {
     assert_eq!(sealed.len(), 1);
     assert!(Sealer::is_sealed(&sealed[0]) && !sealed[0].contains(token), "{}", sealed[0]);
     assert_eq!(Sealer::key_id_of(&sealed[0]), Some(db.key().id()));
-    assert_eq!(raw_column(db, "scrap_feeds", "token_hash").await, [hash.clone()]);
+    assert_eq!(raw_column(db, "scrap_feeds", "token_hash").await, std::slice::from_ref(&hash));
 
     // Another organization's ids: nothing read, nothing written.
     let act = |org: OrgId, scrap: ScrapId| activity(org, scrap, "feed.rotated", t0);

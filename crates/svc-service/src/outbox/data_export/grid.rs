@@ -115,7 +115,7 @@ pub fn grid(items: &[&RawValue]) -> Grid {
 
 /// The columns of [`grid`], each cell its JSON value.
 pub fn raw_grid<'a>(items: &[&'a RawValue]) -> RawGrid<'a> {
-    let parsed: Vec<Item<'a>> = items.iter().map(|raw| item(*raw)).collect();
+    let parsed: Vec<Item<'a>> = items.iter().map(|raw| item(raw)).collect();
     let mut sources: Vec<Source> = Vec::new();
     for item in &parsed {
         match item {

@@ -123,7 +123,7 @@ pub fn from_json(json: &str) -> Result<Vec<u8>, XlsxRefusal> {
         let r = (r + 1) as RowNum;
         for (c, value) in row.iter().enumerate() {
             let c = c as ColNum;
-            match value.map(|v| cell(v)).unwrap_or(Cell::Empty) {
+            match value.map(cell).unwrap_or(Cell::Empty) {
                 Cell::Empty => {}
                 Cell::Number(n) => {
                     sheet.write_number(r, c, n)?;
