@@ -90,20 +90,48 @@ async fn a_scraps_feed_lists_what_changed_for_feed_readers() {
         assert!(!body.contains("<b>"), "the data is text, never markup: {body}");
         documents.push((body, version));
     }
-    let Some(python) = readers_python() else {
-        println!("skipped the feedparser check: SVC_TEST_READERS_PYTHON is not set (scripts/test.sh sets it)");
-        return;
-    };
-    for (body, version) in &documents {
+    // A reader's conditional request: 304 while nothing changed, the feed
+    // again once a successful run is added.
+    let etag = read(&app, &atom_url).await.headers()["etag"].to_str().unwrap().to_string();
+    let conditional = |tag: String| app.http.get(&atom_url).header("if-none-match", tag).send();
+    let same = conditional(etag.clone()).await.unwrap();
+    assert_eq!(same.status(), StatusCode::NOT_MODIFIED);
+    assert_eq!(same.headers()["etag"], etag.as_str());
+    assert!(same.text().await.unwrap().is_empty());
+    let rss_etag = read(&app, &rss_url).await.headers()["etag"].to_str().unwrap().to_string();
+    assert_ne!(rss_etag, etag, "each format has its own");
+    assert_eq!(conditional("\"other\"".into()).await.unwrap().status(), StatusCode::OK);
+    app.insert_run(&alice, &sid, Some(StatusDetail::Error)).await;
+    assert_eq!(
+        conditional(etag.clone()).await.unwrap().status(),
+        StatusCode::NOT_MODIFIED,
+        "a failure changes nothing"
+    );
+
+    match readers_python() {
+        Some(python) => feedparser_reads(&python, &documents, &entries).await,
+        None => println!("skipped the feedparser check: SVC_TEST_READERS_PYTHON is not set (scripts/test.sh sets it)"),
+    }
+
+    // A new successful run: the feed is sent again, with another version.
+    insert_run_with(&app, &alice, &sid, r#"[{"id":9}]"#).await;
+    let again = conditional(etag.clone()).await.unwrap();
+    assert_eq!(again.status(), StatusCode::OK);
+    assert_ne!(again.headers()["etag"], etag.as_str());
+}
+
+/// feedparser reads each document as `entries` (and does fail on a difference).
+async fn feedparser_reads(python: &str, documents: &[(String, &str)], entries: &serde_json::Value) {
+    for (body, version) in documents {
         let expected = json!({"version": version, "title": "Prices & <offers>: changes", "entries": entries});
-        readers_check(&python, "feed", body.as_bytes(), &expected.to_string()).await;
+        readers_check(python, "feed", body.as_bytes(), &expected.to_string()).await;
     }
     // The parser does fail on a difference.
     let wrong = json!({"version": "atom10", "title": "Prices & <offers>: changes", "entries": []});
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("f.xml"), &documents[0].0).unwrap();
     std::fs::write(dir.path().join("e.json"), wrong.to_string()).unwrap();
-    let out = tokio::process::Command::new(&python)
+    let out = tokio::process::Command::new(python)
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/api/readers_check.py"))
         .arg("feed")
         .arg(dir.path().join("f.xml"))

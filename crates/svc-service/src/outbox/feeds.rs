@@ -23,8 +23,9 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use svc_domain::activity::Activity;
 use svc_domain::history::HistoryRow;
-use svc_domain::{HistoryId, ScrapId};
-use svc_storage::{Store, StoreError};
+use svc_domain::scrap::Scrap;
+use svc_domain::{HistoryId, OrgId, ScrapId};
+use svc_storage::{Store, StoreError, StoredFeedToken};
 
 use crate::outbox::data_export::diff::{self, DataDiff};
 use crate::outbox::data_export::json_text;
@@ -203,10 +204,6 @@ impl FeedService {
         }
     }
 
-    fn run_url(&self, scrap: ScrapId, run: HistoryId) -> String {
-        format!("{}/scraps/{scrap}/history/{run}", self.public_url)
-    }
-
     /// The scrap's feed address, made on first request. For the web app's
     /// scrap page: a web session of the scrap's organization.
     pub async fn address_of(&self, session: &Session, scrap: ScrapId) -> Result<FeedAddress> {
@@ -249,10 +246,9 @@ impl FeedService {
         Ok(self.address(scrap, token, now))
     }
 
-    /// The feed of scrap `scrap` for a reader holding `token` (the token is
-    /// the credential). A malformed, unknown or rotated token, or one of
-    /// another scrap, is `NotFound`.
-    pub async fn feed(&self, scrap: ScrapId, token: &str) -> Result<Feed> {
+    /// The scrap and token that `token` opens, if it is the token of
+    /// scrap `scrap`: else `NotFound`.
+    async fn open(&self, scrap: ScrapId, token: &str) -> Result<(OrgId, Scrap, StoredFeedToken)> {
         let not_found = || ServiceError::NotFound("feed");
         if !is_well_formed(token) {
             return Err(not_found());
@@ -265,23 +261,56 @@ impl FeedService {
         }
         let found = self.store.scrap(org, scrap).await?.ok_or_else(not_found)?;
         let stored = self.store.feed_token(org, scrap).await?.ok_or_else(not_found)?;
+        Ok((org, found, stored))
+    }
+
+    /// What the feed of scrap `scrap` is made of, as a short text that
+    /// changes whenever the feed may (a newer successful run, the scrap's
+    /// title, a new token): for a reader's conditional request, answered
+    /// without comparing any data. Under the checks of [`Self::feed`].
+    pub async fn version(&self, scrap: ScrapId, token: &str) -> Result<String> {
+        let (org, found, stored) = self.open(scrap, token).await?;
+        let newest = self.store.recent_successes(org, scrap, 1).await?;
+        let newest = newest.first().map(|r| r.id.to_string()).unwrap_or_default();
+        let made = format!(
+            "{newest}|{}|{}|{}",
+            found.updated_at.timestamp_millis(),
+            stored.created_at.timestamp_millis(),
+            found.title
+        );
+        Ok(hex::encode(&Sha256::digest(made.as_bytes())[..12]))
+    }
+
+    /// The feed of scrap `scrap` for a reader holding `token` (the token is
+    /// the credential). A malformed, unknown or rotated token, or one of
+    /// another scrap, is `NotFound`.
+    pub async fn feed(&self, scrap: ScrapId, token: &str) -> Result<Feed> {
+        let (org, found, stored) = self.open(scrap, token).await?;
         let runs = self.store.recent_successes(org, scrap, RUNS_COMPARED).await?;
         let first_is_oldest = (runs.len() as i64) < RUNS_COMPARED;
         let mut entries = Vec::new();
-        // Newest first; each compared with the next (older) one.
+        // Newest first; each compared with the next (older) one, one pair
+        // in memory at a time, compared off the async workers.
         let mut current: Option<HistoryRow> = None;
         for (i, summary) in runs.iter().enumerate() {
             let Some(row) = self.store.history_row(org, summary.id).await? else { continue };
-            if let Some(newer) = current.take()
-                && let Some(entry) = self.entry(scrap, &newer, Some(&row))
-            {
-                entries.push(entry);
-            }
-            if i + 1 == runs.len() && first_is_oldest {
-                if let Some(entry) = self.entry(scrap, &row, None) {
-                    entries.push(entry);
+            let oldest = i + 1 == runs.len() && first_is_oldest;
+            let newer = current.take();
+            let urls = self.public_url.clone();
+            let (made, row) = tokio::task::spawn_blocking(move || {
+                let mut made = Vec::new();
+                if let Some(newer) = &newer {
+                    made.extend(entry(&urls, scrap, newer, Some(&row)));
                 }
-            } else {
+                if oldest {
+                    made.extend(entry(&urls, scrap, &row, None));
+                }
+                (made, row)
+            })
+            .await
+            .map_err(|e| ServiceError::Internal(format!("the feed of scrap {scrap}: {e}")))?;
+            entries.extend(made);
+            if !oldest {
                 current = Some(row);
             }
         }
@@ -296,65 +325,69 @@ impl FeedService {
             entries,
         })
     }
+}
 
-    /// What `run` changed since `previous` (`None`: the scrap's first
-    /// successful run); `None` when it changed nothing.
-    fn entry(&self, scrap: ScrapId, run: &HistoryRow, previous: Option<&HistoryRow>) -> Option<FeedEntry> {
-        let mut entry = FeedEntry {
-            run_id: run.id,
-            run_url: self.run_url(scrap, run.id),
-            at: run.finished_at.unwrap_or(run.created_at),
-            items: run.length,
-            previous_run_id: previous.map(|p| p.id),
-            previous_run_url: previous.map(|p| self.run_url(scrap, p.id)),
-            key: None,
-            added: ItemList::default(),
-            removed: ItemList::default(),
-            changed: Vec::new(),
-            changed_total: 0,
-            not_compared: false,
+fn run_url(public_url: &str, scrap: ScrapId, run: HistoryId) -> String {
+    format!("{public_url}/scraps/{scrap}/history/{run}")
+}
+
+/// What `run` changed since `previous` (`None`: the scrap's first
+/// successful run); `None` when it changed nothing.
+fn entry(public_url: &str, scrap: ScrapId, run: &HistoryRow, previous: Option<&HistoryRow>) -> Option<FeedEntry> {
+    let mut entry = FeedEntry {
+        run_id: run.id,
+        run_url: run_url(public_url, scrap, run.id),
+        at: run.finished_at.unwrap_or(run.created_at),
+        items: run.length,
+        previous_run_id: previous.map(|p| p.id),
+        previous_run_url: previous.map(|p| run_url(public_url, scrap, p.id)),
+        key: None,
+        added: ItemList::default(),
+        removed: ItemList::default(),
+        changed: Vec::new(),
+        changed_total: 0,
+        not_compared: false,
+    };
+    let too_large = run.data.len().max(previous.map_or(0, |p| p.data.len())) > MAX_COMPARED;
+    let sides = if too_large {
+        None
+    } else {
+        let before = match previous {
+            Some(p) => values(&p.data),
+            None => Some(Vec::new()),
         };
-        let too_large = run.data.len().max(previous.map_or(0, |p| p.data.len())) > MAX_COMPARED;
-        let sides = if too_large {
-            None
-        } else {
-            let before = match previous {
-                Some(p) => values(&p.data),
-                None => Some(Vec::new()),
-            };
-            before.zip(values(&run.data))
-        };
-        let Some((before, after)) = sides else {
-            entry.not_compared = true;
-            return Some(entry);
-        };
-        let found = diff::diff(&before, &after);
-        if found.is_same() {
-            return None;
-        }
-        let DataDiff { key, added, removed, changed, .. } = found;
-        entry.key = key;
-        entry.added = listed(&after, &added);
-        entry.removed = listed(&before, &removed);
-        entry.changed_total = changed.len();
-        entry.changed = changed
-            .into_iter()
-            .take(ITEMS_LISTED)
-            .map(|c| ChangedItem {
-                key_value: shown(&c.key_value),
-                fields: c
-                    .fields
-                    .into_iter()
-                    .map(|f| FieldChange {
-                        field: f.field,
-                        before: f.before.as_ref().map(shown),
-                        after: f.after.as_ref().map(shown),
-                    })
-                    .collect(),
-            })
-            .collect();
-        Some(entry)
+        before.zip(values(&run.data))
+    };
+    let Some((before, after)) = sides else {
+        entry.not_compared = true;
+        return Some(entry);
+    };
+    let found = diff::diff(&before, &after);
+    if found.is_same() {
+        return None;
     }
+    let DataDiff { key, added, removed, changed, .. } = found;
+    entry.key = key;
+    entry.added = listed(&after, &added);
+    entry.removed = listed(&before, &removed);
+    entry.changed_total = changed.len();
+    entry.changed = changed
+        .into_iter()
+        .take(ITEMS_LISTED)
+        .map(|c| ChangedItem {
+            key_value: shown(&c.key_value),
+            fields: c
+                .fields
+                .into_iter()
+                .map(|f| FieldChange {
+                    field: f.field,
+                    before: f.before.as_ref().map(shown),
+                    after: f.after.as_ref().map(shown),
+                })
+                .collect(),
+        })
+        .collect();
+    Some(entry)
 }
 
 #[cfg(test)]
@@ -426,6 +459,15 @@ mod tests {
         );
         assert_eq!(newest.summary(), "1 added, 1 removed, 1 changed");
 
+        // The version changes with a newer successful run, not with a failure.
+        let version = feeds.version(s, &address.token).await.unwrap();
+        t.run(&ada, s, Some(StatusDetail::Error), -5).await;
+        assert_eq!(feeds.version(s, &address.token).await.unwrap(), version);
+        let fourth = run_with(&t, &ada, s, r#"[{"id":1,"p":5}]"#, -1).await;
+        assert_ne!(feeds.version(s, &address.token).await.unwrap(), version);
+        assert_eq!(feeds.feed(s, &address.token).await.unwrap().entries[0].run_id, fourth);
+        let feed = feeds.feed(s, &address.token).await.unwrap();
+
         // Wrong, malformed, another scrap's, rotated: not found.
         let other = t.scrap(&ada, "Other").await;
         assert!(matches!(feeds.feed(other, &address.token).await, Err(ServiceError::NotFound(_))));
@@ -434,6 +476,7 @@ mod tests {
         let rotated = feeds.rotate(&ada.session, s).await.unwrap();
         assert_ne!(rotated.token, address.token);
         assert!(matches!(feeds.feed(s, &address.token).await, Err(ServiceError::NotFound(_))));
+        assert!(matches!(feeds.version(s, &address.token).await, Err(ServiceError::NotFound(_))));
         assert_eq!(feeds.feed(s, &rotated.token).await.unwrap().entries.len(), feed.entries.len());
     }
 }
