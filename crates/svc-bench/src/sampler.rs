@@ -22,6 +22,8 @@ pub struct SamplerState {
     /// means the browser was replaced during the phase; renderers are one
     /// or more per run).
     pub kinds: BTreeMap<String, HashMap<u32, String>>,
+    /// At each label's peak PSS: processes and PSS (KiB) by kind.
+    pub at_peak: BTreeMap<String, BTreeMap<String, (usize, u64)>>,
     /// Sampling passes made and the time they took (the sampler's own cost).
     pub passes: u64,
     pub pass_ms: f64,
@@ -156,6 +158,7 @@ impl Sampler {
                         passes += 1;
                         let mut sum = MemPeak::default();
                         let mut seen = Vec::new();
+                        let mut by_kind: BTreeMap<String, (usize, u64)> = BTreeMap::new();
                         for pid in descendants(root) {
                             if !*chromium.entry(pid).or_insert_with(|| is_chromium(pid)) {
                                 continue;
@@ -166,7 +169,11 @@ impl Sampler {
                                 sum.processes += 1;
                             }
                             if with_pss {
-                                sum.pss_kib += memory_of(pid).map_or(0, |(pss, _)| pss);
+                                let pss = memory_of(pid).map_or(0, |(pss, _)| pss);
+                                sum.pss_kib += pss;
+                                let entry = by_kind.entry(kind.clone()).or_default();
+                                entry.0 += 1;
+                                entry.1 += pss;
                             }
                             seen.push((kind, pid));
                         }
@@ -176,9 +183,13 @@ impl Sampler {
                         s.pass_ms += pass.elapsed().as_secs_f64() * 1000.0;
                         if s.label.as_deref() == Some(label.as_str()) {
                             let peak = s.peaks.entry(label.clone()).or_default();
+                            let new_peak = with_pss && sum.pss_kib > peak.pss_kib;
                             peak.pss_kib = peak.pss_kib.max(sum.pss_kib);
                             peak.rss_kib = peak.rss_kib.max(sum.rss_kib);
                             peak.processes = peak.processes.max(sum.processes);
+                            if new_peak {
+                                s.at_peak.insert(label.clone(), by_kind);
+                            }
                             // A new process first looks like its parent (a
                             // starting child, or a zygote for a renderer): its
                             // later, more precise kind replaces those.
@@ -220,6 +231,18 @@ impl Sampler {
     pub fn cost(&self) -> (u64, f64, f64) {
         let s = self.state.lock().unwrap();
         (s.passes, s.pass_ms / s.passes.max(1) as f64, s.cpu_ms)
+    }
+
+    /// Processes and PSS (KiB) by kind at the label's peak PSS, as
+    /// `kind: count x MiB` items.
+    pub fn at_peak(&self, label: &str) -> String {
+        let s = self.state.lock().unwrap();
+        let Some(kinds) = s.at_peak.get(label) else { return String::new() };
+        kinds
+            .iter()
+            .map(|(kind, (count, pss))| format!("{kind} {count}: {:.0} MiB", *pss as f64 / 1024.0))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Distinct processes seen per kind.

@@ -33,7 +33,7 @@ use svc_engine::Confinement;
 pub const ARGS: &[&str] = &[
     // chromiumoxide's defaults (without its own --disable-features).
     "disable-background-networking",
-    "enable-features=NetworkService,NetworkServiceInProcess",
+    "enable-features=NetworkService,NetworkServiceInProcess2",
     "disable-background-timer-throttling",
     "disable-backgrounding-occluded-windows",
     "disable-breakpad",

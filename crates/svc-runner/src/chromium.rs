@@ -83,6 +83,7 @@ use crate::first_navigation::{FirstNavigation, Hop};
 use crate::handover::{Begin, Handover, Phase};
 use crate::net_guard;
 use crate::page_hold::{self, Hold};
+use crate::page_seats::{Seat, Seats};
 use crate::script;
 use crate::session;
 use crate::storage_reach::StorageReach;
@@ -99,6 +100,15 @@ const RECYCLE_TIMEOUT: Duration = Duration::from_secs(5);
 /// rather than starting a context of its own: until the emptying ends
 /// either way, so that a scrap's next run reliably finds its page.
 const RECYCLE_WAIT: Duration = RECYCLE_TIMEOUT;
+/// A warm page's renderer garbage is collected every this many parkings:
+/// a page reused back to back otherwise grows to about 1.5x a new one's
+/// memory (the fleet benchmark: 4 renderers 148-151 MiB at svc's peak
+/// without, 133-136 MiB with; every parking saves no more and costs a full
+/// collection per run; docs/benchmarks.md).
+const COLLECT_EVERY: u64 = 4;
+/// How long a page at the page budget waits, at most, for pages on their
+/// way to a parking place or out (`Inner::make_room`).
+const ROOM_WAIT: Duration = Duration::from_secs(2);
 /// Scraps remembered as having documents that cannot be held, at most.
 const UNHOLDABLE_KEPT: usize = 10_000;
 /// The isolated world the user's script runs in: the one chromiumoxide puts
@@ -151,13 +161,17 @@ struct Inner {
     allow_private: PrivateNetworks,
     spare_target: usize,
     /// Pages with a renderer of their own, at most: those runs hold, warm
-    /// ones (parked or being emptied) and spares. A run that needs a new
-    /// page when there are this many disposes the oldest parked page, and
-    /// spares are prepared only below it (the larger of `warm_pages` and
-    /// `spare_pages`).
+    /// ones (parked or being emptied), spares, and pages being made or
+    /// disposed. A run that needs a new page when there are this many
+    /// disposes the oldest parked page and waits for it to be gone
+    /// (`make_room`), and spares are prepared only below it (the larger of
+    /// `warm_pages` and `spare_pages`).
     page_budget: usize,
-    /// Pages runs hold now.
-    in_use: std::sync::atomic::AtomicUsize,
+    /// Every page with a renderer of its own, from before its context is
+    /// made until it is disposed (page_seats.rs): what the budget bounds.
+    seats: Arc<Seats>,
+    /// Pages being disposed now (their seats not yet given back).
+    disposing_pages: std::sync::atomic::AtomicUsize,
     spares: std::sync::Mutex<Vec<GuardedPage>>,
     preparing: std::sync::atomic::AtomicUsize,
     /// Contexts of finished runs still being disposed.
@@ -285,6 +299,12 @@ struct GuardedPage {
     crashed: Option<EventStream<EventTargetCrashed>>,
     /// The scrap of the page's last run, if it was a saved scrap's.
     scrap: Option<ScrapId>,
+    /// The page's place in the page budget, given back when it is dropped
+    /// (after its context is disposed).
+    _seat: Seat,
+    /// Times the page was parked (its garbage is collected every
+    /// `COLLECT_EVERY`-th time).
+    parkings: u64,
 }
 
 /// Why a page serves no other run.
@@ -413,7 +433,8 @@ impl ChromiumEngine {
                 allow_private: config.allow_private_networks,
                 spare_target: config.spare_pages,
                 page_budget: config.warm_pages.max(config.spare_pages),
-                in_use: std::sync::atomic::AtomicUsize::new(0),
+                seats: Seats::new(),
+                disposing_pages: std::sync::atomic::AtomicUsize::new(0),
                 spares: std::sync::Mutex::new(Vec::new()),
                 preparing: std::sync::atomic::AtomicUsize::new(0),
                 disposing: std::sync::atomic::AtomicUsize::new(0),
@@ -545,6 +566,7 @@ impl Inner {
     /// `fonts`. With `proxy` (a proxy tier's egress proxy), the context's
     /// every connection goes there instead of the browser-wide egress proxy.
     async fn prepare(&self, proxy: Option<std::net::SocketAddr>, fonts: Fonts) -> Result<GuardedPage, String> {
+        let seat = self.seats.take();
         let warm = self.pool.get(fonts).await?;
         let params = match proxy {
             // Loopback too: Chromium's implicit bypass rules would send it around the proxy.
@@ -616,6 +638,8 @@ impl Inner {
                 watch,
                 crashed: Some(crashed),
                 scrap: None,
+                _seat: seat,
+                parkings: 0,
             }),
             failure => {
                 let _ = tokio::time::timeout(DISPOSE_TIMEOUT, warm.browser.dispose_browser_context(context)).await;
@@ -633,8 +657,7 @@ impl Inner {
     /// are of the default browser: a run that loads fonts gets a new page.
     async fn take(self: &Arc<Self>, fonts: Fonts) -> Result<GuardedPage, String> {
         if fonts != Fonts::Refused {
-            self.make_room();
-            return self.prepare(None, fonts).await;
+            return self.new_page(None, fonts).await;
         }
         loop {
             let spare = self.spares.lock().expect("spares lock").pop();
@@ -643,39 +666,72 @@ impl Inner {
                 // From a browser that died or was replaced: let it go.
                 Some(stale) => self.dispose(stale).await,
                 None => {
-                    self.make_room();
+                    let page = self.new_page(None, fonts).await;
                     self.refill();
-                    return self.prepare(None, fonts).await;
+                    return page;
                 }
             }
         }
     }
 
-    /// Pages with a renderer of their own now: held by runs, warm (parked
-    /// or being emptied), spare or being prepared as one.
-    fn pages_held(&self) -> usize {
-        self.in_use.load(Ordering::SeqCst)
-            + self.warm.lock().expect("warm lock").held()
-            + self.spares.lock().expect("spares lock").len()
-            + self.preparing.load(Ordering::SeqCst)
+    /// A new page, within the page budget: see [`Self::make_room`].
+    async fn new_page(
+        self: &Arc<Self>,
+        proxy: Option<std::net::SocketAddr>,
+        fonts: Fonts,
+    ) -> Result<GuardedPage, String> {
+        self.make_room().await;
+        self.prepare(proxy, fonts).await
     }
 
-    /// Before a new page is made: at the budget, the oldest parked page
-    /// goes (disposed in the background), so that a fleet of scraps that
-    /// rarely fit a warm page does not keep renderers beyond the budget.
-    fn make_room(self: &Arc<Self>) {
-        if self.pages_held() < self.page_budget {
-            return;
-        }
-        let oldest = self.warm.lock().expect("warm lock").take_oldest();
-        if let Some(page) = oldest {
-            self.dispose_later(vec![page]);
+    /// Before a new page is made, at the budget: the oldest parked page
+    /// (else a spare) is disposed, and the new page waits for it to be gone
+    /// (its renderer with it), so that a fleet of scraps that rarely fit a
+    /// warm page does not keep renderers beyond the budget. When nothing is
+    /// parked yet but pages are on their way there or out (being emptied,
+    /// prepared as spares or disposed), it waits for them, [`ROOM_WAIT`] at
+    /// most. When runs hold the whole budget (more runs at once than the
+    /// budget), the new page goes beyond it at once.
+    async fn make_room(self: &Arc<Self>) {
+        let deadline = tokio::time::Instant::now() + ROOM_WAIT;
+        loop {
+            // Listening before looking, as in `take_warm`.
+            let freed = self.seats.freed();
+            let parked = self.recycled.notified();
+            tokio::pin!(freed, parked);
+            freed.as_mut().enable();
+            parked.as_mut().enable();
+            let taken = self.seats.taken();
+            if taken < self.page_budget {
+                return;
+            }
+            let not_runs = self.warm.lock().expect("warm lock").held()
+                + self.spares.lock().expect("spares lock").len()
+                + self.preparing.load(Ordering::SeqCst)
+                + self.disposing_pages.load(Ordering::SeqCst);
+            if taken.saturating_sub(not_runs) >= self.page_budget {
+                return;
+            }
+            let oldest = self.warm.lock().expect("warm lock").take_oldest();
+            let evicted = oldest.or_else(|| self.spares.lock().expect("spares lock").pop());
+            if let Some(page) = evicted {
+                self.dispose(page).await;
+                continue;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return;
+            }
+            tokio::select! {
+                _ = freed => {}
+                _ = parked => {}
+                _ = tokio::time::sleep_until(deadline) => {}
+            }
         }
     }
 
     fn refill(self: &Arc<Self>) {
         let have = self.spares.lock().expect("spares lock").len() + self.preparing.load(Ordering::SeqCst);
-        if have >= self.spare_target || self.pages_held() >= self.page_budget || self.closed.load(Ordering::SeqCst) {
+        if have >= self.spare_target || self.seats.taken() >= self.page_budget || self.closed.load(Ordering::SeqCst) {
             return;
         }
         self.preparing.fetch_add(1, Ordering::SeqCst);
@@ -798,12 +854,19 @@ impl Inner {
         if !guarded.warm.is_alive() {
             return;
         }
-        let disposed =
-            tokio::time::timeout(DISPOSE_TIMEOUT, guarded.warm.browser.dispose_browser_context(guarded.context)).await;
+        self.disposing_pages.fetch_add(1, Ordering::SeqCst);
+        let disposed = tokio::time::timeout(
+            DISPOSE_TIMEOUT,
+            guarded.warm.browser.dispose_browser_context(guarded.context.clone()),
+        )
+        .await;
         if !matches!(disposed, Ok(Ok(()))) {
             tracing::warn!("could not dispose a browser context; replacing the browser");
             self.pool.discard(&guarded.warm).await;
         }
+        self.disposing_pages.fetch_sub(1, Ordering::SeqCst);
+        // The seat goes back here, with the page.
+        drop(guarded);
     }
 }
 
@@ -1763,6 +1826,11 @@ async fn empty(guarded: &mut GuardedPage, hold: &Hold) -> Result<(), String> {
     let (workers, history) = tokio::join!(futures::future::try_join_all(workers), history);
     workers?;
     history?;
+    // Best effort, off the runs' path: see `COLLECT_EVERY`.
+    guarded.parkings += 1;
+    if guarded.parkings.is_multiple_of(COLLECT_EVERY) {
+        let _ = page.execute(CollectGarbageParams::default()).await;
+    }
     *guarded.state.refused_document.lock().await = None;
     guarded.bytes.reset();
     guarded.watch.forget();
@@ -1929,7 +1997,7 @@ impl Engine for ChromiumEngine {
             let guarded = match (tier_proxy, reuse) {
                 (None, Some(key)) => self.inner.take_warm(key, &job.url, fonts).boxed(),
                 (None, None) => self.inner.take(fonts).boxed(),
-                (Some(proxy), _) => self.inner.prepare(Some(proxy), fonts).boxed(),
+                (Some(proxy), _) => self.inner.new_page(Some(proxy), fonts).boxed(),
             };
             let mut guarded = match tokio::time::timeout(job.timeout.saturating_sub(started.elapsed()), guarded).await {
                 Ok(Ok(guarded)) => guarded,
@@ -1940,7 +2008,6 @@ impl Engine for ChromiumEngine {
                 }
             };
             guarded.warm.count_run();
-            self.inner.in_use.fetch_add(1, Ordering::SeqCst);
             guarded.scrap = reuse.map(|key| key.scrap);
             *guarded.state.loads.lock().expect("loads lock") = Some(job.loads);
             *guarded.state.first_navigation.lock().expect("first navigation lock") =
@@ -1973,7 +2040,6 @@ impl Engine for ChromiumEngine {
                 }
                 keys.insert(key);
                 drop(keys);
-                self.inner.in_use.fetch_sub(1, Ordering::SeqCst);
                 self.inner.dispose_later(vec![guarded]);
                 reuse = None;
                 continue;
@@ -1984,10 +2050,11 @@ impl Engine for ChromiumEngine {
         let duration = started.elapsed();
         if let Some(key) = job.reuse {
             let logging = self.inner.renderer_log.lock().expect("renderer log lock").is_some();
-            if logging && let Ok(isolate) = guarded.page.execute(GetIsolateIdParams::default()).await {
-                if let Some(log) = self.inner.renderer_log.lock().expect("renderer log lock").as_mut() {
-                    log.push((key.organization, isolate.result.id.clone()));
-                }
+            if logging
+                && let Ok(isolate) = guarded.page.execute(GetIsolateIdParams::default()).await
+                && let Some(log) = self.inner.renderer_log.lock().expect("renderer log lock").as_mut()
+            {
+                log.push((key.organization, isolate.result.id.clone()));
             }
         }
         let snap = match &outcome.result {
@@ -2019,7 +2086,6 @@ impl Engine for ChromiumEngine {
         if let Some(key) = &recycle {
             self.inner.warm.lock().expect("warm lock").recycling(key, shown.clone());
         }
-        self.inner.in_use.fetch_sub(1, Ordering::SeqCst);
         self.inner.disposing.fetch_add(1, Ordering::SeqCst);
         let inner = self.inner.clone();
         tokio::spawn(async move {

@@ -13,6 +13,7 @@ pub mod first_navigation;
 pub mod handover;
 pub mod net_guard;
 pub mod page_hold;
+pub mod page_seats;
 pub mod renderer_limits;
 pub mod sandbox;
 pub mod script;

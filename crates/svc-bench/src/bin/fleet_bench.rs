@@ -208,6 +208,8 @@ struct SideResult {
     failures: Vec<String>,
     cpu_ms_per_run: f64,
     mem: MemPeak,
+    /// Processes and PSS by kind at the peak.
+    at_peak: String,
 }
 
 impl SideResult {
@@ -349,6 +351,7 @@ async fn bench_svc(
     result.cpu_ms_per_run = cpu_ms(cpu0, cpu_jiffies()) / jobs.len().max(1) as f64;
     Sampler::set(&sampler.handle(), None, me);
     result.mem = sampler.peak(&label);
+    result.at_peak = sampler.at_peak(&label);
 
     let _ = stop.send(());
     server.await?.context("svc server")?;
@@ -437,6 +440,7 @@ fn bench_peer(
         // The peer's process exits after its last job: its CPU to then.
         cpu_ms_per_run: cpu_ms(cpu0, cpu1) / jobs.len().max(1) as f64,
         mem: sampler.peak(&label),
+        at_peak: sampler.at_peak(&label),
     })
 }
 
@@ -514,16 +518,19 @@ async fn main() -> Result<()> {
                     if !args.skip_svc {
                         let r = bench_svc(variant, &args, &[], &sites, &warmup_site, &sampler).await?;
                         println!("{}", row(variant, "svc", &r));
+                        eprintln!("  svc at its peak: {}", r.at_peak);
                         svc = Some(r);
                         for (label, settings) in &extra_rows {
                             let r = bench_svc(variant, &args, settings, &sites, &warmup_site, &sampler).await?;
                             println!("{}", row(variant, &format!("svc, {label}"), &r));
+                            eprintln!("  svc, {label}, at its peak: {}", r.at_peak);
                         }
                     }
                 } else if !args.skip_peer {
                     // The sites go on being served by the runtime's other threads.
                     let r = tokio::task::block_in_place(|| bench_peer(variant, &args, &sites, &warmup_site, &sampler))?;
                     println!("{}", row(variant, "puppeteer-core", &r));
+                    eprintln!("  puppeteer-core at its peak: {}", r.at_peak);
                     peer = Some(r);
                 }
             }

@@ -248,7 +248,9 @@ async fn a_warm_page_holds_documents_that_forbid_synchronous_requests() {
 #[tokio::test]
 async fn a_warm_page_serves_its_organization_only_and_another_scrap_only_on_its_origin() {
     let site = fixture::start().await;
-    let engine = warm_engine(4);
+    // Room for every page of the test (three parked, a run's, a spare and
+    // one being disposed): none is pushed out by the page budget.
+    let engine = warm_engine(6);
     let url = format!("{}/state", site.base);
     let other_origin = url.replace("127.0.0.1", "localhost");
     let alice = OrgId::new();
@@ -419,5 +421,60 @@ async fn without_warm_pages_every_run_has_a_new_context() {
         assert_eq!(state_seen(&*engine, job(&url, READ_STATE, key)).await, clean());
     }
     assert_eq!(engine.runs_in_warm_pages(), 0);
+    engine.close().await;
+}
+
+/// The page budget (`max(SVC_WARM_PAGES, SVC_SPARE_PAGES)`) bounds every
+/// page the browser has: those runs hold, parked, spare, being made and
+/// being disposed. Scraps of distinct organizations, as many at once as
+/// the budget, each needing a page of its own: the browser, watched
+/// through its DevTools target list throughout, never has more pages.
+#[tokio::test]
+async fn the_page_budget_bounds_every_page_the_browser_has() {
+    let site = fixture::start().await;
+    let budget = 2;
+    let config = engine_config(svc_runner::sandbox::DEFAULT_BROWSER_USER, 100, 1);
+    let engine = Arc::new(svc_runner::ChromiumEngine::new(svc_runner::EngineConfig { warm_pages: budget, ..config }));
+    let url = format!("{}/state", site.base);
+    // The browser starts with the first run.
+    assert_eq!(
+        state_seen(&*engine, job(&url, READ_STATE, ReuseKey { organization: OrgId::new(), scrap: ScrapId::new() }))
+            .await,
+        clean()
+    );
+    let port = engine.devtools_port().await.expect("the browser's DevTools port");
+    let http = reqwest::Client::new();
+    let pages = || {
+        let http = http.clone();
+        async move {
+            let targets: Vec<Value> =
+                http.get(format!("http://127.0.0.1:{port}/json/list")).send().await.unwrap().json().await.unwrap();
+            targets.iter().filter(|t| t["type"] == "page").count()
+        }
+    };
+    let before = pages().await;
+    assert!(before <= budget, "{before} pages after one run");
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let watch = async {
+        let mut most = 0;
+        while !done.load(std::sync::atomic::Ordering::SeqCst) {
+            most = most.max(pages().await);
+            tokio::task::yield_now().await;
+        }
+        most
+    };
+    let runs = async {
+        for _ in 0..4 {
+            let a = job(&url, READ_STATE, ReuseKey { organization: OrgId::new(), scrap: ScrapId::new() });
+            let b = job(&url, READ_STATE, ReuseKey { organization: OrgId::new(), scrap: ScrapId::new() });
+            let (a, b) = tokio::join!(state_seen(&*engine, a), state_seen(&*engine, b));
+            assert_eq!((a, b), (clean(), clean()));
+        }
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+    };
+    let (most, ()) = tokio::join!(watch, runs);
+    assert!(most >= 1, "the watcher saw the runs' pages");
+    assert!(most <= budget, "the browser had {most} pages at once, the budget is {budget}");
+    assert_eq!(engine.runs_in_warm_pages(), 0, "no organization had a page to reuse");
     engine.close().await;
 }
