@@ -274,6 +274,7 @@ async fn run_once(http: &reqwest::Client, base: &str, token: &str, scrap: &str, 
 }
 
 async fn bench_svc(
+    round: usize,
     variant: Variant,
     args: &Args,
     row_settings: &[(String, String)],
@@ -281,7 +282,8 @@ async fn bench_svc(
     warmup_site: &str,
     sampler: &Sampler,
 ) -> Result<SideResult> {
-    let label = format!("svc {} {row_settings:?}", variant.name());
+    // One peak per round: the label names it.
+    let label = format!("svc {} {row_settings:?} round {round}", variant.name());
     let db = TestDb::sqlite();
     let base_env = [
         ("SVC_DATABASE_URL", db.url.clone()),
@@ -362,6 +364,7 @@ async fn bench_svc(
 // ---------------------------------------------------------------- peer
 
 fn bench_peer(
+    round: usize,
     variant: Variant,
     args: &Args,
     sites: &[String],
@@ -372,7 +375,7 @@ fn bench_peer(
     if !args.peer_dir.join("node_modules/puppeteer-core").is_dir() {
         bail!("puppeteer-core is not installed: run `npm ci` in {}", args.peer_dir.display());
     }
-    let label = format!("peer {}", variant.name());
+    let label = format!("peer {} round {round}", variant.name());
     let (_, jobs) = plan(variant, args, sites);
     let warm_first = first_item(sites.len());
     let mut list: Vec<Value> =
@@ -516,19 +519,21 @@ async fn main() -> Result<()> {
             for turn in 0..2 {
                 if (turn == 0) == svc_first {
                     if !args.skip_svc {
-                        let r = bench_svc(variant, &args, &[], &sites, &warmup_site, &sampler).await?;
+                        let r = bench_svc(round, variant, &args, &[], &sites, &warmup_site, &sampler).await?;
                         println!("{}", row(variant, "svc", &r));
                         eprintln!("  svc at its peak: {}", r.at_peak);
                         svc = Some(r);
                         for (label, settings) in &extra_rows {
-                            let r = bench_svc(variant, &args, settings, &sites, &warmup_site, &sampler).await?;
+                            let r = bench_svc(round, variant, &args, settings, &sites, &warmup_site, &sampler).await?;
                             println!("{}", row(variant, &format!("svc, {label}"), &r));
                             eprintln!("  svc, {label}, at its peak: {}", r.at_peak);
                         }
                     }
                 } else if !args.skip_peer {
                     // The sites go on being served by the runtime's other threads.
-                    let r = tokio::task::block_in_place(|| bench_peer(variant, &args, &sites, &warmup_site, &sampler))?;
+                    let r = tokio::task::block_in_place(|| {
+                        bench_peer(round, variant, &args, &sites, &warmup_site, &sampler)
+                    })?;
                     println!("{}", row(variant, "puppeteer-core", &r));
                     eprintln!("  puppeteer-core at its peak: {}", r.at_peak);
                     peer = Some(r);
