@@ -66,7 +66,7 @@ enum Item<'a> {
     Other(&'a RawValue),
 }
 
-fn item(raw: &RawValue) -> Item<'_> {
+fn item<'a>(raw: &'a RawValue) -> Item<'a> {
     if raw.get().trim_start().starts_with('{')
         && let Ok(Entries(entries)) = serde_json::from_str::<Entries>(raw.get())
     {
@@ -92,6 +92,13 @@ pub struct Grid {
     pub rows: Vec<Vec<Option<String>>>,
 }
 
+/// The same layout with each cell's JSON value as the script wrote it (a
+/// typed export, such as XLSX, decides per value).
+pub struct RawGrid<'a> {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Option<&'a RawValue>>>,
+}
+
 enum Source {
     Key(String),
     Whole,
@@ -99,9 +106,16 @@ enum Source {
 
 /// The columns of `items` (keys in first-seen order; `value` where an item
 /// is not an object, `(value)` if an object already has a `value` key) and
-/// their cells.
+/// their cells, as text.
 pub fn grid(items: &[&RawValue]) -> Grid {
-    let parsed: Vec<Item> = items.iter().map(|raw| item(raw)).collect();
+    let raw = raw_grid(items);
+    let rows = raw.rows.iter().map(|row| row.iter().map(|cell| cell.map(cell_text)).collect()).collect();
+    Grid { columns: raw.columns, rows }
+}
+
+/// The columns of [`grid`], each cell its JSON value.
+pub fn raw_grid<'a>(items: &[&'a RawValue]) -> RawGrid<'a> {
+    let parsed: Vec<Item<'a>> = items.iter().map(|raw| item(raw)).collect();
     let mut sources: Vec<Source> = Vec::new();
     for item in &parsed {
         match item {
@@ -135,13 +149,13 @@ pub fn grid(items: &[&RawValue]) -> Grid {
                 .iter()
                 .map(|source| match (item, source) {
                     (Item::Object(entries), Source::Key(key)) => {
-                        entries.iter().find(|(k, _)| k == key).map(|(_, v)| cell_text(v))
+                        entries.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
                     }
-                    (Item::Other(raw), Source::Whole) => Some(cell_text(raw)),
+                    (Item::Other(raw), Source::Whole) => Some(*raw),
                     _ => None,
                 })
                 .collect()
         })
         .collect();
-    Grid { columns, rows }
+    RawGrid { columns, rows }
 }
