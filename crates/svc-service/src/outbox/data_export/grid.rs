@@ -4,6 +4,7 @@
 //! web app's tables, its CSV downloads and the CSV attachments of result
 //! emails all take these columns.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
@@ -47,10 +48,16 @@ impl<'de: 'a, 'a> Deserialize<'de> for Entries<'a> {
             }
             fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Entries<'a>, M::Error> {
                 let mut entries: Vec<(String, &'a RawValue)> = Vec::new();
+                // Where each key is in `entries`: an object can have
+                // thousands of keys, and a scan per key would be quadratic.
+                let mut places: HashMap<String, usize> = HashMap::new();
                 while let Some((key, value)) = map.next_entry::<String, &'de RawValue>()? {
-                    match entries.iter_mut().find(|(k, _)| *k == key) {
-                        Some(entry) => entry.1 = value,
-                        None => entries.push((key, value)),
+                    match places.get(&key) {
+                        Some(&at) => entries[at].1 = value,
+                        None => {
+                            places.insert(key.clone(), entries.len());
+                            entries.push((key, value));
+                        }
                     }
                 }
                 Ok(Entries(entries))
@@ -116,24 +123,30 @@ pub fn grid(items: &[&RawValue]) -> Grid {
 /// The columns of [`grid`], each cell its JSON value.
 pub fn raw_grid<'a>(items: &[&'a RawValue]) -> RawGrid<'a> {
     let parsed: Vec<Item<'a>> = items.iter().map(|raw| item(raw)).collect();
+    // Each key's column, and the column of items that are not objects: a
+    // lookup per cell, not a scan of the columns (data can be wide).
     let mut sources: Vec<Source> = Vec::new();
+    let mut key_columns: HashMap<&str, usize> = HashMap::new();
+    let mut whole_column: Option<usize> = None;
     for item in &parsed {
         match item {
             Item::Object(entries) => {
                 for (key, _) in entries {
-                    if !sources.iter().any(|s| matches!(s, Source::Key(k) if k == key)) {
+                    if !key_columns.contains_key(key.as_str()) {
+                        key_columns.insert(key, sources.len());
                         sources.push(Source::Key(key.clone()));
                     }
                 }
             }
             Item::Other(_) => {
-                if !sources.iter().any(|s| matches!(s, Source::Whole)) {
+                if whole_column.is_none() {
+                    whole_column = Some(sources.len());
                     sources.push(Source::Whole);
                 }
             }
         }
     }
-    let value_key_taken = sources.iter().any(|s| matches!(s, Source::Key(k) if k == VALUE_COLUMN));
+    let value_key_taken = key_columns.contains_key(VALUE_COLUMN);
     let columns = sources
         .iter()
         .map(|s| match s {
@@ -145,16 +158,16 @@ pub fn raw_grid<'a>(items: &[&'a RawValue]) -> RawGrid<'a> {
     let rows = parsed
         .iter()
         .map(|item| {
-            sources
-                .iter()
-                .map(|source| match (item, source) {
-                    (Item::Object(entries), Source::Key(key)) => {
-                        entries.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
+            let mut row: Vec<Option<&'a RawValue>> = vec![None; sources.len()];
+            match item {
+                Item::Object(entries) => {
+                    for (key, value) in entries {
+                        row[key_columns[key.as_str()]] = Some(*value);
                     }
-                    (Item::Other(raw), Source::Whole) => Some(*raw),
-                    _ => None,
-                })
-                .collect()
+                }
+                Item::Other(raw) => row[whole_column.expect("a column of whole items")] = Some(*raw),
+            }
+            row
         })
         .collect();
     RawGrid { columns, rows }
