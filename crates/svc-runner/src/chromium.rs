@@ -1984,10 +1984,11 @@ impl Engine for ChromiumEngine {
         let duration = started.elapsed();
         if let Some(key) = job.reuse {
             let logging = self.inner.renderer_log.lock().expect("renderer log lock").is_some();
-            if logging && let Ok(isolate) = guarded.page.execute(GetIsolateIdParams::default()).await {
-                if let Some(log) = self.inner.renderer_log.lock().expect("renderer log lock").as_mut() {
-                    log.push((key.organization, isolate.result.id.clone()));
-                }
+            if logging
+                && let Ok(isolate) = guarded.page.execute(GetIsolateIdParams::default()).await
+                && let Some(log) = self.inner.renderer_log.lock().expect("renderer log lock").as_mut()
+            {
+                log.push((key.organization, isolate.result.id.clone()));
             }
         }
         let snap = match &outcome.result {
