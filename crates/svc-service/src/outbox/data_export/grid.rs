@@ -172,3 +172,47 @@ pub fn raw_grid<'a>(items: &[&'a RawValue]) -> RawGrid<'a> {
         .collect();
     RawGrid { columns, rows }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn laid_out(json: &str) -> Grid {
+        grid(&items(json).unwrap())
+    }
+
+    #[test]
+    fn keys_in_first_seen_order_and_other_items_in_a_value_column() {
+        let g = laid_out(r#"[{"b":1,"a":"x"},{"c":[1,2],"a":null},7,{"b":2,"b":3}]"#);
+        assert_eq!(g.columns, ["b", "a", "c", "value"]);
+        let text = |s: &str| Some(s.to_string());
+        assert_eq!(
+            g.rows,
+            [
+                vec![text("1"), text("x"), None, None],
+                vec![None, text("null"), text("[1,2]"), None],
+                vec![None, None, None, text("7")],
+                // A repeated key keeps its place and takes the later value.
+                vec![text("3"), None, None, None],
+            ]
+        );
+        assert_eq!(laid_out(r#"[{"value":1},"v"]"#).columns, ["value", "(value)"]);
+        assert!(laid_out("[]").columns.is_empty());
+    }
+
+    #[test]
+    fn wide_objects_keep_every_column_in_order() {
+        let keys: Vec<String> = (0..5_000).map(|i| format!("\"k{i}\":{i}")).collect();
+        let g = laid_out(&format!("[{{{}}},{{\"k4999\":0,\"new\":1}}]", keys.join(",")));
+        assert_eq!(g.columns.len(), 5_001);
+        assert_eq!(
+            (g.columns[0].as_str(), g.columns[4_999].as_str(), g.columns[5_000].as_str()),
+            ("k0", "k4999", "new")
+        );
+        assert_eq!(g.rows[0][1_234].as_deref(), Some("1234"));
+        assert_eq!(
+            (g.rows[1][4_999].as_deref(), g.rows[1][5_000].as_deref(), g.rows[1][0].as_deref()),
+            (Some("0"), Some("1"), None)
+        );
+    }
+}
