@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command. Installs what the tests need (Debian's
-# Chromium, its headless shell and PostgreSQL; the Python MCP SDK; mdBook),
+# Chromium, its headless shell and PostgreSQL; the Python MCP SDK,
+# Schemathesis, openpyxl and feedparser; mdBook),
 # starts a throwaway PostgreSQL on 127.0.0.1, builds every test binary once,
 # and runs, in this order:
 #   1. every test, with the HTTP suites on SQLite and the storage suite on
@@ -22,7 +23,7 @@ step() {
     last=$now
 }
 
-step "setup: Debian packages, PostgreSQL, the Python MCP SDK and Schemathesis"
+step "setup: Debian packages, PostgreSQL, the Python MCP SDK, Schemathesis, openpyxl and feedparser"
 # The headless shell (svc's default browser) and Chromium (the run suites
 # run again on it, below).
 bash scripts/setup.sh
@@ -44,6 +45,16 @@ if [ ! -x "$ST_VENV/bin/st" ] || ! "$ST_VENV/bin/python" -c 'import schemathesis
     "$ST_VENV/bin/pip" install -q "schemathesis==4.32.5"
 fi
 export SVC_TEST_SCHEMATHESIS="$PWD/$ST_VENV/bin/st"
+
+# Real readers of svc's exports and feeds: openpyxl opens the XLSX export and
+# feedparser parses the Atom and RSS feeds (the api suite's `exports::` and
+# `feeds::` tests). Both are small, pure-Python wheels.
+READERS_VENV=target/readers-venv
+if [ ! -x "$READERS_VENV/bin/python" ] || ! "$READERS_VENV/bin/python" -c 'import openpyxl, feedparser' 2>/dev/null; then
+    python3 -m venv "$READERS_VENV" || { apt-get install -y -qq python3-venv >/dev/null && python3 -m venv "$READERS_VENV"; }
+    "$READERS_VENV/bin/pip" install -q "openpyxl==3.1.5" "feedparser==6.0.12"
+fi
+export SVC_TEST_READERS_PYTHON="$PWD/$READERS_VENV/bin/python"
 
 # mdBook compiles from crates.io when missing: in the background, niced, so
 # that it takes the cores the browser-bound tests leave idle.

@@ -101,6 +101,11 @@ pub(crate) const EMAIL_OFF: Failure =
     failure(503, "UNAVAILABLE", "email is off on this server (the operator sets `SVC_SMTP_URL`)");
 pub(crate) const UNKNOWN_SCRAP_FILTER: Failure =
     failure(404, "NOT_FOUND", "the `scrap` filter names no scrap of the organization");
+pub(crate) const XLSX_TOO_LARGE: Failure = failure(
+    422,
+    "VALIDATION",
+    "`format=xlsx` for data a worksheet cannot hold (over 1,048,575 items or 16,384 columns; `field` is `format`)",
+);
 pub(crate) const INACTIVE_WEBHOOK: Failure =
     failure(422, "VALIDATION", "the webhook is inactive (`field` is `active`): activate it first");
 
@@ -150,6 +155,7 @@ lists the `code` values it can carry. Lists answer `{data, total, page, perPage}
         routes::history::list,
         routes::history::get,
         routes::history::pages,
+        routes::history::export,
         routes::announcements::announce,
         routes::keys::list,
         routes::keys::create,

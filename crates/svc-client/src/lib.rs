@@ -256,6 +256,14 @@ impl Client {
         self.call(Method::GET, &format!("/api/historys/{}/pages{q}", urlencode(id)), None).await
     }
 
+    /// `GET /api/historys/:id/data?format=...`: the run's data as a file
+    /// (`json`, `csv`, `ndjson` or `xlsx`), its bytes as sent.
+    pub async fn history_export(&self, id: &str, format: &str) -> Result<Vec<u8>, ClientError> {
+        let q = query(&[("format", Some(format.to_string()))]);
+        let (_, bytes) = self.raw(Method::GET, &format!("/api/historys/{}/data{q}", urlencode(id)), None).await?;
+        Ok(bytes)
+    }
+
     pub async fn keys(&self, page: Option<i64>, per_page: Option<i64>) -> Result<ListView<KeyView>, ClientError> {
         let q = query(&[("page", page.map(|p| p.to_string())), ("perPage", per_page.map(|p| p.to_string()))]);
         self.call(Method::GET, &format!("/api/developers/keys{q}"), None).await

@@ -18,6 +18,7 @@ use crate::ai::task_runner::TaskRunner;
 use crate::ai::tasks::AiService;
 use crate::metrics::Metrics;
 use crate::outbox::announcements::AnnouncementService;
+use crate::outbox::feeds::FeedService;
 use crate::outbox::webhooks::WebhookService;
 use crate::runs::history::HistoryService;
 use crate::runs::{RunService, RunServiceParts};
@@ -108,6 +109,8 @@ pub struct Services {
     pub task_runner: Arc<TaskRunner>,
     pub scheduler: Arc<Scheduler>,
     pub webhooks: WebhookService,
+    /// Scraps' feeds of what changed between runs, and their addresses.
+    pub feeds: FeedService,
     pub rate_limits: Arc<RateLimits>,
     /// What this process counts for `GET /metrics`.
     pub metrics: Arc<Metrics>,
@@ -179,6 +182,7 @@ impl Services {
                 config.allow_private_networks.clone(),
                 runs.signals.deliveries.clone(),
             ),
+            feeds: FeedService::new(store.clone(), config.public_url.clone()),
             runs,
             ai,
             task_runner,

@@ -938,6 +938,52 @@ pub trait SiteAccountStore: Send + Sync {
     async fn delete_site_session(&self, org: OrgId, scrap: ScrapId, activity: &Activity) -> Result<bool>;
 }
 
+/// A scrap's feed token as the store opened it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredFeedToken {
+    pub token: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Scraps' feed tokens (the Atom and RSS feeds of what changed between
+/// successful runs), one per scrap: sealed at rest
+/// (`scrap_feeds.token_sealed`) and found by their hash
+/// (`scrap_feeds.token_hash`, hex SHA-256).
+#[async_trait]
+pub trait FeedStore: Send + Sync {
+    /// The token of scrap `scrap` of `org`. Fails with `StoreError::Sealing`
+    /// when it cannot be opened with the store's keys.
+    async fn feed_token(&self, org: OrgId, scrap: ScrapId) -> Result<Option<StoredFeedToken>>;
+    /// Gives the scrap `token` (whose hash is `token_hash`) unless it has a
+    /// token already; false when it had one or `org` has no such scrap.
+    async fn insert_feed_token(
+        &self,
+        org: OrgId,
+        scrap: ScrapId,
+        token: &str,
+        token_hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<bool>;
+    /// Replaces the scrap's token (the old one stops working) and writes
+    /// `activity`, in one transaction; false (nothing written) when `org`
+    /// has no such scrap.
+    async fn replace_feed_token(
+        &self,
+        org: OrgId,
+        scrap: ScrapId,
+        token: &str,
+        token_hash: &str,
+        at: DateTime<Utc>,
+        activity: &Activity,
+    ) -> Result<bool>;
+    /// Whose feed the token of hash `token_hash` opens: a lookup before
+    /// authentication (the token is the credential), across organizations.
+    async fn feed_by_token_hash(&self, token_hash: &str) -> Result<Option<(OrgId, ScrapId)>>;
+    /// The `success` runs of scrap `scrap` of `org`, newest first (by
+    /// creation, then id), at most `limit`, without their data.
+    async fn recent_successes(&self, org: OrgId, scrap: ScrapId, limit: i64) -> Result<Vec<RunSummary>>;
+}
+
 /// Everything svc stores.
 #[async_trait]
 pub trait Store:
@@ -958,6 +1004,7 @@ pub trait Store:
     + RunPageStore
     + SecretStore
     + SiteAccountStore
+    + FeedStore
     + OpsStore
 {
     /// `sqlite` or `postgres`.

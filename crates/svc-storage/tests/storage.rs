@@ -40,7 +40,7 @@ use svc_storage::testing::TestDb;
 use svc_storage::{
     AppliedFix, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, Nearby, NewAccount, Page, PlanRenewal,
     PlannedTick, ProposalDecision, QueueState, RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store,
-    StoreError, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan, TickPlanner, TierNote,
+    StoreError, StoredFeedToken, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan, TickPlanner, TierNote,
 };
 use svc_storage::{MasterKey, Sealer};
 
@@ -3549,6 +3549,111 @@ async fn rotation_of_a_database_without_a_key_check_adds_one(db: &TestDb) {
 
 /// Tests that open their own store(s) and may read the database with raw
 /// SQL: `(&TestDb)`, on both engines.
+async fn feed_tokens_sealed_hashed_and_scoped(db: &TestDb) {
+    let store = db.open().await;
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, other_user) = account(&store, "eve@example.com").await;
+    let t0 = now();
+    let s = scrap(&user, "prices", t0);
+    insert_scrap(&store, &s).await;
+    let theirs = scrap(&other_user, "theirs", t0);
+    insert_scrap(&store, &theirs).await;
+    let (token, hash) = ("feed_Abc123Abc123Abc123Abc123Abc123Ab", "a1".repeat(32));
+
+    assert_eq!(store.feed_token(org.id, s.id).await.unwrap(), None);
+    assert!(store.insert_feed_token(org.id, s.id, token, &hash, t0).await.unwrap());
+    assert_eq!(
+        store.feed_token(org.id, s.id).await.unwrap(),
+        Some(StoredFeedToken { token: token.into(), created_at: t0 })
+    );
+    // Made once: a second insert leaves the first.
+    assert!(!store.insert_feed_token(org.id, s.id, "feed_other", &"b2".repeat(32), t0).await.unwrap());
+    assert_eq!(store.feed_token(org.id, s.id).await.unwrap().unwrap().token, token);
+    assert_eq!(store.feed_by_token_hash(&hash).await.unwrap(), Some((org.id, s.id)));
+    assert_eq!(store.feed_by_token_hash(&"b2".repeat(32)).await.unwrap(), None);
+
+    // Sealed at rest, and the hash is what is looked up.
+    let sealed = raw_column(db, "scrap_feeds", "token_sealed").await;
+    assert_eq!(sealed.len(), 1);
+    assert!(Sealer::is_sealed(&sealed[0]) && !sealed[0].contains(token), "{}", sealed[0]);
+    assert_eq!(Sealer::key_id_of(&sealed[0]), Some(db.key().id()));
+    assert_eq!(raw_column(db, "scrap_feeds", "token_hash").await, std::slice::from_ref(&hash));
+
+    // Another organization's ids: nothing read, nothing written.
+    let act = |org: OrgId, scrap: ScrapId| activity(org, scrap, "feed.rotated", t0);
+    assert_eq!(store.feed_token(other_org.id, s.id).await.unwrap(), None);
+    assert!(!store.insert_feed_token(other_org.id, s.id, "feed_x", &"c3".repeat(32), t0).await.unwrap());
+    assert!(!store.insert_feed_token(org.id, theirs.id, "feed_x", &"c3".repeat(32), t0).await.unwrap());
+    assert!(!store.insert_feed_token(org.id, ScrapId::new(), "feed_x", &"c3".repeat(32), t0).await.unwrap());
+    assert!(
+        !store
+            .replace_feed_token(other_org.id, s.id, "feed_x", &"c3".repeat(32), t0, &act(other_org.id, s.id))
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.feed_by_token_hash(&hash).await.unwrap(), Some((org.id, s.id)));
+
+    // Replacing: the old hash finds nothing, the new one the scrap; logged.
+    let t1 = t0 + Duration::seconds(1);
+    let (new_token, new_hash) = ("feed_Zzz999Zzz999Zzz999Zzz999Zzz999Zz", "d4".repeat(32));
+    assert!(store.replace_feed_token(org.id, s.id, new_token, &new_hash, t1, &act(org.id, s.id)).await.unwrap());
+    assert_eq!(store.feed_by_token_hash(&hash).await.unwrap(), None);
+    assert_eq!(store.feed_by_token_hash(&new_hash).await.unwrap(), Some((org.id, s.id)));
+    assert_eq!(
+        store.feed_token(org.id, s.id).await.unwrap(),
+        Some(StoredFeedToken { token: new_token.into(), created_at: t1 })
+    );
+    assert_eq!(raw_column(db, "scrap_feeds", "token_hash").await.len(), 1, "replaced, not added");
+    let log = store.list_activities(org.id, s.id, 0, 10).await.unwrap();
+    assert!(log.items.iter().any(|a| a.kind == "feed.rotated"), "{log:?}");
+
+    // Deleting the scrap deletes its feed.
+    assert!(store.delete_scrap(org.id, s.id, &act(org.id, s.id)).await.unwrap());
+    assert_eq!(store.feed_by_token_hash(&new_hash).await.unwrap(), None);
+    assert!(raw_column(db, "scrap_feeds", "token_hash").await.is_empty());
+}
+
+async fn recent_successes_newest_first_of_one_scrap(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, _) = account(&store, "eve@example.com").await;
+    let t0 = now();
+    let s = scrap(&user, "prices", t0);
+    insert_scrap(&store, &s).await;
+    let other = scrap(&user, "other", t0);
+    insert_scrap(&store, &other).await;
+    let finished = |scrap: &Scrap, secs: i64, detail: StatusDetail| HistoryRow {
+        status_detail: Some(detail),
+        data: format!("[{secs}]"),
+        length: 1,
+        finished_at: Some(t0 + Duration::seconds(secs)),
+        ..history(scrap, t0 + Duration::seconds(secs))
+    };
+    let mut ids = Vec::new();
+    for (secs, detail) in [
+        (1, StatusDetail::Success),
+        (2, StatusDetail::Error),
+        (3, StatusDetail::Success),
+        (4, StatusDetail::Empty),
+        (5, StatusDetail::Success),
+        (6, StatusDetail::Regression),
+    ] {
+        let row = finished(&s, secs, detail);
+        store.insert_history(&row).await.unwrap();
+        if detail == StatusDetail::Success {
+            ids.push(row.id);
+        }
+    }
+    store.insert_history(&finished(&other, 7, StatusDetail::Success)).await.unwrap();
+    store.insert_history(&history(&s, t0 + Duration::seconds(8))).await.unwrap();
+    ids.reverse();
+    let found = store.recent_successes(org.id, s.id, 10).await.unwrap();
+    assert_eq!(found.iter().map(|r| r.id).collect::<Vec<_>>(), ids, "successes only, newest first");
+    assert!(found.iter().all(|r| r.status_detail == Some(StatusDetail::Success) && r.scrap_id == s.id));
+    let two = store.recent_successes(org.id, s.id, 2).await.unwrap();
+    assert_eq!(two.iter().map(|r| r.id).collect::<Vec<_>>(), ids[..2]);
+    assert!(store.recent_successes(other_org.id, s.id, 10).await.unwrap().is_empty(), "another organization");
+}
+
 macro_rules! db_tests {
     ($($name:ident),+ $(,)?) => {
         mod sqlite_db {
@@ -3585,6 +3690,7 @@ db_tests!(
     rotation_reseals_every_value_in_one_transaction,
     rotation_of_a_database_without_a_key_check_adds_one,
     site_accounts_sealed_and_scoped,
+    feed_tokens_sealed_hashed_and_scoped,
 );
 
 macro_rules! storage_tests {
@@ -3886,6 +3992,7 @@ async fn backlog_counts_what_waits_in_every_organization(store: Arc<dyn Store>) 
 
 storage_tests!(
     accounts_round_trip,
+    recent_successes_newest_first_of_one_scrap,
     engine_memory_is_per_scrap_and_scoped,
     organization_updates,
     password_and_email_changes,

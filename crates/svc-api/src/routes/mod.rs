@@ -75,7 +75,7 @@ pub(crate) fn table() -> Vec<RestRoute> {
     use openapi::{
         AI_NOT_CONFIGURED, ALREADY_CURRENT, BAD_CREDENTIALS, EMAIL_OFF, EMAIL_TAKEN, INACTIVE_WEBHOOK,
         INSUFFICIENT_BALANCE, NOT_IN_KEY_SCOPE, NOT_PLATFORM_ADMIN, PLAN_REQUIRED, RATE_LIMITED, SIGNUP_CLOSED,
-        UNKNOWN_SCRAP_FILTER,
+        UNKNOWN_SCRAP_FILTER, XLSX_TOO_LARGE,
     };
     const RUN: &[Failure] = &[NOT_IN_KEY_SCOPE, INSUFFICIENT_BALANCE, RATE_LIMITED];
     const AI_TASK: &[Failure] = &[AI_NOT_CONFIGURED, INSUFFICIENT_BALANCE, RATE_LIMITED];
@@ -117,6 +117,8 @@ pub(crate) fn table() -> Vec<RestRoute> {
         at(M::GET, "/api/historys", Key(HistoryRead), history::list).failing(&[NOT_IN_KEY_SCOPE, UNKNOWN_SCRAP_FILTER]),
         at(M::GET, "/api/historys/{id}", Key(HistoryRead), history::get).failing(&[NOT_IN_KEY_SCOPE]),
         at(M::GET, "/api/historys/{id}/pages", Key(HistoryRead), history::pages).failing(&[NOT_IN_KEY_SCOPE]),
+        at(M::GET, "/api/historys/{id}/data", Key(HistoryRead), history::export)
+            .failing(&[NOT_IN_KEY_SCOPE, XLSX_TOO_LARGE]),
         at(M::POST, "/api/developers/announcements", Key(MailAnnounce), announcements::announce)
             .failing(&[NOT_PLATFORM_ADMIN, EMAIL_OFF]),
         at(M::GET, "/api/developers/keys", Session, keys::list),

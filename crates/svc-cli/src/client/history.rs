@@ -1,6 +1,8 @@
 //! `svc history list|get|pages`.
 
 use std::collections::BTreeSet;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Subcommand;
@@ -38,6 +40,19 @@ pub(crate) enum HistoryCommand {
         /// With --data: as CSV (one row per item; objects' keys become columns).
         #[arg(long, requires = "data")]
         csv: bool,
+    },
+    /// Download a run's data as a file: JSON, CSV, NDJSON or an Excel workbook.
+    #[command(
+        after_help = "Examples:\n  svc history export 6b0270b21c2d3e4f5a6b7c8d --format xlsx -o prices.xlsx\n  svc history export 6b0270b21c2d3e4f5a6b7c8d --format ndjson | jq .title"
+    )]
+    Export {
+        id: String,
+        /// json (the data as stored), csv, ndjson (one item per line) or xlsx.
+        #[arg(long, default_value = "json", value_parser = ["json", "csv", "ndjson", "xlsx"])]
+        format: String,
+        /// The file to write (replaced if it exists); without it, standard output.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
     },
     /// The pages of a crawl's run (every one, not just a first page of them).
     #[command(
@@ -245,7 +260,37 @@ pub(crate) async fn run(client: &Client, format: Format, command: HistoryCommand
             Err(e) => fail(&e),
         },
         HistoryCommand::Pages { id } => pages(client, format, &id).await,
+        HistoryCommand::Export { id, format: file_format, output } => {
+            export(client, format, &id, &file_format, output.as_deref()).await
+        }
     }
+}
+
+/// `svc history export`: the file the server makes, written as it came.
+async fn export(client: &Client, format: Format, id: &str, file_format: &str, file: Option<&Path>) -> ExitCode {
+    if file.is_none() && file_format == "xlsx" && std::io::stdout().is_terminal() {
+        return usage("an XLSX workbook is binary: write it to a file with -o FILE (or redirect the output)");
+    }
+    let bytes = match client.history_export(id, file_format).await {
+        Ok(bytes) => bytes,
+        Err(e) => return fail(&e),
+    };
+    let Some(path) = file else {
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = out.write_all(&bytes).and_then(|_| out.flush()) {
+            return usage(format!("cannot write the output: {e}"));
+        }
+        return ExitCode::from(OK);
+    };
+    if let Err(e) = std::fs::write(path, &bytes) {
+        return usage(format!("cannot write {}: {e}", path.display()));
+    }
+    match format {
+        Format::Json => output::json(&serde_json::json!({"file": path, "format": file_format, "bytes": bytes.len()})),
+        Format::Quiet => {}
+        Format::Table => println!("Wrote {} ({} bytes, {file_format}).", path.display(), bytes.len()),
+    }
+    ExitCode::from(OK)
 }
 
 #[cfg(test)]

@@ -219,6 +219,42 @@ async fn a_user_logs_in_manages_scraps_runs_them_and_reads_history() {
     let shown = stdout(&svc(base, cfg, &[], None, &["history", "get", &row_id]).await);
     assert!(shown.contains("success: 3 items"), "{shown}");
 
+    // Export: a file per format, written as the server made it.
+    let files = tempfile::tempdir().unwrap();
+    let book = files.path().join("run.xlsx");
+    let o =
+        svc(base, cfg, &[], None, &["history", "export", &row_id, "--format", "xlsx", "-o", book.to_str().unwrap()])
+            .await;
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).starts_with(&format!("Wrote {}", book.display())), "{}", stdout(&o));
+    let bytes = std::fs::read(&book).unwrap();
+    assert!(bytes.starts_with(b"PK"), "a zip");
+    let names = String::from_utf8_lossy(&bytes);
+    assert!(names.contains("xl/worksheets/sheet1.xml") && names.contains("[Content_Types].xml"), "a workbook");
+    let lines = svc(base, cfg, &[], None, &["history", "export", &row_id, "--format", "ndjson"]).await;
+    assert_eq!(code(&lines), 0, "{}", stderr(&lines));
+    assert_eq!(
+        stdout(&lines),
+        "{\"name\":\"alpha\",\"len\":5}\n{\"name\":\"beta\",\"len\":4}\n{\"name\":\"gamma\",\"len\":5}\n"
+    );
+    let csv_file = files.path().join("run.csv");
+    let o = svc(
+        base,
+        cfg,
+        &[],
+        None,
+        &["history", "export", &row_id, "--format", "csv", "-o", csv_file.to_str().unwrap(), "--quiet"],
+    )
+    .await;
+    assert_eq!((code(&o), stdout(&o)), (0, String::new()), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&csv_file).unwrap(), "name,len\r\nalpha,5\r\nbeta,4\r\ngamma,5\r\n");
+    // A format the command does not know: usage (2); a run that is not there: the server's no (1).
+    let o = svc(base, cfg, &[], None, &["history", "export", &row_id, "--format", "xml"]).await;
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let o = svc(base, cfg, &[], None, &["history", "export", "6b0270b21c2d3e4f5a6b7c8d", "--format", "csv"]).await;
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("NOT_FOUND"), "{}", stderr(&o));
+
     // Delete.
     assert_eq!(code(&svc(base, cfg, &[], None, &["scraps", "delete", &broken_id]).await), 0);
     assert_eq!(code(&svc(base, cfg, &[], None, &["scraps", "get", &broken_id]).await), 1);

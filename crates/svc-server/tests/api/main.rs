@@ -12,6 +12,8 @@ mod ai_tasks;
 mod bad_input;
 mod crawl;
 mod email;
+mod exports;
+mod feeds;
 mod history;
 mod keys;
 mod mail_transport;

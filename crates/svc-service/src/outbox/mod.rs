@@ -1,7 +1,8 @@
 //! What leaves svc for people and programs: webhooks (their settings in
 //! `webhooks`, the payload, its signing and the dispatcher that delivers
 //! it), email (composition, the mailer and its transport port,
-//! announcements), the results as files (`data_export`), and the secret
+//! announcements), the results as files (`data_export`), a scrap's feed of
+//! what changed between its runs (`feeds`), and the secret
 //! redactor everything outgoing passes through (`redact`).
 
 pub mod announcements;
@@ -9,6 +10,7 @@ pub mod data_export;
 pub mod deliveries;
 pub mod dispatcher;
 pub mod email_compose;
+pub mod feeds;
 pub mod mail_transport;
 pub mod mailer;
 pub mod redact;

@@ -9,6 +9,8 @@ use svc_domain::scope::Scope;
 use svc_domain::{HistoryId, ScrapId};
 use svc_storage::{HistoryFilter, Store};
 
+use crate::outbox::data_export::xlsx::{self, XlsxRefusal};
+use crate::outbox::data_export::{ExportFile, ExportFormat, csv, grid, ndjson};
 use crate::paging::{PageRequest, Paged};
 use crate::scraps::authorize_scrap;
 use crate::{Principal, Result, ServiceError, Session};
@@ -128,6 +130,48 @@ impl HistoryService {
         }
         let row = self.store.last_success(principal.org(), scrap).await?;
         Ok(row.map(|row| HistoryView::for_principal(row, principal)))
+    }
+
+    /// Run `id`'s data as a file in `format` (`json`, `csv`, `ndjson` or
+    /// `xlsx`), under the checks of [`Self::get`]. An unknown format, and
+    /// data a worksheet cannot hold, are 422 naming `format`.
+    pub async fn export(&self, principal: &Principal, id: HistoryId, format: &str) -> Result<ExportFile> {
+        let format = ExportFormat::parse(format).ok_or_else(|| {
+            let known: Vec<&str> = ExportFormat::ALL.iter().map(|f| f.as_str()).collect();
+            ServiceError::validation("format", format!("must be one of {}", known.join(", ")))
+        })?;
+        let row = self.get(principal, id).await?.row;
+        let title = match row.scrap_id {
+            Some(scrap) => self.store.scrap(principal.org(), scrap).await?.map(|s| s.title),
+            None => None,
+        };
+        let file_name = format!("{}-{}.{}", csv::slug(title.as_deref().unwrap_or("run")), row.id, format.as_str());
+        let run = row.id;
+        let broken = move |e: grid::DataError| ServiceError::Internal(format!("run {run}: {e}"));
+        // Up to 10 MiB of data to lay out: off the async workers.
+        let data = row.data;
+        let made = tokio::task::spawn_blocking(move || match format {
+            ExportFormat::Json => Ok(data.into_bytes()),
+            ExportFormat::Csv => csv::from_json(&data).map(String::into_bytes).map_err(XlsxRefusal::Data),
+            ExportFormat::Ndjson => ndjson::from_json(&data).map(String::into_bytes).map_err(XlsxRefusal::Data),
+            ExportFormat::Xlsx => xlsx::from_json(&data),
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("run {run}: the export stopped: {e}")))?;
+        let bytes = match made {
+            Ok(bytes) => bytes,
+            Err(XlsxRefusal::Data(e)) => return Err(broken(e)),
+            Err(XlsxRefusal::TooLarge(why)) => {
+                return Err(ServiceError::validation(
+                    "format",
+                    format!("xlsx cannot hold this run's data: {why}; use csv or ndjson"),
+                ));
+            }
+            Err(XlsxRefusal::Writer(why)) => {
+                return Err(ServiceError::Internal(format!("run {run}: the workbook: {why}")));
+            }
+        };
+        Ok(ExportFile { format, file_name, bytes })
     }
 
     /// The page markup, selector and screenshot captured when a run of the

@@ -19,6 +19,7 @@ mod accounts;
 mod activities;
 mod columns;
 mod emails;
+mod feeds;
 mod fix_proposals;
 mod history;
 mod keys;

@@ -25,6 +25,8 @@ pub const SEALED_COLUMNS: &[SealedColumn] = &[
     SealedColumn { table: "site_accounts", id: "scrap_id", column: "username_sealed" },
     SealedColumn { table: "site_accounts", id: "scrap_id", column: "password_sealed" },
     SealedColumn { table: "site_sessions", id: "scrap_id", column: "session_sealed" },
+    // A scrap's feed token (the lookup uses `scrap_feeds.token_hash`).
+    SealedColumn { table: "scrap_feeds", id: "scrap_id", column: "token_sealed" },
 ];
 
 /// The `settings` rows whose value is sealed: the generated JWT secret

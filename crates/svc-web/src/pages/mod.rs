@@ -2,6 +2,7 @@
 
 mod admin;
 mod auth;
+mod feed;
 mod fix_review;
 mod keys;
 mod pager;
@@ -53,6 +54,11 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/scraps/{scrap}/history/{run}/progress", get(run_progress::progress))
         .route("/scraps/{scrap}/history/{run}/data.json", get(run_page::json))
         .route("/scraps/{scrap}/history/{run}/data.csv", get(run_page::csv))
+        .route("/scraps/{scrap}/history/{run}/data.ndjson", get(run_page::ndjson))
+        .route("/scraps/{scrap}/history/{run}/data.xlsx", get(run_page::xlsx))
+        .route("/scraps/{scrap}/feed.atom", get(feed::atom))
+        .route("/scraps/{scrap}/feed.rss", get(feed::rss))
+        .route("/scraps/{scrap}/feed/rotate", post(feed::rotate))
         .route("/developers/keys", get(keys::page).post(keys::create))
         .route("/developers/keys/{key}/revoke", post(keys::revoke))
         .route("/developers/webhooks", get(webhooks::page).post(webhooks::create))

@@ -1,5 +1,6 @@
 //! `/scraps/:id/history/:historyId`: one run of a scrap: its outcome, its
-//! data as a table and as JSON with downloads (`data.json`, `data.csv`),
+//! data as a table and as JSON with downloads (`data.json`, `data.csv`,
+//! `data.ndjson`, `data.xlsx`),
 //! what changed since the previous successful run, the runs before and
 //! after; for platform admins also costs, metering and the error snapshot.
 
@@ -33,7 +34,7 @@ use crate::present::when::{Moment, duration_ms, moment};
 use crate::signed_in::SignedIn;
 use svc_service::outbox::data_export::diff::{self as data_diff, DataDiff};
 use svc_service::outbox::data_export::grid::items;
-use svc_service::outbox::data_export::{csv, json_text};
+use svc_service::outbox::data_export::{ExportFormat, json_text};
 use svc_service::paging::PageRequest;
 
 /// How many items the run page's table shows (the downloads hold them all).
@@ -120,6 +121,8 @@ struct RunPage {
     pretty_cut: bool,
     json_href: String,
     csv_href: String,
+    ndjson_href: String,
+    xlsx_href: String,
     previous_href: Option<String>,
     next_href: Option<String>,
     comparison: Option<Comparison>,
@@ -328,6 +331,8 @@ pub(crate) async fn page(
         pretty_cut,
         json_href: format!("{base}/data.json"),
         csv_href: format!("{base}/data.csv"),
+        ndjson_href: format!("{base}/data.ndjson"),
+        xlsx_href: format!("{base}/data.xlsx"),
         previous_href: around.previous.map(|p| run_href(scrap.id, p)),
         next_href: around.next.map(|n| run_href(scrap.id, n)),
         comparison,
@@ -342,7 +347,7 @@ pub(crate) async fn page(
     render(&page)
 }
 
-fn download(body: String, content_type: &'static str, file_name: &str) -> Response {
+fn download(body: Vec<u8>, content_type: &'static str, file_name: &str) -> Response {
     let mut response = body.into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
@@ -354,15 +359,26 @@ fn download(body: String, content_type: &'static str, file_name: &str) -> Respon
     response
 }
 
+/// The run's data as a file in `format` (`HistoryService::export`).
+async fn export(
+    services: &Services,
+    user: &SignedIn,
+    id: ScrapId,
+    history_id: HistoryId,
+    format: ExportFormat,
+) -> Result<Response, PageError> {
+    let (_, view) = scrap_and_run(services, user, id, history_id).await?;
+    let file = services.history.export(&user.principal(), view.row.id, format.as_str()).await?;
+    Ok(download(file.bytes, format.content_type(), &file.file_name))
+}
+
 /// The run's data exactly as stored.
 pub(crate) async fn json(
     State(services): State<Arc<Services>>,
     user: SignedIn,
     PathIds(id, history_id): PathIds<ScrapId, HistoryId>,
 ) -> Result<Response, PageError> {
-    let (scrap, view) = scrap_and_run(&services, &user, id, history_id).await?;
-    let name = format!("{}-{}.json", csv::slug(&scrap.title), view.row.id);
-    Ok(download(view.row.data, "application/json", &name))
+    export(&services, &user, id, history_id, ExportFormat::Json).await
 }
 
 /// The run's data as CSV, in the columns of the table.
@@ -371,8 +387,23 @@ pub(crate) async fn csv(
     user: SignedIn,
     PathIds(id, history_id): PathIds<ScrapId, HistoryId>,
 ) -> Result<Response, PageError> {
-    let (scrap, view) = scrap_and_run(&services, &user, id, history_id).await?;
-    let text = csv::from_json(&view.row.data).map_err(|e| PageError::Internal(format!("run {}: {e}", view.row.id)))?;
-    let name = format!("{}-{}.csv", csv::slug(&scrap.title), view.row.id);
-    Ok(download(text, "text/csv; charset=utf-8", &name))
+    export(&services, &user, id, history_id, ExportFormat::Csv).await
+}
+
+/// The run's data as NDJSON, one item per line.
+pub(crate) async fn ndjson(
+    State(services): State<Arc<Services>>,
+    user: SignedIn,
+    PathIds(id, history_id): PathIds<ScrapId, HistoryId>,
+) -> Result<Response, PageError> {
+    export(&services, &user, id, history_id, ExportFormat::Ndjson).await
+}
+
+/// The run's data as an Excel workbook, in the columns of the table.
+pub(crate) async fn xlsx(
+    State(services): State<Arc<Services>>,
+    user: SignedIn,
+    PathIds(id, history_id): PathIds<ScrapId, HistoryId>,
+) -> Result<Response, PageError> {
+    export(&services, &user, id, history_id, ExportFormat::Xlsx).await
 }

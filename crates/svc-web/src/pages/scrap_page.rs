@@ -28,6 +28,7 @@ use crate::present::run_status::{self, Chip};
 use crate::present::when::{Moment, duration_ms, moment, moment_in};
 use crate::present::{activity, schedule_words};
 use crate::signed_in::{SignedForm, SignedIn};
+use svc_service::outbox::feeds::FeedAddress;
 
 /// How many items of the latest data the scrap page shows.
 pub const LATEST_ROWS: usize = 100;
@@ -45,6 +46,9 @@ pub(crate) struct ScrapParams {
     /// A run just started by the form (without the script).
     #[serde(default)]
     started: Option<String>,
+    /// `rotated`: the feed's address was just replaced.
+    #[serde(default)]
+    feed: Option<String>,
 }
 
 /// A run in a list.
@@ -127,6 +131,10 @@ struct ScrapPage {
     emails: Vec<EmailRow>,
     /// What of AI Fix waits for a person's approval.
     awaiting: AwaitingApproval,
+    /// The feed of what changed between successful runs.
+    feed: FeedAddress,
+    /// Its address was just replaced.
+    feed_rotated: bool,
 }
 
 /// One email of the scrap as the page lists it.
@@ -169,6 +177,7 @@ pub(crate) async fn page(
     let latest = services.history.last_success(&principal, id).await?;
     let emails = services.scraps.emails(&user.session, id, EMAILS_SHOWN).await?;
     let awaiting = services.ai.awaiting_approval(&principal, id).await?;
+    let feed = services.feeds.address_of(&user.session, id).await?;
 
     let now = Utc::now();
     let tz = scrap.cron_timezone.parse().unwrap_or(chrono_tz::UTC);
@@ -245,6 +254,8 @@ pub(crate) async fn page(
         started,
         emails,
         awaiting,
+        feed,
+        feed_rotated: params.feed.as_deref() == Some("rotated"),
         url_is_link,
         title: scrap.title,
         url: scrap.url,

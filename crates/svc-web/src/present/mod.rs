@@ -6,6 +6,7 @@ pub mod actor;
 pub mod data_table;
 pub mod delivery_state;
 pub mod device;
+pub mod feed_xml;
 pub mod plans;
 pub mod run_pages;
 pub mod run_status;

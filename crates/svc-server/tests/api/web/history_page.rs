@@ -156,6 +156,20 @@ async fn a_run_page_shows_its_data_downloads_and_what_changed() {
         format!("attachment; filename=\"price-list-eu-{}.json\"", id(&second)).as_str()
     );
     assert_eq!(json.text().await.unwrap(), second["data"].as_str().unwrap(), "exactly the row's data");
+    // NDJSON: one item per line; XLSX: a workbook (its cells are compared
+    // with the JSON by a real reader in `exports::`).
+    let ndjson = fetch(href_of(&tab, "Download NDJSON").await.expect("an NDJSON link")).await.unwrap();
+    assert_eq!(ndjson.status(), StatusCode::OK);
+    assert_eq!(ndjson.headers()["content-type"], "application/x-ndjson");
+    let lines: Vec<Value> = ndjson.text().await.unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines, items);
+    let xlsx = fetch(href_of(&tab, "Download Excel (XLSX)").await.expect("an XLSX link")).await.unwrap();
+    assert_eq!(xlsx.status(), StatusCode::OK);
+    assert_eq!(
+        xlsx.headers()["content-disposition"],
+        format!("attachment; filename=\"price-list-eu-{}.xlsx\"", id(&second)).as_str()
+    );
+    assert!(xlsx.bytes().await.unwrap().starts_with(b"PK"), "a zip");
 
     // The first run has nothing before it.
     tab.click_and_load("← Previous run").await;
@@ -244,7 +258,7 @@ async fn runs_of_other_scraps_and_organizations_are_not_found() {
     let get = |token: &str, path: String| {
         app.http.get(format!("{}{path}", app.base)).header("cookie", session_cookie(token)).send()
     };
-    for suffix in ["", "/data.json", "/data.csv"] {
+    for suffix in ["", "/data.json", "/data.csv", "/data.ndjson", "/data.xlsx"] {
         let ok = get(&alice.token, format!("/scraps/{mine}/history/{my_run}{suffix}")).await.unwrap();
         assert_eq!(ok.status(), StatusCode::OK, "{suffix}");
         for (token, path) in [

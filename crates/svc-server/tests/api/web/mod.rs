@@ -7,6 +7,7 @@ pub mod browser;
 mod ai_editor;
 mod crawl_pages;
 mod developers;
+mod feeds;
 mod fix_review;
 mod history_page;
 mod journey;
