@@ -171,7 +171,7 @@ impl Client {
     }
 
     pub async fn login(&self, email: &str, password: &str) -> Result<LoginView, ClientError> {
-        let body = LoginBody { email: email.to_string(), password: password.to_string() };
+        let body = LoginBody { email: email.to_string(), password: password.to_string(), organization_id: None };
         self.call(Method::POST, "/api/auth/login", Some(&encode(&body))).await
     }
 

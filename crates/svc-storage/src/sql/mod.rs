@@ -22,6 +22,7 @@ mod emails;
 mod fix_proposals;
 mod history;
 mod keys;
+mod members;
 mod ops;
 mod rates;
 mod run_pages;
