@@ -10,6 +10,7 @@ mod developers;
 mod fix_review;
 mod history_page;
 mod journey;
+mod members;
 mod run_progress;
 mod scrap_editor;
 mod scrap_list;
