@@ -5,6 +5,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
+use crate::common::smtp::SmtpServer;
 use crate::common::{Account, TestApp, assert_error};
 
 /// Invites `email` with `role` as `by`; answers the invitation.
@@ -228,4 +229,20 @@ async fn signup_by_invitation_only() {
     // The invitation is used up: the address cannot sign up twice.
     let (status, body) = app.send(signup("bob2@example.com")).await;
     assert_error(status, &body, StatusCode::FORBIDDEN, "FORBIDDEN");
+}
+
+#[tokio::test]
+async fn an_invitation_is_emailed_through_the_outbox_when_email_is_on() {
+    let smtp = SmtpServer::start().await;
+    let url = smtp.url();
+    let app = TestApp::start_with(&[("SVC_SMTP_URL", url.as_str())]).await;
+    let ada = app.signup("ada@example.com").await;
+    let invited = invite(&app, &ada, "bob@example.com", "viewer").await;
+    let link = invited["link"].as_str().unwrap();
+    let mails = smtp.wait_for(1, std::time::Duration::from_secs(30)).await;
+    assert_eq!(mails[0].to, vec!["bob@example.com".to_string()]);
+    let message = mails[0].parsed();
+    assert!(message.subject().unwrap().contains("invited to join ada"), "{:?}", message.subject());
+    let text = message.body_text(0).unwrap();
+    assert!(text.contains(link) && text.contains("as a viewer"), "{text}");
 }
