@@ -393,6 +393,39 @@ async fn members_roles_and_the_last_owner(store: Arc<dyn Store>) {
     assert_eq!(store.remove_member(org.id, bob.id, at).await.unwrap(), MemberChange::NotFound);
 }
 
+/// Two owners demoting each other at once: one wins, one is refused, and
+/// the organization keeps an owner (the organization's row lock).
+async fn concurrent_demotions_keep_an_owner(store: Arc<dyn Store>) {
+    let (org, ada) = account(&store, "ada@example.com").await;
+    let (_, bob) = account(&store, "bob@example.com").await;
+    let at = now();
+    let invite = Invite {
+        id: InviteId::new(),
+        organization_id: org.id,
+        email: "bob@example.com".into(),
+        role: Role::Owner,
+        invited_by: ada.id,
+        created_at: at,
+        expires_at: at + Duration::days(1),
+    };
+    store.insert_invite(&invite, "hash-owner").await.unwrap();
+    assert_eq!(store.accept_invite(&invite, bob.id, at).await.unwrap(), Joined::Joined);
+    for round in 0..5 {
+        let (a, b) =
+            tokio::join!(store.set_role(org.id, ada.id, Role::Admin), store.set_role(org.id, bob.id, Role::Admin));
+        let outcomes = [a.unwrap(), b.unwrap()];
+        assert_eq!(
+            outcomes.iter().filter(|o| **o == MemberChange::LastOwner).count(),
+            1,
+            "round {round}: {outcomes:?}"
+        );
+        let owners = store.members(org.id, 0, 10).await.unwrap().items.iter().filter(|m| m.role == Role::Owner).count();
+        assert_eq!(owners, 1);
+        let demoted = if matches!(outcomes[0], MemberChange::Done { .. }) { ada.id } else { bob.id };
+        assert!(matches!(store.set_role(org.id, demoted, Role::Owner).await.unwrap(), MemberChange::Done { .. }));
+    }
+}
+
 async fn invites_are_single_use_until_they_expire(store: Arc<dyn Store>) {
     let (org, ada) = account(&store, "ada@example.com").await;
     let (other_org, _) = account(&store, "eve@example.com").await;
@@ -4009,6 +4042,7 @@ async fn backlog_counts_what_waits_in_every_organization(store: Arc<dyn Store>) 
 storage_tests!(
     accounts_round_trip,
     members_roles_and_the_last_owner,
+    concurrent_demotions_keep_an_owner,
     invites_are_single_use_until_they_expire,
     engine_memory_is_per_scrap_and_scoped,
     organization_updates,
