@@ -27,6 +27,11 @@ pub struct SignupBody {
 pub struct LoginBody {
     pub email: String,
     pub password: String,
+    /// Which of the user's organizations to enter (24 hex digits); absent:
+    /// the one used last. One the user is not a member of: 403.
+    #[serde(default, rename = "organizationId", skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^[0-9a-fA-F]{24}$")]
+    pub organization_id: Option<String>,
 }
 
 impl fmt::Debug for SignupBody {
@@ -37,7 +42,10 @@ impl fmt::Debug for SignupBody {
 
 impl fmt::Debug for LoginBody {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LoginBody").field("email", &self.email).finish_non_exhaustive()
+        f.debug_struct("LoginBody")
+            .field("email", &self.email)
+            .field("organization_id", &self.organization_id)
+            .finish_non_exhaustive()
     }
 }
 

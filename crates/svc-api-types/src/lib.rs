@@ -12,6 +12,7 @@ mod health;
 mod history;
 mod key;
 mod list;
+mod member;
 mod run;
 mod run_page;
 mod scrap;
@@ -30,6 +31,9 @@ pub use health::HealthView;
 pub use history::HistoryRowView;
 pub use key::{CreatedKeyView, KeyView, NewKeyBody};
 pub use list::ListView;
+pub use member::{
+    AcceptInviteBody, AcceptedInviteView, CreatedInviteView, InviteBody, InviteView, MemberView, RoleBody,
+};
 pub use run::TriggerAccepted;
 pub use run_page::RunPageView;
 pub use scrap::{ScrapBody, ScrapView};

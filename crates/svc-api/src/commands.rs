@@ -2,9 +2,9 @@
 //! the service commands (`svc-service`). The services name failing fields
 //! by their wire names, so a refusal still points at what the client sent.
 
-pub(crate) use svc_api_types::{AnnouncementBody, LoginBody, NewKeyBody, ScrapBody, SignupBody, WebhookBody};
+pub(crate) use svc_api_types::{AnnouncementBody, NewKeyBody, ScrapBody, SignupBody, WebhookBody};
+use svc_service::accounts::Signup;
 use svc_service::accounts::keys::NewKey;
-use svc_service::accounts::{Login, Signup};
 use svc_service::outbox::announcements::Announcement;
 use svc_service::outbox::webhooks::WebhookChanges;
 use svc_service::scraps::input::ScrapChanges;
@@ -79,13 +79,5 @@ impl IntoCommand for SignupBody {
 
     fn into_command(self) -> Signup {
         Signup { email: self.email, password: self.password, name: self.name }
-    }
-}
-
-impl IntoCommand for LoginBody {
-    type Command = Login;
-
-    fn into_command(self) -> Login {
-        Login { email: self.email, password: self.password }
     }
 }

@@ -109,6 +109,19 @@ pub(crate) const XLSX_TOO_LARGE: Failure = failure(
 pub(crate) const INACTIVE_WEBHOOK: Failure =
     failure(422, "VALIDATION", "the webhook is inactive (`field` is `active`): activate it first");
 
+pub(crate) const ROLE_REFUSED: Failure =
+    failure(403, "FORBIDDEN", "the caller's role in the organization may not do this (the description names it)");
+pub(crate) const LAST_OWNER: Failure =
+    failure(409, "LAST_OWNER", "the change would leave the organization without an owner");
+pub(crate) const ALREADY_MEMBER: Failure =
+    failure(409, "ALREADY_MEMBER", "the address is already a member of the organization");
+pub(crate) const INVITE_ELSEWHERE: Failure =
+    failure(403, "FORBIDDEN", "the invitation is for another address than the caller's");
+pub(crate) const INVITE_GONE: Failure =
+    failure(404, "NOT_FOUND", "no invitation has this token: used, withdrawn, expired or never made");
+pub(crate) const NOT_A_MEMBER: Failure =
+    failure(403, "FORBIDDEN", "`organizationId` names an organization the user is not a member of");
+
 const API_KEY: &str = "apiKey";
 const SESSION: &str = "session";
 const SESSION_COOKIE_SCHEME: &str = "sessionCookie";
@@ -133,6 +146,13 @@ lists the `code` values it can carry. Lists answer `{data, total, page, perPage}
         routes::accounts::sessions,
         routes::accounts::end_session,
         routes::accounts::end_all_sessions,
+        routes::members::list,
+        routes::members::set_role,
+        routes::members::remove,
+        routes::members::invite,
+        routes::members::invites,
+        routes::members::withdraw,
+        routes::members::accept,
         routes::scraps::list,
         routes::scraps::create,
         routes::scraps::get,
@@ -171,6 +191,7 @@ lists the `code` values it can carry. Lists answer `{data, total, page, perPage}
     components(schemas(ErrorBody)),
     tags(
         (name = "auth", description = "Sign-up, log-in, sessions and the caller"),
+        (name = "members", description = "Members of the organization, their roles, and invitations"),
         (name = "scraps", description = "Scraps: configured extraction jobs"),
         (name = "runs", description = "Triggering runs and a scrap's live data"),
         (name = "history", description = "History rows: one per run"),

@@ -11,8 +11,8 @@ use serde::de::DeserializeOwned;
 pub use svc_api_types as types;
 use svc_api_types::{
     AttemptView, CreatedKeyView, CreatedWebhookView, ErrorBody, HistoryRowView, KeyView, ListView, LoginBody,
-    LoginView, MeView, NewKeyBody, RedeliveryView, RunPageView, ScrapBody, ScrapView, TriggerAccepted, WebhookBody,
-    WebhookView,
+    LoginView, MeView, MemberView, NewKeyBody, RedeliveryView, RunPageView, ScrapBody, ScrapView, TriggerAccepted,
+    WebhookBody, WebhookView,
 };
 
 /// The one credential a client sends.
@@ -171,7 +171,7 @@ impl Client {
     }
 
     pub async fn login(&self, email: &str, password: &str) -> Result<LoginView, ClientError> {
-        let body = LoginBody { email: email.to_string(), password: password.to_string() };
+        let body = LoginBody { email: email.to_string(), password: password.to_string(), organization_id: None };
         self.call(Method::POST, "/api/auth/login", Some(&encode(&body))).await
     }
 
@@ -267,6 +267,12 @@ impl Client {
     pub async fn keys(&self, page: Option<i64>, per_page: Option<i64>) -> Result<ListView<KeyView>, ClientError> {
         let q = query(&[("page", page.map(|p| p.to_string())), ("perPage", per_page.map(|p| p.to_string()))]);
         self.call(Method::GET, &format!("/api/developers/keys{q}"), None).await
+    }
+
+    /// The members of the session's organization (needs a session, not a key).
+    pub async fn members(&self, page: Option<i64>, per_page: Option<i64>) -> Result<ListView<MemberView>, ClientError> {
+        let q = query(&[("page", page.map(|p| p.to_string())), ("perPage", per_page.map(|p| p.to_string()))]);
+        self.call(Method::GET, &format!("/api/organization/members{q}"), None).await
     }
 
     pub async fn create_key(&self, body: &NewKeyBody) -> Result<CreatedKeyView, ClientError> {

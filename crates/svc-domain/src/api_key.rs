@@ -27,4 +27,6 @@ pub struct ApiKey {
 pub struct KeyOwner {
     pub key: ApiKey,
     pub owner_is_admin: bool,
+    /// The owner's role in the key's organization: bounds what the key does.
+    pub owner_role: crate::member::Role,
 }

@@ -21,6 +21,8 @@ pub enum EmailKind {
     /// AI Fix has a repair of a scrap with a site login, which waits for
     /// its owner's approval.
     FixProposed,
+    /// An invitation to join an organization.
+    Invite,
 }
 
 impl EmailKind {
@@ -32,11 +34,12 @@ impl EmailKind {
             EmailKind::Digest => "digest",
             EmailKind::Announcement => "announcement",
             EmailKind::FixProposed => "fix_proposed",
+            EmailKind::Invite => "invite",
         }
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Result, Self::Alert, Self::Recovered, Self::Digest, Self::Announcement, Self::FixProposed]
+        [Self::Result, Self::Alert, Self::Recovered, Self::Digest, Self::Announcement, Self::FixProposed, Self::Invite]
             .into_iter()
             .find(|k| k.as_str() == s)
     }

@@ -163,6 +163,10 @@ typed_id!(
     /// A web session: one log-in, named by its JWT's `sid` claim.
     SessionId
 );
+typed_id!(
+    /// An invitation to join an organization.
+    InviteId
+);
 
 #[cfg(test)]
 mod tests {

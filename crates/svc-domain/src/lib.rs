@@ -9,6 +9,7 @@ pub mod email;
 pub mod history;
 pub mod id;
 pub mod login_session;
+pub mod member;
 pub mod meter;
 pub mod net;
 pub mod plan;
@@ -20,4 +21,4 @@ pub mod site_account;
 pub mod task;
 pub mod webhook;
 
-pub use id::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, SessionId, TypedId, UserId, WebhookId};
+pub use id::{HistoryId, InviteId, KeyId, ObjectId, OrgId, ScrapId, SessionId, TypedId, UserId, WebhookId};

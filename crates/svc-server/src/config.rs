@@ -75,8 +75,9 @@ pub struct Config {
     /// `SVC_CRAWL_MAX_PAGES` and `SVC_CRAWL_TIMEOUT`: the most pages one run
     /// of a crawl visits, and how long it may take in all.
     pub crawl: svc_service::runs::crawl::CrawlSettings,
-    /// `SVC_SIGNUP`: `open` (anyone may sign up) or `closed`.
-    pub signup_open: bool,
+    /// `SVC_SIGNUP`: `open` (anyone may sign up), `invite` (only invited
+    /// addresses) or `closed`.
+    pub signup: svc_service::accounts::SignupMode,
     pub chromium: Option<String>,
     /// `SVC_BROWSER_USER`: the user Chromium runs as when svc runs as root
     /// (default `nobody`; `root` keeps it root, without its sandbox).
@@ -706,11 +707,7 @@ impl Config {
                 )?,
                 timeout: raw.get("CRAWL_TIMEOUT", svc_service::runs::crawl::DEFAULT_TIMEOUT, positive_duration)?,
             },
-            signup_open: raw.get("SIGNUP", true, |s| match s.trim() {
-                "open" => Ok(true),
-                "closed" => Ok(false),
-                _ => Err("expected open or closed".into()),
-            })?,
+            signup: raw.get("SIGNUP", svc_service::accounts::SignupMode::Open, |s| s.parse())?,
             chromium,
             browser_user: raw.get(
                 "BROWSER_USER",
@@ -1172,7 +1169,7 @@ mod tests {
     #[test]
     fn a_config_text_is_read_like_a_file() {
         let c = Config::load_text(Some(("svc.toml", "run_timeout = \"90s\"\nsignup = \"closed\"")), []).unwrap();
-        assert_eq!((c.run_timeout, c.signup_open), (Duration::from_secs(90), false));
+        assert_eq!((c.run_timeout, c.signup), (Duration::from_secs(90), svc_service::accounts::SignupMode::Closed));
         let e = Config::load_text(Some(("svc.toml", "run_timeout = ")), []).unwrap_err().to_string();
         assert!(e.starts_with("cannot read config file svc.toml"), "{e}");
         let e = Config::load_text(Some(("svc.toml", "nope = 1")), []).unwrap_err().to_string();

@@ -112,7 +112,7 @@ impl App {
                 email_enabled: smtp.is_some(),
                 ai_fix_daily: config.ai_fix_daily,
                 crawl: config.crawl,
-                signup_open: config.signup_open,
+                signup: config.signup,
                 tiers: config.tier_settings(),
                 weekly_units: svc_service::WeeklyUnits { growth: config.growth_weekly, pro: config.pro_weekly },
             },

@@ -10,6 +10,7 @@
 pub mod accounts;
 pub mod ai;
 pub mod error;
+pub mod members;
 pub mod metrics;
 pub mod outbox;
 pub mod paging;

@@ -1,8 +1,14 @@
 //! Who is calling. Values of these types are only made by `AuthService`
 //! after a credential was verified, so holding one is proof of
-//! authentication; the checks on them (`require`, `may_touch_scrap`) are the
-//! authorization.
+//! authentication; the checks on them (`require`, `require_power`,
+//! `may_touch_scrap`) are the authorization.
+//!
+//! Both carry the member's role in the organization (for a key: its
+//! creator's), and `require` checks it along with a key's scopes: every
+//! operation that asks for a scope is bounded by the role too, so a viewer's
+//! key cannot run a scrap even when its scopes say it may.
 
+use svc_domain::member::{Power, Role};
 use svc_domain::scope::Scope;
 use svc_domain::{KeyId, OrgId, ScrapId, SessionId, UserId};
 
@@ -17,11 +23,39 @@ pub struct Session {
     is_platform_admin: bool,
     /// The log-in this request rides on (the JWT's `sid`).
     id: SessionId,
+    /// The user's role in `org`.
+    role: Role,
+}
+
+/// The refusal of `power` to `role`: 403 `FORBIDDEN`, naming the role.
+fn refuse(role: Role, power: Power) -> ServiceError {
+    ServiceError::Forbidden(format!("the {role} role may not {}", power.describe()))
+}
+
+/// Fails unless `role` may use every one of `scopes`.
+fn role_allows(role: Role, scopes: &[Scope]) -> Result<(), ServiceError> {
+    match scopes.iter().find(|s| !role.may(Power::Act(**s))) {
+        Some(s) => Err(refuse(role, Power::Act(*s))),
+        None => Ok(()),
+    }
 }
 
 impl Session {
-    pub(crate) fn new(org: OrgId, user: UserId, is_platform_admin: bool, id: SessionId) -> Self {
-        Session { org, user, is_platform_admin, id }
+    pub(crate) fn new(org: OrgId, user: UserId, is_platform_admin: bool, id: SessionId, role: Role) -> Self {
+        Session { org, user, is_platform_admin, id, role }
+    }
+    /// The user's role in the session's organization.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+    /// Fails with 403 `FORBIDDEN` naming the role unless it may use every
+    /// one of `needed` (a session has no scopes of its own).
+    pub fn require(&self, needed: &[Scope]) -> Result<(), ServiceError> {
+        role_allows(self.role, needed)
+    }
+    /// Fails with 403 `FORBIDDEN` naming the role unless it holds `power`.
+    pub fn require_power(&self, power: Power) -> Result<(), ServiceError> {
+        if self.role.may(power) { Ok(()) } else { Err(refuse(self.role, power)) }
     }
     /// The log-in this request rides on.
     pub fn id(&self) -> SessionId {
@@ -52,19 +86,37 @@ pub struct KeyGrant {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Principal {
     Session(Session),
-    Key { org: OrgId, owner: UserId, owner_is_platform_admin: bool, grant: KeyGrant },
+    Key { org: OrgId, owner: UserId, owner_is_platform_admin: bool, owner_role: Role, grant: KeyGrant },
+}
+
+/// Who a key belongs to, as `AuthService` verified it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct KeyHolder {
+    pub org: OrgId,
+    pub owner: UserId,
+    pub owner_is_platform_admin: bool,
+    /// The owner's role in `org`: bounds what the key may do.
+    pub owner_role: Role,
 }
 
 impl Principal {
-    pub(crate) fn key(
-        org: OrgId,
-        owner: UserId,
-        owner_is_platform_admin: bool,
-        key_id: KeyId,
-        scopes: Vec<Scope>,
-        scrap_ids: Vec<ScrapId>,
-    ) -> Self {
-        Principal::Key { org, owner, owner_is_platform_admin, grant: KeyGrant { key_id, scopes, scrap_ids } }
+    pub(crate) fn key(holder: KeyHolder, key_id: KeyId, scopes: Vec<Scope>, scrap_ids: Vec<ScrapId>) -> Self {
+        let KeyHolder { org, owner, owner_is_platform_admin, owner_role } = holder;
+        Principal::Key {
+            org,
+            owner,
+            owner_is_platform_admin,
+            owner_role,
+            grant: KeyGrant { key_id, scopes, scrap_ids },
+        }
+    }
+
+    /// The member's role (for a key: its owner's).
+    pub fn role(&self) -> Role {
+        match self {
+            Principal::Session(s) => s.role,
+            Principal::Key { owner_role, .. } => *owner_role,
+        }
     }
 
     pub fn org(&self) -> OrgId {
@@ -97,8 +149,11 @@ impl Principal {
         }
     }
 
-    /// Fails with the missing scopes unless every one of `needed` is granted.
+    /// Fails with 403 `FORBIDDEN` naming the role unless the member's role
+    /// may use every one of `needed`, then with the missing scopes unless
+    /// every one is granted.
     pub fn require(&self, needed: &[Scope]) -> Result<(), ServiceError> {
+        role_allows(self.role(), needed)?;
         let Principal::Key { grant, .. } = self else { return Ok(()) };
         if grant.scopes.is_empty() {
             return Ok(());
@@ -139,8 +194,37 @@ impl From<Session> for Principal {
 mod tests {
     use super::*;
 
+    fn holder(role: Role) -> KeyHolder {
+        KeyHolder { org: OrgId::new(), owner: UserId::new(), owner_is_platform_admin: false, owner_role: role }
+    }
+
     fn key(scopes: Vec<Scope>, scraps: Vec<ScrapId>) -> Principal {
-        Principal::key(OrgId::new(), UserId::new(), false, KeyId::new(), scopes, scraps)
+        Principal::key(holder(Role::Owner), KeyId::new(), scopes, scraps)
+    }
+
+    #[test]
+    fn a_role_bounds_its_keys_and_sessions() {
+        let viewers_key = Principal::key(holder(Role::Viewer), KeyId::new(), vec![], vec![]);
+        assert!(viewers_key.require(&[Scope::ScrapsRead, Scope::HistoryRead]).is_ok());
+        match viewers_key.require(&[Scope::ScrapsRun]) {
+            Err(ServiceError::Forbidden(m)) => assert_eq!(m, "the viewer role may not run scraps"),
+            other => panic!("unexpected {other:?}"),
+        }
+        let editors_key = Principal::key(holder(Role::Editor), KeyId::new(), vec![Scope::ScrapsRead], vec![]);
+        assert!(matches!(editors_key.require(&[Scope::ScrapsRun]), Err(ServiceError::InsufficientScope(_))));
+        let viewer = Session::new(OrgId::new(), UserId::new(), false, SessionId::new(), Role::Viewer);
+        assert!(matches!(viewer.require(&[Scope::ScrapsWrite]), Err(ServiceError::Forbidden(_))));
+        assert!(matches!(
+            Principal::from(viewer.clone()).require(&[Scope::ScrapsRun]),
+            Err(ServiceError::Forbidden(_))
+        ));
+        assert!(matches!(viewer.require_power(Power::ManageMembers), Err(ServiceError::Forbidden(_))));
+        let admin = Session::new(OrgId::new(), UserId::new(), false, SessionId::new(), Role::Admin);
+        assert!(admin.require_power(Power::ManageMembers).is_ok());
+        match admin.require_power(Power::ManageOwners) {
+            Err(ServiceError::Forbidden(m)) => assert_eq!(m, "the admin role may not manage owners"),
+            other => panic!("unexpected {other:?}"),
+        }
     }
 
     #[test]
@@ -166,7 +250,7 @@ mod tests {
         assert!(p.may_touch_scrap(a));
         assert!(!p.may_touch_scrap(b));
         assert!(key(vec![], vec![]).may_touch_scrap(b));
-        let s: Principal = Session::new(OrgId::new(), UserId::new(), false, SessionId::new()).into();
+        let s: Principal = Session::new(OrgId::new(), UserId::new(), false, SessionId::new(), Role::Owner).into();
         assert!(s.may_touch_scrap(b));
         assert!(s.require(&Scope::ALL).is_ok());
     }

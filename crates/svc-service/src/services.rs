@@ -16,6 +16,7 @@ use crate::accounts::sessions::SessionService;
 use crate::ai::attachments::Attachments;
 use crate::ai::task_runner::TaskRunner;
 use crate::ai::tasks::AiService;
+use crate::members::{InviteSettings, MemberService};
 use crate::metrics::Metrics;
 use crate::outbox::announcements::AnnouncementService;
 use crate::outbox::feeds::FeedService;
@@ -56,8 +57,8 @@ pub struct ServiceConfig {
     pub ai_fix_daily: i64,
     /// The caps on crawls (`SVC_CRAWL_MAX_PAGES`, `SVC_CRAWL_TIMEOUT`).
     pub crawl: crate::runs::crawl::CrawlSettings,
-    /// `SVC_SIGNUP=open` (default) or `closed`.
-    pub signup_open: bool,
+    /// `SVC_SIGNUP`: `open` (default), `invite` or `closed`.
+    pub signup: crate::accounts::SignupMode,
     /// The proxy tiers configured (`SVC_PROXY_TIER1`..`4`), their prices and multipliers.
     pub tiers: crate::scraps::proxy_tiers::TierSettings,
     /// The balances Growth and Pro are topped up to every week
@@ -80,7 +81,7 @@ impl fmt::Debug for ServiceConfig {
             .field("email_enabled", &self.email_enabled)
             .field("ai_fix_daily", &self.ai_fix_daily)
             .field("crawl", &self.crawl)
-            .field("signup_open", &self.signup_open)
+            .field("signup", &self.signup)
             .field("tiers", &self.tiers)
             .field("weekly_units", &self.weekly_units)
             .finish()
@@ -101,6 +102,8 @@ pub struct Services {
     /// Scraps' site logins and saved sessions (logged-in scraping).
     pub site_accounts: SiteAccountService,
     pub keys: KeyService,
+    /// Members, roles, invitations; moving between organizations.
+    pub members: MemberService,
     pub history: HistoryService,
     pub runs: RunService,
     /// The AI routes (wizard, generation) and their tasks.
@@ -169,12 +172,19 @@ impl Services {
                 sessions.clone(),
                 config.free_grant,
                 rate_limits.clone(),
-                config.signup_open,
+                config.signup,
             ),
-            sessions,
+            sessions: sessions.clone(),
             admin: AdminService::new(store.clone()),
             scraps: ScrapService::new(store.clone(), config.cron_min_interval, schedule_changed, config.tiers.clone()),
             site_accounts: SiteAccountService::new(store.clone()),
+            members: MemberService::new(
+                store.clone(),
+                sessions.clone(),
+                key_cache.clone(),
+                InviteSettings { public_url: config.public_url.clone(), email_enabled: config.email_enabled },
+                runs.signals.emails.clone(),
+            ),
             keys: KeyService::new(store.clone(), key_cache),
             history: HistoryService::new(store.clone()),
             webhooks: WebhookService::new(

@@ -31,6 +31,11 @@ pub(crate) fn opt_time(ms: Option<i64>) -> Result<Option<DateTime<Utc>>, StoreEr
 }
 
 /// A stored id, of whichever id type the column holds.
+/// A stored role.
+pub(crate) fn role(s: &str) -> Result<svc_domain::member::Role, StoreError> {
+    s.parse().map_err(|()| StoreError::Corrupt(format!("unknown role {s:?}")))
+}
+
 pub(crate) fn id<T: TypedId>(s: &str) -> Result<T, StoreError> {
     T::parse_id(s).ok_or_else(|| StoreError::Corrupt(format!("id `{s}`")))
 }
@@ -307,6 +312,7 @@ pub(crate) struct KeyOwnerRecord {
     #[sqlx(flatten)]
     pub(crate) key: KeyRecord,
     pub(crate) owner_is_admin: bool,
+    pub(crate) owner_role: String,
 }
 
 #[derive(sqlx::FromRow)]

@@ -6,6 +6,7 @@ use svc_domain::api_key::{ApiKey, KeyOwner};
 use svc_domain::email::{Email, EmailRecord};
 use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
 use svc_domain::login_session::LoginSession;
+use svc_domain::member::{Invite, Member, Membership, Role};
 use svc_domain::plan::{Plan, WeeklyUnits};
 use svc_domain::run_page::RunPage;
 use svc_domain::scrap::{ParamSet, Scrap};
@@ -13,7 +14,7 @@ use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion};
 use svc_domain::site_account::{SavedSession, SiteAccount, StoredAccount};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
-use svc_domain::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, SessionId, UserId, WebhookId};
+use svc_domain::{HistoryId, InviteId, KeyId, ObjectId, OrgId, ScrapId, SessionId, UserId, WebhookId};
 
 use crate::Result;
 
@@ -64,7 +65,7 @@ pub trait AccountStore: Send + Sync {
     /// The user's password hash.
     async fn password_hash(&self, org: OrgId, user: UserId) -> Result<Option<String>>;
     /// Sets the password hash and, in the same transaction, ends every
-    /// live session of the user but `keep` (at `at`). False when the user
+    /// live session of the user (in every organization) but `keep` (at `at`). False when the user
     /// is not in `org`.
     async fn set_password_hash(
         &self,
@@ -128,7 +129,8 @@ pub enum RenewalOutcome {
 #[async_trait]
 pub trait SessionStore: Send + Sync {
     async fn insert_session(&self, session: &LoginSession) -> Result<()>;
-    /// The user of a session live at `now`, and when it was last seen: one
+    /// The user of a session live at `now`, their role in the session's
+    /// organization, and when it was last seen: one
     /// indexed read, made on every request a session authenticates.
     async fn live_session(
         &self,
@@ -136,7 +138,7 @@ pub trait SessionStore: Send + Sync {
         user: UserId,
         id: SessionId,
         now: DateTime<Utc>,
-    ) -> Result<Option<(User, DateTime<Utc>)>>;
+    ) -> Result<Option<(User, Role, DateTime<Utc>)>>;
     /// Sets the session's `last_seen_at` to `now` unless it is already as
     /// late; false when the session is not the user's.
     async fn touch_session(&self, org: OrgId, user: UserId, id: SessionId, now: DateTime<Utc>) -> Result<bool>;
@@ -984,10 +986,62 @@ pub trait FeedStore: Send + Sync {
     async fn recent_successes(&self, org: OrgId, scrap: ScrapId, limit: i64) -> Result<Vec<RunSummary>>;
 }
 
+/// What `MemberStore::set_role` and `MemberStore::remove_member` did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MemberChange {
+    /// Done; on a removal, the API keys it revoked.
+    Done { revoked_keys: Vec<KeyId>, ended_sessions: u64 },
+    /// No such member in the organization.
+    NotFound,
+    /// Refused: it would leave the organization without an owner.
+    LastOwner,
+}
+
+/// What `MemberStore::accept_invite` did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Joined {
+    /// A new member with the invite's role.
+    Joined,
+    /// Already a member: the role is unchanged, the invite used up.
+    AlreadyMember,
+    /// The invite was used or withdrawn meanwhile.
+    InviteGone,
+}
+
+/// Members of organizations (`memberships`) and invitations (`invites`).
+/// An organization always keeps an owner: the writes that could take its
+/// last one away refuse to, under a lock on the organization's row.
+#[async_trait]
+pub trait MemberStore: Send + Sync {
+    /// The organization's members, owners first, then by joining time.
+    async fn members(&self, org: OrgId, offset: i64, limit: i64) -> Result<Page<Member>>;
+    async fn member(&self, org: OrgId, user: UserId) -> Result<Option<Member>>;
+    /// The user's organizations, the most recently used first.
+    async fn memberships(&self, user: UserId) -> Result<Vec<Membership>>;
+    /// Marks the membership used now (log-in's default); false when the user
+    /// is not a member.
+    async fn touch_membership(&self, org: OrgId, user: UserId, at: DateTime<Utc>) -> Result<bool>;
+    async fn set_role(&self, org: OrgId, user: UserId, role: Role) -> Result<MemberChange>;
+    /// Removes the member, ends their sessions in the organization and
+    /// revokes the API keys they created there, in one transaction.
+    async fn remove_member(&self, org: OrgId, user: UserId, at: DateTime<Utc>) -> Result<MemberChange>;
+    async fn insert_invite(&self, invite: &Invite, token_hash: &str) -> Result<()>;
+    /// Pending (unexpired) invites, newest first.
+    async fn invites(&self, org: OrgId, now: DateTime<Utc>, offset: i64, limit: i64) -> Result<Page<Invite>>;
+    async fn delete_invite(&self, org: OrgId, id: InviteId) -> Result<bool>;
+    /// The unexpired invite whose link secret hashes to `token_hash`.
+    async fn invite_by_token(&self, token_hash: &str, now: DateTime<Utc>) -> Result<Option<Invite>>;
+    /// Whether an unexpired invite names `email` (sign-up by invitation).
+    async fn invited(&self, email: &str, now: DateTime<Utc>) -> Result<bool>;
+    /// Uses up `invite` and makes `user` a member with its role.
+    async fn accept_invite(&self, invite: &Invite, user: UserId, at: DateTime<Utc>) -> Result<Joined>;
+}
+
 /// Everything svc stores.
 #[async_trait]
 pub trait Store:
     AccountStore
+    + MemberStore
     + SessionStore
     + ScrapStore
     + KeyStore

@@ -25,6 +25,7 @@ use svc_domain::costs::Costs;
 use svc_domain::email::{Attachment, Email, EmailKind, EmailState};
 use svc_domain::history::{HistoryRow, RunSummary, RunType, StatusDetail, TriggeredBy};
 use svc_domain::login_session::LoginSession;
+use svc_domain::member::{Invite, Role};
 use svc_domain::meter::{Meter, MeterBreakdown};
 use svc_domain::plan::{Plan, WeeklyUnits};
 use svc_domain::run_page::{PageStatus, RunPage};
@@ -34,13 +35,14 @@ use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion, Vers
 use svc_domain::site_account::{SavedSession, SessionState, SiteAccount};
 use svc_domain::task::{Task, TaskKind, TaskState};
 use svc_domain::webhook::{AttemptState, Delivery, DeliveryAttempt, Webhook, WebhookEvent};
-use svc_domain::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, SessionId, TypedId, UserId, WebhookId};
+use svc_domain::{HistoryId, InviteId, KeyId, ObjectId, OrgId, ScrapId, SessionId, TypedId, UserId, WebhookId};
 use svc_storage::key_check::key_check_opens;
 use svc_storage::testing::TestDb;
 use svc_storage::{
-    AppliedFix, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, Nearby, NewAccount, Page, PlanRenewal,
-    PlannedTick, ProposalDecision, QueueState, RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store,
-    StoreError, StoredFeedToken, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan, TickPlanner, TierNote,
+    AppliedFix, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, Joined, MemberChange, Nearby, NewAccount,
+    Page, PlanRenewal, PlannedTick, ProposalDecision, QueueState, RenewalOutcome, RunNeighbours, RunStreak,
+    ScrapFilter, Store, StoreError, StoredFeedToken, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan,
+    TickPlanner, TierNote,
 };
 use svc_storage::{MasterKey, Sealer};
 
@@ -320,6 +322,154 @@ async fn password_and_email_changes(store: Arc<dyn Store>) {
     account(&store, "ada@example.com").await;
 }
 
+async fn members_roles_and_the_last_owner(store: Arc<dyn Store>) {
+    let (org, ada) = account(&store, "ada@example.com").await;
+    let (bobs_org, bob) = account(&store, "bob@example.com").await;
+    let at = now();
+    // The signup user owns their organization; a user of another one is not
+    // a member, and is not reachable through this one.
+    let members = store.members(org.id, 0, 10).await.unwrap();
+    assert_eq!(members.total, 1);
+    assert_eq!((members.items[0].user_id, members.items[0].role), (ada.id, Role::Owner));
+    assert_eq!(store.member(org.id, bob.id).await.unwrap(), None);
+    assert_eq!(store.user(org.id, bob.id).await.unwrap(), None);
+
+    // Bob joins Ada's organization by invitation.
+    let invite = Invite {
+        id: InviteId::new(),
+        organization_id: org.id,
+        email: "bob@example.com".into(),
+        role: Role::Editor,
+        invited_by: ada.id,
+        created_at: at,
+        expires_at: at + Duration::days(7),
+    };
+    store.insert_invite(&invite, "hash-bob").await.unwrap();
+    assert_eq!(store.accept_invite(&invite, bob.id, at + Duration::seconds(1)).await.unwrap(), Joined::Joined);
+    let as_member = store.user(org.id, bob.id).await.unwrap().expect("a member's user");
+    assert_eq!(as_member.organization_id, org.id, "the user as a member of the organization read");
+    assert_eq!(store.member(org.id, bob.id).await.unwrap().unwrap().role, Role::Editor);
+    let mine = store.memberships(bob.id).await.unwrap();
+    assert_eq!(ids(&mine, |m| m.organization_id), vec![org.id, bobs_org.id], "most recently used first");
+    assert!(store.touch_membership(bobs_org.id, bob.id, at + Duration::seconds(5)).await.unwrap());
+    assert_eq!(store.memberships(bob.id).await.unwrap()[0].organization_id, bobs_org.id);
+    assert!(!store.touch_membership(bobs_org.id, ada.id, at).await.unwrap(), "not a member");
+
+    // A session of Bob's in Ada's organization carries his role there.
+    let session = LoginSession { organization_id: org.id, ..login_session(&bob, "Firefox", at) };
+    store.insert_session(&session).await.unwrap();
+    let (_, role, _) = store.live_session(org.id, bob.id, session.id, at).await.unwrap().unwrap();
+    assert_eq!(role, Role::Editor);
+    let key = ApiKey { organization_id: org.id, ..api_key(&bob, "bob's", at) };
+    store.insert_key(&key, "hash-bobs-key", &[]).await.unwrap();
+    let own_key = api_key(&bob, "bob's own", at);
+    store.insert_key(&own_key, "hash-bobs-own", &[]).await.unwrap();
+    assert_eq!(store.key_by_hash("hash-bobs-key").await.unwrap().unwrap().owner_role, Role::Editor);
+    assert_eq!(store.key_by_hash("hash-bobs-own").await.unwrap().unwrap().owner_role, Role::Owner);
+
+    // The last owner can neither be demoted nor removed; with a second
+    // owner, either can.
+    assert_eq!(store.set_role(org.id, ada.id, Role::Admin).await.unwrap(), MemberChange::LastOwner);
+    assert_eq!(store.remove_member(org.id, ada.id, at).await.unwrap(), MemberChange::LastOwner);
+    assert_eq!(
+        store.set_role(org.id, bob.id, Role::Viewer).await.unwrap(),
+        MemberChange::Done { revoked_keys: vec![], ended_sessions: 0 }
+    );
+    assert_eq!(store.key_by_hash("hash-bobs-key").await.unwrap().unwrap().owner_role, Role::Viewer);
+    assert_eq!(store.set_role(org.id, UserId::new(), Role::Viewer).await.unwrap(), MemberChange::NotFound);
+    assert!(matches!(store.set_role(org.id, bob.id, Role::Owner).await.unwrap(), MemberChange::Done { .. }));
+    assert!(matches!(store.set_role(org.id, ada.id, Role::Admin).await.unwrap(), MemberChange::Done { .. }));
+    assert_eq!(store.set_role(org.id, bob.id, Role::Editor).await.unwrap(), MemberChange::LastOwner);
+    assert!(matches!(store.set_role(org.id, ada.id, Role::Owner).await.unwrap(), MemberChange::Done { .. }));
+
+    // Removing Bob ends his session there and revokes the keys he made
+    // there, not those of his own organization.
+    let removed = store.remove_member(org.id, bob.id, at + Duration::seconds(2)).await.unwrap();
+    assert_eq!(removed, MemberChange::Done { revoked_keys: vec![key.id], ended_sessions: 1 });
+    assert_eq!(store.live_session(org.id, bob.id, session.id, at).await.unwrap(), None);
+    assert_eq!(store.key_by_hash("hash-bobs-key").await.unwrap(), None, "no longer a member");
+    assert!(store.key_by_hash("hash-bobs-own").await.unwrap().unwrap().key.revoked_at.is_none());
+    assert_eq!(store.user(org.id, bob.id).await.unwrap(), None);
+    assert_eq!(store.members(org.id, 0, 10).await.unwrap().total, 1);
+    assert_eq!(store.remove_member(org.id, bob.id, at).await.unwrap(), MemberChange::NotFound);
+}
+
+/// Two owners demoting each other at once: one wins, one is refused, and
+/// the organization keeps an owner (the organization's row lock).
+async fn concurrent_demotions_keep_an_owner(store: Arc<dyn Store>) {
+    let (org, ada) = account(&store, "ada@example.com").await;
+    let (_, bob) = account(&store, "bob@example.com").await;
+    let at = now();
+    let invite = Invite {
+        id: InviteId::new(),
+        organization_id: org.id,
+        email: "bob@example.com".into(),
+        role: Role::Owner,
+        invited_by: ada.id,
+        created_at: at,
+        expires_at: at + Duration::days(1),
+    };
+    store.insert_invite(&invite, "hash-owner").await.unwrap();
+    assert_eq!(store.accept_invite(&invite, bob.id, at).await.unwrap(), Joined::Joined);
+    for round in 0..5 {
+        let (a, b) =
+            tokio::join!(store.set_role(org.id, ada.id, Role::Admin), store.set_role(org.id, bob.id, Role::Admin));
+        let outcomes = [a.unwrap(), b.unwrap()];
+        assert_eq!(
+            outcomes.iter().filter(|o| **o == MemberChange::LastOwner).count(),
+            1,
+            "round {round}: {outcomes:?}"
+        );
+        let owners = store.members(org.id, 0, 10).await.unwrap().items.iter().filter(|m| m.role == Role::Owner).count();
+        assert_eq!(owners, 1);
+        let demoted = if matches!(outcomes[0], MemberChange::Done { .. }) { ada.id } else { bob.id };
+        assert!(matches!(store.set_role(org.id, demoted, Role::Owner).await.unwrap(), MemberChange::Done { .. }));
+    }
+}
+
+async fn invites_are_single_use_until_they_expire(store: Arc<dyn Store>) {
+    let (org, ada) = account(&store, "ada@example.com").await;
+    let (other_org, _) = account(&store, "eve@example.com").await;
+    let (_, bob) = account(&store, "bob@example.com").await;
+    let at = now();
+    let invite = |email: &str, created: DateTime<Utc>, expires: DateTime<Utc>| Invite {
+        id: InviteId::new(),
+        organization_id: org.id,
+        email: email.into(),
+        role: Role::Viewer,
+        invited_by: ada.id,
+        created_at: created,
+        expires_at: expires,
+    };
+    let bobs = invite("bob@example.com", at, at + Duration::days(7));
+    let carols = invite("carol@example.com", at + Duration::seconds(1), at + Duration::days(7));
+    let stale = invite("dan@example.com", at - Duration::days(8), at - Duration::days(1));
+    store.insert_invite(&bobs, "hash-bob").await.unwrap();
+    store.insert_invite(&carols, "hash-carol").await.unwrap();
+    store.insert_invite(&stale, "hash-dan").await.unwrap();
+
+    let pending = store.invites(org.id, at, 0, 10).await.unwrap();
+    assert_eq!((pending.total, ids(&pending.items, |i| i.id)), (2, vec![carols.id, bobs.id]));
+    assert_eq!(store.invites(other_org.id, at, 0, 10).await.unwrap().total, 0);
+    assert_eq!(store.invite_by_token("hash-bob", at).await.unwrap(), Some(bobs.clone()));
+    assert_eq!(store.invite_by_token("hash-dan", at).await.unwrap(), None, "expired");
+    assert!(store.invited("carol@example.com", at).await.unwrap());
+    assert!(!store.invited("dan@example.com", at).await.unwrap(), "expired");
+
+    assert_eq!(store.accept_invite(&bobs, bob.id, at).await.unwrap(), Joined::Joined);
+    assert_eq!(store.accept_invite(&bobs, bob.id, at).await.unwrap(), Joined::InviteGone, "single use");
+    assert_eq!(store.invite_by_token("hash-bob", at).await.unwrap(), None);
+    // Another organization cannot withdraw an invite; its own can.
+    assert!(!store.delete_invite(other_org.id, carols.id).await.unwrap());
+    assert!(store.delete_invite(org.id, carols.id).await.unwrap());
+    assert!(!store.invited("carol@example.com", at).await.unwrap());
+    // A second invite of a member uses the invite and leaves the role.
+    let again = Invite { role: Role::Admin, ..invite("bob@example.com", at, at + Duration::days(1)) };
+    store.insert_invite(&again, "hash-bob-again").await.unwrap();
+    assert_eq!(store.accept_invite(&again, bob.id, at).await.unwrap(), Joined::AlreadyMember);
+    assert_eq!(store.member(org.id, bob.id).await.unwrap().unwrap().role, Role::Viewer);
+}
+
 fn login_session(user: &User, device: &str, at: DateTime<Utc>) -> LoginSession {
     LoginSession {
         id: SessionId::new(),
@@ -346,8 +496,8 @@ async fn sessions_live_until_ended_or_expired(store: Arc<dyn Store>) {
         store.insert_session(s).await.unwrap();
     }
 
-    let (found, seen) = store.live_session(org.id, user.id, laptop.id, at).await.unwrap().expect("live");
-    assert_eq!((found.id, found.email.as_str(), seen), (user.id, "ada@example.com", at));
+    let (found, role, seen) = store.live_session(org.id, user.id, laptop.id, at).await.unwrap().expect("live");
+    assert_eq!((found.id, found.email.as_str(), role, seen), (user.id, "ada@example.com", Role::Owner, at));
     assert_eq!(store.live_session(org.id, user.id, old.id, at).await.unwrap(), None, "expired");
     assert_eq!(store.live_session(org.id, user.id, bobs.id, at).await.unwrap(), None, "another user's");
     assert_eq!(store.live_session(other_org.id, user.id, laptop.id, at).await.unwrap(), None, "another org");
@@ -363,7 +513,7 @@ async fn sessions_live_until_ended_or_expired(store: Arc<dyn Store>) {
     assert!(store.touch_session(org.id, user.id, laptop.id, later).await.unwrap());
     assert!(!store.touch_session(org.id, user.id, laptop.id, at).await.unwrap());
     assert!(!store.touch_session(other_org.id, user.id, laptop.id, later + Duration::minutes(1)).await.unwrap());
-    assert_eq!(store.live_session(org.id, user.id, laptop.id, at).await.unwrap().unwrap().1, later);
+    assert_eq!(store.live_session(org.id, user.id, laptop.id, at).await.unwrap().unwrap().2, later);
     let listed = store.live_sessions(org.id, user.id, at).await.unwrap();
     assert_eq!(listed[0], LoginSession { last_seen_at: later, ..laptop.clone() }, "round trip");
 
@@ -978,10 +1128,16 @@ async fn api_keys(store: Arc<dyn Store>) {
     let key = ApiKey { scopes: vec![], scrap_ids: vec![], expires_at: None, ..api_key(&user, "ci", t0) };
     let created = activity(org.id, log_scrap, "key.created", t0);
     store.insert_key(&key, "hash-ci", std::slice::from_ref(&created)).await.unwrap();
-    assert_eq!(store.key_by_hash("hash-ci").await.unwrap(), Some(KeyOwner { key: key.clone(), owner_is_admin: false }));
+    assert_eq!(
+        store.key_by_hash("hash-ci").await.unwrap(),
+        Some(KeyOwner { key: key.clone(), owner_is_admin: false, owner_role: Role::Owner })
+    );
     assert_eq!(store.key_by_hash("hash-unknown").await.unwrap(), None);
     assert!(store.set_admin(org.id, user.id, true).await.unwrap());
-    assert_eq!(store.key_by_hash("hash-ci").await.unwrap(), Some(KeyOwner { key: key.clone(), owner_is_admin: true }));
+    assert_eq!(
+        store.key_by_hash("hash-ci").await.unwrap(),
+        Some(KeyOwner { key: key.clone(), owner_is_admin: true, owner_role: Role::Owner })
+    );
     assert!(store.set_admin(org.id, user.id, false).await.unwrap());
     assert!(!store.key_by_hash("hash-ci").await.unwrap().unwrap().owner_is_admin);
     assert_eq!(store.list_activities(org.id, log_scrap, 0, 10).await.unwrap().items, std::slice::from_ref(&created));
@@ -3993,6 +4149,9 @@ async fn backlog_counts_what_waits_in_every_organization(store: Arc<dyn Store>) 
 storage_tests!(
     accounts_round_trip,
     recent_successes_newest_first_of_one_scrap,
+    members_roles_and_the_last_owner,
+    concurrent_demotions_keep_an_owner,
+    invites_are_single_use_until_they_expire,
     engine_memory_is_per_scrap_and_scoped,
     organization_updates,
     password_and_email_changes,

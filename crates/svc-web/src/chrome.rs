@@ -11,6 +11,8 @@ pub struct NavUser {
     pub email: String,
     pub is_admin: bool,
     pub plan: &'static str,
+    /// The organization the session is in (the switcher's label).
+    pub organization: String,
 }
 
 #[derive(Clone, Debug)]

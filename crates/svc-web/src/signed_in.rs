@@ -39,6 +39,7 @@ impl SignedIn {
                 email: self.user.email.clone(),
                 is_admin: self.user.is_admin,
                 plan: self.organization.plan.as_str(),
+                organization: self.organization.name.clone(),
             }),
             csrf: self.csrf.clone(),
             section,

@@ -9,11 +9,13 @@ use crate::ApiError;
 use svc_api_types::PasswordBody;
 use svc_domain::SessionId;
 use svc_service::ServiceError;
+use svc_service::accounts::Login;
 
 use crate::client_ip::LoginClient;
-use crate::commands::{IntoCommand, LoginBody, SignupBody};
+use crate::commands::{IntoCommand, SignupBody};
 use crate::extract::{ApiJson, ListQuery, Paging, PathId, WebSession};
 use crate::views::{self, ListView, LoginView, MeView, SessionView, SignupView};
+use svc_api_types::LoginBody;
 
 /// Sign up
 ///
@@ -53,7 +55,12 @@ pub(crate) async fn login(
     LoginClient(from): LoginClient,
     ApiJson(body): ApiJson<LoginBody>,
 ) -> Result<Json<LoginView>, ApiError> {
-    Ok(Json(views::login(services.accounts.login(body.into_command(), from).await?)))
+    let organization = match body.organization_id.as_deref() {
+        Some(raw) => Some(crate::extract::parse_id("organizationId", raw)?),
+        None => None,
+    };
+    let login = Login { email: body.email, password: body.password, organization };
+    Ok(Json(views::login(services.accounts.login(login, from).await?)))
 }
 
 /// The caller

@@ -11,6 +11,7 @@ pub(crate) mod announcements;
 pub(crate) mod history;
 mod home;
 pub(crate) mod keys;
+pub(crate) mod members;
 pub(crate) mod runs;
 pub(crate) mod scraps;
 pub(crate) mod site_accounts;
@@ -77,37 +78,51 @@ pub(crate) fn table() -> Vec<RestRoute> {
         INSUFFICIENT_BALANCE, NOT_IN_KEY_SCOPE, NOT_PLATFORM_ADMIN, PLAN_REQUIRED, RATE_LIMITED, SIGNUP_CLOSED,
         UNKNOWN_SCRAP_FILTER, XLSX_TOO_LARGE,
     };
-    const RUN: &[Failure] = &[NOT_IN_KEY_SCOPE, INSUFFICIENT_BALANCE, RATE_LIMITED];
-    const AI_TASK: &[Failure] = &[AI_NOT_CONFIGURED, INSUFFICIENT_BALANCE, RATE_LIMITED];
+    use openapi::{ALREADY_MEMBER, INVITE_ELSEWHERE, INVITE_GONE, LAST_OWNER, NOT_A_MEMBER, ROLE_REFUSED};
+    const RUN: &[Failure] = &[NOT_IN_KEY_SCOPE, ROLE_REFUSED, INSUFFICIENT_BALANCE, RATE_LIMITED];
+    const AI_TASK: &[Failure] = &[ROLE_REFUSED, AI_NOT_CONFIGURED, INSUFFICIENT_BALANCE, RATE_LIMITED];
+    const ROLE: &[Failure] = &[ROLE_REFUSED];
     vec![
         at(M::GET, "/healthz", Public, home::healthz),
         at(M::GET, "/readyz", Public, home::readyz),
         at(M::GET, "/api/openapi.json", Public, openapi::serve),
         at(M::POST, "/api/auth/signup", Public, accounts::signup).failing(&[EMAIL_TAKEN, SIGNUP_CLOSED, RATE_LIMITED]),
-        at(M::POST, "/api/auth/login", Public, accounts::login).failing(&[BAD_CREDENTIALS, RATE_LIMITED]),
+        at(M::POST, "/api/auth/login", Public, accounts::login).failing(&[BAD_CREDENTIALS, NOT_A_MEMBER, RATE_LIMITED]),
         at(M::GET, "/api/auth/me", Session, accounts::me),
         at(M::POST, "/api/auth/logout", Session, accounts::logout),
         at(M::PUT, "/api/auth/password", Session, accounts::change_password),
         at(M::GET, "/api/auth/sessions", Session, accounts::sessions),
         at(M::DELETE, "/api/auth/sessions", Session, accounts::end_all_sessions),
         at(M::DELETE, "/api/auth/sessions/{id}", Session, accounts::end_session),
+        at(M::GET, "/api/organization/members", Session, members::list),
+        at(M::PUT, "/api/organization/members/{userId}", Session, members::set_role)
+            .failing(&[ROLE_REFUSED, LAST_OWNER]),
+        at(M::DELETE, "/api/organization/members/{userId}", Session, members::remove)
+            .failing(&[ROLE_REFUSED, LAST_OWNER]),
+        at(M::GET, "/api/organization/invites", Session, members::invites).failing(&[ROLE_REFUSED]),
+        at(M::POST, "/api/organization/invites", Session, members::invite).failing(&[ROLE_REFUSED, ALREADY_MEMBER]),
+        at(M::DELETE, "/api/organization/invites/{id}", Session, members::withdraw).failing(&[ROLE_REFUSED]),
+        at(M::POST, "/api/invites/accept", Session, members::accept).failing(&[INVITE_ELSEWHERE, INVITE_GONE]),
         at(M::GET, "/api/scraps", Key(ScrapsRead), scraps::list),
-        at(M::POST, "/api/scraps", Session, scraps::create),
+        at(M::POST, "/api/scraps", Session, scraps::create).failing(ROLE),
         at(M::GET, "/api/scraps/{id}", Key(ScrapsRead), scraps::get).failing(&[NOT_IN_KEY_SCOPE]),
-        at(M::PUT, "/api/scraps/{id}", Session, scraps::update),
-        at(M::PATCH, "/api/scraps/{id}", Session, scraps::update),
-        at(M::DELETE, "/api/scraps/{id}", Session, scraps::delete),
+        at(M::PUT, "/api/scraps/{id}", Session, scraps::update).failing(ROLE),
+        at(M::PATCH, "/api/scraps/{id}", Session, scraps::update).failing(ROLE),
+        at(M::DELETE, "/api/scraps/{id}", Session, scraps::delete).failing(ROLE),
         at(M::GET, "/api/scraps/{id}/activities", Key(HistoryRead), scraps::activities).failing(&[NOT_IN_KEY_SCOPE]),
         at(M::GET, "/api/scraps/{id}/account", Key(ScrapsRead), site_accounts::get_account)
             .failing(&[NOT_IN_KEY_SCOPE]),
-        at(M::PUT, "/api/scraps/{id}/account", Session, site_accounts::put_account),
-        at(M::DELETE, "/api/scraps/{id}/account", Session, site_accounts::delete_account),
-        at(M::DELETE, "/api/scraps/{id}/session", Session, site_accounts::delete_session),
+        at(M::PUT, "/api/scraps/{id}/account", Session, site_accounts::put_account).failing(ROLE),
+        at(M::DELETE, "/api/scraps/{id}/account", Session, site_accounts::delete_account).failing(ROLE),
+        at(M::DELETE, "/api/scraps/{id}/session", Session, site_accounts::delete_session).failing(ROLE),
         at(M::GET, "/api/scraps/{id}/versions", Key(ScrapsRead), scraps::versions).failing(&[NOT_IN_KEY_SCOPE]),
         at(M::GET, "/api/scraps/{id}/versions/{version}", Key(ScrapsRead), scraps::version)
             .failing(&[NOT_IN_KEY_SCOPE]),
-        at(M::POST, "/api/scraps/{id}/versions/{version}/restore", Session, scraps::restore_version)
-            .failing(&[NOT_IN_KEY_SCOPE, ALREADY_CURRENT]),
+        at(M::POST, "/api/scraps/{id}/versions/{version}/restore", Session, scraps::restore_version).failing(&[
+            NOT_IN_KEY_SCOPE,
+            ROLE_REFUSED,
+            ALREADY_CURRENT,
+        ]),
         at(M::POST, "/api/ai/wizard", Session, ai::wizard).failing(AI_TASK),
         at(M::POST, "/api/ai/generate", Session, ai::generate).failing(AI_TASK),
         at(M::GET, "/api/tasks/{id}", Session, ai::task),
@@ -123,16 +138,18 @@ pub(crate) fn table() -> Vec<RestRoute> {
             .failing(&[NOT_PLATFORM_ADMIN, EMAIL_OFF]),
         at(M::GET, "/api/developers/keys", Session, keys::list),
         at(M::POST, "/api/developers/keys", Session, keys::create),
-        at(M::DELETE, "/api/developers/keys/{id}", Session, keys::revoke),
+        at(M::DELETE, "/api/developers/keys/{id}", Session, keys::revoke).failing(ROLE),
         at(M::GET, "/api/developers/webhooks", Session, webhooks::list),
-        at(M::POST, "/api/developers/webhooks", Session, webhooks::create).failing(&[PLAN_REQUIRED]),
+        at(M::POST, "/api/developers/webhooks", Session, webhooks::create).failing(&[ROLE_REFUSED, PLAN_REQUIRED]),
         at(M::GET, "/api/developers/webhooks/{id}", Session, webhooks::get),
-        at(M::PUT, "/api/developers/webhooks/{id}", Session, webhooks::update).failing(&[PLAN_REQUIRED]),
-        at(M::PATCH, "/api/developers/webhooks/{id}", Session, webhooks::update).failing(&[PLAN_REQUIRED]),
-        at(M::DELETE, "/api/developers/webhooks/{id}", Session, webhooks::delete).failing(&[PLAN_REQUIRED]),
+        at(M::PUT, "/api/developers/webhooks/{id}", Session, webhooks::update).failing(&[ROLE_REFUSED, PLAN_REQUIRED]),
+        at(M::PATCH, "/api/developers/webhooks/{id}", Session, webhooks::update)
+            .failing(&[ROLE_REFUSED, PLAN_REQUIRED]),
+        at(M::DELETE, "/api/developers/webhooks/{id}", Session, webhooks::delete)
+            .failing(&[ROLE_REFUSED, PLAN_REQUIRED]),
         at(M::GET, "/api/developers/webhooks/{id}/deliveries", Session, webhooks::deliveries),
         at(M::POST, "/api/developers/webhooks/{id}/deliveries/{deliveryId}/redeliver", Session, webhooks::redeliver)
-            .failing(&[PLAN_REQUIRED, INACTIVE_WEBHOOK]),
+            .failing(&[ROLE_REFUSED, PLAN_REQUIRED, INACTIVE_WEBHOOK]),
     ]
 }
 

@@ -7,6 +7,7 @@
 mod account;
 mod history;
 mod keys;
+mod members;
 mod output;
 mod scraps;
 mod session;
@@ -118,6 +119,14 @@ pub(crate) enum ClientCommand {
         after_help = "Examples:\n  svc webhooks list\n  svc webhooks deliveries 6b0270d41c2d3e4f5a6b7c8d"
     )]
     Webhooks(WebhooksCommand),
+    /// Members of the organization and their roles (needs `svc login`).
+    #[command(after_help = "Examples:\n  svc members\n  svc members --json")]
+    Members {
+        #[arg(long)]
+        page: Option<i64>,
+        #[arg(long)]
+        per_page: Option<i64>,
+    },
 }
 
 pub(crate) async fn run(common: Common, command: ClientCommand) -> ExitCode {
@@ -128,5 +137,6 @@ pub(crate) async fn run(common: Common, command: ClientCommand) -> ExitCode {
         ClientCommand::History(c) => history::run(&client, format, c).await,
         ClientCommand::Keys(c) => keys::run(&client, format, c).await,
         ClientCommand::Webhooks(c) => webhooks::run(&client, format, c).await,
+        ClientCommand::Members { page, per_page } => members::list(&client, format, page, per_page).await,
     }
 }

@@ -326,6 +326,18 @@ async fn keys_and_webhooks_round_trip() {
     assert!(stderr(&bad).contains("VALIDATION") && stderr(&bad).contains("url"), "{}", stderr(&bad));
     assert_eq!(code(&svc(base, cfg, &[], None, &["webhooks", "delete", &hook]).await), 0);
     assert_eq!(json_out(&svc(base, cfg, &[], None, &["webhooks", "list", "--json"]).await)["total"], 0);
+
+    // `svc members`: the organization's members and roles; a key cannot list them.
+    let members = json_out(&svc(base, cfg, &[], None, &["members", "--json"]).await);
+    assert_eq!((members["total"].clone(), members["data"][0]["email"].clone()), (json!(1), json!("dev@example.com")));
+    assert_eq!(members["data"][0]["role"], "owner");
+    let table = stdout(&svc(base, cfg, &[], None, &["members"]).await);
+    assert!(table.contains("ROLE") && table.contains("dev@example.com") && table.contains("owner"), "{table}");
+    let o = svc(base, cfg, &[], None, &["keys", "create", "--name", "reader", "--quiet"]).await;
+    let reader = stdout(&o).trim().to_string();
+    let o = svc(base, cfg, &[("SVC_API_KEY", &reader)], None, &["members"]).await;
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("UNAUTHORIZED"), "{}", stderr(&o));
 }
 
 /// `svc history pages` against a crawl of the catalog (with a page that
@@ -538,6 +550,7 @@ async fn exit_codes_for_usage_and_unreachable_servers() {
         &["webhooks", "update"],
         &["webhooks", "delete"],
         &["webhooks", "deliveries"],
+        &["members"],
     ] {
         let mut with_help = args.to_vec();
         with_help.push("--help");

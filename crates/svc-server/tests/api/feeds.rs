@@ -196,6 +196,18 @@ async fn wrong_rotated_and_foreign_feed_tokens_are_not_found() {
         StatusCode::NOT_FOUND,
         "another organization"
     );
+    // A viewer of the organization reads the scrap but may not change its feed's address.
+    let (status, invite) = app
+        .post("/api/organization/invites", &alice.token, json!({"email": "carol@example.com", "role": "viewer"}))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{invite}");
+    let carol = app.signup("carol@example.com").await;
+    let invite_token = invite["link"].as_str().unwrap().split("token=").nth(1).unwrap().to_string();
+    let (status, joined) = app.post("/api/invites/accept", &carol.token, json!({"token": invite_token})).await;
+    assert_eq!(status, StatusCode::OK, "{joined}");
+    let carol = Account { token: joined["token"].as_str().unwrap().to_string(), ..carol };
+    let carol_csrf = csrf_token_of(&app, &carol.token).await;
+    assert_eq!(rotate(&carol, &sid, Some(carol_csrf)).await.unwrap().status(), StatusCode::FORBIDDEN, "a viewer");
     assert_eq!(read(&app, &atom_url).await.status(), StatusCode::OK, "still the same address");
     let rotated = rotate(&alice, &sid, Some(alice_csrf)).await.unwrap();
     assert_eq!(rotated.status(), StatusCode::OK, "followed to the scrap page");

@@ -18,6 +18,7 @@ mod history;
 mod keys;
 mod mail_transport;
 mod mcp;
+mod members;
 mod openapi;
 mod operations;
 mod outage;

@@ -9,6 +9,7 @@ use svc_storage::Store;
 use crate::accounts::jwt::JwtKeys;
 use crate::accounts::key_cache::KeyCache;
 use crate::accounts::key_material;
+use crate::principal::KeyHolder;
 use crate::{Principal, Result, ServiceError, Session};
 
 /// How stale a session's "last seen" may get: a request writes it only when
@@ -51,14 +52,13 @@ impl AuthService {
         if Self::is_api_key(bearer) {
             let owner = self.verify_key(bearer).await?;
             let key = owner.key;
-            Ok(Principal::key(
-                key.organization_id,
-                key.user_id,
-                owner.owner_is_admin,
-                key.id,
-                key.scopes,
-                key.scrap_ids,
-            ))
+            let holder = KeyHolder {
+                org: key.organization_id,
+                owner: key.user_id,
+                owner_is_platform_admin: owner.owner_is_admin,
+                owner_role: owner.owner_role,
+            };
+            Ok(Principal::key(holder, key.id, key.scopes, key.scrap_ids))
         } else {
             Ok(Principal::Session(self.session(bearer).await?))
         }
@@ -75,7 +75,7 @@ impl AuthService {
         let now = Utc::now();
         // One indexed read decides: a session ended on any server is refused
         // by every server from the next request on.
-        let (user, last_seen) = self
+        let (user, role, last_seen) = self
             .store
             .live_session(subject.org, subject.user, subject.session, now)
             .await?
@@ -83,7 +83,7 @@ impl AuthService {
         if now - last_seen >= SEEN_EVERY {
             self.store.touch_session(subject.org, subject.user, subject.session, now).await?;
         }
-        Ok(Session::new(user.organization_id, user.id, user.is_admin, subject.session))
+        Ok(Session::new(subject.org, user.id, user.is_admin, subject.session, role))
     }
 
     async fn verify_key(&self, plain: &str) -> Result<KeyOwner> {

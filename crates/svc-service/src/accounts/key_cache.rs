@@ -52,6 +52,14 @@ impl KeyCache {
         entries.by_hash.insert(hash, (owner, Instant::now()));
     }
 
+    /// Call after a change of the member's role (or their removal) in
+    /// `org` has committed: their keys there are read afresh.
+    pub fn forget_owner(&self, org: svc_domain::OrgId, user: svc_domain::UserId) {
+        let mut entries = self.entries.write().expect("key cache lock");
+        entries.generation += 1;
+        entries.by_hash.retain(|_, (owner, _)| !(owner.key.organization_id == org && owner.key.user_id == user));
+    }
+
     /// Call after a revocation has committed.
     pub fn forget_key(&self, key_id: KeyId) {
         let mut entries = self.entries.write().expect("key cache lock");
@@ -82,7 +90,7 @@ mod tests {
             created_at: now,
             revoked_at: None,
         };
-        KeyOwner { key, owner_is_admin: false }
+        KeyOwner { key, owner_is_admin: false, owner_role: svc_domain::member::Role::Owner }
     }
 
     #[test]

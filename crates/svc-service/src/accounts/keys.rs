@@ -126,6 +126,9 @@ impl KeyService {
     /// Revokes at once: the key stops working for the next request.
     pub async fn revoke(&self, session: &Session, id: KeyId) -> Result<()> {
         let key = self.store.key(session.org(), id).await?.ok_or(ServiceError::NotFound("API key"))?;
+        if key.user_id != session.user() {
+            session.require_power(svc_domain::member::Power::ManageOthersKeys)?;
+        }
         let actor = format!("user:{}", session.user());
         let activities: Vec<_> = key
             .scrap_ids

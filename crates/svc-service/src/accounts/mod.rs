@@ -19,4 +19,4 @@ pub mod sessions;
 pub mod sliding_log;
 mod users;
 
-pub use users::{AccountService, HASHING_AT_ONCE, IssuedToken, Login, SignedUp, Signup};
+pub use users::{AccountService, HASHING_AT_ONCE, IssuedToken, Login, SignedUp, Signup, SignupMode};

@@ -120,7 +120,11 @@ mod tests {
         let ada = t.signup("ada@example.com").await;
         let bob = t.signup("bob@example.com").await;
         let local: IpAddr = "192.0.2.7".parse().unwrap();
-        let login = crate::accounts::Login { email: "ada@example.com".into(), password: "password-123".into() };
+        let login = crate::accounts::Login {
+            email: "ada@example.com".into(),
+            password: "password-123".into(),
+            organization: None,
+        };
         let phone = t.services.accounts.login(login, Client::new(local, Some("Phone browser"))).await.unwrap();
         let phone_session = t.services.auth.session(&phone.token).await.unwrap();
 

@@ -33,6 +33,32 @@ pub struct Signup {
 pub struct Login {
     pub email: String,
     pub password: String,
+    /// Which of the user's organizations to log into; default: the one
+    /// used last.
+    pub organization: Option<OrgId>,
+}
+
+/// `SVC_SIGNUP`: who may create an account.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignupMode {
+    /// Anyone.
+    Open,
+    /// Only an address with a pending invitation.
+    Invite,
+    /// No one (the operator creates accounts).
+    Closed,
+}
+
+impl std::str::FromStr for SignupMode {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s.trim() {
+            "open" => Ok(SignupMode::Open),
+            "invite" => Ok(SignupMode::Invite),
+            "closed" => Ok(SignupMode::Closed),
+            _ => Err("expected open, invite or closed".into()),
+        }
+    }
 }
 
 impl fmt::Debug for Signup {
@@ -43,7 +69,10 @@ impl fmt::Debug for Signup {
 
 impl fmt::Debug for Login {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Login").field("email", &self.email).finish_non_exhaustive()
+        f.debug_struct("Login")
+            .field("email", &self.email)
+            .field("organization", &self.organization)
+            .finish_non_exhaustive()
     }
 }
 
@@ -63,8 +92,8 @@ pub struct AccountService {
     sessions: Arc<SessionService>,
     free_grant: i64,
     limits: Arc<RateLimits>,
-    /// `SVC_SIGNUP`: whether anyone may create an account.
-    signup_open: bool,
+    /// `SVC_SIGNUP`: who may create an account.
+    signup: SignupMode,
     /// Bounds the argon2 work in flight (each hash takes ~19 MiB and a core
     /// for tens of milliseconds): a flood of logins queues here instead of
     /// exhausting memory.
@@ -122,14 +151,14 @@ impl AccountService {
         sessions: Arc<SessionService>,
         free_grant: i64,
         limits: Arc<RateLimits>,
-        signup_open: bool,
+        signup: SignupMode,
     ) -> Self {
-        AccountService { store, sessions, free_grant, limits, signup_open, hashing: Semaphore::new(HASHING_AT_ONCE) }
+        AccountService { store, sessions, free_grant, limits, signup, hashing: Semaphore::new(HASHING_AT_ONCE) }
     }
 
-    /// Whether this server takes sign-ups (`SVC_SIGNUP`).
-    pub fn signup_open(&self) -> bool {
-        self.signup_open
+    /// Who may sign up on this server (`SVC_SIGNUP`).
+    pub fn signup_mode(&self) -> SignupMode {
+        self.signup
     }
 
     /// Runs password hashing or verification, [`HASHING_AT_ONCE`] at a time.
@@ -148,11 +177,16 @@ impl AccountService {
     pub async fn signup(&self, input: Signup, client: impl Into<Client>) -> Result<SignedUp> {
         let client = client.into();
         let from = client.address;
-        if !self.signup_open {
+        if self.signup == SignupMode::Closed {
             return Err(ServiceError::Forbidden("sign-up is closed on this server".into()));
         }
         self.limits.take(&format!("signup:ip:{}", limit_key(from)), SIGNUP_PER_IP).await?;
         let email = normalized_email(&input.email)?;
+        if self.signup == SignupMode::Invite && !self.store.invited(&email, Utc::now()).await? {
+            return Err(ServiceError::Forbidden(
+                "sign-up on this server is by invitation: this address has no pending invitation".into(),
+            ));
+        }
         check_new_password(&input.password)?;
         let name = match input.name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty()) {
             Some(n) if n.chars().count() > 200 => {
@@ -215,7 +249,8 @@ impl AccountService {
                 if guessed_at {
                     self.limits.unmark(&failed).await?;
                 }
-                self.issue(user.id, user.organization_id, &client).await
+                let org = self.organization_to_enter(user.id, input.organization).await?;
+                self.issue(user.id, org, &client).await
             }
             _ => {
                 if !guessed_at {
@@ -224,6 +259,28 @@ impl AccountService {
                 Err(ServiceError::Unauthorized("invalid email or password".into()))
             }
         }
+    }
+
+    /// The organization a log-in enters: the one asked for, which must be
+    /// one of the user's (else 403), or the one used last.
+    async fn organization_to_enter(&self, user: UserId, asked: Option<OrgId>) -> Result<OrgId> {
+        let memberships = self.store.memberships(user).await?;
+        let org = match asked {
+            Some(org) if memberships.iter().any(|m| m.organization_id == org) => org,
+            Some(_) => {
+                return Err(ServiceError::Forbidden("you are not a member of that organization".into()));
+            }
+            None => match memberships.first() {
+                Some(m) => m.organization_id,
+                None => {
+                    return Err(ServiceError::Forbidden(
+                        "this account is no longer a member of any organization".into(),
+                    ));
+                }
+            },
+        };
+        self.store.touch_membership(org, user, Utc::now()).await?;
+        Ok(org)
     }
 
     /// Checks the session user's current password (`currentPassword`).
@@ -278,7 +335,7 @@ mod tests {
     use crate::testing::TestServices;
 
     fn login(email: &str, password: &str) -> Login {
-        Login { email: email.into(), password: password.into() }
+        Login { email: email.into(), password: password.into(), organization: None }
     }
 
     fn field_of<T>(result: Result<T>) -> String {

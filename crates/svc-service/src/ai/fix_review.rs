@@ -76,6 +76,7 @@ impl AiService {
     /// Approves the `ai_fix` version `version`: runs of it are no longer
     /// held to the scrap's site.
     pub async fn approve_version(&self, session: &Session, scrap: ScrapId, version: ObjectId) -> Result<ScriptVersion> {
+        session.require(&[Scope::ScrapsWrite])?;
         let org = session.org();
         let found = self.store.script_version(org, scrap, version).await?.ok_or(ServiceError::NotFound("version"))?;
         if !found.awaits_approval() {
@@ -104,6 +105,7 @@ impl AiService {
         scrap: ScrapId,
         proposal: ObjectId,
     ) -> Result<ScriptVersion> {
+        session.require(&[Scope::ScrapsWrite])?;
         let entry = log(
             session,
             scrap,
@@ -129,6 +131,7 @@ impl AiService {
 
     /// Turns the proposed repair down; the scrap's script stays as it is.
     pub async fn dismiss_proposal(&self, session: &Session, scrap: ScrapId, proposal: ObjectId) -> Result<()> {
+        session.require(&[Scope::ScrapsWrite])?;
         let entry = log(
             session,
             scrap,

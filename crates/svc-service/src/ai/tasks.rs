@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 use std::time::Duration;
+use svc_domain::scope::Scope;
 
 use chrono::Utc;
 use serde_json::json;
@@ -61,6 +62,7 @@ impl AiService {
 
     /// Queues the wizard for `url`.
     pub async fn wizard(&self, session: &Session, url: &str) -> Result<Task> {
+        session.require(&[Scope::ScrapsWrite])?;
         let url = url.trim();
         check_url(url)?;
         self.submit(session, TaskKind::AiWizard, json!({ "url": url })).await
@@ -68,6 +70,7 @@ impl AiService {
 
     /// Queues a script generation.
     pub async fn generate(&self, session: &Session, request: GenerateRequest) -> Result<Task> {
+        session.require(&[Scope::ScrapsWrite])?;
         let url = request.url.trim();
         check_url(url)?;
         let description = request.description.trim();

@@ -30,6 +30,7 @@ use svc_storage::{Store, StoreError, StoredFeedToken};
 use crate::outbox::data_export::diff::{self, DataDiff};
 use crate::outbox::data_export::json_text;
 use crate::{Result, ServiceError, Session};
+use svc_domain::scope::Scope;
 
 /// What a feed token starts with.
 pub const TOKEN_PREFIX: &str = "feed_";
@@ -212,7 +213,7 @@ impl FeedService {
             Ok(Some(stored)) => return Ok(self.address(scrap, stored.token, stored.created_at)),
             Ok(None) => {}
             // Sealed under a key this server no longer has: a new address.
-            Err(StoreError::Sealing(_)) => return self.rotate(session, scrap).await,
+            Err(StoreError::Sealing(_)) => return self.replace_token(session, scrap).await,
             Err(e) => return Err(e.into()),
         }
         let token = new_token();
@@ -229,7 +230,13 @@ impl FeedService {
     }
 
     /// Replaces the scrap's feed token: the previous address stops working.
+    /// A change to the scrap: a role that may edit scraps (not a viewer).
     pub async fn rotate(&self, session: &Session, scrap: ScrapId) -> Result<FeedAddress> {
+        session.require(&[Scope::ScrapsWrite])?;
+        self.replace_token(session, scrap).await
+    }
+
+    async fn replace_token(&self, session: &Session, scrap: ScrapId) -> Result<FeedAddress> {
         let token = new_token();
         // At the store's precision, so that the address reads back the same.
         let now = Utc::now().trunc_subsecs(3);

@@ -181,6 +181,7 @@ fn kind_word(kind: EmailKind) -> &'static str {
         EmailKind::Digest => "Digest",
         EmailKind::Announcement => "Announcement",
         EmailKind::FixProposed => "AI Fix proposal",
+        EmailKind::Invite => "Invitation",
     }
 }
 

@@ -2,6 +2,7 @@
 //! the delivery log, and redelivery. Writes need Growth or Pro.
 
 use std::sync::Arc;
+use svc_domain::scope::Scope;
 
 use chrono::Utc;
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook, WebhookEvent};
@@ -98,6 +99,7 @@ impl WebhookService {
     }
 
     pub async fn create(&self, session: &Session, input: WebhookChanges) -> Result<CreatedWebhook> {
+        session.require(&[Scope::WebhooksManage])?;
         self.require_plan(session).await?;
         if input.active == Some(false) {
             return Err(ServiceError::validation("active", "new webhooks are active; deactivate with PUT"));
@@ -133,6 +135,7 @@ impl WebhookService {
     }
 
     pub async fn update(&self, session: &Session, id: WebhookId, input: WebhookChanges) -> Result<Webhook> {
+        session.require(&[Scope::WebhooksManage])?;
         self.require_plan(session).await?;
         let mut webhook = self.get(session, id).await?;
         if let Some(url) = input.url {
@@ -155,6 +158,7 @@ impl WebhookService {
     }
 
     pub async fn delete(&self, session: &Session, id: WebhookId) -> Result<()> {
+        session.require(&[Scope::WebhooksManage])?;
         self.require_plan(session).await?;
         if !self.store.delete_webhook(session.org(), id).await? {
             return Err(ServiceError::NotFound("webhook"));
@@ -177,6 +181,7 @@ impl WebhookService {
     /// Sends the event of `attempt` again as a new chain of attempts (new
     /// `webhook-id`); returns the new delivery.
     pub async fn redeliver(&self, session: &Session, webhook: WebhookId, attempt: ObjectId) -> Result<Delivery> {
+        session.require(&[Scope::WebhooksManage])?;
         self.require_plan(session).await?;
         let hook = self.get(session, webhook).await?;
         if !hook.active {

@@ -2,6 +2,7 @@
 //! nowhere.
 
 use std::time::Instant;
+use svc_domain::scope::Scope;
 
 use svc_domain::history::TriggeredBy;
 use svc_domain::scrap::{AUTO_SCRAPPER, DEFAULT_SCRAPPER, ParamSet, STATIC_SCRAPPER};
@@ -90,6 +91,7 @@ impl RunService {
     /// sends no webhook; the organization is charged as for a run. Limited
     /// per user (the rate of API-key triggers).
     pub async fn test_run(&self, session: &Session, draft: TestRun) -> Result<TestRunOutcome> {
+        session.require(&[Scope::ScrapsRun])?;
         let url = draft.url.trim().to_string();
         check_url(&url)?;
         let loads = check_request(&draft.script)?;

@@ -111,6 +111,7 @@ impl ScrapService {
     }
 
     pub async fn create(&self, session: &Session, changes: ScrapChanges) -> Result<Scrap> {
+        session.require(&[Scope::ScrapsWrite])?;
         let org = self.store.organization(session.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
         for (present, field) in
             [(changes.title.is_some(), "title"), (changes.url.is_some(), "url"), (changes.request.is_some(), "request")]
@@ -144,6 +145,7 @@ impl ScrapService {
     }
 
     pub async fn update(&self, session: &Session, id: ScrapId, changes: ScrapChanges) -> Result<Scrap> {
+        session.require(&[Scope::ScrapsWrite])?;
         let before = self.store.scrap(session.org(), id).await?.ok_or(ServiceError::NotFound("scrap"))?;
         let mut scrap = before.clone();
         let tier_set = changes.proxy_tier.is_some();
@@ -171,6 +173,7 @@ impl ScrapService {
     }
 
     pub async fn delete(&self, session: &Session, id: ScrapId) -> Result<()> {
+        session.require(&[Scope::ScrapsWrite])?;
         let log = Activity::new(
             session.org(),
             id,
@@ -306,6 +309,7 @@ impl ScrapService {
     /// A scrap write, so web sessions only (interface.md: scrap writes are
     /// never made with an API key).
     pub async fn restore_version(&self, session: &Session, id: ScrapId, version: ObjectId) -> Result<ScriptVersion> {
+        session.require(&[Scope::ScrapsWrite])?;
         let scrap = self.store.scrap(session.org(), id).await?.ok_or(ServiceError::NotFound("scrap"))?;
         let old =
             self.store.script_version(session.org(), id, version).await?.ok_or(ServiceError::NotFound("version"))?;

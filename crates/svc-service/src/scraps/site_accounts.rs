@@ -113,6 +113,7 @@ impl SiteAccountService {
         username: String,
         password: String,
     ) -> Result<AccountStatus> {
+        session.require(&[Scope::ScrapsWrite])?;
         check_account(&username, &password)?;
         self.require_scrap(session.org(), scrap).await?;
         let forget_session = match self.store.site_account(session.org(), scrap).await {
@@ -140,6 +141,7 @@ impl SiteAccountService {
     /// Removes the scrap's login and its saved session. Removing a login
     /// that is not there does nothing.
     pub async fn delete_account(&self, session: &Session, scrap: ScrapId) -> Result<()> {
+        session.require(&[Scope::ScrapsWrite])?;
         self.require_scrap(session.org(), scrap).await?;
         let log = Activity::new(
             session.org(),
@@ -155,6 +157,7 @@ impl SiteAccountService {
     /// Forgets the scrap's saved browser session: the next run starts
     /// logged out. Forgetting none does nothing.
     pub async fn forget_session(&self, session: &Session, scrap: ScrapId) -> Result<()> {
+        session.require(&[Scope::ScrapsWrite])?;
         self.require_scrap(session.org(), scrap).await?;
         let log = Activity::new(
             session.org(),

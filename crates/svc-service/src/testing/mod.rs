@@ -17,6 +17,7 @@ use crate::{ServiceConfig, Services, Session};
 pub(crate) struct TestServices {
     pub services: Services,
     pub store: Arc<dyn Store>,
+    config: ServiceConfig,
     _db: TestDb,
 }
 
@@ -29,6 +30,14 @@ pub(crate) struct TestUser {
 impl TestServices {
     pub async fn start() -> TestServices {
         Self::start_with(false).await
+    }
+
+    /// With `SVC_SIGNUP` set to `mode`.
+    pub async fn start_with_signup(mode: crate::accounts::SignupMode) -> TestServices {
+        let mut t = Self::start_with(false).await;
+        let config = ServiceConfig { signup: mode, ..t.config.clone() };
+        t.services = Services::new(t.store.clone(), config);
+        t
     }
 
     /// With email on (as with `SVC_SMTP_URL` set).
@@ -52,11 +61,11 @@ impl TestServices {
             email_enabled,
             ai_fix_daily: crate::ai::fix::DEFAULT_FIX_DAILY,
             crawl: crate::runs::crawl::CrawlSettings::default(),
-            signup_open: true,
+            signup: crate::accounts::SignupMode::Open,
             tiers: Default::default(),
             weekly_units: crate::WeeklyUnits::default(),
         };
-        TestServices { services: Services::new(store.clone(), config), store, _db: db }
+        TestServices { services: Services::new(store.clone(), config.clone()), store, config, _db: db }
     }
 
     /// The database's url (for raw SQL in tests).
@@ -68,6 +77,35 @@ impl TestServices {
         let signup = Signup { email: email.into(), password: "password-123".into(), name: None };
         let local = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
         let token = self.services.accounts.signup(signup, local).await.expect("signup").token.token;
+        let session = self.services.auth.session(&token).await.expect("session");
+        TestUser { session, token }
+    }
+
+    /// An account made past the sign-up rule (as the operator would), then
+    /// logged into.
+    pub async fn signup_anyway(&self, email: &str) -> TestUser {
+        let now = Utc::now();
+        let org = svc_domain::account::Organization {
+            id: svc_domain::OrgId::new(),
+            name: email.into(),
+            plan: svc_domain::plan::Plan::Free,
+            balance: 1000,
+            default_containers: vec!["default".into()],
+            created_at: now,
+        };
+        let user = svc_domain::account::User {
+            id: svc_domain::UserId::new(),
+            organization_id: org.id,
+            email: email.into(),
+            name: email.into(),
+            is_admin: false,
+            created_at: now,
+        };
+        let password_hash = crate::accounts::password::hash("password-123");
+        self.store.create_account(&svc_storage::NewAccount { organization: org, user, password_hash }).await.unwrap();
+        let login = crate::accounts::Login { email: email.into(), password: "password-123".into(), organization: None };
+        let local = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+        let token = self.services.accounts.login(login, local).await.expect("login").token;
         let session = self.services.auth.session(&token).await.expect("session");
         TestUser { session, token }
     }

@@ -78,6 +78,15 @@ where
         .execute(&mut *tx)
         .await
         .map_err(|e| conflict_on_unique(e, "email"))?;
+        sqlx::query(
+            "INSERT INTO memberships (organization_id, user_id, role, joined_at, last_used_at) \
+             VALUES ($1, $2, 'owner', $3, $3)",
+        )
+        .bind(org.id.to_string())
+        .bind(user.id.to_string())
+        .bind(millis(user.created_at))
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(())
     }
@@ -92,18 +101,21 @@ where
     }
 
     async fn user(&self, org: OrgId, user: UserId) -> Result<Option<User>> {
-        let row: Option<UserRecord> =
-            sqlx::query_as(concatcp!("SELECT ", columns::USER, " FROM users WHERE organization_id = $1 AND id = $2"))
-                .bind(org.to_string())
-                .bind(user.to_string())
-                .fetch_optional(&self.pool)
-                .await?;
+        let row: Option<UserRecord> = sqlx::query_as(concatcp!(
+            "SELECT ",
+            columns::USER_M,
+            " FROM users u JOIN memberships m ON m.user_id = u.id WHERE m.organization_id = $1 AND u.id = $2"
+        ))
+        .bind(org.to_string())
+        .bind(user.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
         row.map(User::try_from).transpose()
     }
 
     async fn password_hash(&self, org: OrgId, user: UserId) -> Result<Option<String>> {
         let row: Option<(String,)> =
-            sqlx::query_as("SELECT password_hash FROM users WHERE organization_id = $1 AND id = $2")
+            sqlx::query_as("SELECT password_hash FROM users WHERE id IN (SELECT user_id FROM memberships WHERE organization_id = $1) AND id = $2")
                 .bind(org.to_string())
                 .bind(user.to_string())
                 .fetch_optional(&self.pool)
@@ -120,7 +132,7 @@ where
         at: DateTime<Utc>,
     ) -> Result<bool> {
         let mut tx = self.begin_write().await?;
-        let done = sqlx::query("UPDATE users SET password_hash = $3 WHERE organization_id = $1 AND id = $2")
+        let done = sqlx::query("UPDATE users SET password_hash = $3 WHERE id IN (SELECT user_id FROM memberships WHERE organization_id = $1) AND id = $2")
             .bind(org.to_string())
             .bind(user.to_string())
             .bind(hash)
@@ -129,13 +141,23 @@ where
         if done.rows_affected() != 1 {
             return Ok(false);
         }
-        super::sessions::end_sessions_in(&mut tx, org, user, keep, at).await?;
+        // A password is the user's in every organization: their sessions in
+        // each end.
+        sqlx::query(
+            "UPDATE sessions SET revoked_at = $2 WHERE user_id = $1 AND id <> $3 AND revoked_at IS NULL \
+             AND expires_at > $2",
+        )
+        .bind(user.to_string())
+        .bind(millis(at))
+        .bind(keep.map(|k| k.to_string()).unwrap_or_default())
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(true)
     }
 
     async fn set_email(&self, org: OrgId, user: UserId, email: &str) -> Result<bool> {
-        let done = sqlx::query("UPDATE users SET email = $3 WHERE organization_id = $1 AND id = $2")
+        let done = sqlx::query("UPDATE users SET email = $3 WHERE id IN (SELECT user_id FROM memberships WHERE organization_id = $1) AND id = $2")
             .bind(org.to_string())
             .bind(user.to_string())
             .bind(email)
@@ -260,7 +282,7 @@ where
     }
 
     async fn set_admin(&self, org: OrgId, user: UserId, is_admin: bool) -> Result<bool> {
-        let done = sqlx::query("UPDATE users SET is_admin = $3 WHERE organization_id = $1 AND id = $2")
+        let done = sqlx::query("UPDATE users SET is_admin = $3 WHERE id IN (SELECT user_id FROM memberships WHERE organization_id = $1) AND id = $2")
             .bind(org.to_string())
             .bind(user.to_string())
             .bind(is_admin)

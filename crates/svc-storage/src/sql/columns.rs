@@ -5,8 +5,9 @@ use const_format::concatcp;
 
 pub(super) const USER: &str = "id, organization_id, email, name, is_admin, created_at";
 
-/// [`USER`] of a query that names `users` as `u`.
-pub(super) const USER_U: &str = "u.id, u.organization_id, u.email, u.name, u.is_admin, u.created_at";
+/// [`USER`] of a query that joins `users u` to `memberships m`: the user as a
+/// member of `m`'s organization.
+pub(super) const USER_M: &str = "u.id, m.organization_id, u.email, u.name, u.is_admin, u.created_at";
 
 pub(super) const ORGANIZATION: &str = "id, name, plan, balance, default_containers, created_at";
 

@@ -59,13 +59,21 @@ where
         let row: Option<KeyOwnerRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
             columns::KEY,
-            ", u.is_admin AS owner_is_admin FROM api_keys k JOIN users u ON u.id = k.user_id \
+            ", u.is_admin AS owner_is_admin, m.role AS owner_role FROM api_keys k JOIN users u ON u.id = k.user_id \
+             JOIN memberships m ON m.organization_id = k.organization_id AND m.user_id = k.user_id \
              WHERE k.key_hash = $1"
         ))
         .bind(key_hash)
         .fetch_optional(&self.pool)
         .await?;
-        row.map(|r| Ok(KeyOwner { key: ApiKey::try_from(r.key)?, owner_is_admin: r.owner_is_admin })).transpose()
+        row.map(|r| {
+            Ok(KeyOwner {
+                owner_role: crate::records::role(&r.owner_role)?,
+                key: ApiKey::try_from(r.key)?,
+                owner_is_admin: r.owner_is_admin,
+            })
+        })
+        .transpose()
     }
 
     async fn list_keys(&self, org: OrgId, offset: i64, limit: i64) -> Result<Page<ApiKey>> {

@@ -23,6 +23,7 @@ mod feeds;
 mod fix_proposals;
 mod history;
 mod keys;
+mod members;
 mod ops;
 mod rates;
 mod run_pages;

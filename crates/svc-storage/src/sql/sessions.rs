@@ -6,11 +6,12 @@ use const_format::concatcp;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, Transaction, Type};
 use svc_domain::account::User;
 use svc_domain::login_session::LoginSession;
+use svc_domain::member::Role;
 use svc_domain::{OrgId, SessionId, UserId};
 
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
-use crate::records::{UserRecord, id, millis, time};
+use crate::records::{UserRecord, id, millis, role, time};
 use crate::traits::SessionStore;
 
 const SESSION: &str = "id, organization_id, user_id, device, address, created_at, last_seen_at, expires_at";
@@ -47,6 +48,7 @@ impl TryFrom<SessionRecord> for LoginSession {
 struct LiveRecord {
     #[sqlx(flatten)]
     user: UserRecord,
+    role: String,
     last_seen_at: i64,
 }
 
@@ -109,12 +111,13 @@ where
         user: UserId,
         session: SessionId,
         now: DateTime<Utc>,
-    ) -> Result<Option<(User, DateTime<Utc>)>> {
+    ) -> Result<Option<(User, Role, DateTime<Utc>)>> {
         let row: Option<LiveRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
-            columns::USER_U,
-            ", s.last_seen_at FROM sessions s JOIN users u ON u.id = s.user_id AND u.organization_id = \
-             s.organization_id WHERE s.id = $1 AND s.organization_id = $2 AND s.user_id = $3 \
+            columns::USER_M,
+            ", m.role, s.last_seen_at FROM sessions s JOIN memberships m ON m.organization_id = \
+             s.organization_id AND m.user_id = s.user_id JOIN users u ON u.id = s.user_id \
+             WHERE s.id = $1 AND s.organization_id = $2 AND s.user_id = $3 \
              AND s.revoked_at IS NULL AND s.expires_at > $4"
         ))
         .bind(session.to_string())
@@ -123,7 +126,7 @@ where
         .bind(millis(now))
         .fetch_optional(&self.pool)
         .await?;
-        row.map(|r| Ok((User::try_from(r.user)?, time(r.last_seen_at)?))).transpose()
+        row.map(|r| Ok((User::try_from(r.user)?, role(&r.role)?, time(r.last_seen_at)?))).transpose()
     }
 
     async fn touch_session(&self, org: OrgId, user: UserId, session: SessionId, now: DateTime<Utc>) -> Result<bool> {

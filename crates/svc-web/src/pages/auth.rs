@@ -156,7 +156,7 @@ pub(crate) async fn login(
     LoginClient(from): LoginClient,
     AnonymousForm(form): AnonymousForm<AuthForm>,
 ) -> Result<Response, PageError> {
-    let login = Login { email: form.email.clone(), password: form.password.clone() };
+    let login = Login { email: form.email.clone(), password: form.password.clone(), organization: None };
     match services.accounts.login(login, from).await {
         Ok(issued) => {
             let next = browser_session::local_path(form.next.as_deref());

@@ -5,6 +5,7 @@ mod auth;
 mod feed;
 mod fix_review;
 mod keys;
+mod members;
 mod pager;
 mod run_page;
 mod run_progress;
@@ -72,6 +73,13 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/settings/password", post(settings::change_password))
         .route("/settings/sessions/{session}/end", post(settings::end_session))
         .route("/settings/sessions/end-all", post(settings::end_all_sessions))
+        .route("/settings/members", get(members::page))
+        .route("/settings/members/invite", post(members::invite))
+        .route("/settings/members/{member}/role", post(members::set_role))
+        .route("/settings/members/{member}/remove", post(members::remove))
+        .route("/settings/invites/{invite}/withdraw", post(members::withdraw))
+        .route("/settings/organizations/{org}/switch", post(members::switch))
+        .route("/invites/accept", get(members::accept_page).post(members::accept))
         .route("/admin", get(admin::page))
         .route("/admin/announcements", post(admin::announce))
         .route("/unsubscribe", get(unsubscribe::page).post(unsubscribe::one_click))

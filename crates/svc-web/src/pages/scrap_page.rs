@@ -215,6 +215,7 @@ pub(crate) async fn page(
                 EmailKind::Digest => "Digest",
                 EmailKind::Announcement => "Announcement",
                 EmailKind::FixProposed => "AI Fix proposal",
+                EmailKind::Invite => "Invitation",
             },
             to: r.email.to,
             subject: r.email.subject,

@@ -11,6 +11,7 @@ mod feeds;
 mod fix_review;
 mod history_page;
 mod journey;
+mod members;
 mod run_progress;
 mod scrap_editor;
 mod scrap_list;

@@ -144,7 +144,8 @@ async fn write_a_scrap_with_a_bad_cron_fix_it_test_run_and_save() {
 
 /// A session token of `email` (signed up with the harness's password).
 async fn login_token(app: &TestApp, email: &str) -> String {
-    let login = svc_service::accounts::Login { email: email.into(), password: "password-123".into() };
+    let login =
+        svc_service::accounts::Login { email: email.into(), password: "password-123".into(), organization: None };
     app.services.accounts.login(login, std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST)).await.unwrap().token
 }
 

@@ -19,7 +19,7 @@ async fn logs_in(app: &TestApp, email: &str, password: &str) -> bool {
     app.services
         .accounts
         .login(
-            Login { email: email.into(), password: password.into() },
+            Login { email: email.into(), password: password.into(), organization: None },
             std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
         )
         .await

@@ -107,7 +107,11 @@ async fn set_a_login_see_it_masked_forget_the_session_and_remove_it() {
 }
 
 async fn login_token(app: &TestApp) -> String {
-    let login = svc_service::accounts::Login { email: "ada@example.com".into(), password: "password-123".into() };
+    let login = svc_service::accounts::Login {
+        email: "ada@example.com".into(),
+        password: "password-123".into(),
+        organization: None,
+    };
     app.services.accounts.login(login, std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST)).await.unwrap().token
 }
 
