@@ -17,6 +17,7 @@
 
 mod accounts;
 mod activities;
+mod audit;
 mod columns;
 mod emails;
 mod fix_proposals;
@@ -24,6 +25,7 @@ mod history;
 mod keys;
 mod ops;
 mod rates;
+mod retention;
 mod run_pages;
 mod runs;
 mod schedule;
