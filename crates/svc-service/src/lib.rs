@@ -9,6 +9,7 @@
 
 pub mod accounts;
 pub mod ai;
+pub mod audit;
 pub mod error;
 pub mod metrics;
 pub mod outbox;

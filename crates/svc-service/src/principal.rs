@@ -3,6 +3,8 @@
 //! authentication; the checks on them (`require`, `may_touch_scrap`) are the
 //! authorization.
 
+use std::net::IpAddr;
+
 use svc_domain::scope::Scope;
 use svc_domain::{KeyId, OrgId, ScrapId, SessionId, UserId};
 
@@ -17,11 +19,24 @@ pub struct Session {
     is_platform_admin: bool,
     /// The log-in this request rides on (the JWT's `sid`).
     id: SessionId,
+    /// The client address of the request, when the adapter knows it (what
+    /// the audit log records).
+    address: Option<IpAddr>,
 }
 
 impl Session {
     pub(crate) fn new(org: OrgId, user: UserId, is_platform_admin: bool, id: SessionId) -> Self {
-        Session { org, user, is_platform_admin, id }
+        Session { org, user, is_platform_admin, id, address: None }
+    }
+    /// The same session, for a request from `address` (set by the adapter
+    /// that made the session known; it grants nothing).
+    pub fn from_address(mut self, address: IpAddr) -> Self {
+        self.address = Some(address);
+        self
+    }
+    /// The client address of the request, if known.
+    pub fn address(&self) -> Option<IpAddr> {
+        self.address
     }
     /// The log-in this request rides on.
     pub fn id(&self) -> SessionId {
@@ -46,6 +61,8 @@ pub struct KeyGrant {
     scopes: Vec<Scope>,
     /// Empty: every scrap of the organization.
     scrap_ids: Vec<ScrapId>,
+    /// The client address of the request, if known.
+    address: Option<IpAddr>,
 }
 
 /// A verified caller of a KEY route: a web session or an API key.
@@ -64,7 +81,12 @@ impl Principal {
         scopes: Vec<Scope>,
         scrap_ids: Vec<ScrapId>,
     ) -> Self {
-        Principal::Key { org, owner, owner_is_platform_admin, grant: KeyGrant { key_id, scopes, scrap_ids } }
+        Principal::Key {
+            org,
+            owner,
+            owner_is_platform_admin,
+            grant: KeyGrant { key_id, scopes, scrap_ids, address: None },
+        }
     }
 
     pub fn org(&self) -> OrgId {
@@ -86,6 +108,25 @@ impl Principal {
         match self {
             Principal::Session(s) => s.is_platform_admin,
             Principal::Key { owner_is_platform_admin, .. } => *owner_is_platform_admin,
+        }
+    }
+
+    /// The same caller, for a request from `address` (it grants nothing).
+    pub fn from_address(self, address: IpAddr) -> Self {
+        match self {
+            Principal::Session(s) => Principal::Session(s.from_address(address)),
+            Principal::Key { org, owner, owner_is_platform_admin, mut grant } => {
+                grant.address = Some(address);
+                Principal::Key { org, owner, owner_is_platform_admin, grant }
+            }
+        }
+    }
+
+    /// The client address of the request, if known.
+    pub fn address(&self) -> Option<IpAddr> {
+        match self {
+            Principal::Session(s) => s.address,
+            Principal::Key { grant, .. } => grant.address,
         }
     }
 

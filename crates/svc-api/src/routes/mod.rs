@@ -11,6 +11,7 @@ pub(crate) mod announcements;
 pub(crate) mod history;
 mod home;
 pub(crate) mod keys;
+pub(crate) mod organization;
 pub(crate) mod runs;
 pub(crate) mod scraps;
 pub(crate) mod site_accounts;
@@ -74,8 +75,8 @@ pub(crate) fn table() -> Vec<RestRoute> {
     use Scope::{HistoryRead, MailAnnounce, ScrapsRead, ScrapsRun};
     use openapi::{
         AI_NOT_CONFIGURED, ALREADY_CURRENT, BAD_CREDENTIALS, EMAIL_OFF, EMAIL_TAKEN, INACTIVE_WEBHOOK,
-        INSUFFICIENT_BALANCE, NOT_IN_KEY_SCOPE, NOT_PLATFORM_ADMIN, PLAN_REQUIRED, RATE_LIMITED, SIGNUP_CLOSED,
-        UNKNOWN_SCRAP_FILTER,
+        INSUFFICIENT_BALANCE, NOT_IN_KEY_SCOPE, NOT_ORG_ADMIN, NOT_PLATFORM_ADMIN, PLAN_REQUIRED, RATE_LIMITED,
+        SIGNUP_CLOSED, UNKNOWN_SCRAP_FILTER,
     };
     const RUN: &[Failure] = &[NOT_IN_KEY_SCOPE, INSUFFICIENT_BALANCE, RATE_LIMITED];
     const AI_TASK: &[Failure] = &[AI_NOT_CONFIGURED, INSUFFICIENT_BALANCE, RATE_LIMITED];
@@ -91,6 +92,9 @@ pub(crate) fn table() -> Vec<RestRoute> {
         at(M::GET, "/api/auth/sessions", Session, accounts::sessions),
         at(M::DELETE, "/api/auth/sessions", Session, accounts::end_all_sessions),
         at(M::DELETE, "/api/auth/sessions/{id}", Session, accounts::end_session),
+        at(M::GET, "/api/organization/audit", Session, organization::audit).failing(&[NOT_ORG_ADMIN]),
+        at(M::GET, "/api/organization/settings", Session, organization::settings).failing(&[NOT_ORG_ADMIN]),
+        at(M::PUT, "/api/organization/settings", Session, organization::update_settings).failing(&[NOT_ORG_ADMIN]),
         at(M::GET, "/api/scraps", Key(ScrapsRead), scraps::list),
         at(M::POST, "/api/scraps", Session, scraps::create),
         at(M::GET, "/api/scraps/{id}", Key(ScrapsRead), scraps::get).failing(&[NOT_IN_KEY_SCOPE]),

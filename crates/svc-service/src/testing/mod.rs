@@ -55,6 +55,7 @@ impl TestServices {
             signup_open: true,
             tiers: Default::default(),
             weekly_units: crate::WeeklyUnits::default(),
+            retention: Default::default(),
         };
         TestServices { services: Services::new(store.clone(), config), store, _db: db }
     }
