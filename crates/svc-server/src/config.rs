@@ -783,7 +783,7 @@ impl Config {
             mailer: raw.get("MAILER", true, parse_bool)?,
             trusted_proxies: raw.get("TRUSTED_PROXIES", vec![], parse_networks)?,
             cron_catchup_grace: raw.get("CRON_CATCHUP_GRACE", Duration::from_secs(15 * 60), parse_duration)?,
-            retention: retention(&raw)?,
+            retention: retention(raw)?,
             smtp_url: raw
                 .get("SMTP_URL", None, |s| if s.trim().is_empty() { Ok(None) } else { SmtpUrl::parse(s).map(Some) })?,
             mail_from: raw.get("MAIL_FROM", None, |s| {

@@ -47,7 +47,7 @@ impl OrganizationSettings {
         {
             return Err(ServiceError::validation(
                 "historyRetentionDays",
-                format!("must be a whole number of days from 1 to {MAX_HISTORY_DAYS}, or null to keep every run"),
+                format!("must be from 1 to {MAX_HISTORY_DAYS} days; leave it empty (null) to keep every run"),
             ));
         }
         let before = self.store.history_retention(session.org()).await?;

@@ -31,9 +31,7 @@ pub fn action_tone(action: &AuditAction) -> &'static str {
     use AuditAction::*;
     match action {
         KeyRevoked { .. } | WebhookDeleted { .. } | ScrapDeleted { .. } | MemberRemoved { .. } => "chip-error",
-        LoginFromNewAddress { .. } | PasswordChanged { .. } | EmailChanged { .. } | RoleChanged { .. } => {
-            "chip-empty"
-        }
+        LoginFromNewAddress { .. } | PasswordChanged { .. } | EmailChanged { .. } | RoleChanged { .. } => "chip-empty",
         _ => "chip-none",
     }
 }

@@ -70,7 +70,7 @@ async fn the_history_age_limit_is_set_in_settings_and_audited() {
     tab.fill("Delete runs older than (days)", "5000").await;
     tab.click_and_load("Save history setting").await;
     let text = tab.text().await;
-    assert!(text.contains("from 1 to 3650"), "{text}");
+    assert!(text.contains("from 1 to 3650 days"), "{text}");
     assert_eq!(tab.value("Delete runs older than (days)").await, "5000");
     tab.screenshots("settings-history-error").await;
 
@@ -116,6 +116,22 @@ async fn the_history_form_needs_the_csrf_token_and_the_log_shows_only_its_organi
     let (_, body) = app.get("/api/organization/settings", &erin.token).await;
     assert_eq!(body["historyRetentionDays"], 7);
 
+    // An email change through the form is audited with both addresses.
+    let changed = app
+        .http
+        .post(format!("{}/settings/email", app.base))
+        .header("cookie", session_cookie(&erin.token))
+        .header("origin", &app.base)
+        .form(&[
+            ("email", "erin.new@example.com"),
+            ("currentPassword", "password-123"),
+            ("csrf", csrf_token_of(&app, &erin.token).await.as_str()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert!(changed.status().is_success() || changed.status() == StatusCode::SEE_OTHER, "{}", changed.status());
+
     let page = app
         .http
         .get(format!("{}/settings/audit", app.base))
@@ -127,4 +143,5 @@ async fn the_history_form_needs_the_csrf_token_and_the_log_shows_only_its_organi
         .await
         .unwrap();
     assert!(page.contains("Settings changed") && !page.contains("frank"), "only erin's organization");
+    assert!(page.contains("Email changed") && page.contains("from erin@example.com to erin.new@example.com"), "{page}");
 }
