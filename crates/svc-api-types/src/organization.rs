@@ -57,5 +57,19 @@ pub struct OrganizationSettingsView {
     are always kept), or null to keep every run.")]
 pub struct OrganizationSettingsBody {
     #[schema(minimum = 1, maximum = 3650)]
+    #[serde(default, deserialize_with = "whole_number")]
     pub history_retention_days: Option<i64>,
+}
+
+/// A JSON integer, as JSON Schema counts them: `30` or `30.0` (not `30.5`), or null.
+fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    use serde::de::Error;
+    match Option::<serde_json::Number>::deserialize(d)? {
+        None => Ok(None),
+        Some(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => Ok(Some(i)),
+            (None, Some(f)) if f.fract() == 0.0 && f.abs() < 9.0e15 => Ok(Some(f as i64)),
+            _ => Err(D::Error::custom("must be a whole number of days")),
+        },
+    }
 }

@@ -207,9 +207,13 @@ async fn the_history_age_limit_is_an_audited_organization_setting() {
         assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
         assert_eq!(body["field"], "historyRetentionDays", "{body}");
     }
-    let (status, body) =
-        app.put("/api/organization/settings", &ada.token, json!({"historyRetentionDays": "forever"})).await;
-    assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
+    for bad in [json!({"historyRetentionDays": "forever"}), json!({"historyRetentionDays": 30.5})] {
+        let (status, body) = app.put("/api/organization/settings", &ada.token, bad).await;
+        assert_error(status, &body, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
+    }
+    // A whole number written as a float is a JSON Schema integer.
+    let (status, body) = app.put("/api/organization/settings", &ada.token, json!({"historyRetentionDays": 30.0})).await;
+    assert_eq!((status, body), (StatusCode::OK, json!({"historyRetentionDays": 30})));
     let (status, body) = app.put("/api/organization/settings", &ada.token, json!({"historyRetentionDays": null})).await;
     assert_eq!((status, body), (StatusCode::OK, json!({"historyRetentionDays": null})));
 
