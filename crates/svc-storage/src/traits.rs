@@ -957,8 +957,8 @@ pub trait AuditStore: Send + Sync {
     async fn insert_audit(&self, entry: &AuditEntry) -> Result<()>;
     /// Newest first.
     async fn list_audit(&self, org: OrgId, offset: i64, limit: i64) -> Result<Page<AuditEntry>>;
-    /// Notes that `user` logged in from `address` at `at` and says whether
-    /// it was new for the user.
+    /// Notes that `user` logged in to `org` from `address` at `at` and says
+    /// whether it was new for the user in that organization.
     async fn remember_address(&self, org: OrgId, user: UserId, address: &str, at: DateTime<Utc>)
     -> Result<AddressSeen>;
 }

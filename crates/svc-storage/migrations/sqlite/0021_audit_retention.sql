@@ -24,7 +24,7 @@ CREATE TABLE known_addresses (
     address TEXT NOT NULL,
     first_seen_at BIGINT NOT NULL,
     last_seen_at BIGINT NOT NULL,
-    PRIMARY KEY (user_id, address)
+    PRIMARY KEY (organization_id, user_id, address)
 );
 CREATE INDEX known_addresses_by_age ON known_addresses (last_seen_at);
 

@@ -145,7 +145,7 @@ where
         // first's row and counts as known.
         let inserted = sqlx::query(
             "INSERT INTO known_addresses (organization_id, user_id, address, first_seen_at, last_seen_at) \
-             VALUES ($1, $2, $3, $4, $4) ON CONFLICT (user_id, address) DO NOTHING",
+             VALUES ($1, $2, $3, $4, $4) ON CONFLICT (organization_id, user_id, address) DO NOTHING",
         )
         .bind(org.to_string())
         .bind(user.to_string())

@@ -54,8 +54,8 @@ where
             .await?;
         // Forgotten addresses count as new again at the next log-in from them.
         self.delete_batch(
-            "DELETE FROM known_addresses WHERE (user_id, address) IN (SELECT user_id, address \
-             FROM known_addresses WHERE last_seen_at < $1 ORDER BY last_seen_at LIMIT $2)",
+            "DELETE FROM known_addresses WHERE (organization_id, user_id, address) IN (SELECT organization_id, \
+             user_id, address FROM known_addresses WHERE last_seen_at < $1 ORDER BY last_seen_at LIMIT $2)",
             before,
             limit,
         )
