@@ -13,6 +13,7 @@ mod history;
 mod key;
 mod list;
 mod member;
+mod organization;
 mod run;
 mod run_page;
 mod scrap;
@@ -34,6 +35,7 @@ pub use list::ListView;
 pub use member::{
     AcceptInviteBody, AcceptedInviteView, CreatedInviteView, InviteBody, InviteView, MemberView, RoleBody,
 };
+pub use organization::{AuditActorView, AuditEntryView, OrganizationSettingsBody, OrganizationSettingsView};
 pub use run::TriggerAccepted;
 pub use run_page::RunPageView;
 pub use scrap::{ScrapBody, ScrapView};

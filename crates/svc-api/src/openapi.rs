@@ -89,6 +89,8 @@ pub(crate) const RATE_LIMITED: Failure = failure(
     "a rate limit is reached; `Retry-After` says when to try again (`RateLimit`, `RateLimit-Policy`)",
 );
 pub(crate) const EMAIL_TAKEN: Failure = failure(409, "EMAIL_TAKEN", "an account with this email exists");
+pub(crate) const NOT_ORG_ADMIN: Failure =
+    failure(403, "FORBIDDEN", "the caller's role in the organization is neither owner nor admin");
 pub(crate) const SIGNUP_CLOSED: Failure = failure(403, "FORBIDDEN", "sign-up is closed on this server");
 pub(crate) const BAD_CREDENTIALS: Failure = failure(401, "UNAUTHORIZED", "wrong email or password");
 pub(crate) const ALREADY_CURRENT: Failure =
@@ -153,6 +155,9 @@ lists the `code` values it can carry. Lists answer `{data, total, page, perPage}
         routes::members::invites,
         routes::members::withdraw,
         routes::members::accept,
+        routes::organization::audit,
+        routes::organization::settings,
+        routes::organization::update_settings,
         routes::scraps::list,
         routes::scraps::create,
         routes::scraps::get,
@@ -198,6 +203,7 @@ lists the `code` values it can carry. Lists answer `{data, total, page, perPage}
         (name = "versions", description = "Versions of a scrap's script"),
         (name = "site accounts", description = "A scrap's site login and saved browser session"),
         (name = "ai", description = "AI tasks: the wizard and script generation"),
+        (name = "organization", description = "The organization's audit log and settings (owners and admins)"),
         (name = "keys", description = "API keys"),
         (name = "webhooks", description = "Webhooks and their deliveries"),
         (name = "announcements", description = "Release announcements (platform admins)"),

@@ -33,6 +33,8 @@ pub enum Power {
     ManageOwners,
     /// Revoke another member's API key.
     ManageOthersKeys,
+    /// Read the audit log and change the organization's settings.
+    Administer,
 }
 
 impl Power {
@@ -50,6 +52,7 @@ impl Power {
             Power::ManageMembers => "manage members",
             Power::ManageOwners => "manage owners",
             Power::ManageOthersKeys => "revoke another member's API keys",
+            Power::Administer => "read the audit log or change the organization's settings",
         }
     }
 }
@@ -72,7 +75,7 @@ impl Role {
             Power::Act(Scope::ScrapsRead | Scope::HistoryRead | Scope::TasksRead | Scope::MailAnnounce) => true,
             Power::Act(Scope::ScrapsWrite | Scope::ScrapsRun) => self <= Role::Editor,
             Power::Act(Scope::WebhooksManage | Scope::ApiKeysManage) => self <= Role::Admin,
-            Power::ManageMembers | Power::ManageOthersKeys => self <= Role::Admin,
+            Power::ManageMembers | Power::ManageOthersKeys | Power::Administer => self <= Role::Admin,
             Power::ManageOwners => self == Role::Owner,
         }
     }

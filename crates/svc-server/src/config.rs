@@ -134,6 +134,8 @@ pub struct Config {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// How old a tick missed during downtime may be and still run once.
     pub cron_catchup_grace: Duration,
+    /// `SVC_RETAIN_*`: how long housekeeping keeps each kind of row.
+    pub retention: svc_service::schedule::housekeeping::Retention,
     /// `SVC_SMTP_URL`: the relay email leaves through; unset, email is off
     /// (see [`Config::mail`]).
     pub smtp_url: Option<SmtpUrl>,
@@ -338,7 +340,32 @@ pub enum ConfigError {
     UnknownKey(String),
 }
 
-/// `90`, `90s`, `1500ms`, `5m`, `2h`.
+/// The retention settings (`SVC_RETAIN_*`), each a duration at least its
+/// minimum (`Retention::MIN*`).
+fn retention(raw: &Raw) -> Result<svc_service::schedule::housekeeping::Retention, ConfigError> {
+    use svc_service::schedule::housekeeping::Retention;
+    let d = Retention::default();
+    let at_least = |min: Duration| {
+        move |s: &str| {
+            let v = parse_duration(s)?;
+            if v < min {
+                return Err(format!("must be at least {}h", min.as_secs() / 3600));
+            }
+            Ok(v)
+        }
+    };
+    Ok(Retention {
+        webhook_deliveries: raw.get("RETAIN_WEBHOOK_DELIVERIES", d.webhook_deliveries, at_least(Retention::MIN))?,
+        emails: raw.get("RETAIN_EMAILS", d.emails, at_least(Retention::MIN))?,
+        ai_tasks: raw.get("RETAIN_AI_TASKS", d.ai_tasks, at_least(Retention::MIN))?,
+        activities: raw.get("RETAIN_ACTIVITIES", d.activities, at_least(Retention::MIN))?,
+        audit: raw.get("RETAIN_AUDIT", d.audit, at_least(Retention::MIN))?,
+        rate_limits: raw.get("RETAIN_RATE_LIMITS", d.rate_limits, at_least(Retention::MIN_RATE_LIMITS))?,
+        renewals: raw.get("RETAIN_RENEWALS", d.renewals, at_least(Retention::MIN_RENEWALS))?,
+    })
+}
+
+/// `90`, `90s`, `1500ms`, `5m`, `2h`, `30d`.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let (digits, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
@@ -350,7 +377,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "ms" => Ok(Duration::from_millis(n)),
         "m" => secs(60),
         "h" => secs(3600),
-        other => Err(format!("unknown unit `{other}` (use ms, s, m or h)")),
+        "d" => secs(86_400),
+        other => Err(format!("unknown unit `{other}` (use ms, s, m, h or d)")),
     }?;
     // The services add these to clock times and to one another: a bound
     // far above any sensible setting keeps every such sum in range.
@@ -752,6 +780,7 @@ impl Config {
             mailer: raw.get("MAILER", true, parse_bool)?,
             trusted_proxies: raw.get("TRUSTED_PROXIES", vec![], parse_networks)?,
             cron_catchup_grace: raw.get("CRON_CATCHUP_GRACE", Duration::from_secs(15 * 60), parse_duration)?,
+            retention: retention(raw)?,
             smtp_url: raw
                 .get("SMTP_URL", None, |s| if s.trim().is_empty() { Ok(None) } else { SmtpUrl::parse(s).map(Some) })?,
             mail_from: raw.get("MAIL_FROM", None, |s| {
@@ -1250,6 +1279,25 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn retention_settings_have_bounded_defaults_and_minimums() {
+        let c = Config::load(None, env(&[])).unwrap();
+        assert_eq!(c.retention, svc_service::schedule::housekeeping::Retention::default());
+        assert_eq!(c.retention.webhook_deliveries, Duration::from_secs(30 * 86_400));
+        let set = Config::load(None, env(&[("SVC_RETAIN_AUDIT", "365d"), ("SVC_RETAIN_EMAILS", "48h")])).unwrap();
+        assert_eq!(set.retention.audit, Duration::from_secs(365 * 86_400));
+        assert_eq!(set.retention.emails, Duration::from_secs(48 * 3600));
+        for (name, bad) in [
+            ("SVC_RETAIN_AUDIT", "10m"),
+            ("SVC_RETAIN_RENEWALS", "7d"),
+            ("SVC_RETAIN_RATE_LIMITS", "30m"),
+            ("SVC_RETAIN_ACTIVITIES", "soon"),
+        ] {
+            let err = Config::load(None, env(&[(name, bad)])).unwrap_err().to_string();
+            assert!(err.contains(name) && err.contains("at least") || err.contains("expected"), "{name}={bad}: {err}");
         }
     }
 }

@@ -115,6 +115,7 @@ impl App {
                 signup: config.signup,
                 tiers: config.tier_settings(),
                 weekly_units: svc_service::WeeklyUnits { growth: config.growth_weekly, pro: config.pro_weekly },
+                retention: config.retention,
             },
         ));
         if let Some(ai) = config.ai() {

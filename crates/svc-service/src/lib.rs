@@ -9,6 +9,7 @@
 
 pub mod accounts;
 pub mod ai;
+pub mod audit;
 pub mod error;
 pub mod members;
 pub mod metrics;

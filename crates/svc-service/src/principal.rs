@@ -8,6 +8,8 @@
 //! operation that asks for a scope is bounded by the role too, so a viewer's
 //! key cannot run a scrap even when its scopes say it may.
 
+use std::net::IpAddr;
+
 use svc_domain::member::{Power, Role};
 use svc_domain::scope::Scope;
 use svc_domain::{KeyId, OrgId, ScrapId, SessionId, UserId};
@@ -25,6 +27,9 @@ pub struct Session {
     id: SessionId,
     /// The user's role in `org`.
     role: Role,
+    /// The client address of the request, when the adapter knows it (what
+    /// the audit log records).
+    address: Option<IpAddr>,
 }
 
 /// The refusal of `power` to `role`: 403 `FORBIDDEN`, naming the role.
@@ -42,7 +47,7 @@ fn role_allows(role: Role, scopes: &[Scope]) -> Result<(), ServiceError> {
 
 impl Session {
     pub(crate) fn new(org: OrgId, user: UserId, is_platform_admin: bool, id: SessionId, role: Role) -> Self {
-        Session { org, user, is_platform_admin, id, role }
+        Session { org, user, is_platform_admin, id, role, address: None }
     }
     /// The user's role in the session's organization.
     pub fn role(&self) -> Role {
@@ -56,6 +61,16 @@ impl Session {
     /// Fails with 403 `FORBIDDEN` naming the role unless it holds `power`.
     pub fn require_power(&self, power: Power) -> Result<(), ServiceError> {
         if self.role.may(power) { Ok(()) } else { Err(refuse(self.role, power)) }
+    }
+    /// The same session, for a request from `address` (set by the adapter
+    /// that made the session known; it grants nothing).
+    pub fn from_address(mut self, address: IpAddr) -> Self {
+        self.address = Some(address);
+        self
+    }
+    /// The client address of the request, if known.
+    pub fn address(&self) -> Option<IpAddr> {
+        self.address
     }
     /// The log-in this request rides on.
     pub fn id(&self) -> SessionId {
@@ -80,6 +95,8 @@ pub struct KeyGrant {
     scopes: Vec<Scope>,
     /// Empty: every scrap of the organization.
     scrap_ids: Vec<ScrapId>,
+    /// The client address of the request, if known.
+    address: Option<IpAddr>,
 }
 
 /// A verified caller of a KEY route: a web session or an API key.
@@ -107,7 +124,7 @@ impl Principal {
             owner,
             owner_is_platform_admin,
             owner_role,
-            grant: KeyGrant { key_id, scopes, scrap_ids },
+            grant: KeyGrant { key_id, scopes, scrap_ids, address: None },
         }
     }
 
@@ -138,6 +155,25 @@ impl Principal {
         match self {
             Principal::Session(s) => s.is_platform_admin,
             Principal::Key { owner_is_platform_admin, .. } => *owner_is_platform_admin,
+        }
+    }
+
+    /// The same caller, for a request from `address` (it grants nothing).
+    pub fn from_address(self, address: IpAddr) -> Self {
+        match self {
+            Principal::Session(s) => Principal::Session(s.from_address(address)),
+            Principal::Key { org, owner, owner_is_platform_admin, owner_role, mut grant } => {
+                grant.address = Some(address);
+                Principal::Key { org, owner, owner_is_platform_admin, owner_role, grant }
+            }
+        }
+    }
+
+    /// The client address of the request, if known.
+    pub fn address(&self) -> Option<IpAddr> {
+        match self {
+            Principal::Session(s) => s.address,
+            Principal::Key { grant, .. } => grant.address,
         }
     }
 

@@ -11,11 +11,13 @@ use crate::accounts::auth::AuthService;
 use crate::accounts::jwt::JwtKeys;
 use crate::accounts::key_cache::KeyCache;
 use crate::accounts::keys::KeyService;
+use crate::accounts::organization::OrganizationSettings;
 use crate::accounts::rate_limits::RateLimits;
 use crate::accounts::sessions::SessionService;
 use crate::ai::attachments::Attachments;
 use crate::ai::task_runner::TaskRunner;
 use crate::ai::tasks::AiService;
+use crate::audit::AuditLog;
 use crate::members::{InviteSettings, MemberService};
 use crate::metrics::Metrics;
 use crate::outbox::announcements::AnnouncementService;
@@ -64,6 +66,8 @@ pub struct ServiceConfig {
     /// The balances Growth and Pro are topped up to every week
     /// (`SVC_GROWTH_WEEKLY`, `SVC_PRO_WEEKLY`).
     pub weekly_units: WeeklyUnits,
+    /// How long housekeeping keeps each kind of row (`SVC_RETAIN_*`).
+    pub retention: crate::schedule::housekeeping::Retention,
 }
 
 impl fmt::Debug for ServiceConfig {
@@ -84,6 +88,7 @@ impl fmt::Debug for ServiceConfig {
             .field("signup", &self.signup)
             .field("tiers", &self.tiers)
             .field("weekly_units", &self.weekly_units)
+            .field("retention", &self.retention)
             .finish()
     }
 }
@@ -115,6 +120,10 @@ pub struct Services {
     /// Scraps' feeds of what changed between runs, and their addresses.
     pub feeds: FeedService,
     pub rate_limits: Arc<RateLimits>,
+    /// The organization's audit log: recording (for services) and reading.
+    pub audit: AuditLog,
+    /// Organization settings (the history age limit).
+    pub organization: OrganizationSettings,
     /// What this process counts for `GET /metrics`.
     pub metrics: Arc<Metrics>,
     /// Proxies whose `X-Forwarded-For` names the client.
@@ -130,6 +139,7 @@ impl Services {
         let jwt = Arc::new(JwtKeys::new(&config.jwt_secret));
         let key_cache = Arc::new(KeyCache::new(config.key_cache_ttl));
         let metrics = Arc::new(Metrics::new());
+        let audit = AuditLog::new(store.clone());
         let sessions = Arc::new(SessionService::new(store.clone(), jwt.clone()));
         let rate_limits = Arc::new(RateLimits::new(store.clone(), metrics.clone()));
         let email = crate::runs::EmailSettings { enabled: config.email_enabled, public_url: config.public_url.clone() };
@@ -147,7 +157,8 @@ impl Services {
                 metrics: metrics.clone(),
             },
         );
-        let ai = AiService::new(store.clone(), attached.clone(), runs.signals.clone(), rate_limits.clone());
+        let ai =
+            AiService::new(store.clone(), attached.clone(), runs.signals.clone(), rate_limits.clone(), audit.clone());
         let task_runner =
             Arc::new(TaskRunner::new(store.clone(), attached, runs.signals.clone(), config.run_timeout, email));
         let schedule_changed = Arc::new(tokio::sync::Notify::new());
@@ -157,6 +168,7 @@ impl Services {
             schedule_changed.clone(),
             config.cron_catchup_grace,
             config.weekly_units,
+            config.retention,
         );
         Services {
             auth: AuthService::new(store.clone(), jwt.clone(), key_cache.clone()),
@@ -173,10 +185,17 @@ impl Services {
                 config.free_grant,
                 rate_limits.clone(),
                 config.signup,
+                audit.clone(),
             ),
             sessions: sessions.clone(),
-            admin: AdminService::new(store.clone()),
-            scraps: ScrapService::new(store.clone(), config.cron_min_interval, schedule_changed, config.tiers.clone()),
+            admin: AdminService::new(store.clone(), audit.clone()),
+            scraps: ScrapService::new(
+                store.clone(),
+                config.cron_min_interval,
+                schedule_changed,
+                config.tiers.clone(),
+                audit.clone(),
+            ),
             site_accounts: SiteAccountService::new(store.clone()),
             members: MemberService::new(
                 store.clone(),
@@ -184,13 +203,15 @@ impl Services {
                 key_cache.clone(),
                 InviteSettings { public_url: config.public_url.clone(), email_enabled: config.email_enabled },
                 runs.signals.emails.clone(),
+                audit.clone(),
             ),
-            keys: KeyService::new(store.clone(), key_cache),
+            keys: KeyService::new(store.clone(), key_cache, audit.clone()),
             history: HistoryService::new(store.clone()),
             webhooks: WebhookService::new(
                 store.clone(),
                 config.allow_private_networks.clone(),
                 runs.signals.deliveries.clone(),
+                audit.clone(),
             ),
             feeds: FeedService::new(store.clone(), config.public_url.clone()),
             runs,
@@ -198,6 +219,8 @@ impl Services {
             task_runner,
             scheduler: Arc::new(scheduler),
             rate_limits,
+            audit: audit.clone(),
+            organization: OrganizationSettings::new(store.clone(), audit),
             metrics,
             trusted_proxies: config.trusted_proxies.clone(),
             public_url: config.public_url,

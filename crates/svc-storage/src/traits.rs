@@ -3,6 +3,7 @@ use chrono::{DateTime, Utc};
 use svc_domain::account::{Organization, User};
 use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
+use svc_domain::audit::AuditEntry;
 use svc_domain::email::{Email, EmailRecord};
 use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
 use svc_domain::login_session::LoginSession;
@@ -1037,6 +1038,61 @@ pub trait MemberStore: Send + Sync {
     async fn accept_invite(&self, invite: &Invite, user: UserId, at: DateTime<Utc>) -> Result<Joined>;
 }
 
+/// Whether a user had logged in from an address before (`AuditStore::remember_address`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddressSeen {
+    /// The user's first address on record (a sign-up, or the first log-in
+    /// after the upgrade): nothing to report.
+    First,
+    /// Seen before.
+    Known,
+    /// Not seen before, while others were.
+    New,
+}
+
+/// The audit log (issue 37, part 2) and the addresses users log in from.
+#[async_trait]
+pub trait AuditStore: Send + Sync {
+    async fn insert_audit(&self, entry: &AuditEntry) -> Result<()>;
+    /// Newest first.
+    async fn list_audit(&self, org: OrgId, offset: i64, limit: i64) -> Result<Page<AuditEntry>>;
+    /// Notes that `user` logged in to `org` from `address` at `at` and says
+    /// whether it was new for the user in that organization.
+    async fn remember_address(&self, org: OrgId, user: UserId, address: &str, at: DateTime<Utc>)
+    -> Result<AddressSeen>;
+}
+
+/// Housekeeping (issue 37, part 5): each `prune_*` deletes at most `limit`
+/// rows older than `before` that nothing still needs, and returns how many
+/// went. Cross-organization by design (the scheduler), except the history.
+#[async_trait]
+pub trait RetentionStore: Send + Sync {
+    /// Audit entries, and remembered log-in addresses last used before `before`.
+    async fn prune_audit(&self, before: DateTime<Utc>, limit: i64) -> Result<u64>;
+    async fn prune_activities(&self, before: DateTime<Utc>, limit: i64) -> Result<u64>;
+    /// Emails sent or failed (never a queued one).
+    async fn prune_emails(&self, before: DateTime<Utc>, limit: i64) -> Result<u64>;
+    /// Webhook deliveries no longer pending, with their attempts.
+    async fn prune_deliveries(&self, before: DateTime<Utc>, limit: i64) -> Result<u64>;
+    /// AI tasks that ended (never a queued or running one, nor the task of
+    /// a pending fix proposal).
+    async fn prune_tasks(&self, before: DateTime<Utc>, limit: i64) -> Result<u64>;
+    /// Sliding-log rate buckets last written before `before`.
+    async fn prune_rate_logs(&self, before: DateTime<Utc>, limit: i64) -> Result<u64>;
+    /// Plan renewal records of weeks starting before `before`.
+    async fn prune_renewals(&self, before: DateTime<Utc>, limit: i64) -> Result<u64>;
+    /// The organizations with a history age limit (days), in id order after `after`.
+    async fn history_limits(&self, after: Option<OrgId>, limit: i64) -> Result<Vec<(OrgId, i64)>>;
+    /// `org`'s history rows created before `before`, finished, and not the
+    /// newest successful run of their scrap (change detection and feeds
+    /// compare with it); their crawl pages go with them.
+    async fn prune_history(&self, org: OrgId, before: DateTime<Utc>, limit: i64) -> Result<u64>;
+    /// `org`'s history age limit in days (`None`: kept).
+    async fn history_retention(&self, org: OrgId) -> Result<Option<i64>>;
+    /// False when `org` does not exist.
+    async fn set_history_retention(&self, org: OrgId, days: Option<i64>) -> Result<bool>;
+}
+
 /// Everything svc stores.
 #[async_trait]
 pub trait Store:
@@ -1060,6 +1116,8 @@ pub trait Store:
     + SiteAccountStore
     + FeedStore
     + OpsStore
+    + AuditStore
+    + RetentionStore
 {
     /// `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;

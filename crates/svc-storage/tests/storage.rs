@@ -21,6 +21,7 @@ use serde_json::json;
 use svc_domain::account::{Organization, User};
 use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
+use svc_domain::audit::{AuditAction, AuditActor, AuditEntry};
 use svc_domain::costs::Costs;
 use svc_domain::email::{Attachment, Email, EmailKind, EmailState};
 use svc_domain::history::{HistoryRow, RunSummary, RunType, StatusDetail, TriggeredBy};
@@ -39,9 +40,9 @@ use svc_domain::{HistoryId, InviteId, KeyId, ObjectId, OrgId, ScrapId, SessionId
 use svc_storage::key_check::key_check_opens;
 use svc_storage::testing::TestDb;
 use svc_storage::{
-    AppliedFix, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, Joined, MemberChange, Nearby, NewAccount,
-    Page, PlanRenewal, PlannedTick, ProposalDecision, QueueState, RenewalOutcome, RunNeighbours, RunStreak,
-    ScrapFilter, Store, StoreError, StoredFeedToken, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan,
+    AddressSeen, AppliedFix, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, Joined, MemberChange,
+    Nearby, NewAccount, Page, PlanRenewal, PlannedTick, ProposalDecision, QueueState, RenewalOutcome, RunNeighbours,
+    RunStreak, ScrapFilter, Store, StoreError, StoredFeedToken, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan,
     TickPlanner, TierNote,
 };
 use svc_storage::{MasterKey, Sealer};
@@ -4146,12 +4147,215 @@ async fn backlog_counts_what_waits_in_every_organization(store: Arc<dyn Store>) 
     assert!(pool.open >= 1, "the queries above opened a connection: {pool:?}");
 }
 
+// ---------------------------------------------------------------------------
+// Audit log and retention (issue 37, parts 2 and 5)
+// ---------------------------------------------------------------------------
+
+fn audit_entry(org: OrgId, actor: AuditActor, action: AuditAction, at: DateTime<Utc>) -> AuditEntry {
+    AuditEntry {
+        created_at: at,
+        ..AuditEntry::new(org, actor, action, Some("detail".into()), Some("203.0.113.9".into()))
+    }
+}
+
+async fn audit_entries_round_trip_scoped_paged_and_pruned(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "audited@example.com").await;
+    let (other, _) = account(&store, "other-audited@example.com").await;
+    let t = now() - Duration::days(10);
+    let by_user = AuditActor::User { id: user.id, email: user.email.clone() };
+    let first = audit_entry(org.id, by_user.clone(), AuditAction::KeyCreated { key: KeyId::new() }, t);
+    let second = AuditEntry {
+        detail: None,
+        address: None,
+        ..audit_entry(
+            org.id,
+            AuditActor::Operator,
+            AuditAction::PlanChanged { organization: org.id },
+            t + Duration::days(1),
+        )
+    };
+    let third = audit_entry(
+        org.id,
+        AuditActor::Key { id: KeyId::new() },
+        AuditAction::ScrapDeleted { scrap: ScrapId::new() },
+        t + Duration::days(2),
+    );
+    let foreign = audit_entry(other.id, by_user, AuditAction::PasswordChanged { user: user.id }, t);
+    for e in [&first, &second, &third, &foreign] {
+        store.insert_audit(e).await.unwrap();
+    }
+    let page = store.list_audit(org.id, 0, 2).await.unwrap();
+    assert_eq!(page.total, 3);
+    assert_eq!(page.items, vec![third.clone(), second.clone()], "newest first, every field round-trips");
+    assert_eq!(store.list_audit(org.id, 2, 2).await.unwrap().items, vec![first.clone()]);
+    assert_eq!(store.list_audit(other.id, 0, 10).await.unwrap().items, vec![foreign], "scoped by organization");
+
+    // Older than a day after the first: the first of each organization, one per batch.
+    let before = t + Duration::hours(12);
+    assert_eq!(store.prune_audit(before, 1).await.unwrap(), 1);
+    assert_eq!(store.prune_audit(before, 1).await.unwrap(), 1);
+    assert_eq!(store.prune_audit(before, 1).await.unwrap(), 0);
+    assert_eq!(store.list_audit(org.id, 0, 10).await.unwrap().items, vec![third, second]);
+    assert_eq!(store.list_audit(other.id, 0, 10).await.unwrap().total, 0);
+}
+
+async fn login_addresses_are_new_once_per_user(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "travels@example.com").await;
+    let (other, stranger) = account(&store, "stays@example.com").await;
+    let t = now();
+    assert_eq!(store.remember_address(org.id, user.id, "192.0.2.1", t).await.unwrap(), AddressSeen::First);
+    assert_eq!(store.remember_address(org.id, user.id, "192.0.2.1", t).await.unwrap(), AddressSeen::Known);
+    assert_eq!(store.remember_address(org.id, user.id, "2001:db8::/64", t).await.unwrap(), AddressSeen::New);
+    assert_eq!(store.remember_address(org.id, user.id, "2001:db8::/64", t).await.unwrap(), AddressSeen::Known);
+    assert_eq!(
+        store.remember_address(other.id, stranger.id, "192.0.2.1", t).await.unwrap(),
+        AddressSeen::First,
+        "per user"
+    );
+    // An address unused for longer than the audit retention is forgotten.
+    store.remember_address(org.id, user.id, "2001:db8::/64", t + Duration::days(100)).await.unwrap();
+    store.prune_audit(t + Duration::days(50), 100).await.unwrap();
+    assert_eq!(
+        store.remember_address(org.id, user.id, "192.0.2.1", t + Duration::days(100)).await.unwrap(),
+        AddressSeen::New
+    );
+    assert_eq!(
+        store.remember_address(org.id, user.id, "2001:db8::/64", t + Duration::days(100)).await.unwrap(),
+        AddressSeen::Known
+    );
+}
+
+/// Each outbox and log loses its old rows, a batch at a time, and keeps
+/// what is still pending. The clock is faked by pruning "as of" a later time.
+async fn retention_prunes_old_rows_in_batches_and_keeps_pending_ones(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "kept@example.com").await;
+    let t = now();
+    let later = t + Duration::days(31);
+
+    // Activities: three, pruned two at a time.
+    for i in 0..3 {
+        let s = scrap(&user, &format!("s{i}"), t);
+        store.insert_scrap(&s, &activity(org.id, s.id, "scrap.created", t)).await.unwrap();
+    }
+    assert_eq!(store.prune_activities(t, 2).await.unwrap(), 0, "none older than t");
+    assert_eq!(store.prune_activities(later, 2).await.unwrap(), 2);
+    assert_eq!(store.prune_activities(later, 2).await.unwrap(), 1);
+    assert_eq!(store.prune_activities(later, 2).await.unwrap(), 0);
+
+    // Emails: the sent one goes, the queued one stays.
+    let s = scrap(&user, "mailed", t);
+    insert_scrap(&store, &s).await;
+    let sent = email(org.id, Some(s.id), "a@example.com", t);
+    let queued = email(org.id, Some(s.id), "b@example.com", t);
+    store.queue_emails(std::slice::from_ref(&sent), t).await.unwrap();
+    store.queue_emails(std::slice::from_ref(&queued), later + Duration::days(1)).await.unwrap();
+    store.claim_emails(t, t + Duration::minutes(1), 10).await.unwrap();
+    assert!(store.record_email(sent.id, 0, &EmailOutcome::Sent { at: t }, None).await.unwrap());
+    assert_eq!(store.prune_emails(later, 100).await.unwrap(), 1);
+    assert_eq!(store.prune_emails(later, 100).await.unwrap(), 0, "the queued email stays");
+    let left = store.scrap_emails(org.id, s.id, 10).await.unwrap();
+    assert_eq!(left.iter().map(|r| r.email.id).collect::<Vec<_>>(), vec![queued.id]);
+
+    // Webhook deliveries: the delivered one goes with its attempts, the pending one stays.
+    let hook = webhook(&org, "https://a.example/hook", t);
+    store.insert_webhook(&hook).await.unwrap();
+    let row = HistoryRow { status_detail: Some(StatusDetail::Success), ..history(&s, t) };
+    let done = delivery(&hook, &row);
+    store.insert_deliveries(std::slice::from_ref(&done), t).await.unwrap();
+    let (claimed, _) = store.claim_deliveries(t, t + Duration::seconds(40), 10).await.unwrap().remove(0);
+    let attempt = DeliveryAttempt { response_status: Some(200), ..attempt_of(&claimed, AttemptState::Delivered, None) };
+    assert!(store.record_attempt(&claimed, &attempt, None).await.unwrap());
+    let pending = delivery(&hook, &row);
+    store.insert_deliveries(std::slice::from_ref(&pending), later + Duration::days(1)).await.unwrap();
+    assert_eq!(store.prune_deliveries(later, 100).await.unwrap(), 1);
+    assert!(store.delivery(org.id, done.id).await.unwrap().is_none());
+    assert!(store.attempt(org.id, hook.id, attempt.id).await.unwrap().is_none(), "its attempts go with it");
+    assert!(store.delivery(org.id, pending.id).await.unwrap().is_some(), "a pending delivery stays");
+
+    // AI tasks: the finished one goes, the queued one stays.
+    let finished =
+        Task { state: TaskState::Succeeded, finished_at: Some(t), ..task(&org, Some(&user), TaskKind::AiWizard, t) };
+    let open = task(&org, Some(&user), TaskKind::AiGenerate, t);
+    store.insert_task(&finished).await.unwrap();
+    store.insert_task(&open).await.unwrap();
+    assert_eq!(store.prune_tasks(later, 100).await.unwrap(), 1);
+    assert!(store.task(org.id, finished.id).await.unwrap().is_none());
+    assert!(store.task(org.id, open.id).await.unwrap().is_some());
+
+    // Sliding-log rate buckets: gone once unused since `before`.
+    assert!(store.take_rate_log("login:email:x", &mut |_| Some("[1]".into())).await.unwrap());
+    assert_eq!(store.prune_rate_logs(t - Duration::hours(1), 100).await.unwrap(), 0, "used since");
+    assert_eq!(store.prune_rate_logs(now() + Duration::hours(1), 100).await.unwrap(), 1);
+
+    // Renewal records: by the week they renewed.
+    let growth = account_on(&store, "renewed-growth@example.com", Plan::Growth, 0).await;
+    let week = week_of(t) + Duration::days(7);
+    assert!(!store.renew_plans(week, &WEEKLY, 100).await.unwrap().is_empty());
+    assert_eq!(store.prune_renewals(week, 100).await.unwrap(), 0, "the week itself is kept");
+    assert_eq!(store.prune_renewals(week + Duration::days(1), 100).await.unwrap(), 1);
+    let _ = growth;
+}
+
+/// History is kept unless the organization sets an age limit; then old
+/// finished runs go, but never a pending run nor a scrap's newest success.
+async fn history_age_limit_keeps_pending_runs_and_the_latest_success(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "history-limit@example.com").await;
+    let (other, other_user) = account(&store, "history-kept@example.com").await;
+    assert_eq!(store.history_retention(org.id).await.unwrap(), None, "kept by default");
+    assert!(store.set_history_retention(org.id, Some(30)).await.unwrap());
+    assert_eq!(store.history_retention(org.id).await.unwrap(), Some(30));
+    assert!(!store.set_history_retention(OrgId::new(), Some(30)).await.unwrap());
+    assert_eq!(store.history_limits(None, 10).await.unwrap(), vec![(org.id, 30)]);
+    assert!(store.history_limits(Some(org.id), 10).await.unwrap().iter().all(|(o, _)| *o != org.id));
+
+    let t = now() - Duration::days(60);
+    let s = scrap(&user, "Old runs", t);
+    insert_scrap(&store, &s).await;
+    let finished = |detail: StatusDetail, at: DateTime<Utc>| HistoryRow {
+        status_detail: Some(detail),
+        finished_at: Some(at),
+        ..history(&s, at)
+    };
+    let old_success = finished(StatusDetail::Success, t);
+    let old_error = finished(StatusDetail::Error, t + Duration::seconds(1));
+    let latest_success = finished(StatusDetail::Success, t + Duration::seconds(2));
+    let old_pending = history(&s, t + Duration::seconds(3));
+    let old_empty = finished(StatusDetail::Empty, t + Duration::seconds(4));
+    let recent = finished(StatusDetail::Error, now());
+    for row in [&old_success, &old_error, &latest_success, &old_pending, &old_empty, &recent] {
+        store.insert_history(row).await.unwrap();
+    }
+    let foreign_scrap = scrap(&other_user, "Theirs", t);
+    insert_scrap(&store, &foreign_scrap).await;
+    let foreign = HistoryRow { status_detail: Some(StatusDetail::Error), ..history(&foreign_scrap, t) };
+    store.insert_history(&foreign).await.unwrap();
+
+    let cutoff = now() - Duration::days(30);
+    assert_eq!(store.prune_history(org.id, cutoff, 2).await.unwrap(), 2, "a batch at a time");
+    assert_eq!(store.prune_history(org.id, cutoff, 2).await.unwrap(), 1);
+    assert_eq!(store.prune_history(org.id, cutoff, 2).await.unwrap(), 0);
+    let left = store.list_history(org.id, &history_filter(0, 100)).await.unwrap();
+    assert_eq!(set(ids(&left.items, |r| r.id)), set([latest_success.id, old_pending.id, recent.id]));
+    assert!(store.history_row(other.id, foreign.id).await.unwrap().is_some(), "another organization's rows stay");
+    // A newer success makes the old latest one prunable.
+    let newer = finished(StatusDetail::Success, cutoff - Duration::days(1));
+    store.insert_history(&newer).await.unwrap();
+    assert_eq!(store.prune_history(org.id, cutoff, 100).await.unwrap(), 1);
+    assert!(store.history_row(org.id, latest_success.id).await.unwrap().is_none());
+    assert!(store.set_history_retention(org.id, None).await.unwrap());
+    assert!(store.history_limits(None, 10).await.unwrap().is_empty());
+}
+
 storage_tests!(
     accounts_round_trip,
     recent_successes_newest_first_of_one_scrap,
     members_roles_and_the_last_owner,
     concurrent_demotions_keep_an_owner,
     invites_are_single_use_until_they_expire,
+    audit_entries_round_trip_scoped_paged_and_pruned,
+    login_addresses_are_new_once_per_user,
+    retention_prunes_old_rows_in_batches_and_keeps_pending_ones,
+    history_age_limit_keeps_pending_runs_and_the_latest_success,
     engine_memory_is_per_scrap_and_scoped,
     organization_updates,
     password_and_email_changes,

@@ -58,7 +58,7 @@ async fn session_of(parts: &Parts, services: &Services) -> Result<(String, Sessi
     let sign_in = || PageError::SignIn { next: path_and_query(parts) };
     let token = browser_session::cookie(&parts.headers, SESSION_COOKIE).ok_or_else(sign_in)?.to_string();
     match services.auth.session(&token).await {
-        Ok(session) => Ok((token, session)),
+        Ok(session) => Ok((token, session.from_address(crate::client_ip::request_ip(parts, services)))),
         Err(ServiceError::Unauthorized(_) | ServiceError::SessionRequired(_)) => Err(sign_in()),
         Err(e) => Err(e.into()),
     }

@@ -53,7 +53,8 @@ impl FromRequestParts<Arc<Services>> for Caller {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, services: &Arc<Services>) -> Result<Self, ApiError> {
         let token = credential(parts, services, false)?;
-        Ok(Caller(services.auth.principal(token).await?))
+        let ip = crate::client_ip::client_ip(parts, &services.trusted_proxies);
+        Ok(Caller(services.auth.principal(token).await?.from_address(ip)))
     }
 }
 
@@ -67,7 +68,8 @@ impl FromRequestParts<Arc<Services>> for TriggerCaller {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, services: &Arc<Services>) -> Result<Self, ApiError> {
         let token = credential(parts, services, true)?;
-        Ok(TriggerCaller(services.auth.principal(token).await?))
+        let ip = crate::client_ip::client_ip(parts, &services.trusted_proxies);
+        Ok(TriggerCaller(services.auth.principal(token).await?.from_address(ip)))
     }
 }
 
@@ -78,6 +80,7 @@ impl FromRequestParts<Arc<Services>> for WebSession {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, services: &Arc<Services>) -> Result<Self, ApiError> {
         let token = credential(parts, services, false)?;
-        Ok(WebSession(services.auth.session(token).await?))
+        let ip = crate::client_ip::client_ip(parts, &services.trusted_proxies);
+        Ok(WebSession(services.auth.session(token).await?.from_address(ip)))
     }
 }

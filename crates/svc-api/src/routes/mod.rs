@@ -12,6 +12,7 @@ pub(crate) mod history;
 mod home;
 pub(crate) mod keys;
 pub(crate) mod members;
+pub(crate) mod organization;
 pub(crate) mod runs;
 pub(crate) mod scraps;
 pub(crate) mod site_accounts;
@@ -75,8 +76,8 @@ pub(crate) fn table() -> Vec<RestRoute> {
     use Scope::{HistoryRead, MailAnnounce, ScrapsRead, ScrapsRun};
     use openapi::{
         AI_NOT_CONFIGURED, ALREADY_CURRENT, BAD_CREDENTIALS, EMAIL_OFF, EMAIL_TAKEN, INACTIVE_WEBHOOK,
-        INSUFFICIENT_BALANCE, NOT_IN_KEY_SCOPE, NOT_PLATFORM_ADMIN, PLAN_REQUIRED, RATE_LIMITED, SIGNUP_CLOSED,
-        UNKNOWN_SCRAP_FILTER, XLSX_TOO_LARGE,
+        INSUFFICIENT_BALANCE, NOT_IN_KEY_SCOPE, NOT_ORG_ADMIN, NOT_PLATFORM_ADMIN, PLAN_REQUIRED, RATE_LIMITED,
+        SIGNUP_CLOSED, UNKNOWN_SCRAP_FILTER, XLSX_TOO_LARGE,
     };
     use openapi::{ALREADY_MEMBER, INVITE_ELSEWHERE, INVITE_GONE, LAST_OWNER, NOT_A_MEMBER, ROLE_REFUSED};
     const RUN: &[Failure] = &[NOT_IN_KEY_SCOPE, ROLE_REFUSED, INSUFFICIENT_BALANCE, RATE_LIMITED];
@@ -103,6 +104,9 @@ pub(crate) fn table() -> Vec<RestRoute> {
         at(M::POST, "/api/organization/invites", Session, members::invite).failing(&[ROLE_REFUSED, ALREADY_MEMBER]),
         at(M::DELETE, "/api/organization/invites/{id}", Session, members::withdraw).failing(&[ROLE_REFUSED]),
         at(M::POST, "/api/invites/accept", Session, members::accept).failing(&[INVITE_ELSEWHERE, INVITE_GONE]),
+        at(M::GET, "/api/organization/audit", Session, organization::audit).failing(&[NOT_ORG_ADMIN]),
+        at(M::GET, "/api/organization/settings", Session, organization::settings).failing(&[NOT_ORG_ADMIN]),
+        at(M::PUT, "/api/organization/settings", Session, organization::update_settings).failing(&[NOT_ORG_ADMIN]),
         at(M::GET, "/api/scraps", Key(ScrapsRead), scraps::list),
         at(M::POST, "/api/scraps", Session, scraps::create).failing(ROLE),
         at(M::GET, "/api/scraps/{id}", Key(ScrapsRead), scraps::get).failing(&[NOT_IN_KEY_SCOPE]),

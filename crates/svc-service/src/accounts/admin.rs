@@ -6,15 +6,17 @@ use svc_domain::account::User;
 use svc_domain::plan::Plan;
 use svc_storage::Store;
 
+use crate::audit::{AuditAction, AuditLog};
 use crate::{Result, ServiceError};
 
 pub struct AdminService {
     store: Arc<dyn Store>,
+    audit: AuditLog,
 }
 
 impl AdminService {
-    pub(crate) fn new(store: Arc<dyn Store>) -> Self {
-        AdminService { store }
+    pub(crate) fn new(store: Arc<dyn Store>, audit: AuditLog) -> Self {
+        AdminService { store, audit }
     }
 
     async fn user(&self, email: &str) -> Result<User> {
@@ -28,7 +30,13 @@ impl AdminService {
     /// Monday's renewal decides the amount.
     pub async fn set_plan(&self, email: &str, plan: Plan) -> Result<()> {
         let user = self.user(email).await?;
-        self.store.set_plan(user.organization_id, plan).await?;
+        let org = user.organization_id;
+        let before = self.store.organization(org).await?.map(|o| o.plan);
+        self.store.set_plan(org, plan).await?;
+        if before != Some(plan) {
+            let detail = format!("{} to {}", before.map(|p| p.as_str()).unwrap_or("?"), plan.as_str());
+            self.audit.record_operator(org, AuditAction::PlanChanged { organization: org }, Some(detail)).await;
+        }
         Ok(())
     }
 

@@ -11,6 +11,7 @@ use svc_storage::{Store, StoreError};
 
 use crate::accounts::key_cache::KeyCache;
 use crate::accounts::key_material;
+use crate::audit::{AuditAction, AuditLog};
 use crate::paging::{PageRequest, Paged};
 use crate::scraps::scrap_ids_in_org;
 use crate::{Result, ServiceError, Session};
@@ -38,6 +39,7 @@ pub struct CreatedKey {
 pub struct KeyService {
     store: Arc<dyn Store>,
     cache: Arc<KeyCache>,
+    audit: AuditLog,
 }
 
 /// The expiry of a key created at `now`: default one year, at most two, in the future.
@@ -73,8 +75,8 @@ fn parse_scopes(raw: Vec<String>) -> Result<Vec<Scope>> {
 }
 
 impl KeyService {
-    pub(crate) fn new(store: Arc<dyn Store>, cache: Arc<KeyCache>) -> Self {
-        KeyService { store, cache }
+    pub(crate) fn new(store: Arc<dyn Store>, cache: Arc<KeyCache>, audit: AuditLog) -> Self {
+        KeyService { store, cache, audit }
     }
 
     pub async fn create(&self, session: &Session, input: NewKey) -> Result<CreatedKey> {
@@ -112,7 +114,11 @@ impl KeyService {
             })
             .collect();
         match self.store.insert_key(&key, &key_material::hash(&plain_key), &activities).await {
-            Ok(()) => Ok(CreatedKey { key, plain_key }),
+            Ok(()) => {
+                let detail = format!("\"{}\" ({})", key.name, key.prefix);
+                self.audit.record(session, AuditAction::KeyCreated { key: key.id }, Some(detail)).await;
+                Ok(CreatedKey { key, plain_key })
+            }
             Err(StoreError::Conflict(_)) => Err(ServiceError::Internal("API key collision; retry".into())),
             Err(e) => Err(e.into()),
         }
@@ -143,6 +149,8 @@ impl KeyService {
         if !revoked {
             return Err(ServiceError::NotFound("API key"));
         }
+        let detail = format!("\"{}\" ({})", key.name, key.prefix);
+        self.audit.record(session, AuditAction::KeyRevoked { key: id }, Some(detail)).await;
         Ok(())
     }
 }

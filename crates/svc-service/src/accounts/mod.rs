@@ -13,6 +13,7 @@ pub mod jwt;
 pub mod key_cache;
 pub mod key_material;
 pub mod keys;
+pub mod organization;
 pub mod password;
 pub mod rate_limits;
 pub mod sessions;

@@ -55,8 +55,14 @@ impl SessionService {
         SessionService { store, jwt }
     }
 
-    /// Opens a session for `user` on `client`: its row, then its token.
-    pub(crate) async fn open(&self, org: OrgId, user: UserId, client: &Client) -> Result<(String, DateTime<Utc>)> {
+    /// Opens a session for `user` on `client`: its row, then its token
+    /// (with its expiry and the session's id).
+    pub(crate) async fn open(
+        &self,
+        org: OrgId,
+        user: UserId,
+        client: &Client,
+    ) -> Result<(String, DateTime<Utc>, SessionId)> {
         let now = Utc::now();
         let id = SessionId::new();
         let (token, expires_at) = self.jwt.sign(user, org, id, now);
@@ -71,7 +77,7 @@ impl SessionService {
             expires_at,
         };
         self.store.insert_session(&row).await?;
-        Ok((token, expires_at))
+        Ok((token, expires_at, id))
     }
 
     /// One page of the user's live sessions, most recently seen first.

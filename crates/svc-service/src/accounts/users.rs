@@ -14,6 +14,7 @@ use super::password;
 use crate::accounts::client_address::limit_key;
 use crate::accounts::rate_limits::{LOGIN_FAILED_FOR, LOGIN_PER_EMAIL, LOGIN_PER_IP, RateLimits, SIGNUP_PER_IP};
 use crate::accounts::sessions::{Client, SessionService};
+use crate::audit::{AuditAction, AuditLog};
 use crate::{Result, ServiceError, Session};
 
 const MIN_PASSWORD: usize = 8;
@@ -94,6 +95,7 @@ pub struct AccountService {
     limits: Arc<RateLimits>,
     /// `SVC_SIGNUP`: who may create an account.
     signup: SignupMode,
+    audit: AuditLog,
     /// Bounds the argon2 work in flight (each hash takes ~19 MiB and a core
     /// for tens of milliseconds): a flood of logins queues here instead of
     /// exhausting memory.
@@ -152,8 +154,9 @@ impl AccountService {
         free_grant: i64,
         limits: Arc<RateLimits>,
         signup: SignupMode,
+        audit: AuditLog,
     ) -> Self {
-        AccountService { store, sessions, free_grant, limits, signup, hashing: Semaphore::new(HASHING_AT_ONCE) }
+        AccountService { store, sessions, free_grant, limits, signup, audit, hashing: Semaphore::new(HASHING_AT_ONCE) }
     }
 
     /// Who may sign up on this server (`SVC_SIGNUP`).
@@ -167,9 +170,11 @@ impl AccountService {
         blocking(f).await
     }
 
-    /// Opens a session on `client` and answers its token.
+    /// Opens a session on `client` and answers its token; a log-in from a
+    /// network the user had not logged in from goes to the audit log.
     async fn issue(&self, user: UserId, org: OrgId, client: &Client) -> Result<IssuedToken> {
-        let (token, expires_at) = self.sessions.open(org, user, client).await?;
+        let (token, expires_at, session) = self.sessions.open(org, user, client).await?;
+        self.audit.note_login(org, user, session, client.address, &limit_key(client.address)).await;
         Ok(IssuedToken { token, expires_at })
     }
 
@@ -306,6 +311,7 @@ impl AccountService {
         if !self.store.set_password_hash(session.org(), session.user(), &hash, Some(session.id()), Utc::now()).await? {
             return Err(ServiceError::NotFound("user"));
         }
+        self.audit.record(session, AuditAction::PasswordChanged { user: session.user() }, None).await;
         Ok(())
     }
 
@@ -314,9 +320,12 @@ impl AccountService {
     pub async fn change_email(&self, session: &Session, email: &str, current_password: &str) -> Result<()> {
         let email = normalized_email(email)?;
         self.verify_current_password(session, current_password).await?;
+        let before = self.store.user(session.org(), session.user()).await?.map(|u| u.email).unwrap_or_default();
         if !self.store.set_email(session.org(), session.user(), &email).await.map_err(email_taken)? {
             return Err(ServiceError::NotFound("user"));
         }
+        let detail = format!("from {before} to {email}");
+        self.audit.record(session, AuditAction::EmailChanged { user: session.user() }, Some(detail)).await;
         Ok(())
     }
 

@@ -17,6 +17,7 @@ use svc_domain::{ObjectId, ScrapId};
 use svc_storage::{Decided, ProposalDecision};
 
 use crate::ai::tasks::AiService;
+use crate::audit::AuditAction;
 use crate::scraps::authorize_scrap;
 use crate::{Principal, Result, ServiceError, Session};
 
@@ -92,10 +93,14 @@ impl AiService {
             format!("AI Fix's version {} approved: its runs are no longer held to the scrap's own site", found.number),
         );
         let decided = Decided { by: session.user(), at: Utc::now(), activity: &entry };
-        self.store.approve_version(org, scrap, version, &decided).await?.ok_or_else(|| ServiceError::Conflict {
-            code: "NOT_AWAITING_APPROVAL",
-            message: format!("version {} was approved meanwhile", found.number),
-        })
+        let approved =
+            self.store.approve_version(org, scrap, version, &decided).await?.ok_or_else(|| ServiceError::Conflict {
+                code: "NOT_AWAITING_APPROVAL",
+                message: format!("version {} was approved meanwhile", found.number),
+            })?;
+        let detail = format!("version {} of scrap {scrap}", approved.number);
+        self.audit.record(session, AuditAction::FixApproved { version: approved.id }, Some(detail)).await;
+        Ok(approved)
     }
 
     /// Makes the proposed repair the scrap's script, as an approved version.
@@ -115,7 +120,11 @@ impl AiService {
         let decided = Decided { by: session.user(), at: Utc::now(), activity: &entry };
         match self.store.approve_proposal(session.org(), scrap, proposal, &decided).await? {
             None => Err(ServiceError::NotFound("proposal")),
-            Some(ProposalDecision::Done { version: Some(v) }) => Ok(v),
+            Some(ProposalDecision::Done { version: Some(v) }) => {
+                let detail = format!("proposed repair {proposal} of scrap {scrap}, now version {}", v.number);
+                self.audit.record(session, AuditAction::FixApproved { version: v.id }, Some(detail)).await;
+                Ok(v)
+            }
             Some(ProposalDecision::Done { version: None }) => {
                 Err(ServiceError::Internal("an approved proposal made no version".into()))
             }

@@ -43,6 +43,7 @@ pub struct AiService {
     attached: Arc<Attachments>,
     signals: Arc<RunSignals>,
     limits: Arc<RateLimits>,
+    pub(crate) audit: crate::audit::AuditLog,
 }
 
 impl AiService {
@@ -51,8 +52,9 @@ impl AiService {
         attached: Arc<Attachments>,
         signals: Arc<RunSignals>,
         limits: Arc<RateLimits>,
+        audit: crate::audit::AuditLog,
     ) -> Self {
-        AiService { store, attached, signals, limits }
+        AiService { store, attached, signals, limits, audit }
     }
 
     /// Whether a model is configured (`SVC_AI_BASE_URL`).

@@ -10,6 +10,7 @@ use rand::distr::Alphanumeric;
 use sha2::{Digest, Sha256};
 use svc_domain::ObjectId;
 use svc_domain::account::Organization;
+use svc_domain::audit::AuditAction;
 use svc_domain::email::{Email, EmailKind};
 use svc_domain::member::{INVITE_LIFETIME, Invite, Power, Role};
 use svc_domain::{InviteId, OrgId};
@@ -98,7 +99,14 @@ impl MemberService {
         };
         let token = new_token();
         self.store.insert_invite(&invite, &token_hash(&token)).await?;
-        // audit: member_invited
+        let detail = format!("{} as {}", invite.email, invite.role);
+        self.audit
+            .record(
+                session,
+                AuditAction::MemberInvited { invite: svc_domain::TypedId::object_id(invite.id) },
+                Some(detail),
+            )
+            .await;
         let link = self.invite_link(&token);
         let emailed = self.settings.email_enabled;
         if emailed {
@@ -174,7 +182,9 @@ impl MemberService {
         let now = Utc::now();
         match self.store.accept_invite(&invite, user.id, now).await? {
             Joined::Joined => {
-                // audit: member_joined
+                let detail = format!("as {}", invite.role);
+                let action = AuditAction::MemberJoined { user: user.id };
+                self.audit.record_in(invite.organization_id, session, action, Some(detail)).await;
             }
             Joined::AlreadyMember => {}
             Joined::InviteGone => return Err(ServiceError::NotFound("invitation")),
@@ -183,7 +193,7 @@ impl MemberService {
             self.store.member(invite.organization_id, user.id).await?.ok_or(ServiceError::NotFound("member"))?.role;
         let org: OrgId = invite.organization_id;
         self.store.touch_membership(org, user.id, now).await?;
-        let (token, expires_at) = self.sessions.open(org, user.id, client).await?;
+        let (token, expires_at, _) = self.sessions.open(org, user.id, client).await?;
         Ok(Accepted { organization, role, token: IssuedToken { token, expires_at } })
     }
 }

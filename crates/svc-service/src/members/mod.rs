@@ -8,6 +8,7 @@ mod invites;
 use std::sync::Arc;
 
 use chrono::Utc;
+use svc_domain::audit::AuditAction;
 use svc_domain::member::{Member, Membership, Power, Role};
 use svc_domain::{OrgId, UserId};
 use svc_storage::{MemberChange, Store};
@@ -15,6 +16,7 @@ use svc_storage::{MemberChange, Store};
 use crate::accounts::IssuedToken;
 use crate::accounts::key_cache::KeyCache;
 use crate::accounts::sessions::{Client, SessionService};
+use crate::audit::AuditLog;
 use crate::paging::{PageRequest, Paged};
 use crate::{Result, ServiceError, Session};
 
@@ -36,6 +38,7 @@ pub struct MemberService {
     settings: InviteSettings,
     /// Wakes the mailer when an invitation is queued.
     queued: Arc<tokio::sync::Notify>,
+    audit: AuditLog,
 }
 
 fn last_owner() -> ServiceError {
@@ -52,8 +55,9 @@ impl MemberService {
         key_cache: Arc<KeyCache>,
         settings: InviteSettings,
         queued: Arc<tokio::sync::Notify>,
+        audit: AuditLog,
     ) -> Self {
-        MemberService { store, sessions, key_cache, settings, queued }
+        MemberService { store, sessions, key_cache, settings, queued, audit }
     }
 
     /// One page of the organization's members, owners first. Every member
@@ -89,7 +93,7 @@ impl MemberService {
             MemberChange::NotFound => return Err(ServiceError::NotFound("member")),
             MemberChange::LastOwner => return Err(last_owner()),
         }
-        // audit: member_role_changed
+        self.audit.record(session, AuditAction::RoleChanged { user }, Some(format!("{} to {role}", member.role))).await;
         self.key_cache.forget_owner(session.org(), user);
         Ok(Member { role, ..member })
     }
@@ -104,7 +108,8 @@ impl MemberService {
         }
         match self.store.remove_member(session.org(), user, Utc::now()).await? {
             MemberChange::Done { revoked_keys, .. } => {
-                // audit: member_removed
+                let detail = format!("{} API keys revoked", revoked_keys.len());
+                self.audit.record(session, AuditAction::MemberRemoved { user }, Some(detail)).await;
                 for key in revoked_keys {
                     self.key_cache.forget_key(key);
                 }
@@ -123,7 +128,7 @@ impl MemberService {
         if !self.store.touch_membership(org, session.user(), Utc::now()).await? {
             return Err(ServiceError::NotFound("organization"));
         }
-        let (token, expires_at) = self.sessions.open(org, session.user(), client).await?;
+        let (token, expires_at, _) = self.sessions.open(org, session.user(), client).await?;
         Ok(IssuedToken { token, expires_at })
     }
 }

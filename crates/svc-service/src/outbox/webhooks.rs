@@ -11,6 +11,7 @@ use svc_storage::Store;
 use tokio::sync::Notify;
 use url::Url;
 
+use crate::audit::{AuditAction, AuditLog};
 use crate::outbox::webhook_signing::new_secret;
 use crate::paging::{PageRequest, Paged};
 use crate::scraps::scrap_ids_in_org;
@@ -39,6 +40,14 @@ pub struct WebhookService {
     allow_private_networks: PrivateNetworks,
     /// Wakes the dispatcher (redeliveries).
     queued: Arc<Notify>,
+    audit: AuditLog,
+}
+
+/// What the audit log says of a webhook: its URL's host only (a receiver's
+/// path or query may hold a token).
+fn audit_detail(url: &str) -> String {
+    let host = Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
+    format!("receiver at {host}")
 }
 
 /// Checks a receiver URL: https (http too when private networks are
@@ -86,8 +95,13 @@ fn parse_events(raw: Vec<String>) -> Result<Vec<WebhookEvent>> {
 }
 
 impl WebhookService {
-    pub(crate) fn new(store: Arc<dyn Store>, allow_private_networks: PrivateNetworks, queued: Arc<Notify>) -> Self {
-        WebhookService { store, allow_private_networks, queued }
+    pub(crate) fn new(
+        store: Arc<dyn Store>,
+        allow_private_networks: PrivateNetworks,
+        queued: Arc<Notify>,
+        audit: AuditLog,
+    ) -> Self {
+        WebhookService { store, allow_private_networks, queued, audit }
     }
 
     async fn require_plan(&self, session: &Session) -> Result<()> {
@@ -122,6 +136,8 @@ impl WebhookService {
             updated_at: now,
         };
         self.store.insert_webhook(&webhook).await?;
+        let detail = Some(audit_detail(&webhook.url));
+        self.audit.record(session, AuditAction::WebhookCreated { webhook: webhook.id }, detail).await;
         Ok(CreatedWebhook { webhook, plain_secret: secret })
     }
 
@@ -138,6 +154,17 @@ impl WebhookService {
         session.require(&[Scope::WebhooksManage])?;
         self.require_plan(session).await?;
         let mut webhook = self.get(session, id).await?;
+        let mut changed = Vec::new();
+        for (field, given) in [
+            ("url", input.url.is_some()),
+            ("events", input.events.is_some()),
+            ("scrapIds", input.scrap_ids.is_some()),
+            ("active", input.active.is_some()),
+        ] {
+            if given {
+                changed.push(field);
+            }
+        }
         if let Some(url) = input.url {
             webhook.url = check_webhook_url(&url, &self.allow_private_networks).await?;
         }
@@ -154,15 +181,19 @@ impl WebhookService {
         if !self.store.update_webhook(session.org(), &webhook).await? {
             return Err(ServiceError::NotFound("webhook"));
         }
+        let detail = format!("{}; set: {}", audit_detail(&webhook.url), changed.join(", "));
+        self.audit.record(session, AuditAction::WebhookChanged { webhook: id }, Some(detail)).await;
         Ok(webhook)
     }
 
     pub async fn delete(&self, session: &Session, id: WebhookId) -> Result<()> {
         session.require(&[Scope::WebhooksManage])?;
         self.require_plan(session).await?;
+        let url = self.get(session, id).await?.url;
         if !self.store.delete_webhook(session.org(), id).await? {
             return Err(ServiceError::NotFound("webhook"));
         }
+        self.audit.record(session, AuditAction::WebhookDeleted { webhook: id }, Some(audit_detail(&url))).await;
         Ok(())
     }
 

@@ -4,6 +4,7 @@
 
 pub mod backoff;
 pub mod cron;
+pub mod housekeeping;
 pub mod renewal;
 pub mod scheduler;
 pub mod signals;

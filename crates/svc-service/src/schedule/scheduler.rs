@@ -68,13 +68,8 @@ pub struct TickReport {
     pub next_due: Option<DateTime<Utc>>,
 }
 
-/// What one `prune` removed.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Pruned {
-    pub ticks: u64,
-    pub rate_buckets: u64,
-    pub sessions: u64,
-}
+pub use crate::schedule::housekeeping::Pruned;
+use crate::schedule::housekeeping::{Retention, prune_retained};
 
 pub struct Scheduler {
     store: Arc<dyn Store>,
@@ -82,6 +77,7 @@ pub struct Scheduler {
     changed: Arc<Notify>,
     grace: chrono::Duration,
     weekly: WeeklyUnits,
+    retention: Retention,
 }
 
 impl Scheduler {
@@ -91,9 +87,10 @@ impl Scheduler {
         changed: Arc<Notify>,
         grace: Duration,
         weekly: WeeklyUnits,
+        retention: Retention,
     ) -> Self {
         let grace = chrono::Duration::from_std(grace).unwrap_or(chrono::Duration::MAX);
-        Scheduler { store, signals, changed, grace, weekly }
+        Scheduler { store, signals, changed, grace, weekly, retention }
     }
 
     /// Fires every tick due at or before `now`.
@@ -143,12 +140,15 @@ impl Scheduler {
     /// five minutes before `now` (`RATE_BUCKET_MARGIN`; one bucket per
     /// client address or email that ever logged in or signed up would
     /// otherwise be kept for good), and the web sessions that expired more
-    /// than a day ago. Returns how many of each went.
+    /// than a day ago; then what the retention settings no longer keep
+    /// (`housekeeping`). Returns how many of each went. `now` is the
+    /// housekeeping's clock (tests pass a later one).
     pub async fn prune(&self, now: DateTime<Utc>) -> Result<Pruned> {
         let ticks = self.store.prune_ticks(now - TICK_RETENTION).await?;
         let rate_buckets = self.store.prune_rate_tats((now - RATE_BUCKET_MARGIN).timestamp_millis()).await?;
         let sessions = self.store.prune_sessions(now - SESSION_RETENTION).await?;
-        Ok(Pruned { ticks, rate_buckets, sessions })
+        let retained = prune_retained(&self.store, &self.retention, now).await?;
+        Ok(Pruned { ticks, rate_buckets, sessions, ..retained })
     }
 
     /// Fires ticks as they come due, and renews plans each week, until
@@ -182,7 +182,7 @@ impl Scheduler {
             if now - pruned_at >= PRUNE_EVERY {
                 pruned_at = now;
                 if let Err(e) = self.prune(now).await {
-                    tracing::warn!(error = %e, "pruning tick records and rate-limit buckets failed");
+                    tracing::warn!(error = %e, "housekeeping (pruning old rows) failed");
                 }
             }
             let sleep =

@@ -16,6 +16,7 @@ use svc_domain::{HistoryId, ObjectId, OrgId, ScrapId};
 use svc_storage::{ScrapFilter, Store};
 use tokio::sync::Notify;
 
+use crate::audit::{AuditAction, AuditLog};
 use crate::paging::{PageRequest, Paged};
 use crate::schedule::cron::{next_fire, next_fire_of};
 use crate::scraps::input::{ScrapChanges, changed_fields, check_schedule, validate};
@@ -50,6 +51,7 @@ pub struct ScrapService {
     schedule_changed: Arc<Notify>,
     /// Which proxy tiers this server has: a scrap may only be fixed to one of them.
     tiers: TierSettings,
+    audit: AuditLog,
 }
 
 /// The allow-list rule of single-scrap routes. A key whose allow-list
@@ -89,8 +91,9 @@ impl ScrapService {
         cron_min_interval: Duration,
         schedule_changed: Arc<Notify>,
         tiers: TierSettings,
+        audit: AuditLog,
     ) -> Self {
-        ScrapService { store, cron_min_interval, schedule_changed, tiers }
+        ScrapService { store, cron_min_interval, schedule_changed, tiers, audit }
     }
 
     /// Which proxy tiers this server has (`tier0` always).
@@ -181,9 +184,12 @@ impl ScrapService {
             format!("user:{}", session.user()),
             "Scrap deleted".into(),
         );
+        let title = self.store.scrap(session.org(), id).await?.map(|s| s.title);
         if !self.store.delete_scrap(session.org(), id, &log).await? {
             return Err(ServiceError::NotFound("scrap"));
         }
+        let detail = title.map(|t| format!("\"{t}\""));
+        self.audit.record(session, AuditAction::ScrapDeleted { scrap: id }, detail).await;
         Ok(())
     }
 
@@ -326,10 +332,14 @@ impl ScrapService {
             Principal::Session(session.clone()).actor(),
             format!("Script restored to version {}", old.number),
         );
-        self.store
+        let restored = self
+            .store
             .restore_version(session.org(), id, version, Utc::now(), &log)
             .await?
-            .ok_or(ServiceError::NotFound("version"))
+            .ok_or(ServiceError::NotFound("version"))?;
+        let detail = format!("\"{}\": version {} restored as version {}", scrap.title, old.number, restored.number);
+        self.audit.record(session, AuditAction::VersionRestored { version: restored.id }, Some(detail)).await;
+        Ok(restored)
     }
 }
 

@@ -64,6 +64,7 @@ impl TestServices {
             signup: crate::accounts::SignupMode::Open,
             tiers: Default::default(),
             weekly_units: crate::WeeklyUnits::default(),
+            retention: Default::default(),
         };
         TestServices { services: Services::new(store.clone(), config.clone()), store, config, _db: db }
     }

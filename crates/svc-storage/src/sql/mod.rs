@@ -17,6 +17,7 @@
 
 mod accounts;
 mod activities;
+mod audit;
 mod columns;
 mod emails;
 mod feeds;
@@ -26,6 +27,7 @@ mod keys;
 mod members;
 mod ops;
 mod rates;
+mod retention;
 mod run_pages;
 mod runs;
 mod schedule;

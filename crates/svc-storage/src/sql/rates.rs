@@ -18,20 +18,24 @@ struct Buckets<T> {
     table: &'static str,
     column: &'static str,
     unused: T,
+    /// The column that keeps when the bucket was last written, if any
+    /// (what `RetentionStore::prune_rate_logs` goes by).
+    used_at: Option<&'static str>,
 }
 
 /// GCRA buckets.
-const TATS: Buckets<i64> = Buckets { table: "rate_limits", column: "tat", unused: 0 };
+const TATS: Buckets<i64> = Buckets { table: "rate_limits", column: "tat", unused: 0, used_at: None };
 
 /// Sliding-log buckets.
 fn logs() -> Buckets<String> {
-    Buckets { table: "rate_logs", column: "stamps", unused: "[]".to_string() }
+    Buckets { table: "rate_logs", column: "stamps", unused: "[]".to_string(), used_at: Some("used_at") }
 }
 
 impl<DB: Dialect> SqlStore<DB>
 where
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'q> &'q str: Encode<'q, DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
     str: Type<DB>,
     usize: ColumnIndex<DB::Row>,
 {
@@ -48,7 +52,7 @@ where
     where
         T: for<'q> Encode<'q, DB> + for<'q> Decode<'q, DB> + Type<DB> + Send + Unpin + 'static,
     {
-        let Buckets { table, column, unused } = kind;
+        let Buckets { table, column, unused, used_at } = kind;
         let read = format!("SELECT {column} FROM {table} WHERE bucket = $1");
         let seen: Option<T> = sqlx::query_scalar(AssertSqlSafe(read)).bind(bucket).fetch_optional(&self.pool).await?;
         if let Some(seen) = seen
@@ -70,11 +74,13 @@ where
         .await?;
         // Refused: the transaction is rolled back (a new bucket with it).
         let Some(next) = decide(stored) else { return Ok(false) };
-        sqlx::query(AssertSqlSafe(format!("UPDATE {table} SET {column} = $2 WHERE bucket = $1")))
+        let touch = used_at.map(|c| format!(", {c} = $3")).unwrap_or_default();
+        let update = sqlx::query(AssertSqlSafe(format!("UPDATE {table} SET {column} = $2{touch} WHERE bucket = $1")))
             .bind(bucket)
-            .bind(next)
-            .execute(&mut *tx)
-            .await?;
+            .bind(next);
+        // The store's clock: pruning keeps a bucket a day or more past this.
+        let update = if used_at.is_some() { update.bind(chrono::Utc::now().timestamp_millis()) } else { update };
+        update.execute(&mut *tx).await?;
         tx.commit().await?;
         Ok(true)
     }

@@ -1,6 +1,7 @@
 //! The routes of the web app: one module per screen.
 
 mod admin;
+mod audit_log;
 mod auth;
 mod feed;
 mod fix_review;
@@ -70,6 +71,8 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/developers/webhooks/{webhook}/deliveries/{delivery}/redeliver", post(webhooks::redeliver))
         .route("/settings", get(settings::page))
         .route("/settings/email", post(settings::change_email))
+        .route("/settings/history", post(settings::set_history))
+        .route("/settings/audit", get(audit_log::page))
         .route("/settings/password", post(settings::change_password))
         .route("/settings/sessions/{session}/end", post(settings::end_session))
         .route("/settings/sessions/end-all", post(settings::end_all_sessions))

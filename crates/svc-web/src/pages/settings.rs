@@ -48,6 +48,14 @@ struct SettingsPage {
     sessions: Vec<SessionRow>,
     /// Live sessions beyond those listed.
     more_sessions: i64,
+    /// The organization's settings, when the user may administer it (the
+    /// history card and the audit log link show only then).
+    administers: bool,
+    /// What the history age limit field holds (empty: runs are kept).
+    history_days: String,
+    /// The limit saved, in words.
+    history_kept: String,
+    history_errors: FieldErrors,
 }
 
 /// One live session of the account.
@@ -90,6 +98,12 @@ pub(crate) struct EmailForm {
 }
 
 #[derive(Deserialize)]
+pub(crate) struct HistoryForm {
+    #[serde(default, rename = "historyRetentionDays")]
+    days: String,
+}
+
+#[derive(Deserialize)]
 pub(crate) struct PasswordForm {
     #[serde(default, rename = "currentPassword")]
     current_password: String,
@@ -121,6 +135,8 @@ async fn settings_page(
             current: e.current,
         })
         .collect();
+    let org_settings = services.organization.get(&user.session).await.ok();
+    let history_limit = org_settings.and_then(|s| s.history_retention_days);
     Ok(SettingsPage {
         chrome: user.chrome("Settings", "settings"),
         organization: org.name.clone(),
@@ -141,6 +157,14 @@ async fn settings_page(
         password_errors: FieldErrors::default(),
         sessions,
         more_sessions,
+        administers: org_settings.is_some(),
+        history_days: history_limit.map(|d| d.to_string()).unwrap_or_default(),
+        history_kept: match history_limit {
+            Some(1) => "Runs are kept for 1 day.".into(),
+            Some(d) => format!("Runs are kept for {d} days."),
+            None => "Every run is kept.".into(),
+        },
+        history_errors: FieldErrors::default(),
     })
 }
 
@@ -153,6 +177,7 @@ pub(crate) async fn page(
         Some("email") => Some("Your email was changed: log in with the new one from now on."),
         Some("password") => Some("Your password was changed, and your other sessions were signed out."),
         Some("session") => Some("The session was signed out."),
+        Some("history") => Some("The history setting was saved; the hourly housekeeping applies it."),
         _ => None,
     };
     render(&settings_page(&services, &user, flash).await?)
@@ -196,6 +221,36 @@ pub(crate) async fn change_password(
                 status_of(&e),
                 &SettingsPage { password_errors: errors, ..settings_page(&services, &user, None).await? },
             )
+        }
+    }
+}
+
+/// Sets the history age limit: a number of days, or blank to keep every run.
+pub(crate) async fn set_history(
+    State(services): State<Arc<Services>>,
+    SignedForm { user, form }: SignedForm<HistoryForm>,
+) -> Result<Response, PageError> {
+    let field = "historyRetentionDays";
+    let days = match form.days.trim() {
+        "" => Ok(None),
+        text => text.parse::<i64>().map(Some).map_err(|_| {
+            svc_service::ServiceError::validation(field, "must be a whole number of days, or blank to keep every run")
+        }),
+    };
+    let saved = match days {
+        Ok(days) => services.organization.set_history_retention(&user.session, days).await.map(|_| ()),
+        Err(e) => Err(e),
+    };
+    match saved {
+        Ok(()) => Ok(Redirect::to("/settings?saved=history").into_response()),
+        Err(e) => {
+            let Some(errors) = FieldErrors::from_service(&e, field) else { return Err(e.into()) };
+            let page = SettingsPage {
+                history_days: form.days,
+                history_errors: errors,
+                ..settings_page(&services, &user, None).await?
+            };
+            render_status(status_of(&e), &page)
         }
     }
 }

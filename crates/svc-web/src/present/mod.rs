@@ -3,6 +3,7 @@
 
 pub mod activity;
 pub mod actor;
+pub mod audit;
 pub mod data_table;
 pub mod delivery_state;
 pub mod device;

@@ -125,6 +125,12 @@ async fn an_applied_repair_reaches_only_its_site_until_its_owner_approves_it() {
     assert_eq!(after["statusDetail"], "success", "{after}");
     assert_eq!(canary.hits(), ["GET /beacon "], "the approved script reaches other sites");
     assert!(activity_kinds(&app, &alice, &sid).await.contains(&"fix.approved".to_string()));
+    // And in the organization's audit log, with the approved version as its target.
+    let (_, audit) = app.get("/api/organization/audit", &alice.token).await;
+    let entry = audit["data"].as_array().unwrap().iter().find(|e| e["action"] == "fix.approved").cloned();
+    let entry = entry.expect("an audit entry for the approval");
+    assert_eq!(entry["targetId"], approved[0]["id"], "{entry}");
+    assert_eq!(entry["actor"]["email"], "alice@example.com");
     tab.open(&format!("/scraps/{sid}")).await;
     let gone: bool = tab.eval("document.querySelector('.fix-waiting') === null").await;
     assert!(gone, "nothing waits any more");

@@ -5,6 +5,7 @@
 pub mod browser;
 
 mod ai_editor;
+mod audit_log;
 mod crawl_pages;
 mod developers;
 mod feeds;
