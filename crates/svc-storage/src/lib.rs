@@ -29,7 +29,7 @@ pub use sql::sealed_columns::{SEALED_COLUMNS, SEALED_SETTINGS, SealedColumn};
 pub use sql::{Dialect, RowsAffected, SqlStore};
 pub use sqlite::SqliteStore;
 pub use traits::{
-    AccountStore, ActivityStore, AppliedFix, Backlog, ClaimedRun, Decided, DueScrap, EmailOutcome, EmailStore,
+    AccountStore, ActivityStore, AppliedFix, Backlog, ChannelStore, ClaimedRun, Decided, DueScrap, EmailOutcome, EmailStore,
     EngineMemory, ExpiredLeases, FiredTick, FixProposalStore, HistoryFilter, HistoryStore, KeyStore, Nearby,
     NewAccount, OpsStore, Page, PlanRenewal, PlannedTick, PoolUse, ProposalDecision, QueueState, RateStore, Recipient,
     RenewalOutcome, RotationReport, RunNeighbours, RunPageStore, RunStore, RunStreak, ScheduleStore, ScrapFilter,

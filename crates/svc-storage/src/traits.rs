@@ -12,6 +12,7 @@ use svc_domain::scrap::{ParamSet, Scrap};
 use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion};
 use svc_domain::site_account::{SavedSession, SiteAccount, StoredAccount};
 use svc_domain::task::{Task, TaskKind, TaskState};
+use svc_domain::channel::SavedChannel;
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
 use svc_domain::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, SessionId, UserId, WebhookId};
 
@@ -562,6 +563,18 @@ pub trait ScheduleStore: Send + Sync {
     async fn prune_ticks(&self, before: DateTime<Utc>) -> Result<u64>;
 }
 
+/// The chat channels an organization saved. The URL is sealed at rest.
+#[async_trait]
+pub trait ChannelStore: Send + Sync {
+    /// `Conflict("channel")` when the organization has one of that name.
+    async fn insert_channel(&self, channel: &SavedChannel) -> Result<()>;
+    /// The organization's channels, by name.
+    async fn list_channels(&self, org: OrgId) -> Result<Vec<SavedChannel>>;
+    async fn channel_named(&self, org: OrgId, name: &str) -> Result<Option<SavedChannel>>;
+    /// False when `org` has no channel of that name.
+    async fn delete_channel(&self, org: OrgId, name: &str) -> Result<bool>;
+}
+
 #[async_trait]
 pub trait WebhookStore: Send + Sync {
     async fn insert_webhook(&self, webhook: &Webhook) -> Result<()>;
@@ -950,6 +963,7 @@ pub trait Store:
     + RunStore
     + ScheduleStore
     + WebhookStore
+    + ChannelStore
     + RateStore
     + EmailStore
     + TaskStore

@@ -3410,6 +3410,39 @@ async fn webhook_secrets_are_sealed_in_the_database(db: &TestDb) {
     other.close().await;
 }
 
+async fn saved_channels_are_sealed_unique_and_scoped(db: &TestDb) {
+    let store = db.open().await;
+    let (org, _) = account(&store, "channels@example.com").await;
+    let (other, _) = account(&store, "other-channels@example.com").await;
+    let ops = svc_domain::channel::SavedChannel {
+        id: svc_domain::ObjectId::new(),
+        organization_id: org.id,
+        name: "ops".into(),
+        url: "slack://T0SECRETA/B0SECRETB/c0secretsecretsecret".into(),
+        created_at: now(),
+    };
+    store.insert_channel(&ops).await.unwrap();
+    assert_eq!(store.channel_named(org.id, "ops").await.unwrap(), Some(ops.clone()), "read back opened");
+    assert_eq!(store.list_channels(org.id).await.unwrap(), vec![ops.clone()]);
+    let again = svc_domain::channel::SavedChannel { id: svc_domain::ObjectId::new(), ..ops.clone() };
+    assert!(matches!(store.insert_channel(&again).await, Err(StoreError::Conflict("channel"))), "one name per organization");
+    // Another organization sees none of it and may use the same name.
+    assert_eq!(store.channel_named(other.id, "ops").await.unwrap(), None);
+    assert!(store.list_channels(other.id).await.unwrap().is_empty());
+    assert!(!store.delete_channel(other.id, "ops").await.unwrap());
+    let theirs = svc_domain::channel::SavedChannel { id: svc_domain::ObjectId::new(), organization_id: other.id, ..ops.clone() };
+    store.insert_channel(&theirs).await.unwrap();
+    let stored = raw::pairs(db, "SELECT id, url FROM channels").await;
+    assert_eq!(stored.len(), 2);
+    for (_, sealed) in &stored {
+        assert!(Sealer::is_sealed(sealed) && !sealed.contains("secret"), "{sealed}");
+    }
+    assert!(store.delete_channel(org.id, "ops").await.unwrap());
+    assert_eq!(store.channel_named(org.id, "ops").await.unwrap(), None);
+    assert_eq!(store.channel_named(other.id, "ops").await.unwrap(), Some(theirs));
+    store.close().await;
+}
+
 async fn the_key_check_is_written_once_and_tells_keys_apart(db: &TestDb) {
     let store = db.open().await;
     assert_eq!(store.key_check().await.unwrap(), None, "a new database has none");
@@ -3585,6 +3618,7 @@ db_tests!(
     rotation_reseals_every_value_in_one_transaction,
     rotation_of_a_database_without_a_key_check_adds_one,
     site_accounts_sealed_and_scoped,
+    saved_channels_are_sealed_unique_and_scoped,
 );
 
 macro_rules! storage_tests {

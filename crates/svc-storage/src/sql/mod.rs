@@ -17,6 +17,7 @@
 
 mod accounts;
 mod activities;
+mod channels;
 mod columns;
 mod emails;
 mod fix_proposals;

@@ -25,6 +25,8 @@ pub const SEALED_COLUMNS: &[SealedColumn] = &[
     SealedColumn { table: "site_accounts", id: "scrap_id", column: "username_sealed" },
     SealedColumn { table: "site_accounts", id: "scrap_id", column: "password_sealed" },
     SealedColumn { table: "site_sessions", id: "scrap_id", column: "session_sealed" },
+    // Saved chat channels: their Apprise URLs carry the service's tokens.
+    SealedColumn { table: "channels", id: "id", column: "url" },
 ];
 
 /// The `settings` rows whose value is sealed: the generated JWT secret
