@@ -104,6 +104,9 @@ pub(crate) const UNKNOWN_SCRAP_FILTER: Failure =
 pub(crate) const INACTIVE_WEBHOOK: Failure =
     failure(422, "VALIDATION", "the webhook is inactive (`field` is `active`): activate it first");
 
+pub(crate) const CHANNEL_EXISTS: Failure =
+    failure(409, "CHANNEL_EXISTS", "the organization already has a channel of that name");
+
 const API_KEY: &str = "apiKey";
 const SESSION: &str = "session";
 const SESSION_COOKIE_SCHEME: &str = "sessionCookie";
@@ -154,6 +157,10 @@ lists the `code` values it can carry. Lists answer `{data, total, page, perPage}
         routes::keys::list,
         routes::keys::create,
         routes::keys::revoke,
+        routes::channels::list,
+        routes::channels::create,
+        routes::channels::delete,
+        routes::channels::test,
         routes::webhooks::list,
         routes::webhooks::create,
         routes::webhooks::get,
@@ -173,6 +180,7 @@ lists the `code` values it can carry. Lists answer `{data, total, page, perPage}
         (name = "ai", description = "AI tasks: the wizard and script generation"),
         (name = "keys", description = "API keys"),
         (name = "webhooks", description = "Webhooks and their deliveries"),
+        (name = "channels", description = "Saved chat channels (Slack, Discord, Teams, Telegram, ntfy, Mattermost, JSON) for alerts and results"),
         (name = "announcements", description = "Release announcements (platform admins)"),
         (name = "meta", description = "This document"),
     )

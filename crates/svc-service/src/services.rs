@@ -108,6 +108,8 @@ pub struct Services {
     pub task_runner: Arc<TaskRunner>,
     pub scheduler: Arc<Scheduler>,
     pub webhooks: WebhookService,
+    /// The organization's saved chat channels (`channel:NAME`).
+    pub channels: crate::outbox::channels::ChannelService,
     pub rate_limits: Arc<RateLimits>,
     /// What this process counts for `GET /metrics`.
     pub metrics: Arc<Metrics>,
@@ -179,6 +181,7 @@ impl Services {
                 config.allow_private_networks.clone(),
                 runs.signals.deliveries.clone(),
             ),
+            channels: crate::outbox::channels::ChannelService::new(store.clone(), config.public_url.clone()),
             runs,
             ai,
             task_runner,

@@ -14,6 +14,7 @@ pub(crate) mod keys;
 pub(crate) mod runs;
 pub(crate) mod scraps;
 pub(crate) mod site_accounts;
+pub(crate) mod channels;
 pub(crate) mod webhooks;
 
 use std::sync::Arc;
@@ -73,7 +74,7 @@ pub(crate) fn table() -> Vec<RestRoute> {
     use Method as M;
     use Scope::{HistoryRead, MailAnnounce, ScrapsRead, ScrapsRun};
     use openapi::{
-        AI_NOT_CONFIGURED, ALREADY_CURRENT, BAD_CREDENTIALS, EMAIL_OFF, EMAIL_TAKEN, INACTIVE_WEBHOOK,
+        AI_NOT_CONFIGURED, ALREADY_CURRENT, BAD_CREDENTIALS, CHANNEL_EXISTS, EMAIL_OFF, EMAIL_TAKEN, INACTIVE_WEBHOOK,
         INSUFFICIENT_BALANCE, NOT_IN_KEY_SCOPE, NOT_PLATFORM_ADMIN, PLAN_REQUIRED, RATE_LIMITED, SIGNUP_CLOSED,
         UNKNOWN_SCRAP_FILTER,
     };
@@ -122,6 +123,10 @@ pub(crate) fn table() -> Vec<RestRoute> {
         at(M::GET, "/api/developers/keys", Session, keys::list),
         at(M::POST, "/api/developers/keys", Session, keys::create),
         at(M::DELETE, "/api/developers/keys/{id}", Session, keys::revoke),
+        at(M::GET, "/api/developers/channels", Session, channels::list),
+        at(M::POST, "/api/developers/channels", Session, channels::create).failing(&[CHANNEL_EXISTS]),
+        at(M::DELETE, "/api/developers/channels/{name}", Session, channels::delete),
+        at(M::POST, "/api/developers/channels/{name}/test", Session, channels::test),
         at(M::GET, "/api/developers/webhooks", Session, webhooks::list),
         at(M::POST, "/api/developers/webhooks", Session, webhooks::create).failing(&[PLAN_REQUIRED]),
         at(M::GET, "/api/developers/webhooks/{id}", Session, webhooks::get),
