@@ -10,6 +10,7 @@ mod ai_digest;
 mod ai_fix;
 mod ai_tasks;
 mod bad_input;
+mod channels;
 mod crawl;
 mod email;
 mod history;
