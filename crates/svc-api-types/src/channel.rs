@@ -24,6 +24,7 @@ pub struct ChannelBody {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChannelView {
+    pub id: String,
     pub name: String,
     /// `slack`, `discord`, `teams`, `telegram`, `ntfy`, `mattermost` or `json`.
     pub service: String,
@@ -39,6 +40,7 @@ impl From<SavedChannel> for ChannelView {
         ChannelView {
             service: c.service().map(|s| s.as_str()).unwrap_or("unknown").to_string(),
             redacted_url: c.redacted_url(),
+            id: c.id.to_string(),
             reference: format!("channel:{}", c.name),
             name: c.name,
             created_at: iso(c.created_at),

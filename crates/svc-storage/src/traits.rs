@@ -571,8 +571,9 @@ pub trait ChannelStore: Send + Sync {
     /// The organization's channels, by name.
     async fn list_channels(&self, org: OrgId) -> Result<Vec<SavedChannel>>;
     async fn channel_named(&self, org: OrgId, name: &str) -> Result<Option<SavedChannel>>;
-    /// False when `org` has no channel of that name.
-    async fn delete_channel(&self, org: OrgId, name: &str) -> Result<bool>;
+    async fn channel(&self, org: OrgId, id: ObjectId) -> Result<Option<SavedChannel>>;
+    /// False when `org` has no such channel.
+    async fn delete_channel(&self, org: OrgId, id: ObjectId) -> Result<bool>;
 }
 
 #[async_trait]

@@ -3429,7 +3429,9 @@ async fn saved_channels_are_sealed_unique_and_scoped(db: &TestDb) {
     // Another organization sees none of it and may use the same name.
     assert_eq!(store.channel_named(other.id, "ops").await.unwrap(), None);
     assert!(store.list_channels(other.id).await.unwrap().is_empty());
-    assert!(!store.delete_channel(other.id, "ops").await.unwrap());
+    assert!(!store.delete_channel(other.id, ops.id).await.unwrap());
+    assert_eq!(store.channel(other.id, ops.id).await.unwrap(), None);
+    assert_eq!(store.channel(org.id, ops.id).await.unwrap(), Some(ops.clone()));
     let theirs = svc_domain::channel::SavedChannel { id: svc_domain::ObjectId::new(), organization_id: other.id, ..ops.clone() };
     store.insert_channel(&theirs).await.unwrap();
     let stored = raw::pairs(db, "SELECT id, url FROM channels").await;
@@ -3437,7 +3439,7 @@ async fn saved_channels_are_sealed_unique_and_scoped(db: &TestDb) {
     for (_, sealed) in &stored {
         assert!(Sealer::is_sealed(sealed) && !sealed.contains("secret"), "{sealed}");
     }
-    assert!(store.delete_channel(org.id, "ops").await.unwrap());
+    assert!(store.delete_channel(org.id, ops.id).await.unwrap());
     assert_eq!(store.channel_named(org.id, "ops").await.unwrap(), None);
     assert_eq!(store.channel_named(other.id, "ops").await.unwrap(), Some(theirs));
     store.close().await;

@@ -1,13 +1,14 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
+use svc_domain::ObjectId;
 use axum::http::StatusCode;
 use svc_api_types::{ChannelBody, ChannelTestView, ChannelView, ListView};
 use svc_service::Services;
 
 use crate::ApiError;
-use crate::extract::{ApiJson, WebSession};
+use crate::extract::{ApiJson, PathId, WebSession};
 
 /// Save a chat channel
 ///
@@ -54,18 +55,18 @@ pub(crate) async fn list(
 /// Scraps that still name it fail their sends to it at once (logged).
 #[utoipa::path(
     delete,
-    path = "/api/developers/channels/{name}",
+    path = "/api/developers/channels/{id}",
     operation_id = "deleteChannel",
     tag = "channels",
-    params(("name" = String, Path, description = "the channel's name")),
+    params(("id" = String, Path, description = "the channel's id")),
     responses((status = 204, description = "deleted"))
 )]
 pub(crate) async fn delete(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path(name): Path<String>,
+    PathId(id): PathId<ObjectId>,
 ) -> Result<StatusCode, ApiError> {
-    services.channels.delete(&session, &name).await?;
+    services.channels.delete(&session, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -74,17 +75,17 @@ pub(crate) async fn delete(
 /// Sent now, not queued: the answer says whether the service took it.
 #[utoipa::path(
     post,
-    path = "/api/developers/channels/{name}/test",
+    path = "/api/developers/channels/{id}/test",
     operation_id = "testChannel",
     tag = "channels",
-    params(("name" = String, Path, description = "the channel's name")),
+    params(("id" = String, Path, description = "the channel's id")),
     responses((status = 200, description = "how the test message went", body = ChannelTestView))
 )]
 pub(crate) async fn test(
     State(services): State<Arc<Services>>,
     WebSession(session): WebSession,
-    Path(name): Path<String>,
+    PathId(id): PathId<ObjectId>,
 ) -> Result<Json<ChannelTestView>, ApiError> {
-    let outcome = services.channels.test(&session, &name).await?;
+    let outcome = services.channels.test(&session, id).await?;
     Ok(Json(ChannelTestView { delivered: outcome.is_ok(), error: outcome.err() }))
 }

@@ -89,16 +89,17 @@ async fn saved_channels_are_redacted_scoped_session_only_and_testable() {
     // Another organization sees none of them; an API key is refused.
     let (_, theirs) = app.get("/api/developers/channels", &bob.token).await;
     assert_eq!(theirs["total"], 0);
-    let (status, err) = app.delete("/api/developers/channels/ops", &bob.token).await;
+    let ops = saved["id"].as_str().unwrap();
+    let (status, err) = app.delete(&format!("/api/developers/channels/{ops}"), &bob.token).await;
     assert_error(status, &err, StatusCode::NOT_FOUND, "NOT_FOUND");
-    let (status, _) = app.post("/api/developers/channels/ops/test", &bob.token, json!({})).await;
+    let (status, _) = app.post(&format!("/api/developers/channels/{ops}/test"), &bob.token, json!({})).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (_, key) = app.create_key(&alice, json!({"name": "k", "scopes": ["svc:scraps:read"]})).await;
     let (status, _) = app.get("/api/developers/channels", &key).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 
     // The test message: Apprise's JSON body, sent now.
-    let (status, outcome) = app.post("/api/developers/channels/ops/test", &alice.token, json!({})).await;
+    let (status, outcome) = app.post(&format!("/api/developers/channels/{ops}/test"), &alice.token, json!({})).await;
     assert_eq!((status, outcome["delivered"].as_bool()), (StatusCode::OK, Some(true)), "{outcome}");
     let got = chat.wait_for(1, WITHIN).await;
     assert_eq!(got[0].path, "/hooks/in");
@@ -110,12 +111,12 @@ async fn saved_channels_are_redacted_scoped_session_only_and_testable() {
 
     // A refusal is said, not retried.
     chat.answer(&[(404, "no_service")]);
-    let (_, outcome) = app.post("/api/developers/channels/ops/test", &alice.token, json!({})).await;
+    let (_, outcome) = app.post(&format!("/api/developers/channels/{ops}/test"), &alice.token, json!({})).await;
     assert_eq!(outcome["delivered"], false);
     assert!(outcome["error"].as_str().unwrap().contains("404"), "{outcome}");
     assert_eq!(chat.requests().len(), 2, "one request, no retry");
 
-    let (status, _) = app.delete("/api/developers/channels/ops", &alice.token).await;
+    let (status, _) = app.delete(&format!("/api/developers/channels/{ops}"), &alice.token).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
 }
 
@@ -124,7 +125,8 @@ async fn test_message(app: &TestApp, token: &str, chat: &ChatService, name: &str
     let before = chat.requests().len();
     let (status, saved) = app.post("/api/developers/channels", token, json!({"name": name, "url": url})).await;
     assert_eq!(status, StatusCode::CREATED, "{url}: {saved}");
-    let (_, outcome) = app.post(&format!("/api/developers/channels/{name}/test"), token, json!({})).await;
+    let id = saved["id"].as_str().unwrap();
+    let (_, outcome) = app.post(&format!("/api/developers/channels/{id}/test"), token, json!({})).await;
     assert_eq!(outcome["delivered"], true, "{url}: {outcome}");
     chat.wait_for(before + 1, WITHIN).await.remove(before)
 }
@@ -312,9 +314,10 @@ async fn a_channel_on_a_private_address_is_refused_unless_allowed() {
     let app = TestApp::start().await;
     let alice = app.signup("alice@example.com").await;
     let url = format!("jsons://{}/in", chat.authority);
-    let (status, _) = app.post("/api/developers/channels", &alice.token, json!({"name": "lan", "url": url})).await;
+    let (status, saved) = app.post("/api/developers/channels", &alice.token, json!({"name": "lan", "url": url})).await;
     assert_eq!(status, StatusCode::CREATED);
-    let (_, outcome) = app.post("/api/developers/channels/lan/test", &alice.token, json!({})).await;
+    let id = saved["id"].as_str().unwrap();
+    let (_, outcome) = app.post(&format!("/api/developers/channels/{id}/test"), &alice.token, json!({})).await;
     assert_eq!(outcome["delivered"], false);
     assert!(outcome["error"].as_str().unwrap().starts_with("refused"), "{outcome}");
     assert!(chat.requests().is_empty());

@@ -65,19 +65,19 @@ impl ChannelService {
         Ok(self.store.list_channels(session.org()).await?)
     }
 
-    pub async fn get(&self, session: &Session, name: &str) -> Result<SavedChannel> {
-        self.store.channel_named(session.org(), name).await?.ok_or(ServiceError::NotFound("channel"))
+    pub async fn get(&self, session: &Session, id: ObjectId) -> Result<SavedChannel> {
+        self.store.channel(session.org(), id).await?.ok_or(ServiceError::NotFound("channel"))
     }
 
-    pub async fn delete(&self, session: &Session, name: &str) -> Result<()> {
-        if self.store.delete_channel(session.org(), name).await? { Ok(()) } else { Err(ServiceError::NotFound("channel")) }
+    pub async fn delete(&self, session: &Session, id: ObjectId) -> Result<()> {
+        if self.store.delete_channel(session.org(), id).await? { Ok(()) } else { Err(ServiceError::NotFound("channel")) }
     }
 
-    /// Sends a test message to the saved channel `name` now, and says how
+    /// Sends a test message to the saved channel `id` now, and says how
     /// it went: `Ok(Err(why))` when the service refused it or could not be
     /// reached.
-    pub async fn test(&self, session: &Session, name: &str) -> Result<std::result::Result<(), String>> {
-        let channel = self.get(session, name).await?;
+    pub async fn test(&self, session: &Session, id: ObjectId) -> Result<std::result::Result<(), String>> {
+        let channel = self.get(session, id).await?;
         let sender = self.sender.get().ok_or(ServiceError::Unavailable("channel sending is not running".into()))?;
         let url = ChannelUrl::parse(&channel.url).map_err(|m| ServiceError::validation("url", m))?;
         let note = ChannelNote {

@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
-use svc_domain::OrgId;
+use svc_domain::{ObjectId, OrgId};
 use svc_domain::channel::SavedChannel;
 
 use super::shared::conflict_on_unique;
@@ -88,11 +88,24 @@ where
         row.map(|r| r.open(&self.sealer)).transpose()
     }
 
-    async fn delete_channel(&self, org: OrgId, name: &str) -> Result<bool> {
+    async fn channel(&self, org: OrgId, id: ObjectId) -> Result<Option<SavedChannel>> {
+        let row: Option<ChannelRecord> = sqlx::query_as(const_format::concatcp!(
+            "SELECT ",
+            COLUMNS,
+            " FROM channels WHERE organization_id = $1 AND id = $2"
+        ))
+        .bind(org.to_string())
+        .bind(id.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| r.open(&self.sealer)).transpose()
+    }
+
+    async fn delete_channel(&self, org: OrgId, id: ObjectId) -> Result<bool> {
         let mut tx = self.begin_write().await?;
-        let done = sqlx::query("DELETE FROM channels WHERE organization_id = $1 AND name = $2")
+        let done = sqlx::query("DELETE FROM channels WHERE organization_id = $1 AND id = $2")
             .bind(org.to_string())
-            .bind(name)
+            .bind(id.to_string())
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;

@@ -2,6 +2,7 @@
 
 mod admin;
 mod auth;
+mod channels;
 mod fix_review;
 mod keys;
 mod pager;
@@ -62,6 +63,9 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/developers/webhooks/{webhook}/deliveries", get(webhooks::deliveries_page))
         .route("/developers/webhooks/{webhook}/deliveries/{delivery}/redeliver", post(webhooks::redeliver))
         .route("/settings", get(settings::page))
+        .route("/settings/channels", get(channels::page).post(channels::create))
+        .route("/settings/channels/{channel}/test", post(channels::test))
+        .route("/settings/channels/{channel}/delete", post(channels::delete))
         .route("/settings/email", post(settings::change_email))
         .route("/settings/password", post(settings::change_password))
         .route("/settings/sessions/{session}/end", post(settings::end_session))

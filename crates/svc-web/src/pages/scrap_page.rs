@@ -207,7 +207,7 @@ pub(crate) async fn page(
                 EmailKind::Announcement => "Announcement",
                 EmailKind::FixProposed => "AI Fix proposal",
             },
-            to: r.email.to,
+            to: svc_domain::channel::shown(&r.email.to),
             subject: r.email.subject,
             chip: match (r.state, r.attempts) {
                 (EmailState::Sent, _) => ("success", "Sent"),

@@ -5,6 +5,7 @@
 pub mod browser;
 
 mod ai_editor;
+mod channels;
 mod crawl_pages;
 mod developers;
 mod fix_review;
