@@ -281,6 +281,9 @@ pub trait EmailStore: Send + Sync {
     ) -> Result<bool>;
     /// The emails sent for a scrap of `org`, newest first.
     async fn scrap_emails(&self, org: OrgId, scrap: ScrapId, limit: i64) -> Result<Vec<EmailRecord>>;
+    /// The outbox rows of `org` (emails and chat messages) that failed for
+    /// good, newest first.
+    async fn failed_emails(&self, org: OrgId, limit: i64) -> Result<Vec<EmailRecord>>;
     /// Every user who receives announcements, in id order after `after`.
     /// Cross-organization by design (a platform announcement).
     async fn announcement_recipients(&self, after: Option<UserId>, limit: i64) -> Result<Vec<Recipient>>;

@@ -1403,6 +1403,9 @@ async fn email_outbox_claims_and_records_once(store: Arc<dyn Store>) {
     let later_row = store.scrap_emails(org.id, s.id, 10).await.unwrap().into_iter().find(|r| r.email.id == later.id);
     let later_row = later_row.unwrap();
     assert_eq!((later_row.state, later_row.last_error.as_deref()), (EmailState::Failed, Some("550 no such user")));
+    let failed_rows = store.failed_emails(org.id, 10).await.unwrap();
+    assert_eq!(failed_rows.iter().map(|r| r.email.id).collect::<Vec<_>>(), vec![later.id], "only what failed for good");
+    assert!(store.failed_emails(other.id, 10).await.unwrap().is_empty(), "scoped by organization");
     assert!(store.claim_emails(now() + Duration::hours(1), lease + Duration::hours(1), 10).await.unwrap().is_empty());
 }
 

@@ -73,6 +73,12 @@ impl ChannelService {
         if self.store.delete_channel(session.org(), id).await? { Ok(()) } else { Err(ServiceError::NotFound("channel")) }
     }
 
+    /// The organization's outbox rows (emails and channel messages) that
+    /// failed for good, newest first: the admin page lists them.
+    pub async fn failed_sends(&self, session: &Session, limit: i64) -> Result<Vec<svc_domain::email::EmailRecord>> {
+        Ok(self.store.failed_emails(session.org(), limit.clamp(1, 100)).await?)
+    }
+
     /// Sends a test message to the saved channel `id` now, and says how
     /// it went: `Ok(Err(why))` when the service refused it or could not be
     /// reached.
@@ -88,7 +94,7 @@ impl ChannelService {
         };
         Ok(sender.send_note(&url, &note).await.map_err(|e| match e {
             MailError::Transient(e) => format!("not delivered (temporary): {e}"),
-            MailError::Permanent(e) => format!("refused: {e}"),
+            MailError::Permanent(e) => e,
         }))
     }
 }

@@ -62,5 +62,34 @@ async fn channels_are_saved_redacted_and_tested_from_settings() {
     let text = tab.text().await;
     assert!(text.contains("The test message to zz-receiver was not delivered") && text.contains("404"), "{text}");
     tab.screenshots("settings-channels-refused").await;
+
+    // A send that failed for good is listed on the admin page, with why.
+    app.services.admin.grant_admin("dana@example.com").await.unwrap();
+    let scrap = app.create_scrap(&dana, "Prices").await["id"].as_str().unwrap().to_string();
+    let email = svc_domain::email::Email {
+        id: svc_domain::ObjectId::new(),
+        organization_id: dana.org(),
+        kind: svc_domain::email::EmailKind::Alert,
+        to: "channel:gone".into(),
+        subject: "Prices is failing (error)".into(),
+        text: "The run failed.".into(),
+        html: None,
+        attachment: None,
+        unsubscribe_url: None,
+        scrap_id: svc_domain::ScrapId::parse(&scrap),
+        history_id: None,
+        created_at: chrono::Utc::now(),
+    };
+    app.store.queue_emails(&[email], chrono::Utc::now()).await.unwrap();
+    app.services.runs.signals.emails.notify_one();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while app.store.failed_emails(dana.org(), 10).await.unwrap().is_empty() {
+        assert!(tokio::time::Instant::now() < deadline, "the send did not fail");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tab.open("/admin").await;
+    let text = tab.text().await;
+    assert!(text.contains("Failed emails and chat messages") && text.contains("unknown channel `gone`"), "{text}");
+    tab.screenshots("admin-failed-sends").await;
     browser.close().await;
 }
