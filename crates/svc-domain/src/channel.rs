@@ -241,7 +241,10 @@ impl ChannelUrl {
             }
             "discord" => {
                 let s = &p.segments;
-                need(s.len() == 1 && token_like(p.authority) && token_like(s[0]), "discord://WEBHOOK_ID/WEBHOOK_TOKEN")?;
+                need(
+                    s.len() == 1 && token_like(p.authority) && token_like(s[0]),
+                    "discord://WEBHOOK_ID/WEBHOOK_TOKEN",
+                )?;
                 Ok(ChannelUrl::Discord {
                     id: p.authority.to_string(),
                     token: s[0].to_string(),
@@ -285,7 +288,12 @@ impl ChannelUrl {
                 let topic_ok = |t: &str| token_like(t) && !t.contains(':') && t.len() <= 64;
                 if p.segments.is_empty() {
                     need(p.user.is_none() && topic_ok(p.authority), "ntfy://TOPIC or ntfy://HOST/TOPIC")?;
-                    return Ok(ChannelUrl::Ntfy { secure: true, host: None, topic: p.authority.to_string(), auth: None });
+                    return Ok(ChannelUrl::Ntfy {
+                        secure: true,
+                        host: None,
+                        topic: p.authority.to_string(),
+                        auth: None,
+                    });
                 }
                 need(p.segments.len() == 1 && topic_ok(p.segments[0]), "ntfy://HOST/TOPIC (one topic)")?;
                 Ok(ChannelUrl::Ntfy {
@@ -356,11 +364,7 @@ impl ChannelUrl {
     pub fn redacted(&self) -> String {
         let r = |s: &str| {
             let n = s.chars().count();
-            if n <= 8 {
-                "…".to_string()
-            } else {
-                format!("…{}", s.chars().skip(n - 4).collect::<String>())
-            }
+            if n <= 8 { "…".to_string() } else { format!("…{}", s.chars().skip(n - 4).collect::<String>()) }
         };
         let s = |secure: bool, plain: &str, tls: &str| if secure { tls.to_string() } else { plain.to_string() };
         match self {
@@ -461,16 +465,23 @@ mod tests {
         );
         assert_eq!(ChannelUrl::parse("https://hooks.slack.com/services/T1/B2/xyz").unwrap().service(), Service::Slack);
         let discord = ChannelUrl::parse("discord://svc@1234/tok-en").unwrap();
-        assert!(matches!(discord, ChannelUrl::Discord { ref id, ref botname, .. } if id == "1234" && botname.as_deref() == Some("svc")));
+        assert!(
+            matches!(discord, ChannelUrl::Discord { ref id, ref botname, .. } if id == "1234" && botname.as_deref() == Some("svc"))
+        );
         let teams = ChannelUrl::parse("workflows://prod-01.westus.logic.azure.com:443/abc123/sig456").unwrap();
         assert!(matches!(teams, ChannelUrl::Teams { ref host, .. } if host.port == Some(443)));
         let tg = ChannelUrl::parse("tgram://123456:ABC-def_g/-1001234/@news").unwrap();
-        assert_eq!(tg, ChannelUrl::Telegram { token: "123456:ABC-def_g".into(), chats: vec!["-1001234".into(), "@news".into()] });
+        assert_eq!(
+            tg,
+            ChannelUrl::Telegram { token: "123456:ABC-def_g".into(), chats: vec!["-1001234".into(), "@news".into()] }
+        );
         assert!(matches!(ChannelUrl::parse("ntfy://alerts").unwrap(), ChannelUrl::Ntfy { host: None, .. }));
         let ntfy = ChannelUrl::parse("ntfys://u:p@ntfy.example.com/alerts").unwrap();
         assert!(matches!(ntfy, ChannelUrl::Ntfy { secure: true, auth: Some(_), .. }));
         let mm = ChannelUrl::parse("mmosts://chat.example.com:8065/sub/path/tok123").unwrap();
-        assert!(matches!(mm, ChannelUrl::Mattermost { ref path, ref token, .. } if path == "/sub/path" && token == "tok123"));
+        assert!(
+            matches!(mm, ChannelUrl::Mattermost { ref path, ref token, .. } if path == "/sub/path" && token == "tok123")
+        );
         let json = ChannelUrl::parse("jsons://hooks.example.com/notify/me").unwrap();
         assert!(matches!(json, ChannelUrl::Json { secure: true, ref path, .. } if path == "/notify/me"));
     }

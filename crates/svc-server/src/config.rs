@@ -799,6 +799,28 @@ impl Config {
     }
 }
 
+/// `SVC_CHANNEL_API_URLS`: `service=URL` pairs, comma-separated, each URL
+/// an absolute http(s) base (no query).
+fn parse_channel_endpoints(value: &str) -> Result<ChannelEndpoints, String> {
+    let mut endpoints = ChannelEndpoints::default();
+    for pair in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (service, url) = pair.split_once('=').ok_or_else(|| format!("`{pair}`: expected SERVICE=URL"))?;
+        let parsed = url::Url::parse(url.trim()).map_err(|e| format!("`{url}`: {e}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") || parsed.query().is_some() {
+            return Err(format!("`{url}`: expected an http(s) base URL without a query"));
+        }
+        let url = url.trim().trim_end_matches('/').to_string();
+        match service.trim() {
+            "slack" => endpoints.slack = url,
+            "discord" => endpoints.discord = url,
+            "telegram" => endpoints.telegram = url,
+            "teams" => endpoints.teams = Some(url),
+            other => return Err(format!("`{other}`: expected slack, discord, telegram or teams")),
+        }
+    }
+    Ok(endpoints)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1261,26 +1283,13 @@ mod tests {
             }
         }
     }
-}
-
-/// `SVC_CHANNEL_API_URLS`: `service=URL` pairs, comma-separated, each URL
-/// an absolute http(s) base (no query).
-fn parse_channel_endpoints(value: &str) -> Result<ChannelEndpoints, String> {
-    let mut endpoints = ChannelEndpoints::default();
-    for pair in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (service, url) = pair.split_once('=').ok_or_else(|| format!("`{pair}`: expected SERVICE=URL"))?;
-        let parsed = url::Url::parse(url.trim()).map_err(|e| format!("`{url}`: {e}"))?;
-        if !matches!(parsed.scheme(), "http" | "https") || parsed.query().is_some() {
-            return Err(format!("`{url}`: expected an http(s) base URL without a query"));
-        }
-        let url = url.trim().trim_end_matches('/').to_string();
-        match service.trim() {
-            "slack" => endpoints.slack = url,
-            "discord" => endpoints.discord = url,
-            "telegram" => endpoints.telegram = url,
-            "teams" => endpoints.teams = Some(url),
-            other => return Err(format!("`{other}`: expected slack, discord, telegram or teams")),
+    #[test]
+    fn channel_api_urls_point_hostless_services_elsewhere() {
+        let e = super::parse_channel_endpoints("slack=http://127.0.0.1:9/, telegram=https://tg.example/").unwrap();
+        assert_eq!((e.slack.as_str(), e.telegram.as_str()), ("http://127.0.0.1:9", "https://tg.example"));
+        assert_eq!(e.discord, "https://discord.com", "the others keep the public API");
+        for bad in ["irc=http://x", "slack", "slack=ftp://x", "slack=https://x/?a=1"] {
+            assert!(super::parse_channel_endpoints(bad).is_err(), "{bad}");
         }
     }
-    Ok(endpoints)
 }

@@ -29,12 +29,12 @@ pub use sql::sealed_columns::{SEALED_COLUMNS, SEALED_SETTINGS, SealedColumn};
 pub use sql::{Dialect, RowsAffected, SqlStore};
 pub use sqlite::SqliteStore;
 pub use traits::{
-    AccountStore, ActivityStore, AppliedFix, Backlog, ChannelStore, ClaimedRun, Decided, DueScrap, EmailOutcome, EmailStore,
-    EngineMemory, ExpiredLeases, FiredTick, FixProposalStore, HistoryFilter, HistoryStore, KeyStore, Nearby,
-    NewAccount, OpsStore, Page, PlanRenewal, PlannedTick, PoolUse, ProposalDecision, QueueState, RateStore, Recipient,
-    RenewalOutcome, RotationReport, RunNeighbours, RunPageStore, RunStore, RunStreak, ScheduleStore, ScrapFilter,
-    ScrapStore, SealReport, SecretStore, SessionStore, SiteAccountStore, Store, TaskEnd, TaskFinish, TaskStore,
-    TickAction, TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
+    AccountStore, ActivityStore, AppliedFix, Backlog, ChannelStore, ClaimedRun, Decided, DueScrap, EmailOutcome,
+    EmailStore, EngineMemory, ExpiredLeases, FiredTick, FixProposalStore, HistoryFilter, HistoryStore, KeyStore,
+    Nearby, NewAccount, OpsStore, Page, PlanRenewal, PlannedTick, PoolUse, ProposalDecision, QueueState, RateStore,
+    Recipient, RenewalOutcome, RotationReport, RunNeighbours, RunPageStore, RunStore, RunStreak, ScheduleStore,
+    ScrapFilter, ScrapStore, SealReport, SecretStore, SessionStore, SiteAccountStore, Store, TaskEnd, TaskFinish,
+    TaskStore, TickAction, TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

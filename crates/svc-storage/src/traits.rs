@@ -3,6 +3,7 @@ use chrono::{DateTime, Utc};
 use svc_domain::account::{Organization, User};
 use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
+use svc_domain::channel::SavedChannel;
 use svc_domain::email::{Email, EmailRecord};
 use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
 use svc_domain::login_session::LoginSession;
@@ -12,7 +13,6 @@ use svc_domain::scrap::{ParamSet, Scrap};
 use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion};
 use svc_domain::site_account::{SavedSession, SiteAccount, StoredAccount};
 use svc_domain::task::{Task, TaskKind, TaskState};
-use svc_domain::channel::SavedChannel;
 use svc_domain::webhook::{Delivery, DeliveryAttempt, Webhook};
 use svc_domain::{HistoryId, KeyId, ObjectId, OrgId, ScrapId, SessionId, UserId, WebhookId};
 

@@ -3428,14 +3428,18 @@ async fn saved_channels_are_sealed_unique_and_scoped(db: &TestDb) {
     assert_eq!(store.channel_named(org.id, "ops").await.unwrap(), Some(ops.clone()), "read back opened");
     assert_eq!(store.list_channels(org.id).await.unwrap(), vec![ops.clone()]);
     let again = svc_domain::channel::SavedChannel { id: svc_domain::ObjectId::new(), ..ops.clone() };
-    assert!(matches!(store.insert_channel(&again).await, Err(StoreError::Conflict("channel"))), "one name per organization");
+    assert!(
+        matches!(store.insert_channel(&again).await, Err(StoreError::Conflict("channel"))),
+        "one name per organization"
+    );
     // Another organization sees none of it and may use the same name.
     assert_eq!(store.channel_named(other.id, "ops").await.unwrap(), None);
     assert!(store.list_channels(other.id).await.unwrap().is_empty());
     assert!(!store.delete_channel(other.id, ops.id).await.unwrap());
     assert_eq!(store.channel(other.id, ops.id).await.unwrap(), None);
     assert_eq!(store.channel(org.id, ops.id).await.unwrap(), Some(ops.clone()));
-    let theirs = svc_domain::channel::SavedChannel { id: svc_domain::ObjectId::new(), organization_id: other.id, ..ops.clone() };
+    let theirs =
+        svc_domain::channel::SavedChannel { id: svc_domain::ObjectId::new(), organization_id: other.id, ..ops.clone() };
     store.insert_channel(&theirs).await.unwrap();
     let stored = raw::pairs(db, "SELECT id, url FROM channels").await;
     assert_eq!(stored.len(), 2);

@@ -2,9 +2,9 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::State;
-use svc_domain::ObjectId;
 use axum::http::StatusCode;
 use svc_api_types::{ChannelBody, ChannelTestView, ChannelView, ListView};
+use svc_domain::ObjectId;
 use svc_service::Services;
 
 use crate::ApiError;
@@ -47,7 +47,12 @@ pub(crate) async fn list(
 ) -> Result<Json<ListView<ChannelView>>, ApiError> {
     let all = services.channels.list(&session).await?;
     let total = all.len() as i64;
-    Ok(Json(ListView { data: all.into_iter().map(ChannelView::from).collect(), total, page: 1, per_page: total.max(1) }))
+    Ok(Json(ListView {
+        data: all.into_iter().map(ChannelView::from).collect(),
+        total,
+        page: 1,
+        per_page: total.max(1),
+    }))
 }
 
 /// Delete a saved chat channel

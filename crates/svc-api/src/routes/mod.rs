@@ -8,13 +8,13 @@
 pub(crate) mod accounts;
 pub(crate) mod ai;
 pub(crate) mod announcements;
+pub(crate) mod channels;
 pub(crate) mod history;
 mod home;
 pub(crate) mod keys;
 pub(crate) mod runs;
 pub(crate) mod scraps;
 pub(crate) mod site_accounts;
-pub(crate) mod channels;
 pub(crate) mod webhooks;
 
 use std::sync::Arc;

@@ -54,7 +54,8 @@ async fn recipient_fields_take_channel_urls_and_refuse_unknown_or_malformed_ones
     let (status, scrap) = app.post("/api/scraps", &alice.token, with("digestRecipient", "jsons://h.example/x")).await;
     assert_eq!(status, StatusCode::CREATED, "{scrap}");
     let id = scrap["id"].as_str().unwrap();
-    let (status, err) = app.put(&format!("/api/scraps/{id}"), &alice.token, json!({"emailNotifRecipient": "mmost://h"})).await;
+    let (status, err) =
+        app.put(&format!("/api/scraps/{id}"), &alice.token, json!({"emailNotifRecipient": "mmost://h"})).await;
     assert_error(status, &err, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
 }
 
@@ -65,8 +66,7 @@ async fn saved_channels_are_redacted_scoped_session_only_and_testable() {
     let alice = app.signup("alice@example.com").await;
     let bob = app.signup("bob@example.com").await;
     let url = format!("json://{}/hooks/in", chat.authority);
-    let (status, saved) =
-        app.post("/api/developers/channels", &alice.token, json!({"name": "ops", "url": url})).await;
+    let (status, saved) = app.post("/api/developers/channels", &alice.token, json!({"name": "ops", "url": url})).await;
     assert_eq!(status, StatusCode::CREATED, "{saved}");
     assert_eq!((saved["reference"].as_str(), saved["service"].as_str()), (Some("channel:ops"), Some("json")));
     let (_, slack) = app
@@ -76,7 +76,10 @@ async fn saved_channels_are_redacted_scoped_session_only_and_testable() {
             json!({"name": "team", "url": "slack://T0AAAA/B0BBBB/SeCrEtToKeNxyz1"}),
         )
         .await;
-    assert!(!slack.to_string().contains("SeCrEtToKeN") && slack["redactedUrl"].as_str().unwrap().ends_with("xyz1"), "{slack}");
+    assert!(
+        !slack.to_string().contains("SeCrEtToKeN") && slack["redactedUrl"].as_str().unwrap().ends_with("xyz1"),
+        "{slack}"
+    );
     let (status, err) = app.post("/api/developers/channels", &alice.token, json!({"name": "ops", "url": url})).await;
     assert_error(status, &err, StatusCode::CONFLICT, "CHANNEL_EXISTS");
     let (status, err) =
@@ -121,7 +124,13 @@ async fn saved_channels_are_redacted_scoped_session_only_and_testable() {
 }
 
 /// Saves `url` as `name` and sends a test message; the request it caused.
-async fn test_message(app: &TestApp, token: &str, chat: &ChatService, name: &str, url: &str) -> crate::common::chat_service::Request {
+async fn test_message(
+    app: &TestApp,
+    token: &str,
+    chat: &ChatService,
+    name: &str,
+    url: &str,
+) -> crate::common::chat_service::Request {
     let before = chat.requests().len();
     let (status, saved) = app.post("/api/developers/channels", token, json!({"name": name, "url": url})).await;
     assert_eq!(status, StatusCode::CREATED, "{url}: {saved}");
@@ -210,9 +219,8 @@ async fn alerts_and_cron_results_reach_a_channel_through_the_outbox_without_smtp
     let site = fixture::start().await;
     let app = app_towards(&chat, &[("SVC_SCHEDULER", "false")]).await;
     let alice = app.signup("alice@example.com").await;
-    let (status, _) = app
-        .post("/api/developers/channels", &alice.token, json!({"name": "ops", "url": "slack://T1/B2/tok3"}))
-        .await;
+    let (status, _) =
+        app.post("/api/developers/channels", &alice.token, json!({"name": "ops", "url": "slack://T1/B2/tok3"})).await;
     assert_eq!(status, StatusCode::CREATED);
     let body = json!({"title": "Shop items", "url": format!("{}/items/3", site.base), "request": ITEMS,
                       "scrapper": "static", "cron": "* * * * *", "emailNotif": true,
@@ -241,9 +249,14 @@ async fn alerts_and_cron_results_reach_a_channel_through_the_outbox_without_smtp
     let result = got.iter().find(|r| r.path == "/results").expect("the result").json();
     assert_eq!(result["title"], "Shop items: 3 items");
     let message = result["message"].as_str().unwrap();
-    assert!(message.contains("3 items (success)") && message.contains("Nothing changed since the last success"), "{message}");
+    assert!(
+        message.contains("3 items (success)") && message.contains("Nothing changed since the last success"),
+        "{message}"
+    );
     assert!(message.contains(&format!("/scraps/{sid}/history/")), "the run's link: {message}");
-    let recovered = got.iter().find(|r| r.path.starts_with("/services/") && r.json()["text"].as_str().unwrap().contains("recovered"));
+    let recovered = got
+        .iter()
+        .find(|r| r.path.starts_with("/services/") && r.json()["text"].as_str().unwrap().contains("recovered"));
     assert!(recovered.is_some(), "{got:?}");
 
     // The scrap's log says where each went, the channel URL redacted.

@@ -19,7 +19,15 @@ fn items_word(n: i64) -> String {
     if n == 1 { "1 item".into() } else { format!("{n} items") }
 }
 
-fn note(scrap: &Scrap, row: &HistoryRow, kind: EmailKind, to: &str, subject: String, text: String, now: DateTime<Utc>) -> Email {
+fn note(
+    scrap: &Scrap,
+    row: &HistoryRow,
+    kind: EmailKind,
+    to: &str,
+    subject: String,
+    text: String,
+    now: DateTime<Utc>,
+) -> Email {
     Email {
         id: ObjectId::new(),
         organization_id: scrap.organization_id,

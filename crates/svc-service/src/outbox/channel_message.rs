@@ -346,11 +346,8 @@ mod tests {
 
     #[test]
     fn telegram_escapes_html_and_sends_one_message_per_chat() {
-        let r = requests(
-            &ChannelUrl::parse("tgram://123:abc/42/@news").unwrap(),
-            &note(),
-            &ChannelEndpoints::default(),
-        );
+        let r =
+            requests(&ChannelUrl::parse("tgram://123:abc/42/@news").unwrap(), &note(), &ChannelEndpoints::default());
         assert_eq!(r.len(), 2);
         assert_eq!(r[0].url, "https://api.telegram.org/bot123:abc/sendMessage");
         let b = r[1].body_json();

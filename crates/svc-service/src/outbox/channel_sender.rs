@@ -33,7 +33,11 @@ pub struct ChannelSender {
 pub fn classify(response: &ReceiverResponse) -> Result<(), MailError> {
     let answer = || {
         let body: String = response.body.chars().take(200).collect();
-        if body.trim().is_empty() { format!("HTTP {}", response.status) } else { format!("HTTP {}: {}", response.status, body.trim()) }
+        if body.trim().is_empty() {
+            format!("HTTP {}", response.status)
+        } else {
+            format!("HTTP {}: {}", response.status, body.trim())
+        }
     };
     match response.status {
         200..=299 => Ok(()),
@@ -49,11 +53,7 @@ fn transport_error(error: String) -> MailError {
     let refused = error.starts_with("refused")
         || error.starts_with("invalid URL")
         || error.contains("resolves to the non-public address");
-    if refused {
-        MailError::Permanent(error)
-    } else {
-        MailError::Transient(error)
-    }
+    if refused { MailError::Permanent(error) } else { MailError::Transient(error) }
 }
 
 impl ChannelSender {
@@ -72,7 +72,9 @@ impl ChannelSender {
                     .channel_named(org, &name)
                     .await
                     .map_err(|e| MailError::Transient(format!("reading the channel: {e}")))?
-                    .ok_or_else(|| MailError::Permanent(format!("unknown channel `{name}`: save it in Settings > Channels")))?;
+                    .ok_or_else(|| {
+                        MailError::Permanent(format!("unknown channel `{name}`: save it in Settings > Channels"))
+                    })?;
                 ChannelUrl::parse(&saved.url).map_err(|e| MailError::Permanent(format!("channel `{name}`: {e}")))
             }
             Ok(Recipient::Email(_)) => Err(MailError::Permanent("not a channel".into())),
@@ -90,7 +92,8 @@ impl ChannelSender {
     /// name several chats; the first failure ends the attempt).
     pub async fn send_note(&self, channel: &ChannelUrl, note: &ChannelNote) -> Result<(), MailError> {
         for request in requests(channel, note, &self.endpoints) {
-            let response = self.transport.post(&request.url, &request.headers, request.body).await.map_err(transport_error)?;
+            let response =
+                self.transport.post(&request.url, &request.headers, request.body).await.map_err(transport_error)?;
             classify(&response)?;
         }
         Ok(())

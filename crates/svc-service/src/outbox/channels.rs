@@ -42,7 +42,10 @@ impl ChannelService {
         let url = url.trim();
         ChannelUrl::parse(url).map_err(|m| ServiceError::validation("url", m))?;
         if self.store.list_channels(session.org()).await?.len() >= MAX_CHANNELS {
-            return Err(ServiceError::validation("name", format!("an organization has at most {MAX_CHANNELS} channels")));
+            return Err(ServiceError::validation(
+                "name",
+                format!("an organization has at most {MAX_CHANNELS} channels"),
+            ));
         }
         let channel = SavedChannel {
             id: ObjectId::new(),
@@ -70,7 +73,11 @@ impl ChannelService {
     }
 
     pub async fn delete(&self, session: &Session, id: ObjectId) -> Result<()> {
-        if self.store.delete_channel(session.org(), id).await? { Ok(()) } else { Err(ServiceError::NotFound("channel")) }
+        if self.store.delete_channel(session.org(), id).await? {
+            Ok(())
+        } else {
+            Err(ServiceError::NotFound("channel"))
+        }
     }
 
     /// The organization's outbox rows (emails and channel messages) that

@@ -108,7 +108,8 @@ impl Mailer {
             (None, true) => Err(MailError::Permanent("this process sends no chat messages".into())),
         };
         let shown = channel::shown(&email.to);
-        let (sent_kind, failed_kind) = if to_channel { ("channel.sent", "channel.failed") } else { ("email.sent", "email.failed") };
+        let (sent_kind, failed_kind) =
+            if to_channel { ("channel.sent", "channel.failed") } else { ("email.sent", "email.failed") };
         let noun = if to_channel { "message" } else { "email" };
         let now = Utc::now();
         let outcome = match result {

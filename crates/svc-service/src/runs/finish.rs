@@ -18,12 +18,12 @@ use crate::Result;
 use crate::ai::attachments::AttachedModel;
 use crate::ai::digest;
 use crate::outbox::deliveries::run_deliveries;
-use crate::outbox::{channel_compose, email_compose};
-use svc_domain::channel;
 use crate::outbox::redact::KnownSecrets;
+use crate::outbox::{channel_compose, email_compose};
 use crate::runs::outcome::classify;
 use crate::scraps::proxy_tiers::{self, TierAttempt};
 use crate::scraps::site_accounts::run_login;
+use svc_domain::channel;
 use svc_domain::history::short_error;
 use svc_engine::{EngineReport, ScriptResult};
 

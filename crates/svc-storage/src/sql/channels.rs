@@ -2,8 +2,8 @@
 
 use async_trait::async_trait;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
-use svc_domain::{ObjectId, OrgId};
 use svc_domain::channel::SavedChannel;
+use svc_domain::{ObjectId, OrgId};
 
 use super::shared::conflict_on_unique;
 use super::{Dialect, RowsAffected, SqlStore};

@@ -127,7 +127,8 @@ pub(crate) async fn create(
             } else {
                 StatusCode::UNPROCESSABLE_ENTITY
             };
-            let page = ChannelsPage { name: form.name, url: form.url, errors, ..channels_page(&services, &user).await? };
+            let page =
+                ChannelsPage { name: form.name, url: form.url, errors, ..channels_page(&services, &user).await? };
             render_status(status, &page)
         }
     }
@@ -147,7 +148,10 @@ pub(crate) async fn test(
     let page = channels_page(&services, &user).await?;
     let page = match outcome {
         Ok(()) => ChannelsPage { flash: Some(format!("Test message sent to {}.", channel.name)), ..page },
-        Err(why) => ChannelsPage { failure: Some(format!("The test message to {} was not delivered: {why}", channel.name)), ..page },
+        Err(why) => ChannelsPage {
+            failure: Some(format!("The test message to {} was not delivered: {why}", channel.name)),
+            ..page
+        },
     };
     render(&page)
 }

@@ -50,7 +50,12 @@ pub struct ChatService {
     inner: Arc<Mutex<Inner>>,
 }
 
-async fn receive(State(inner): State<Arc<Mutex<Inner>>>, uri: Uri, headers: HeaderMap, body: Bytes) -> (StatusCode, String) {
+async fn receive(
+    State(inner): State<Arc<Mutex<Inner>>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> (StatusCode, String) {
     let mut inner = inner.lock().unwrap();
     let path = uri.path_and_query().map(|p| p.to_string()).unwrap_or_default();
     inner.requests.push(Request { path, headers, body });

@@ -14,7 +14,8 @@ use crate::common::chat_service::ChatService;
 async fn channels_are_saved_redacted_and_tested_from_settings() {
     let chat = ChatService::start().await;
     let urls = format!("slack={0},discord={0},telegram={0},teams={0}", chat.base);
-    let app = TestApp::start_with(&[("SVC_ALLOW_PRIVATE_NETWORKS", "true"), ("SVC_CHANNEL_API_URLS", urls.as_str())]).await;
+    let app =
+        TestApp::start_with(&[("SVC_ALLOW_PRIVATE_NETWORKS", "true"), ("SVC_CHANNEL_API_URLS", urls.as_str())]).await;
     let dana = app.signup("dana@example.com").await;
     let browser = WebBrowser::launch().await;
     let tab = browser.tab(&app.base).await;
@@ -56,8 +57,10 @@ async fn channels_are_saved_redacted_and_tested_from_settings() {
     tab.color_scheme(false).await;
 
     chat.answer(&[(404, "no_such_hook")]);
-    tab.run("window.__svcOldPage = true; [...document.querySelectorAll('form[action$=\"/test\"] button')].pop().click()")
-        .await;
+    tab.run(
+        "window.__svcOldPage = true; [...document.querySelectorAll('form[action$=\"/test\"] button')].pop().click()",
+    )
+    .await;
     tab.wait_for("window.__svcOldPage === undefined && document.readyState === 'complete'", "the test's page").await;
     let text = tab.text().await;
     assert!(text.contains("The test message to zz-receiver was not delivered") && text.contains("404"), "{text}");
