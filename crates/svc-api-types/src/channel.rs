@@ -16,7 +16,7 @@ use crate::iso;
 pub struct ChannelBody {
     #[schema(pattern = "^[a-z0-9_-]{1,40}$")]
     pub name: String,
-    #[schema(pattern = r"^\s*[A-Za-z]+://\S+")]
+    #[schema(pattern = r"^\s*(slack|discord|workflows?|tgram|ntfys?|mmosts?|jsons?|https)://[^\s/?#]")]
     pub url: String,
 }
 
