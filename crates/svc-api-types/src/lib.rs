@@ -7,6 +7,7 @@ mod account;
 mod activity;
 mod ai;
 mod announcement;
+mod channel;
 mod error;
 mod health;
 mod history;
@@ -27,6 +28,7 @@ pub use account::{
 pub use activity::ActivityView;
 pub use ai::{GenerateBody, TaskAccepted, TaskView, VersionView, WizardBody};
 pub use announcement::{AnnouncementBody, AnnouncementQueued};
+pub use channel::{ChannelBody, ChannelTestView, ChannelView};
 pub use error::ErrorBody;
 pub use health::HealthView;
 pub use history::HistoryRowView;

@@ -123,6 +123,8 @@ pub(crate) const INVITE_GONE: Failure =
     failure(404, "NOT_FOUND", "no invitation has this token: used, withdrawn, expired or never made");
 pub(crate) const NOT_A_MEMBER: Failure =
     failure(403, "FORBIDDEN", "`organizationId` names an organization the user is not a member of");
+pub(crate) const CHANNEL_EXISTS: Failure =
+    failure(409, "CHANNEL_EXISTS", "the organization already has a channel of that name");
 
 const API_KEY: &str = "apiKey";
 const SESSION: &str = "session";
@@ -185,6 +187,10 @@ lists the `code` values it can carry. Lists answer `{data, total, page, perPage}
         routes::keys::list,
         routes::keys::create,
         routes::keys::revoke,
+        routes::channels::list,
+        routes::channels::create,
+        routes::channels::delete,
+        routes::channels::test,
         routes::webhooks::list,
         routes::webhooks::create,
         routes::webhooks::get,
@@ -206,6 +212,7 @@ lists the `code` values it can carry. Lists answer `{data, total, page, perPage}
         (name = "organization", description = "The organization's audit log and settings (owners and admins)"),
         (name = "keys", description = "API keys"),
         (name = "webhooks", description = "Webhooks and their deliveries"),
+        (name = "channels", description = "Saved chat channels (Slack, Discord, Teams, Telegram, ntfy, Mattermost, JSON) for alerts and results"),
         (name = "announcements", description = "Release announcements (platform admins)"),
         (name = "meta", description = "This document"),
     )

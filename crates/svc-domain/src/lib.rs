@@ -5,6 +5,7 @@ pub mod account;
 pub mod activity;
 pub mod api_key;
 pub mod audit;
+pub mod channel;
 pub mod costs;
 pub mod email;
 pub mod history;

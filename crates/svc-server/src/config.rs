@@ -16,6 +16,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 use svc_engine::host_vetting::PrivateNetworks;
+use svc_service::outbox::channel_message::ChannelEndpoints;
 
 use lettre::Address;
 use lettre::message::Mailbox;
@@ -90,6 +91,10 @@ pub struct Config {
     pub webhook_retry_delays: Vec<Duration>,
     pub webhook_sweep_interval: Duration,
     pub webhook_timeout: Duration,
+    /// `SVC_CHANNEL_API_URLS`: where the chat services whose channel URL
+    /// names no host (Slack, Discord, Telegram; Teams too) are reached, as
+    /// `slack=URL,discord=URL,telegram=URL,teams=URL`; the public APIs by default.
+    pub channel_endpoints: ChannelEndpoints,
     pub cron_min_interval: Duration,
     pub run_timeout: Duration,
     pub worker_concurrency: usize,
@@ -756,6 +761,7 @@ impl Config {
             webhook_retry_delays,
             webhook_sweep_interval: raw.get("WEBHOOK_SWEEP_INTERVAL", Duration::from_secs(60), positive_duration)?,
             webhook_timeout: raw.get("WEBHOOK_TIMEOUT", Duration::from_secs(10), positive_duration)?,
+            channel_endpoints: raw.get("CHANNEL_API_URLS", ChannelEndpoints::default(), parse_channel_endpoints)?,
             cron_min_interval: raw.get("CRON_MIN_INTERVAL", Duration::from_secs(60), positive_duration)?,
             run_timeout,
             worker_concurrency,
@@ -817,6 +823,28 @@ impl Config {
             header_read_timeout: raw.get("HEADER_READ_TIMEOUT", Duration::from_secs(30), positive_duration)?,
         })
     }
+}
+
+/// `SVC_CHANNEL_API_URLS`: `service=URL` pairs, comma-separated, each URL
+/// an absolute http(s) base (no query).
+fn parse_channel_endpoints(value: &str) -> Result<ChannelEndpoints, String> {
+    let mut endpoints = ChannelEndpoints::default();
+    for pair in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (service, url) = pair.split_once('=').ok_or_else(|| format!("`{pair}`: expected SERVICE=URL"))?;
+        let parsed = url::Url::parse(url.trim()).map_err(|e| format!("`{url}`: {e}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") || parsed.query().is_some() {
+            return Err(format!("`{url}`: expected an http(s) base URL without a query"));
+        }
+        let url = url.trim().trim_end_matches('/').to_string();
+        match service.trim() {
+            "slack" => endpoints.slack = url,
+            "discord" => endpoints.discord = url,
+            "telegram" => endpoints.telegram = url,
+            "teams" => endpoints.teams = Some(url),
+            other => return Err(format!("`{other}`: expected slack, discord, telegram or teams")),
+        }
+    }
+    Ok(endpoints)
 }
 
 #[cfg(test)]
@@ -1298,6 +1326,16 @@ mod tests {
         ] {
             let err = Config::load(None, env(&[(name, bad)])).unwrap_err().to_string();
             assert!(err.contains(name) && err.contains("at least") || err.contains("expected"), "{name}={bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn channel_api_urls_point_hostless_services_elsewhere() {
+        let e = super::parse_channel_endpoints("slack=http://127.0.0.1:9/, telegram=https://tg.example/").unwrap();
+        assert_eq!((e.slack.as_str(), e.telegram.as_str()), ("http://127.0.0.1:9", "https://tg.example"));
+        assert_eq!(e.discord, "https://discord.com", "the others keep the public API");
+        for bad in ["irc=http://x", "slack", "slack=ftp://x", "slack=https://x/?a=1"] {
+            assert!(super::parse_channel_endpoints(bad).is_err(), "{bad}");
         }
     }
 }

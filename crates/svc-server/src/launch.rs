@@ -14,6 +14,8 @@ use svc_storage::Store;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+use svc_service::outbox::channel_sender::ChannelSender;
+use svc_service::outbox::mail_transport::{MailError, MailTransport};
 use svc_service::outbox::mailer::Mailer;
 
 use crate::Config;
@@ -122,7 +124,9 @@ impl App {
             let model = Arc::new(crate::ai_client::OpenAiCompatible::from_settings(&ai));
             services.runs.attach_ai(model, ai.pricing);
         }
-        Ok(App { config, store, services, smtp, key_source, key_id, metrics_listener: None })
+        let app = App { config, store, services, smtp, key_source, key_id, metrics_listener: None };
+        app.services.channels.attach_sender(app.channel_sender());
+        Ok(app)
     }
 
     /// Where this process's master key came from (`SVC_SECRET_KEY`, a key file).
@@ -264,20 +268,29 @@ impl App {
         )
     }
 
-    /// The email sender over this app's store, when email is on.
+    /// The sender of the email outbox over this app's store: email through
+    /// SMTP when email is on, chat messages through the vetted HTTP client
+    /// always (a process without SMTP fails email rows at once; none are
+    /// queued while email is off).
     pub fn mailer(&self) -> Option<Arc<Mailer>> {
-        let smtp = self.smtp.clone()?;
-        let settings = self.config.mail()?;
+        let (transport, rate, timeout): (Arc<dyn MailTransport>, u32, std::time::Duration) =
+            match (self.smtp.clone(), self.config.mail()) {
+                (Some(smtp), Some(settings)) => (smtp, settings.rate, settings.timeout),
+                _ => (Arc::new(NoSmtp), self.config.mail_rate, self.config.webhook_timeout),
+            };
         Some(Arc::new(
-            Mailer::new(
-                self.store.clone(),
-                smtp,
-                settings.rate,
-                settings.timeout,
-                self.services.runs.signals.emails.clone(),
-            )
-            .counted_in(self.services.metrics.clone()),
+            Mailer::new(self.store.clone(), transport, rate, timeout, self.services.runs.signals.emails.clone())
+                .counted_in(self.services.metrics.clone())
+                .with_channels(self.channel_sender()),
         ))
+    }
+
+    /// What sends chat messages: the webhook client's vetted egress, the
+    /// services' endpoints (`SVC_CHANNEL_API_URLS`).
+    pub fn channel_sender(&self) -> Arc<ChannelSender> {
+        let client = HttpWebhookClient::new(self.config.webhook_timeout, self.config.allow_private_networks.clone());
+        let transport = Arc::new(client.sent_from(self.services.public_url()));
+        Arc::new(ChannelSender::new(self.store.clone(), transport, self.config.channel_endpoints.clone()))
     }
 
     /// A run worker for `container` on this app's services.
@@ -446,4 +459,15 @@ pub async fn launch(
 ) -> Result<(), LaunchError> {
     let config = config.listening_on(listener.local_addr()?);
     App::build(config).await?.serve(listener, shutdown).await
+}
+
+/// The mail transport of a process without `SVC_SMTP_URL`: no email row is
+/// queued while email is off, so this only answers rows from before.
+struct NoSmtp;
+
+#[async_trait::async_trait]
+impl MailTransport for NoSmtp {
+    async fn send(&self, _: &svc_domain::email::Email) -> Result<(), MailError> {
+        Err(MailError::Permanent("email is off on this server (SVC_SMTP_URL is not set)".into()))
+    }
 }

@@ -8,10 +8,12 @@
 //! timeout only covers connecting).
 //!
 //! How an attempt ends is told in the port's two kinds: a 4xx answer, a
-//! connection refused or dropped, a TLS failure, a timeout, or a refusal of
-//! svc's credentials are [`MailError::Transient`] (the email is fine, the
-//! relay is not, for now); any other 5xx answer and a message that cannot be
-//! built (a bad recipient address) are [`MailError::Permanent`].
+//! connection refused or dropped, a TLS failure or a timeout are
+//! [`MailError::Transient`] (the email is fine, the relay is not, for now);
+//! a 5xx answer, a refusal of svc's credentials included (530, 534, 535,
+//! 538: retrying with the same credentials cannot succeed, so it fails at
+//! once and says so), and a message that cannot be built (a bad recipient
+//! address) are [`MailError::Permanent`].
 
 use std::time::Duration;
 
@@ -217,7 +219,9 @@ pub(crate) fn classify(failure: Failure) -> MailError {
         Failure::Reply { code, text } => {
             let answer = if text.is_empty() { code.to_string() } else { format!("{code} {text}") };
             if CREDENTIAL_REFUSALS.contains(&code) {
-                MailError::Transient(format!("the relay refused svc's credentials: {answer}"))
+                MailError::Permanent(format!(
+                    "the relay refused svc's credentials (check SVC_SMTP_URL's user and password): {answer}"
+                ))
             } else if (500..600).contains(&code) {
                 MailError::Permanent(answer)
             } else {
@@ -354,15 +358,17 @@ mod tests {
     }
 
     #[test]
-    fn failures_are_transient_unless_the_server_refuses_the_email_for_good() {
+    fn failures_are_transient_unless_the_server_refuses_the_email_or_the_credentials() {
         let reply = |code: u16, text: &str| classify(Failure::Reply { code, text: text.into() });
         assert_eq!(reply(451, "4.3.0 try later"), MailError::Transient("451 4.3.0 try later".into()));
         assert_eq!(reply(421, ""), MailError::Transient("421".into()));
         assert_eq!(reply(550, "5.1.1 no such user"), MailError::Permanent("550 5.1.1 no such user".into()));
         assert_eq!(reply(554, "5.7.1 rejected"), MailError::Permanent("554 5.7.1 rejected".into()));
         match reply(535, "5.7.8 bad credentials") {
-            MailError::Transient(text) => assert!(text.contains("535 5.7.8 bad credentials"), "{text}"),
-            other => panic!("a refused login is the relay's problem, not the email's: {other:?}"),
+            MailError::Permanent(text) => {
+                assert!(text.contains("535 5.7.8 bad credentials") && text.contains("credentials"), "{text}")
+            }
+            other => panic!("the same credentials will be refused again: {other:?}"),
         }
         assert_eq!(classify(Failure::TimedOut), MailError::Transient("timed out".into()));
         assert_eq!(

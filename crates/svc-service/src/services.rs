@@ -119,6 +119,8 @@ pub struct Services {
     pub webhooks: WebhookService,
     /// Scraps' feeds of what changed between runs, and their addresses.
     pub feeds: FeedService,
+    /// The organization's saved chat channels (`channel:NAME`).
+    pub channels: crate::outbox::channels::ChannelService,
     pub rate_limits: Arc<RateLimits>,
     /// The organization's audit log: recording (for services) and reading.
     pub audit: AuditLog,
@@ -214,6 +216,7 @@ impl Services {
                 audit.clone(),
             ),
             feeds: FeedService::new(store.clone(), config.public_url.clone()),
+            channels: crate::outbox::channels::ChannelService::new(store.clone(), config.public_url.clone()),
             runs,
             ai,
             task_runner,

@@ -4,6 +4,7 @@ use svc_domain::account::{Organization, User};
 use svc_domain::activity::Activity;
 use svc_domain::api_key::{ApiKey, KeyOwner};
 use svc_domain::audit::AuditEntry;
+use svc_domain::channel::SavedChannel;
 use svc_domain::email::{Email, EmailRecord};
 use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
 use svc_domain::login_session::LoginSession;
@@ -283,6 +284,9 @@ pub trait EmailStore: Send + Sync {
     ) -> Result<bool>;
     /// The emails sent for a scrap of `org`, newest first.
     async fn scrap_emails(&self, org: OrgId, scrap: ScrapId, limit: i64) -> Result<Vec<EmailRecord>>;
+    /// The outbox rows of `org` (emails and chat messages) that failed for
+    /// good, newest first.
+    async fn failed_emails(&self, org: OrgId, limit: i64) -> Result<Vec<EmailRecord>>;
     /// Every user who receives announcements, in id order after `after`.
     /// Cross-organization by design (a platform announcement).
     async fn announcement_recipients(&self, after: Option<UserId>, limit: i64) -> Result<Vec<Recipient>>;
@@ -563,6 +567,19 @@ pub trait ScheduleStore: Send + Sync {
     async fn fire_due(&self, now: DateTime<Utc>, limit: i64, planner: &dyn TickPlanner) -> Result<Vec<FiredTick>>;
     /// Forgets tick records written before `before`.
     async fn prune_ticks(&self, before: DateTime<Utc>) -> Result<u64>;
+}
+
+/// The chat channels an organization saved. The URL is sealed at rest.
+#[async_trait]
+pub trait ChannelStore: Send + Sync {
+    /// `Conflict("channel")` when the organization has one of that name.
+    async fn insert_channel(&self, channel: &SavedChannel) -> Result<()>;
+    /// The organization's channels, by name.
+    async fn list_channels(&self, org: OrgId) -> Result<Vec<SavedChannel>>;
+    async fn channel_named(&self, org: OrgId, name: &str) -> Result<Option<SavedChannel>>;
+    async fn channel(&self, org: OrgId, id: ObjectId) -> Result<Option<SavedChannel>>;
+    /// False when `org` has no such channel.
+    async fn delete_channel(&self, org: OrgId, id: ObjectId) -> Result<bool>;
 }
 
 #[async_trait]
@@ -1106,6 +1123,7 @@ pub trait Store:
     + RunStore
     + ScheduleStore
     + WebhookStore
+    + ChannelStore
     + RateStore
     + EmailStore
     + TaskStore

@@ -1560,6 +1560,9 @@ async fn email_outbox_claims_and_records_once(store: Arc<dyn Store>) {
     let later_row = store.scrap_emails(org.id, s.id, 10).await.unwrap().into_iter().find(|r| r.email.id == later.id);
     let later_row = later_row.unwrap();
     assert_eq!((later_row.state, later_row.last_error.as_deref()), (EmailState::Failed, Some("550 no such user")));
+    let failed_rows = store.failed_emails(org.id, 10).await.unwrap();
+    assert_eq!(failed_rows.iter().map(|r| r.email.id).collect::<Vec<_>>(), vec![later.id], "only what failed for good");
+    assert!(store.failed_emails(other.id, 10).await.unwrap().is_empty(), "scoped by organization");
     assert!(store.claim_emails(now() + Duration::hours(1), lease + Duration::hours(1), 10).await.unwrap().is_empty());
 }
 
@@ -3567,6 +3570,45 @@ async fn webhook_secrets_are_sealed_in_the_database(db: &TestDb) {
     other.close().await;
 }
 
+async fn saved_channels_are_sealed_unique_and_scoped(db: &TestDb) {
+    let store = db.open().await;
+    let (org, _) = account(&store, "channels@example.com").await;
+    let (other, _) = account(&store, "other-channels@example.com").await;
+    let ops = svc_domain::channel::SavedChannel {
+        id: svc_domain::ObjectId::new(),
+        organization_id: org.id,
+        name: "ops".into(),
+        url: "slack://T0SECRETA/B0SECRETB/c0secretsecretsecret".into(),
+        created_at: now(),
+    };
+    store.insert_channel(&ops).await.unwrap();
+    assert_eq!(store.channel_named(org.id, "ops").await.unwrap(), Some(ops.clone()), "read back opened");
+    assert_eq!(store.list_channels(org.id).await.unwrap(), vec![ops.clone()]);
+    let again = svc_domain::channel::SavedChannel { id: svc_domain::ObjectId::new(), ..ops.clone() };
+    assert!(
+        matches!(store.insert_channel(&again).await, Err(StoreError::Conflict("channel"))),
+        "one name per organization"
+    );
+    // Another organization sees none of it and may use the same name.
+    assert_eq!(store.channel_named(other.id, "ops").await.unwrap(), None);
+    assert!(store.list_channels(other.id).await.unwrap().is_empty());
+    assert!(!store.delete_channel(other.id, ops.id).await.unwrap());
+    assert_eq!(store.channel(other.id, ops.id).await.unwrap(), None);
+    assert_eq!(store.channel(org.id, ops.id).await.unwrap(), Some(ops.clone()));
+    let theirs =
+        svc_domain::channel::SavedChannel { id: svc_domain::ObjectId::new(), organization_id: other.id, ..ops.clone() };
+    store.insert_channel(&theirs).await.unwrap();
+    let stored = raw::pairs(db, "SELECT id, url FROM channels").await;
+    assert_eq!(stored.len(), 2);
+    for (_, sealed) in &stored {
+        assert!(Sealer::is_sealed(sealed) && !sealed.contains("secret"), "{sealed}");
+    }
+    assert!(store.delete_channel(org.id, ops.id).await.unwrap());
+    assert_eq!(store.channel_named(org.id, "ops").await.unwrap(), None);
+    assert_eq!(store.channel_named(other.id, "ops").await.unwrap(), Some(theirs));
+    store.close().await;
+}
+
 async fn the_key_check_is_written_once_and_tells_keys_apart(db: &TestDb) {
     let store = db.open().await;
     assert_eq!(store.key_check().await.unwrap(), None, "a new database has none");
@@ -3848,6 +3890,7 @@ db_tests!(
     rotation_of_a_database_without_a_key_check_adds_one,
     site_accounts_sealed_and_scoped,
     feed_tokens_sealed_hashed_and_scoped,
+    saved_channels_are_sealed_unique_and_scoped,
 );
 
 macro_rules! storage_tests {

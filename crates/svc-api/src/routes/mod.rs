@@ -8,6 +8,7 @@
 pub(crate) mod accounts;
 pub(crate) mod ai;
 pub(crate) mod announcements;
+pub(crate) mod channels;
 pub(crate) mod history;
 mod home;
 pub(crate) mod keys;
@@ -75,7 +76,7 @@ pub(crate) fn table() -> Vec<RestRoute> {
     use Method as M;
     use Scope::{HistoryRead, MailAnnounce, ScrapsRead, ScrapsRun};
     use openapi::{
-        AI_NOT_CONFIGURED, ALREADY_CURRENT, BAD_CREDENTIALS, EMAIL_OFF, EMAIL_TAKEN, INACTIVE_WEBHOOK,
+        AI_NOT_CONFIGURED, ALREADY_CURRENT, BAD_CREDENTIALS, CHANNEL_EXISTS, EMAIL_OFF, EMAIL_TAKEN, INACTIVE_WEBHOOK,
         INSUFFICIENT_BALANCE, NOT_IN_KEY_SCOPE, NOT_ORG_ADMIN, NOT_PLATFORM_ADMIN, PLAN_REQUIRED, RATE_LIMITED,
         SIGNUP_CLOSED, UNKNOWN_SCRAP_FILTER, XLSX_TOO_LARGE,
     };
@@ -143,6 +144,10 @@ pub(crate) fn table() -> Vec<RestRoute> {
         at(M::GET, "/api/developers/keys", Session, keys::list),
         at(M::POST, "/api/developers/keys", Session, keys::create),
         at(M::DELETE, "/api/developers/keys/{id}", Session, keys::revoke).failing(ROLE),
+        at(M::GET, "/api/developers/channels", Session, channels::list),
+        at(M::POST, "/api/developers/channels", Session, channels::create).failing(&[ROLE_REFUSED, CHANNEL_EXISTS]),
+        at(M::DELETE, "/api/developers/channels/{id}", Session, channels::delete).failing(&[ROLE_REFUSED]),
+        at(M::POST, "/api/developers/channels/{id}/test", Session, channels::test).failing(&[ROLE_REFUSED]),
         at(M::GET, "/api/developers/webhooks", Session, webhooks::list),
         at(M::POST, "/api/developers/webhooks", Session, webhooks::create).failing(&[ROLE_REFUSED, PLAN_REQUIRED]),
         at(M::GET, "/api/developers/webhooks/{id}", Session, webhooks::get),

@@ -143,13 +143,13 @@ parameters = {{ "query.wait" = 0 }}
 # These bodies and queries carry rules about what the data means, which a
 # JSON Schema cannot state (the document says them in words): a cron that
 # parses and fires at most once a minute, an IANA time zone, an absolute
-# http(s) URL, email addresses, unique parameter keys, a proxy tier the
+# http(s) URL, email addresses, a channel URL in Apprise's syntax, unique parameter keys, a proxy tier the
 # operator configured, a key expiry within two years, scrap ids of the
 # caller's organization, a `param` naming one of the scrap's parameter
 # sets, the account's current password. Schema-valid data may get their 422 `VALIDATION`; everything else
 # about them is checked as for every operation.
 [[operations]]
-include-operation-id = ["createScrap", "updateScrap", "updateScrapPatch", "createKey", "createWebhook", "updateWebhook", "updateWebhookPatch", "triggerRun", "loadRun", "aiWizard", "aiGenerate", "changePassword"]
+include-operation-id = ["createScrap", "updateScrap", "updateScrapPatch", "createKey", "createWebhook", "createChannel", "updateWebhook", "updateWebhookPatch", "triggerRun", "loadRun", "aiWizard", "aiGenerate", "changePassword"]
 [operations.checks.positive_data_acceptance]
 expected-statuses = ["2xx", "401", "403", "404", "409", "422", "429"]
 

@@ -16,7 +16,9 @@ use tokio::sync::Notify;
 
 use crate::Result;
 use crate::metrics::{EmailAttempt, Metrics};
+use crate::outbox::channel_sender::ChannelSender;
 use crate::outbox::mail_transport::{MailError, MailTransport};
+use svc_domain::channel;
 
 /// Attempts per email: the first and four retries.
 pub const MAX_ATTEMPTS: i64 = 5;
@@ -52,6 +54,8 @@ pub struct Mailer {
     queued: Arc<Notify>,
     /// Counts attempts by outcome (`svc_email_attempts_total`).
     metrics: Arc<Metrics>,
+    /// Sends the rows whose recipient is a chat channel.
+    channels: Option<Arc<ChannelSender>>,
 }
 
 impl Mailer {
@@ -64,13 +68,19 @@ impl Mailer {
         queued: Arc<Notify>,
     ) -> Self {
         let lease = timeout * 2 + Duration::from_secs(30);
-        Mailer { store, transport, rate: rate.max(1), lease, queued, metrics: Arc::default() }
+        Mailer { store, transport, rate: rate.max(1), lease, queued, metrics: Arc::default(), channels: None }
     }
 
     /// Counts this mailer's attempts in `metrics` (the services' own, for
     /// `GET /metrics`) rather than in a registry of its own.
     pub fn counted_in(mut self, metrics: Arc<Metrics>) -> Self {
         self.metrics = metrics;
+        self
+    }
+
+    /// Sends rows addressed to a chat channel through `sender`.
+    pub fn with_channels(mut self, sender: Arc<ChannelSender>) -> Self {
+        self.channels = Some(sender);
         self
     }
 
@@ -91,7 +101,16 @@ impl Mailer {
     async fn send(&self, record: EmailRecord) -> Result<Option<MailSent>> {
         let made = record.attempts;
         let email = &record.email;
-        let result = self.transport.send(email).await;
+        let to_channel = channel::is_channel(&email.to);
+        let result = match (&self.channels, to_channel) {
+            (_, false) => self.transport.send(email).await,
+            (Some(channels), true) => channels.send(email).await,
+            (None, true) => Err(MailError::Permanent("this process sends no chat messages".into())),
+        };
+        let shown = channel::shown(&email.to);
+        let (sent_kind, failed_kind) =
+            if to_channel { ("channel.sent", "channel.failed") } else { ("email.sent", "email.failed") };
+        let noun = if to_channel { "message" } else { "email" };
         let now = Utc::now();
         let outcome = match result {
             Ok(()) => EmailOutcome::Sent { at: now },
@@ -105,16 +124,16 @@ impl Mailer {
             (EmailOutcome::Sent { .. }, Some(scrap)) => Some(Activity::new(
                 email.organization_id,
                 scrap,
-                "email.sent",
+                sent_kind,
                 "system".into(),
-                format!("{} email sent to {}", kind_word(email.kind), email.to),
+                format!("{} {noun} sent to {shown}", kind_word(email.kind)),
             )),
             (EmailOutcome::Failed { error }, Some(scrap)) => Some(Activity::new(
                 email.organization_id,
                 scrap,
-                "email.failed",
+                failed_kind,
                 "system".into(),
-                format!("{} email to {} failed: {}", kind_word(email.kind), email.to, short(error)),
+                format!("{} {noun} to {shown} failed: {}", kind_word(email.kind), short(error)),
             )),
             _ => None,
         };

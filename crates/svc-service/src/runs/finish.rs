@@ -18,11 +18,12 @@ use crate::Result;
 use crate::ai::attachments::AttachedModel;
 use crate::ai::digest;
 use crate::outbox::deliveries::run_deliveries;
-use crate::outbox::email_compose;
 use crate::outbox::redact::KnownSecrets;
+use crate::outbox::{channel_compose, email_compose};
 use crate::runs::outcome::classify;
 use crate::scraps::proxy_tiers::{self, TierAttempt};
 use crate::scraps::site_accounts::run_login;
+use svc_domain::channel;
 use svc_domain::history::short_error;
 use svc_engine::{EngineReport, ScriptResult};
 
@@ -287,14 +288,14 @@ impl RunService {
     /// after a success and the all-clear when one succeeds after failures
     /// that followed a success (docs/decisions.md, Email).
     pub(super) async fn emails_for(&self, scrap: &Scrap, row: &HistoryRow, detail: StatusDetail) -> Result<Vec<Email>> {
-        if !self.email.enabled {
-            return Ok(vec![]);
-        }
+        // With email off, only chat channels are sent to.
+        let reachable = |to: &String| self.email.enabled || channel::is_channel(to);
         let wants_result = scrap.email_notif
             && row.triggered_by == TriggeredBy::Cron
             && matches!(detail, StatusDetail::Success | StatusDetail::Regression);
-        let digest_to = scrap.digest_recipient.as_ref().filter(|_| row.digest.is_some());
-        if !wants_result && scrap.alert.is_none() && digest_to.is_none() {
+        let digest_to = scrap.digest_recipient.as_ref().filter(|to| row.digest.is_some() && reachable(to));
+        let alert_to = scrap.alert.as_ref().filter(|to| reachable(to));
+        if !wants_result && alert_to.is_none() && digest_to.is_none() {
             return Ok(vec![]);
         }
         let now = Utc::now();
@@ -303,23 +304,41 @@ impl RunService {
         if wants_result {
             let to = match &scrap.email_notif_recipient {
                 Some(to) => Some(to.clone()),
-                None => self.store.user(scrap.organization_id, scrap.user_id).await?.map(|u| u.email),
+                None if self.email.enabled => {
+                    self.store.user(scrap.organization_id, scrap.user_id).await?.map(|u| u.email)
+                }
+                None => None,
             };
-            if let Some(to) = to {
-                emails.push(email_compose::result_email(scrap, row, &to, url, now));
+            match to.filter(reachable) {
+                Some(to) if channel::is_channel(&to) => {
+                    let previous = self.store.last_success(scrap.organization_id, scrap.id).await?;
+                    let previous = previous.filter(|p| p.id != row.id).map(|p| p.data);
+                    emails.push(channel_compose::result_note(scrap, row, previous.as_deref(), &to, url, now));
+                }
+                Some(to) => emails.push(email_compose::result_email(scrap, row, &to, url, now)),
+                None => {}
             }
         }
         if let (Some(to), Some(text)) = (digest_to, &row.digest) {
             emails.push(email_compose::digest_email(scrap, row, text, to, url, now));
         }
-        if let Some(to) = &scrap.alert {
+        if let Some(to) = alert_to {
             let streak = self.store.run_streak(row.organization_id, scrap.id, row.id).await?;
             let failed = |d: Option<StatusDetail>| d.is_some_and(|d| d != StatusDetail::Success);
             if detail != StatusDetail::Success && streak.last == Some(StatusDetail::Success) {
-                emails.push(email_compose::alert_email(scrap, row, to, url, now));
+                emails.push(if channel::is_channel(to) {
+                    channel_compose::alert_note(scrap, row, to, url, now)
+                } else {
+                    email_compose::alert_email(scrap, row, to, url, now)
+                });
             } else if detail == StatusDetail::Success && failed(streak.last) && streak.ever_succeeded {
                 emails.push(email_compose::recovered_email(scrap, row, streak.failures_since_success, to, url, now));
             }
+        }
+        // A channel takes text only.
+        for e in emails.iter_mut().filter(|e| channel::is_channel(&e.to)) {
+            e.html = None;
+            e.attachment = None;
         }
         Ok(emails)
     }

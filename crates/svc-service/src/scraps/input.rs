@@ -136,12 +136,13 @@ fn max_chars(field: &str, value: &str, max: usize) -> Result<(), ServiceError> {
     Ok(())
 }
 
-fn email_field(field: &str, value: &Option<String>) -> Result<(), ServiceError> {
+/// A recipient: an email address, a channel URL in Apprise's syntax or
+/// `channel:NAME` (svc_domain::channel). A saved channel's name is not
+/// looked up here: one deleted later fails its sends at once, logged.
+fn recipient_field(field: &str, value: &Option<String>) -> Result<(), ServiceError> {
     match value {
-        Some(v) if !svc_domain::email::is_address(v) => {
-            Err(ServiceError::validation(field, "must be an email address"))
-        }
-        _ => Ok(()),
+        Some(v) => svc_domain::channel::recipient(v).map(|_| ()).map_err(|m| ServiceError::validation(field, m)),
+        None => Ok(()),
     }
 }
 
@@ -248,7 +249,7 @@ pub(crate) fn validate(s: &Scrap, cron_min_interval: Duration) -> Result<(), Ser
     }
     check_params(&s.params)?;
     check_schedule(s.cron.as_deref(), &s.cron_timezone, cron_min_interval)?;
-    email_field("alert", &s.alert)?;
+    recipient_field("alert", &s.alert)?;
     if let Some(tier) = &s.proxy_tier
         && !PROXY_TIERS.contains(&tier.as_str())
     {
@@ -266,8 +267,8 @@ pub(crate) fn validate(s: &Scrap, cron_min_interval: Duration) -> Result<(), Ser
             "the auto engine tries static, which runs direct, first (tier0 or unset); use the puppeteer engine for a fixed proxy tier",
         ));
     }
-    email_field("emailNotifRecipient", &s.email_notif_recipient)?;
-    email_field("digestRecipient", &s.digest_recipient)?;
+    recipient_field("emailNotifRecipient", &s.email_notif_recipient)?;
+    recipient_field("digestRecipient", &s.digest_recipient)?;
     if let Some(p) = &s.digest_prompt {
         max_chars("digestPrompt", p, 10_000)?;
     }

@@ -113,6 +113,28 @@ impl ScrapService {
         }
     }
 
+    /// Every `channel:NAME` among the recipients names a channel the
+    /// organization saved.
+    async fn check_saved_channels(&self, scrap: &Scrap) -> Result<()> {
+        let fields = [
+            ("alert", &scrap.alert),
+            ("emailNotifRecipient", &scrap.email_notif_recipient),
+            ("digestRecipient", &scrap.digest_recipient),
+        ];
+        for (field, value) in fields {
+            if let Some(Ok(svc_domain::channel::Recipient::Saved(name))) =
+                value.as_deref().map(svc_domain::channel::recipient)
+                && self.store.channel_named(scrap.organization_id, &name).await?.is_none()
+            {
+                return Err(ServiceError::validation(
+                    field,
+                    format!("no channel named `{name}`: save it in Settings > Channels first"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     pub async fn create(&self, session: &Session, changes: ScrapChanges) -> Result<Scrap> {
         session.require(&[Scope::ScrapsWrite])?;
         let org = self.store.organization(session.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
@@ -129,6 +151,7 @@ impl ScrapService {
         let tier_set = changes.proxy_tier.is_some();
         changes.apply_to(&mut scrap)?;
         validate(&scrap, self.cron_min_interval)?;
+        self.check_saved_channels(&scrap).await?;
         if tier_set {
             self.check_tier(&scrap)?;
         }
@@ -154,6 +177,7 @@ impl ScrapService {
         let tier_set = changes.proxy_tier.is_some();
         changes.apply_to(&mut scrap)?;
         validate(&scrap, self.cron_min_interval)?;
+        self.check_saved_channels(&scrap).await?;
         if tier_set {
             self.check_tier(&scrap)?;
         }

@@ -120,6 +120,19 @@ where
         rows.into_iter().map(EmailRecord::try_from).collect()
     }
 
+    async fn failed_emails(&self, org: OrgId, limit: i64) -> Result<Vec<EmailRecord>> {
+        let rows: Vec<EmailRow> = sqlx::query_as(concatcp!(
+            "SELECT ",
+            columns::EMAIL,
+            " FROM emails WHERE organization_id = $1 AND state = 'failed' ORDER BY created_at DESC, id DESC LIMIT $2"
+        ))
+        .bind(org.to_string())
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter().map(EmailRecord::try_from).collect()
+    }
+
     async fn announcement_recipients(&self, after: Option<UserId>, limit: i64) -> Result<Vec<Recipient>> {
         let rows: Vec<(String, String, String)> = sqlx::query_as(
             "SELECT organization_id, id, email FROM users WHERE announcements AND id > $1 ORDER BY id LIMIT $2",

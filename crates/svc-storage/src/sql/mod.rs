@@ -18,6 +18,7 @@
 mod accounts;
 mod activities;
 mod audit;
+mod channels;
 mod columns;
 mod emails;
 mod feeds;

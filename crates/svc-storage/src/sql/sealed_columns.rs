@@ -27,6 +27,8 @@ pub const SEALED_COLUMNS: &[SealedColumn] = &[
     SealedColumn { table: "site_sessions", id: "scrap_id", column: "session_sealed" },
     // A scrap's feed token (the lookup uses `scrap_feeds.token_hash`).
     SealedColumn { table: "scrap_feeds", id: "scrap_id", column: "token_sealed" },
+    // Saved chat channels: their Apprise URLs carry the service's tokens.
+    SealedColumn { table: "channels", id: "id", column: "url" },
 ];
 
 /// The `settings` rows whose value is sealed: the generated JWT secret

@@ -43,6 +43,19 @@ pub(crate) struct CostRow {
     pub when: Moment,
 }
 
+/// An outbox row that failed for good: where it went (a channel URL
+/// redacted), what it was, why.
+pub(crate) struct FailedSend {
+    pub to: String,
+    pub subject: String,
+    pub error: String,
+    pub scrap: Option<String>,
+    pub when: Moment,
+}
+
+/// How many failed sends the page lists.
+const FAILURES_SHOWN: i64 = 20;
+
 #[derive(Template)]
 #[template(path = "admin.html")]
 struct AdminPage {
@@ -54,6 +67,8 @@ struct AdminPage {
     public_url: String,
     runs: Vec<CostRow>,
     runs_total: i64,
+    /// Emails and chat messages that failed for good (newest first).
+    failures: Vec<FailedSend>,
     email_enabled: bool,
     /// The announcement as typed (kept when refused).
     subject: String,
@@ -136,8 +151,22 @@ async fn admin_page(
             when: moment(row.finished_at.unwrap_or(row.created_at), now),
         });
     }
+    let failures = services
+        .channels
+        .failed_sends(&user.session, FAILURES_SHOWN)
+        .await?
+        .into_iter()
+        .map(|r| FailedSend {
+            to: svc_domain::channel::shown(&r.email.to),
+            subject: r.email.subject,
+            error: r.last_error.unwrap_or_default(),
+            scrap: r.email.scrap_id.map(|s| format!("/scraps/{s}")),
+            when: moment(r.email.created_at, now),
+        })
+        .collect();
     Ok(AdminPage {
         chrome: user.chrome("Admin", "admin"),
+        failures,
         version: env!("CARGO_PKG_VERSION"),
         database: services.health().database,
         sandbox: services.health().browser_sandbox.map(|sandbox| (sandbox.word(), sandbox_note(&sandbox))),

@@ -3,6 +3,7 @@
 mod admin;
 mod audit_log;
 mod auth;
+mod channels;
 mod feed;
 mod fix_review;
 mod keys;
@@ -70,6 +71,9 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/developers/webhooks/{webhook}/deliveries", get(webhooks::deliveries_page))
         .route("/developers/webhooks/{webhook}/deliveries/{delivery}/redeliver", post(webhooks::redeliver))
         .route("/settings", get(settings::page))
+        .route("/settings/channels", get(channels::page).post(channels::create))
+        .route("/settings/channels/{channel}/test", post(channels::test))
+        .route("/settings/channels/{channel}/delete", post(channels::delete))
         .route("/settings/email", post(settings::change_email))
         .route("/settings/history", post(settings::set_history))
         .route("/settings/audit", get(audit_log::page))

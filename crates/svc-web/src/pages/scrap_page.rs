@@ -217,7 +217,7 @@ pub(crate) async fn page(
                 EmailKind::FixProposed => "AI Fix proposal",
                 EmailKind::Invite => "Invitation",
             },
-            to: r.email.to,
+            to: svc_domain::channel::shown(&r.email.to),
             subject: r.email.subject,
             chip: match (r.state, r.attempts) {
                 (EmailState::Sent, _) => ("success", "Sent"),

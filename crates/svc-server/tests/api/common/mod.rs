@@ -4,6 +4,7 @@
 
 pub mod canary;
 pub mod catalog_site;
+pub mod chat_service;
 pub mod fixture;
 pub mod held_page;
 pub mod login_site;
