@@ -186,6 +186,8 @@ struct Inner {
     share_warm: std::sync::atomic::AtomicBool,
     /// Woken when a page has been emptied (parked or disposed).
     recycled: tokio::sync::Notify,
+    /// Woken when a spare page is ready (or failed to be).
+    spare_ready: tokio::sync::Notify,
     /// Runs that ran in a page an earlier run left (of their scrap, or of
     /// another scrap of their organization on the same origin).
     reused: std::sync::atomic::AtomicU64,
@@ -442,6 +444,7 @@ impl ChromiumEngine {
                 warm: std::sync::Mutex::new(WarmPages::new(config.warm_pages)),
                 share_warm: std::sync::atomic::AtomicBool::new(true),
                 recycled: tokio::sync::Notify::new(),
+                spare_ready: tokio::sync::Notify::new(),
                 reused: std::sync::atomic::AtomicU64::new(0),
                 shared: std::sync::atomic::AtomicU64::new(0),
                 renderer_log: std::sync::Mutex::new(None),
@@ -659,12 +662,22 @@ impl Inner {
         if fonts != Fonts::Refused {
             return self.new_page(None, fonts).await;
         }
+        let deadline = tokio::time::Instant::now() + ROOM_WAIT;
         loop {
+            let ready = self.spare_ready.notified();
+            tokio::pin!(ready);
+            ready.as_mut().enable();
             let spare = self.spares.lock().expect("spares lock").pop();
             match spare {
                 Some(spare) if !spare.warm.is_retired() => return Ok(spare),
                 // From a browser that died or was replaced: let it go.
                 Some(stale) => self.dispose(stale).await,
+                // A spare on its way: this run takes it rather than make a
+                // page beside it (which, at the budget, would push out a
+                // warm page another run may want).
+                None if self.preparing.load(Ordering::SeqCst) > 0 && tokio::time::Instant::now() < deadline => {
+                    let _ = tokio::time::timeout_at(deadline, ready).await;
+                }
                 None => {
                     let page = self.new_page(None, fonts).await;
                     self.refill();
@@ -744,6 +757,7 @@ impl Inner {
                 Err(e) => tracing::warn!("could not prepare a spare page: {e}"),
             }
             me.preparing.fetch_sub(1, Ordering::SeqCst);
+            me.spare_ready.notify_waiters();
         });
     }
 
