@@ -718,14 +718,20 @@ impl Inner {
             if taken < self.page_budget {
                 return;
             }
-            let not_runs = self.warm.lock().expect("warm lock").held()
-                + self.spares.lock().expect("spares lock").len()
+            let others = self.spares.lock().expect("spares lock").len()
                 + self.preparing.load(Ordering::SeqCst)
                 + self.disposing_pages.load(Ordering::SeqCst);
-            if taken.saturating_sub(not_runs) >= self.page_budget {
-                return;
-            }
-            let oldest = self.warm.lock().expect("warm lock").take_oldest();
+            // One look at the parked pages (not under the spares' lock,
+            // which `close` takes before this one): the count and the
+            // eviction agree.
+            let oldest = {
+                let mut warm = self.warm.lock().expect("warm lock");
+                let not_runs = warm.held() + others;
+                if taken.saturating_sub(not_runs) >= self.page_budget {
+                    return;
+                }
+                warm.take_oldest()
+            };
             let evicted = oldest.or_else(|| self.spares.lock().expect("spares lock").pop());
             if let Some(page) = evicted {
                 self.dispose(page).await;
