@@ -109,6 +109,23 @@ const COLLECT_EVERY: u64 = 4;
 /// How long a page at the page budget waits, at most, for pages on their
 /// way to a parking place or out (`Inner::make_room`).
 const ROOM_WAIT: Duration = Duration::from_secs(2);
+
+/// What a caller of `Inner::make_room` can use.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wants {
+    /// Room for a page of its own (a tier's, or one that loads fonts).
+    Room,
+    /// A spare if one is ready, else room.
+    SpareOrRoom,
+}
+
+/// What `Inner::make_room` ended with.
+enum Room {
+    /// Room for a new page (or the budget's wait is over).
+    Made,
+    /// A spare that was ready: the caller's page.
+    Spare(GuardedPage),
+}
 /// Scraps remembered as having documents that cannot be held, at most.
 const UNHOLDABLE_KEPT: usize = 10_000;
 /// The isolated world the user's script runs in: the one chromiumoxide puts
@@ -199,6 +216,8 @@ struct Inner {
     renderer_log: std::sync::Mutex<Option<Vec<(svc_domain::OrgId, String)>>>,
     /// Runs that found no script world in their document and made one.
     worlds_made: std::sync::atomic::AtomicU64,
+    /// Pages made (contexts created), spares and runs' own alike.
+    pages_made: std::sync::atomic::AtomicU64,
     /// Web fonts the request guards refused: none while the default
     /// browser's renderers never ask for one (`Fonts`).
     fonts_refused: Arc<AtomicU64>,
@@ -449,6 +468,7 @@ impl ChromiumEngine {
                 shared: std::sync::atomic::AtomicU64::new(0),
                 renderer_log: std::sync::Mutex::new(None),
                 worlds_made: std::sync::atomic::AtomicU64::new(0),
+                pages_made: std::sync::atomic::AtomicU64::new(0),
                 fonts_refused: Arc::new(AtomicU64::new(0)),
                 hold: Hold::default(),
                 unholdable: std::sync::Mutex::new(std::collections::HashSet::new()),
@@ -539,6 +559,11 @@ impl ChromiumEngine {
         self.inner.worlds_made.load(Ordering::Relaxed)
     }
 
+    /// How many pages (browser contexts) the engine made, spares included.
+    pub fn pages_made(&self) -> u64 {
+        self.inner.pages_made.load(Ordering::Relaxed)
+    }
+
     /// How many web font requests the request guards refused (runs that
     /// did not ask for fonts whose renderer asked for one anyway).
     pub fn fonts_refused_by_the_guard(&self) -> u64 {
@@ -570,6 +595,7 @@ impl Inner {
     /// every connection goes there instead of the browser-wide egress proxy.
     async fn prepare(&self, proxy: Option<std::net::SocketAddr>, fonts: Fonts) -> Result<GuardedPage, String> {
         let seat = self.seats.take();
+        self.pages_made.fetch_add(1, Ordering::Relaxed);
         let warm = self.pool.get(fonts).await?;
         let params = match proxy {
             // Loopback too: Chromium's implicit bypass rules would send it around the proxy.
@@ -679,7 +705,17 @@ impl Inner {
                     let _ = tokio::time::timeout_at(deadline, ready).await;
                 }
                 None => {
-                    let page = self.new_page(None, fonts).await;
+                    // While room is made, a spare may become ready (the
+                    // page whose seat this run waited for was replaced by
+                    // one): the run takes it.
+                    if let Room::Spare(spare) = self.make_room(Wants::SpareOrRoom).await {
+                        if !spare.warm.is_retired() {
+                            return Ok(spare);
+                        }
+                        self.dispose(spare).await;
+                        continue;
+                    }
+                    let page = self.prepare(None, fonts).await;
                     self.refill();
                     return page;
                 }
@@ -693,7 +729,7 @@ impl Inner {
         proxy: Option<std::net::SocketAddr>,
         fonts: Fonts,
     ) -> Result<GuardedPage, String> {
-        self.make_room().await;
+        self.make_room(Wants::Room).await;
         self.prepare(proxy, fonts).await
     }
 
@@ -704,19 +740,28 @@ impl Inner {
     /// parked yet but pages are on their way there or out (being emptied,
     /// prepared as spares or disposed), it waits for them, [`ROOM_WAIT`] at
     /// most. When runs hold the whole budget (more runs at once than the
-    /// budget), the new page goes beyond it at once.
-    async fn make_room(self: &Arc<Self>) {
+    /// budget), the new page goes beyond it at once. A caller that can use
+    /// a spare ([`Wants::SpareOrRoom`]) gets one that is ready rather than
+    /// room made by disposing it.
+    async fn make_room(self: &Arc<Self>, wants: Wants) -> Room {
         let deadline = tokio::time::Instant::now() + ROOM_WAIT;
         loop {
             // Listening before looking, as in `take_warm`.
             let freed = self.seats.freed();
             let parked = self.recycled.notified();
-            tokio::pin!(freed, parked);
+            let ready = self.spare_ready.notified();
+            tokio::pin!(freed, parked, ready);
             freed.as_mut().enable();
             parked.as_mut().enable();
+            ready.as_mut().enable();
             let taken = self.seats.taken();
             if taken < self.page_budget {
-                return;
+                return Room::Made;
+            }
+            if wants == Wants::SpareOrRoom
+                && let Some(spare) = self.spares.lock().expect("spares lock").pop()
+            {
+                return Room::Spare(spare);
             }
             let others = self.spares.lock().expect("spares lock").len()
                 + self.preparing.load(Ordering::SeqCst)
@@ -728,7 +773,7 @@ impl Inner {
                 let mut warm = self.warm.lock().expect("warm lock");
                 let not_runs = warm.held() + others;
                 if taken.saturating_sub(not_runs) >= self.page_budget {
-                    return;
+                    return Room::Made;
                 }
                 warm.take_oldest()
             };
@@ -738,11 +783,12 @@ impl Inner {
                 continue;
             }
             if tokio::time::Instant::now() >= deadline {
-                return;
+                return Room::Made;
             }
             tokio::select! {
                 _ = freed => {}
                 _ = parked => {}
+                _ = ready => {}
                 _ = tokio::time::sleep_until(deadline) => {}
             }
         }

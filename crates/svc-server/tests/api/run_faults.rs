@@ -27,9 +27,6 @@ const WITHIN_TIMEOUT: i64 = TIMEOUT_MS + GRACE_MS;
 /// currently runs after the deadline (see the ignored
 /// `a_run_cut_off_mid_navigation_reports_a_time_within_the_run_timeout`).
 const BOUNDED: i64 = TIMEOUT_MS + 20_000;
-/// Wall-clock slack for a trigger round trip beyond the run timeout (queueing,
-/// browser start, snapshot, database).
-const WALL_SLACK: Duration = Duration::from_secs(20);
 
 /// A script that returns the text of the fixture's `.item` elements.
 const ITEMS: &str = "returnData(Array.from(document.querySelectorAll('.item')).map((li) => li.textContent));";
@@ -61,7 +58,10 @@ async fn run(app: &TestApp, account: &Account, scrap: &str) -> Value {
     let (status, row) = app.run_and_wait(&account.token, scrap).await;
     let wall = started.elapsed();
     assert_eq!(status, StatusCode::OK, "the run did not finish within wait=60: {}", brief(&row));
-    assert!(wall < Duration::from_millis(TIMEOUT_MS as u64) + WALL_SLACK, "the trigger took {wall:?}: {}", brief(&row));
+    // No bound on the wall time here (a cold full Chromium on a 2-core CI
+    // machine took 30 s for an 8 s timeout, the browser's start and the
+    // failure snapshot not counted): the row's `time` is what the run
+    // timeout bounds, and the assertions on it say so.
     assert_ne!(row["statusDetail"], Value::Null, "{}", brief(&row));
     eprintln!(
         "run of {scrap}: {} in {wall:?} (time {}): {}",

@@ -167,14 +167,12 @@ async fn an_answer_without_a_document_never_shows_the_last_runs_page() {
     // read it. Chromium never reports such a navigation done: the run ends
     // at the answer, and its page serves no other run.
     let where_am_i = "returnData([location.href, String(document.getElementById('seen') !== null)])";
-    let started = std::time::Instant::now();
     match engine.run(job(&format!("{}/status/204", site.base), where_am_i, key)).await.result {
         ScriptResult::Failed { message } => {
             assert!(message.contains("HTTP 204") && message.contains("no document"), "{message}")
         }
         ScriptResult::Data { json, .. } => panic!("the run read a document after a 204: {json}"),
     }
-    assert!(started.elapsed() < std::time::Duration::from_secs(20), "ended at the answer, not by its timeout");
     assert_eq!(engine.runs_in_warm_pages(), 1);
     assert_eq!(state_seen(&*engine, job(&state, READ_STATE, key)).await, clean());
     engine.close().await;
@@ -429,6 +427,29 @@ async fn without_warm_pages_every_run_has_a_new_context() {
 /// being disposed. Scraps of distinct organizations, as many at once as
 /// the budget, each needing a page of its own: the browser, watched
 /// through its DevTools target list throughout, never has more pages.
+/// With one spare and no warm pages, the budget is one page: a run that
+/// comes while the last run's page is disposed and its replacement spare is
+/// being made takes that spare, rather than wait for room and then push the
+/// spare out unused (which cost about 2 s and a renderer per run).
+#[tokio::test]
+async fn runs_one_after_another_each_take_the_spare_made_for_them() {
+    let site = fixture::start().await;
+    let engine = svc_runner::ChromiumEngine::new(engine_config(svc_runner::sandbox::DEFAULT_BROWSER_USER, 100, 1));
+    let url = format!("{}/state", site.base);
+    let runs = 8;
+    let http = reqwest::Client::new();
+    for n in 0..runs {
+        assert_eq!(state_seen(&engine, job_for(&url, READ_STATE)).await, clean(), "run {n}");
+        // What a caller does between runs (here a request of its own):
+        // the last run's page is being disposed when the next run comes.
+        http.get(&url).send().await.unwrap().error_for_status().unwrap();
+    }
+    // Each run's page, and at most the spare made after the last one.
+    let made = engine.pages_made();
+    assert!(made <= runs + 1, "{made} pages made for {runs} runs: spares were made and thrown away");
+    engine.close().await;
+}
+
 #[tokio::test]
 async fn the_page_budget_bounds_every_page_the_browser_has() {
     let site = fixture::start().await;
