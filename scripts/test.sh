@@ -2,8 +2,8 @@
 # The project's test command. Installs what the tests need (Debian's
 # Chromium, its headless shell and PostgreSQL; the Python MCP SDK,
 # Schemathesis, openpyxl and feedparser; mdBook),
-# starts a throwaway PostgreSQL on 127.0.0.1, builds every test binary once,
-# and runs, in this order:
+# starts a throwaway PostgreSQL on 127.0.0.1 (all of which overlaps the
+# build), builds every test binary once, and runs, in this order:
 #   1. every test, with the HTTP suites on SQLite and the storage suite on
 #      SQLite and PostgreSQL;
 #   2. side by side: the HTTP suites that exercise storage again on
@@ -23,42 +23,46 @@ step() {
     last=$now
 }
 
-step "setup: Debian packages, PostgreSQL, the Python MCP SDK, Schemathesis, openpyxl and feedparser"
-# The headless shell (svc's default browser) and Chromium (the run suites
-# run again on it, below).
-bash scripts/setup.sh
-SVC_TEST_POSTGRES_URL="$(bash scripts/start-test-postgres.sh)"
-export SVC_TEST_POSTGRES_URL
-
-# The official Python MCP SDK, for the MCP interoperability test.
+step "setup, in the background while the build runs: Debian packages, PostgreSQL, the Python MCP SDK, Schemathesis, openpyxl and feedparser, mdBook"
+# None of it is needed to compile (the build needs only the toolchain), so
+# it overlaps the build, which is CPU-bound, rather than precede it (27 s).
+mkdir -p target
 MCP_VENV=target/mcp-venv
-if [ ! -x "$MCP_VENV/bin/python" ] || ! "$MCP_VENV/bin/python" -c 'import mcp' 2>/dev/null; then
-    python3 -m venv "$MCP_VENV" || { apt-get install -y -qq python3-venv >/dev/null && python3 -m venv "$MCP_VENV"; }
-    "$MCP_VENV/bin/pip" install -q "mcp==2.3.0"
-fi
-export SVC_TEST_MCP_PYTHON="$PWD/$MCP_VENV/bin/python"
-
-# Schemathesis, for the test that checks the OpenAPI document against the server.
 ST_VENV=target/schemathesis-venv
-if [ ! -x "$ST_VENV/bin/st" ] || ! "$ST_VENV/bin/python" -c 'import schemathesis' 2>/dev/null; then
-    python3 -m venv "$ST_VENV" || { apt-get install -y -qq python3-venv >/dev/null && python3 -m venv "$ST_VENV"; }
-    "$ST_VENV/bin/pip" install -q "schemathesis==4.32.5"
-fi
-export SVC_TEST_SCHEMATHESIS="$PWD/$ST_VENV/bin/st"
-
-# Real readers of svc's exports and feeds: openpyxl opens the XLSX export and
-# feedparser parses the Atom and RSS feeds (the api suite's `exports::` and
-# `feeds::` tests). Both are small, pure-Python wheels.
 READERS_VENV=target/readers-venv
-if [ ! -x "$READERS_VENV/bin/python" ] || ! "$READERS_VENV/bin/python" -c 'import openpyxl, feedparser' 2>/dev/null; then
-    python3 -m venv "$READERS_VENV" || { apt-get install -y -qq python3-venv >/dev/null && python3 -m venv "$READERS_VENV"; }
-    "$READERS_VENV/bin/pip" install -q "openpyxl==3.1.5" "feedparser==6.0.12"
-fi
+# venv DIR IMPORTS PACKAGES...: a virtual environment with PACKAGES, unless
+# one that imports IMPORTS is already there.
+venv() {
+    local dir=$1 imports=$2
+    shift 2
+    if [ ! -x "$dir/bin/python" ] || ! "$dir/bin/python" -c "import $imports" 2>/dev/null; then
+        python3 -m venv "$dir" || { apt-get install -y -qq python3-venv >/dev/null && python3 -m venv "$dir"; }
+        "$dir/bin/pip" install -q "$@"
+    fi
+}
+setup_log=target/setup.log
+(
+    set -euo pipefail
+    # The headless shell (svc's default browser) and Chromium (the run
+    # suites run again on it, below).
+    bash scripts/setup.sh
+    bash scripts/start-test-postgres.sh >target/postgres-url
+    # The official Python MCP SDK, for the MCP interoperability test.
+    venv "$MCP_VENV" mcp "mcp==2.3.0"
+    # Schemathesis, for the test that checks the OpenAPI document against the server.
+    venv "$ST_VENV" schemathesis "schemathesis==4.32.5"
+    # Real readers of svc's exports and feeds: openpyxl opens the XLSX
+    # export and feedparser parses the Atom and RSS feeds (the api suite's
+    # `exports::` and `feeds::` tests). Both are small, pure-Python wheels.
+    venv "$READERS_VENV" "openpyxl, feedparser" "openpyxl==3.1.5" "feedparser==6.0.12"
+) >"$setup_log" 2>&1 &
+setup=$!
+export SVC_TEST_MCP_PYTHON="$PWD/$MCP_VENV/bin/python"
+export SVC_TEST_SCHEMATHESIS="$PWD/$ST_VENV/bin/st"
 export SVC_TEST_READERS_PYTHON="$PWD/$READERS_VENV/bin/python"
 
 # mdBook compiles from crates.io when missing: in the background, niced, so
-# that it takes the cores the browser-bound tests leave idle.
-mkdir -p target
+# that it takes the cores the build and the browser-bound tests leave idle.
 book_install_log=target/book-install.log
 bash scripts/book.sh --install-only >"$book_install_log" 2>&1 &
 book_install=$!
@@ -90,6 +94,12 @@ run_tests() {
         RUST_TEST_THREADS=$threads "${runner[@]}" "$@"
     fi
 }
+
+step "the setup's end (above: it ran during the build)"
+wait "$setup" || { cat "$setup_log" >&2; echo "== the setup failed (above)" >&2; exit 1; }
+cat "$setup_log" >&2
+SVC_TEST_POSTGRES_URL="$(cat target/postgres-url)"
+export SVC_TEST_POSTGRES_URL
 
 step "all tests (HTTP suites on SQLite; storage suite on SQLite and PostgreSQL)"
 run_tests 4
