@@ -123,13 +123,18 @@ async fn check_report(setup: &Setup, report: &Value) {
     let run = report["run"].as_str().expect("the run's id");
     let (status, row) = setup.app.get(&format!("/api/historys/{run}"), &setup.key).await;
     assert_eq!(status, StatusCode::OK, "{row}");
-    assert_eq!((row["scrapId"].as_str(), row["statusDetail"].as_str()), (Some(setup.scraps[2].as_str()), Some("success")));
+    assert_eq!((row["scrap"].as_str(), row["statusDetail"].as_str()), (Some(setup.scraps[2].as_str()), Some("success")));
     assert_eq!(row["data"], "[\"Item 0\",\"Item 1\",\"Item 2\"]");
     assert_eq!(report["data"], json!(["Item 0", "Item 1", "Item 2"]), "the client decoded the run's data");
     assert_eq!(report["forbidden"], json!({"status": 403, "code": "INSUFFICIENT_SCOPE"}), "{report}");
-    // The refused trigger ran nothing: the one run is the client's.
+    // The run it polled for (no wait on the server) ended too.
+    let polled = report["polledRun"].as_str().expect("the polled run's id");
+    let (_, row) = setup.app.get(&format!("/api/historys/{polled}"), &setup.key).await;
+    assert_eq!((row["statusDetail"].as_str(), row["length"].as_i64()), (Some("success"), Some(3)), "{row}");
+    // The refused trigger ran nothing: the two runs are the client's.
     let (_, history) = setup.app.get(&format!("/api/historys?scrap={}", setup.scraps[2]), &setup.key).await;
-    assert_eq!(history["total"], 1, "{history}");
+    let ids: Vec<&str> = history["data"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [polled, run], "{history}");
 }
 
 #[tokio::test]
