@@ -16,21 +16,24 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=target/clients-venv
-PY_GENERATOR=openapi-python-client==0.29.1
+# ruff formats what openapi-python-client writes: pinned too, or a new ruff
+# could reformat the generated code and fail the check.
+PY_GENERATOR=(openapi-python-client==0.29.1 ruff==0.17.6)
 # The generated Python client needs httpx and attrs, which come with the
 # generator: the api suite's client test runs with this venv's Python.
 TS=clients/typescript
 
 install() {
-    if ! "$VENV/bin/python" -c 'import importlib.metadata as m; assert m.version("openapi-python-client") == "0.29.1"' 2>/dev/null; then
+    if ! "$VENV/bin/python" -c 'import importlib.metadata as m; assert (m.version("openapi-python-client"), m.version("ruff")) == ("0.29.1", "0.17.6")' 2>/dev/null; then
         python3 -m venv "$VENV" || { apt-get install -y -qq python3-venv >/dev/null && python3 -m venv "$VENV"; }
-        "$VENV/bin/pip" install -q "$PY_GENERATOR"
+        "$VENV/bin/pip" install -q "${PY_GENERATOR[@]}"
     fi
     # npm ci when node_modules was not installed from this very lock file.
     if ! cmp -s "$TS/package-lock.json" "$TS/node_modules/.svc-installed-lock" 2>/dev/null; then
-        if ! command -v npm >/dev/null 2>&1; then
-            apt-get install -y -qq nodejs npm >/dev/null
-        fi
+        command -v npm >/dev/null 2>&1 || {
+            echo "clients: npm is missing: install Node.js 20 or later and npm (Debian: bash scripts/setup.sh nodejs npm)" >&2
+            exit 1
+        }
         (cd "$TS" && npm ci --no-audit --no-fund --loglevel=error)
         cp "$TS/package-lock.json" "$TS/node_modules/.svc-installed-lock"
     fi
