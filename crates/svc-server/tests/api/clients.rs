@@ -123,7 +123,10 @@ async fn check_report(setup: &Setup, report: &Value) {
     let run = report["run"].as_str().expect("the run's id");
     let (status, row) = setup.app.get(&format!("/api/historys/{run}"), &setup.key).await;
     assert_eq!(status, StatusCode::OK, "{row}");
-    assert_eq!((row["scrap"].as_str(), row["statusDetail"].as_str()), (Some(setup.scraps[2].as_str()), Some("success")));
+    assert_eq!(
+        (row["scrap"].as_str(), row["statusDetail"].as_str()),
+        (Some(setup.scraps[2].as_str()), Some("success"))
+    );
     assert_eq!(row["data"], "[\"Item 0\",\"Item 1\",\"Item 2\"]");
     assert_eq!(report["data"], json!(["Item 0", "Item 1", "Item 2"]), "the client decoded the run's data");
     assert_eq!(report["forbidden"], json!({"status": 403, "code": "INSUFFICIENT_SCOPE"}), "{report}");
@@ -162,13 +165,8 @@ async fn the_typescript_client_lists_triggers_reads_and_is_refused() {
     let tsc = ts_dir.join("node_modules/typescript/bin/tsc");
     assert!(tsc.exists(), "{} is missing: run `bash scripts/clients.sh install`", tsc.display());
     // Compiled here, so that the test runs what the sources say.
-    let compiled = tokio::process::Command::new(&node)
-        .arg(&tsc)
-        .arg("-p")
-        .arg(&ts_dir)
-        .output()
-        .await
-        .expect("tsc starts");
+    let compiled =
+        tokio::process::Command::new(&node).arg(&tsc).arg("-p").arg(&ts_dir).output().await.expect("tsc starts");
     assert!(
         compiled.status.success(),
         "tsc failed:\n{}\n{}",
