@@ -49,8 +49,8 @@ class SvcError(Exception):
 
 
 def ok(response: Response[Any]) -> Any:
-    """The parsed body of a success answer; raises ``SvcError`` for an error answer."""
-    if response.status_code >= 400 or isinstance(response.parsed, ErrorBody) or response.parsed is None:
+    """The parsed body of a success answer (``None`` for 204); raises ``SvcError`` for an error answer."""
+    if response.status_code >= 400 or isinstance(response.parsed, ErrorBody):
         body = response.parsed if isinstance(response.parsed, ErrorBody) else None
         raise SvcError(int(response.status_code), body)
     return response.parsed
