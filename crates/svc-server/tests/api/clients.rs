@@ -49,11 +49,17 @@ async fn the_committed_document_is_the_one_the_code_serves() {
         return;
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    let first_difference = committed
+        .lines()
+        .zip(served.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or_else(|| committed.lines().count().min(served.lines().count()));
     assert!(
         committed == served,
-        "clients/openapi.json differs from the document the code serves: run \
+        "clients/openapi.json differs from the document the code serves (first at line {}): run \
          `SVC_WRITE_OPENAPI=1 cargo nextest run --workspace -E 'test(the_committed_document_is_the_one_the_code_serves)'` \
-         and then `bash scripts/clients.sh generate`, and commit both"
+         and then `bash scripts/clients.sh generate`, and commit both",
+        first_difference + 1
     );
 }
 
