@@ -8,6 +8,10 @@
 #                                      (npm ci: openapi-typescript, openapi-fetch,
 #                                      TypeScript)
 #   bash scripts/clients.sh generate   regenerates the generated parts into clients/
+#   bash scripts/clients.sh update     after a change to the API: writes
+#                                      clients/openapi.json from the code (the
+#                                      api suite's document test with
+#                                      SVC_WRITE_OPENAPI=1), then generate
 #   bash scripts/clients.sh check      generates into a temporary folder and fails
 #                                      when that differs from clients/ (CI)
 # The document itself is checked against the code by the api suite's
@@ -50,19 +54,29 @@ generate_into() {
         -o "$out/typescript/src/schema.d.ts" --silent
 }
 
+regenerate() {
+    install
+    local tmp
+    tmp=$(mktemp -d)
+    generate_into "$tmp"
+    rm -rf clients/python/svc_client
+    cp -r "$tmp/python/svc_client" clients/python/svc_client
+    cp "$tmp/typescript/src/schema.d.ts" "$TS/src/schema.d.ts"
+    rm -rf "$tmp"
+    echo "regenerated clients/python/svc_client and $TS/src/schema.d.ts" >&2
+}
+
 case "${1:-}" in
 install)
     install
     ;;
 generate)
-    install
-    tmp=$(mktemp -d)
-    trap 'rm -rf "$tmp"' EXIT
-    generate_into "$tmp"
-    rm -rf clients/python/svc_client
-    cp -r "$tmp/python/svc_client" clients/python/svc_client
-    cp "$tmp/typescript/src/schema.d.ts" "$TS/src/schema.d.ts"
-    echo "regenerated clients/python/svc_client and $TS/src/schema.d.ts" >&2
+    regenerate
+    ;;
+update)
+    SVC_WRITE_OPENAPI=1 cargo test --workspace --locked --test api -- \
+        clients::the_committed_document_is_the_one_the_code_serves --exact
+    regenerate
     ;;
 check)
     install
@@ -79,7 +93,7 @@ check)
     echo "== the clients under clients/ are what clients/openapi.json generates" >&2
     ;;
 *)
-    echo "usage: bash scripts/clients.sh install|generate|check" >&2
+    echo "usage: bash scripts/clients.sh install|generate|check|update" >&2
     exit 2
     ;;
 esac

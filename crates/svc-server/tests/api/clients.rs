@@ -34,8 +34,8 @@ fn committed_form(mut served: Value) -> String {
 
 /// `clients/openapi.json` is what the code serves: the generators read that
 /// file, so a change to the API that is not in it would leave the clients
-/// behind. `SVC_WRITE_OPENAPI=1` writes it instead of comparing (then
-/// `bash scripts/clients.sh generate` regenerates the clients).
+/// behind. `SVC_WRITE_OPENAPI=1` writes it instead of comparing
+/// (`bash scripts/clients.sh update` does, then regenerates the clients).
 #[tokio::test]
 async fn the_committed_document_is_the_one_the_code_serves() {
     let app = TestApp::start_with(&[("SVC_EMBEDDED_WORKER", "false")]).await;
@@ -57,8 +57,7 @@ async fn the_committed_document_is_the_one_the_code_serves() {
     assert!(
         committed == served,
         "clients/openapi.json differs from the document the code serves (first at line {}): run \
-         `SVC_WRITE_OPENAPI=1 cargo nextest run --workspace -E 'test(the_committed_document_is_the_one_the_code_serves)'` \
-         and then `bash scripts/clients.sh generate`, and commit both",
+         `bash scripts/clients.sh update` (it writes the document and regenerates the clients) and commit clients/",
         first_difference + 1
     );
 }
