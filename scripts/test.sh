@@ -116,7 +116,7 @@ cat "$setup_log" >&2
 SVC_TEST_POSTGRES_URL="$(cat target/postgres-url)"
 export SVC_TEST_POSTGRES_URL
 # Node.js may have come with the setup.
-SVC_TEST_CLIENTS_NODE="$(command -v node)"
+SVC_TEST_CLIENTS_NODE="$(command -v node)" || { echo "== node is missing after the setup" >&2; exit 1; }
 export SVC_TEST_CLIENTS_NODE
 
 step "all tests (HTTP suites on SQLite; storage suite on SQLite and PostgreSQL)"
