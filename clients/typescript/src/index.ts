@@ -42,12 +42,12 @@ export class SvcError extends Error {
   }
 }
 
-/** The data of an openapi-fetch answer; throws `SvcError` for an error answer. */
+/** The data of an openapi-fetch answer (`undefined` for 204); throws `SvcError` for an error answer. */
 export function ok<T>(answer: { data?: T; error?: unknown; response: Response }): T {
-  if (answer.error !== undefined || answer.data === undefined || !answer.response.ok) {
+  if (answer.error !== undefined || !answer.response.ok) {
     throw new SvcError(answer.response.status, answer.error as ErrorBody | undefined);
   }
-  return answer.data;
+  return answer.data as T;
 }
 
 /** A client for `baseUrl` that sends `apiKey` (an `svc_` key, or a session token) as its bearer. */
