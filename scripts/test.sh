@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The project's test command. Installs what the tests need (Debian's
 # Chromium, its headless shell and PostgreSQL; the Python MCP SDK,
-# Schemathesis, openpyxl and feedparser; mdBook),
-# starts a throwaway PostgreSQL on 127.0.0.1 (all of which overlaps the
-# build), builds every test binary once, and runs, in this order:
+# Schemathesis, openpyxl and feedparser; Node.js and the client libraries'
+# generators; mdBook), starts a throwaway PostgreSQL on 127.0.0.1 and checks
+# that the client libraries are what their OpenAPI document generates (all
+# of which overlaps the build), builds every test binary once, and runs, in
+# this order:
 #   1. every test, with the HTTP suites on SQLite and the storage suite on
 #      SQLite and PostgreSQL;
 #   2. side by side: the HTTP suites that exercise storage again on
@@ -23,7 +25,7 @@ step() {
     last=$now
 }
 
-step "setup, in the background while the build runs: Debian packages, PostgreSQL, the Python MCP SDK, Schemathesis, openpyxl and feedparser, mdBook"
+step "setup, in the background while the build runs: Debian packages, PostgreSQL, the Python MCP SDK, Schemathesis, openpyxl and feedparser, the client libraries' check, mdBook"
 # None of it is needed to compile (the build needs only the toolchain), so
 # it overlaps the build, which is CPU-bound, rather than precede it (27 s).
 mkdir -p target
@@ -44,8 +46,13 @@ setup_log=target/setup.log
 (
     set -euo pipefail
     # The headless shell (svc's default browser) and Chromium (the run
-    # suites run again on it, below).
-    bash scripts/setup.sh
+    # suites run again on it, below); Node.js and npm for the TypeScript
+    # client when missing.
+    if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+        bash scripts/setup.sh
+    else
+        bash scripts/setup.sh nodejs npm
+    fi
     bash scripts/start-test-postgres.sh >target/postgres-url
     # The official Python MCP SDK, for the MCP interoperability test.
     venv "$MCP_VENV" mcp "mcp==2.3.0"
@@ -55,11 +62,19 @@ setup_log=target/setup.log
     # export and feedparser parses the Atom and RSS feeds (the api suite's
     # `exports::` and `feeds::` tests). Both are small, pure-Python wheels.
     venv "$READERS_VENV" "openpyxl, feedparser" "openpyxl==3.1.5" "feedparser==6.0.12"
+    # The client libraries (docs/clients.md): their generators and
+    # dependencies when missing (target/clients-venv,
+    # clients/typescript/node_modules), then the check that regenerating
+    # them from clients/openapi.json changes nothing (seconds). The api
+    # suite's `clients::` tests then run each client's tests against the
+    # in-process server.
+    bash scripts/clients.sh check
 ) >"$setup_log" 2>&1 &
 setup=$!
 export SVC_TEST_MCP_PYTHON="$PWD/$MCP_VENV/bin/python"
 export SVC_TEST_SCHEMATHESIS="$PWD/$ST_VENV/bin/st"
 export SVC_TEST_READERS_PYTHON="$PWD/$READERS_VENV/bin/python"
+export SVC_TEST_CLIENTS_PYTHON="$PWD/target/clients-venv/bin/python"
 
 # mdBook compiles from crates.io when missing: in the background, niced, so
 # that it takes the cores the build and the browser-bound tests leave idle.
@@ -100,6 +115,9 @@ wait "$setup" || { cat "$setup_log" >&2; echo "== the setup failed (above)" >&2;
 cat "$setup_log" >&2
 SVC_TEST_POSTGRES_URL="$(cat target/postgres-url)"
 export SVC_TEST_POSTGRES_URL
+# Node.js may have come with the setup.
+SVC_TEST_CLIENTS_NODE="$(command -v node)" || { echo "== node is missing after the setup" >&2; exit 1; }
+export SVC_TEST_CLIENTS_NODE
 
 step "all tests (HTTP suites on SQLite; storage suite on SQLite and PostgreSQL)"
 run_tests 4
@@ -109,10 +127,12 @@ step "side by side: HTTP suites on PostgreSQL, run suites on Chromium"
 # whose storage calls are the ones the other suites make (the storage suite
 # covers every store method on both backends), and the OpenAPI document's
 # Schemathesis check (90 s; the document does not depend on the backend),
-# and the outage test, which is on PostgreSQL in the first pass already.
+# the client libraries' tests (their routes are covered here by the other
+# suites), and the outage test, which is on PostgreSQL in the first pass
+# already.
 SVC_TEST_BACKEND=postgres run_tests 2 --test api -- \
     --skip runs:: --skip run_faults:: --skip warm_pages:: --skip static_engine:: \
-    --skip test_runs:: --skip crawl:: --skip web:: --skip schemathesis:: \
+    --skip test_runs:: --skip crawl:: --skip web:: --skip schemathesis:: --skip clients:: \
     --skip outage::a_database_outage_answers_503 >target/pass-postgres.log 2>&1 &
 postgres_pass=$!
 # Debian's full Chromium, the browser svc falls back to without the headless

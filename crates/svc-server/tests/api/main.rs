@@ -12,6 +12,7 @@ mod ai_tasks;
 mod audit;
 mod bad_input;
 mod channels;
+mod clients;
 mod crawl;
 mod email;
 mod exports;

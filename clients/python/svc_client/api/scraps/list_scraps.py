@@ -1,0 +1,236 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_body import ErrorBody
+from ...models.list_view_scrap_view import ListViewScrapView
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    search: str | Unset = UNSET,
+    page: int | Unset = UNSET,
+    per_page: int | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["search"] = search
+
+    params["page"] = page
+
+    params["perPage"] = per_page
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/scraps",
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorBody | ListViewScrapView | None:
+    if response.status_code == 200:
+        response_200 = ListViewScrapView.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 422:
+        response_422 = ErrorBody.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorBody.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorBody | ListViewScrapView]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    search: str | Unset = UNSET,
+    page: int | Unset = UNSET,
+    per_page: int | Unset = UNSET,
+) -> Response[ErrorBody | ListViewScrapView]:
+    """List scraps
+
+     The organization's scraps; a key with an allow-list sees only those
+    scraps (a shorter list, never 403).
+
+    **Auth:** An API key with scope `svc:scraps:read`, or a web session.
+
+    Args:
+        search (str | Unset):
+        page (int | Unset):
+        per_page (int | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | ListViewScrapView]
+    """
+
+    kwargs = _get_kwargs(
+        search=search,
+        page=page,
+        per_page=per_page,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    search: str | Unset = UNSET,
+    page: int | Unset = UNSET,
+    per_page: int | Unset = UNSET,
+) -> ErrorBody | ListViewScrapView | None:
+    """List scraps
+
+     The organization's scraps; a key with an allow-list sees only those
+    scraps (a shorter list, never 403).
+
+    **Auth:** An API key with scope `svc:scraps:read`, or a web session.
+
+    Args:
+        search (str | Unset):
+        page (int | Unset):
+        per_page (int | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | ListViewScrapView
+    """
+
+    return sync_detailed(
+        client=client,
+        search=search,
+        page=page,
+        per_page=per_page,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    search: str | Unset = UNSET,
+    page: int | Unset = UNSET,
+    per_page: int | Unset = UNSET,
+) -> Response[ErrorBody | ListViewScrapView]:
+    """List scraps
+
+     The organization's scraps; a key with an allow-list sees only those
+    scraps (a shorter list, never 403).
+
+    **Auth:** An API key with scope `svc:scraps:read`, or a web session.
+
+    Args:
+        search (str | Unset):
+        page (int | Unset):
+        per_page (int | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | ListViewScrapView]
+    """
+
+    kwargs = _get_kwargs(
+        search=search,
+        page=page,
+        per_page=per_page,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    search: str | Unset = UNSET,
+    page: int | Unset = UNSET,
+    per_page: int | Unset = UNSET,
+) -> ErrorBody | ListViewScrapView | None:
+    """List scraps
+
+     The organization's scraps; a key with an allow-list sees only those
+    scraps (a shorter list, never 403).
+
+    **Auth:** An API key with scope `svc:scraps:read`, or a web session.
+
+    Args:
+        search (str | Unset):
+        page (int | Unset):
+        per_page (int | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | ListViewScrapView
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            search=search,
+            page=page,
+            per_page=per_page,
+        )
+    ).parsed

@@ -1,0 +1,251 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_body import ErrorBody
+from ...models.site_account_body import SiteAccountBody
+from ...models.site_account_view import SiteAccountView
+from ...types import Response
+
+
+def _get_kwargs(
+    id: str,
+    *,
+    body: SiteAccountBody,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "put",
+        "url": "/api/scraps/{id}/account".format(
+            id=quote(str(id), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorBody | SiteAccountView | None:
+    if response.status_code == 200:
+        response_200 = SiteAccountView.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 408:
+        response_408 = ErrorBody.from_dict(response.json())
+
+        return response_408
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = ErrorBody.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = ErrorBody.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorBody.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorBody | SiteAccountView]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: SiteAccountBody,
+) -> Response[ErrorBody | SiteAccountView]:
+    """Set a scrap's site login
+
+     Stores the username and password the scrap's runs log in with (sealed
+    at rest). The answer shows `a***`, never the password or the whole username.
+
+    **Auth:** A web session only (JWT or the web app's cookie): an API key gets 401.
+
+    Args:
+        id (str):
+        body (SiteAccountBody): The body of `PUT /api/scraps/{id}/account`: both fields are
+            required.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | SiteAccountView]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: SiteAccountBody,
+) -> ErrorBody | SiteAccountView | None:
+    """Set a scrap's site login
+
+     Stores the username and password the scrap's runs log in with (sealed
+    at rest). The answer shows `a***`, never the password or the whole username.
+
+    **Auth:** A web session only (JWT or the web app's cookie): an API key gets 401.
+
+    Args:
+        id (str):
+        body (SiteAccountBody): The body of `PUT /api/scraps/{id}/account`: both fields are
+            required.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | SiteAccountView
+    """
+
+    return sync_detailed(
+        id=id,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: SiteAccountBody,
+) -> Response[ErrorBody | SiteAccountView]:
+    """Set a scrap's site login
+
+     Stores the username and password the scrap's runs log in with (sealed
+    at rest). The answer shows `a***`, never the password or the whole username.
+
+    **Auth:** A web session only (JWT or the web app's cookie): an API key gets 401.
+
+    Args:
+        id (str):
+        body (SiteAccountBody): The body of `PUT /api/scraps/{id}/account`: both fields are
+            required.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | SiteAccountView]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: SiteAccountBody,
+) -> ErrorBody | SiteAccountView | None:
+    """Set a scrap's site login
+
+     Stores the username and password the scrap's runs log in with (sealed
+    at rest). The answer shows `a***`, never the password or the whole username.
+
+    **Auth:** A web session only (JWT or the web app's cookie): an API key gets 401.
+
+    Args:
+        id (str):
+        body (SiteAccountBody): The body of `PUT /api/scraps/{id}/account`: both fields are
+            required.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | SiteAccountView
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            client=client,
+            body=body,
+        )
+    ).parsed

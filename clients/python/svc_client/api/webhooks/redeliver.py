@@ -1,0 +1,220 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_body import ErrorBody
+from ...models.redelivery_view import RedeliveryView
+from ...types import Response
+
+
+def _get_kwargs(
+    id: str,
+    delivery_id: str,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/developers/webhooks/{id}/deliveries/{delivery_id}/redeliver".format(
+            id=quote(str(id), safe=""),
+            delivery_id=quote(str(delivery_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorBody | RedeliveryView | None:
+    if response.status_code == 202:
+        response_202 = RedeliveryView.from_dict(response.json())
+
+        return response_202
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 422:
+        response_422 = ErrorBody.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorBody.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorBody | RedeliveryView]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: str,
+    delivery_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[ErrorBody | RedeliveryView]:
+    """Redeliver an event
+
+     Sends the event of an attempt again, as a new chain of attempts (a new
+    `webhook-id`), for receivers that were down past the third attempt.
+
+    **Auth:** A web session only (JWT or the web app's cookie): an API key gets 401.
+
+    Args:
+        id (str):
+        delivery_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | RedeliveryView]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        delivery_id=delivery_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: str,
+    delivery_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> ErrorBody | RedeliveryView | None:
+    """Redeliver an event
+
+     Sends the event of an attempt again, as a new chain of attempts (a new
+    `webhook-id`), for receivers that were down past the third attempt.
+
+    **Auth:** A web session only (JWT or the web app's cookie): an API key gets 401.
+
+    Args:
+        id (str):
+        delivery_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | RedeliveryView
+    """
+
+    return sync_detailed(
+        id=id,
+        delivery_id=delivery_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: str,
+    delivery_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[ErrorBody | RedeliveryView]:
+    """Redeliver an event
+
+     Sends the event of an attempt again, as a new chain of attempts (a new
+    `webhook-id`), for receivers that were down past the third attempt.
+
+    **Auth:** A web session only (JWT or the web app's cookie): an API key gets 401.
+
+    Args:
+        id (str):
+        delivery_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | RedeliveryView]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        delivery_id=delivery_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: str,
+    delivery_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> ErrorBody | RedeliveryView | None:
+    """Redeliver an event
+
+     Sends the event of an attempt again, as a new chain of attempts (a new
+    `webhook-id`), for receivers that were down past the third attempt.
+
+    **Auth:** A web session only (JWT or the web app's cookie): an API key gets 401.
+
+    Args:
+        id (str):
+        delivery_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | RedeliveryView
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            delivery_id=delivery_id,
+            client=client,
+        )
+    ).parsed
