@@ -30,7 +30,7 @@ pub use sql::{Dialect, RowsAffected, SqlStore};
 pub use sqlite::SqliteStore;
 pub use traits::{
     AccountStore, ActivityStore, AddressSeen, AppliedFix, AuditStore, Backlog, ChannelStore, ClaimedRun, Decided,
-    DueScrap, EmailOutcome, EmailStore, EngineMemory, ExpiredLeases, FeedStore, FiredTick, FixProposalStore,
+    BannerImage, BannerStore, DueScrap, EmailOutcome, EmailStore, EngineMemory, ExpiredLeases, FeedStore, FiredTick, FixProposalStore,
     HistoryFilter, HistoryStore, Joined, KeyStore, MemberChange, MemberStore, Nearby, NewAccount, OpsStore, Page,
     PlanRenewal, PlannedTick, PoolUse, ProposalDecision, QueueState, RateStore, Recipient, RenewalOutcome,
     RetentionStore, RotationReport, RunNeighbours, RunPageStore, RunStore, RunStreak, ScheduleStore, ScrapFilter,
