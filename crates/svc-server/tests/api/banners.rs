@@ -143,7 +143,7 @@ async fn what_is_not_an_image_is_refused_with_422_and_a_body_over_the_limit_with
         let (status, answer) = upload(&app, &ada.token, &id, body).await;
         assert_error(status, &answer, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
         assert_eq!(answer["field"], "file", "{what}: {answer}");
-        assert!(answer["message"].as_str().unwrap().contains(words), "{what}: {answer}");
+        assert!(answer["description"].as_str().unwrap().contains(words), "{what}: {answer}");
     }
     // Over 2 MiB: refused before it is read.
     let big = vec![7u8; 2 * 1024 * 1024 + 10];
@@ -220,7 +220,7 @@ async fn a_screenshot_of_the_page_taken_by_chromium_becomes_the_banner() {
         app.send(app.request(Method::POST, &format!("/api/scraps/{id}/banner/screenshot"), Some(&ada.token))).await;
     assert_error(status, &answer, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
     assert_eq!(answer["field"], "url", "{answer}");
-    assert!(answer["message"].as_str().unwrap().contains("could not be loaded"), "{answer}");
+    assert!(answer["description"].as_str().unwrap().contains("could not be loaded"), "{answer}");
     let (_, got) = app.get(&format!("/api/scraps/{id}"), &ada.token).await;
     assert_eq!(got["banner"], path);
 }
