@@ -25,7 +25,7 @@ pub struct ChartRun {
     pub outcome: String,
 }
 
-const WIDTH: f64 = 480.0;
+const WIDTH: f64 = 400.0;
 const LEFT: f64 = 40.0;
 const RIGHT: f64 = 8.0;
 /// The items panel: its top and its baseline.
@@ -88,7 +88,7 @@ pub fn svg(runs: &[ChartRun], id: &str) -> Option<String> {
     let _ = write!(
         out,
         "<svg class=\"run-chart\" id=\"{id}\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"group\" aria-labelledby=\"{id}-title\" \
-         xmlns=\"http://www.w3.org/2000/svg\" font-size=\"11\" fill=\"currentColor\">",
+         xmlns=\"http://www.w3.org/2000/svg\" font-size=\"12\" fill=\"currentColor\">",
         n(WIDTH),
         n(HEIGHT)
     );
@@ -120,6 +120,16 @@ pub fn svg(runs: &[ChartRun], id: &str) -> Option<String> {
             n(base),
             n(WIDTH - RIGHT),
             n(base),
+        );
+    }
+    // The legend of the failed runs' mark, when there is one.
+    if runs.iter().any(|r| r.failed) {
+        out.push_str(&cross(WIDTH - RIGHT - 70.0, ITEMS_TOP - 10.0, 3.5).replace("failed-mark", "legend-mark"));
+        let _ = write!(
+            out,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"var(--muted, currentColor)\">failed run</text>",
+            n(WIDTH - RIGHT),
+            n(ITEMS_TOP - 6.0)
         );
     }
     // The duration line, through the runs that have one.
@@ -233,7 +243,7 @@ mod tests {
     #[test]
     fn scales_to_its_box_and_draws_with_the_theme() {
         let chart = svg(&[run(3, Some(200), false), run(5, Some(400), false)], "c").unwrap();
-        assert!(chart.starts_with("<svg class=\"run-chart\" id=\"c\" viewBox=\"0 0 480 206\" width=\"100%\""), "{chart}");
+        assert!(chart.starts_with("<svg class=\"run-chart\" id=\"c\" viewBox=\"0 0 400 206\" width=\"100%\""), "{chart}");
         assert!(!chart.contains("height=\"206\""), "no fixed height: {chart}");
         assert!(chart.contains("fill=\"currentColor\"") && chart.contains("var(--accent"), "{chart}");
         // No colour written as a literal except as a fallback of a variable.

@@ -9,6 +9,7 @@ use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
 use super::browser::WebBrowser;
 use super::scrap_page::log_in;
 use crate::banners::{png, upload_png};
+use crate::common::site::Site;
 use crate::common::{Account, TestApp};
 
 /// Stores finished runs of `scrap`: (items, duration ms, outcome), oldest first.
@@ -101,5 +102,61 @@ async fn the_banner_is_a_thumbnail_and_the_scrap_page_charts_its_last_runs() {
     let (has_chart, has_banner): (bool, bool) =
         tab.eval("[!!document.getElementById('run-chart'), !!document.querySelector('img.scrap-banner')]").await;
     assert_eq!((has_chart, has_banner), (false, false));
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_banner_is_uploaded_replaced_by_a_screenshot_and_removed_from_the_scrap_page() {
+    let site = Site::start().await;
+    site.set("/shop", 200, "<!doctype html><body style=\"margin:0;background:rgb(30,144,255)\"><h1>Shop</h1></body>");
+    let app = TestApp::start_with(&[("SVC_ALLOW_PRIVATE_NETWORKS", "true")]).await;
+    let ada = app.signup("ada@example.com").await;
+    let id = app.scrap_with(&ada, serde_json::json!({"title": "Shop", "url": site.url("/shop"), "request": "returnData([1])"})).await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("banner.png");
+    std::fs::write(&file, png(160, 90)).unwrap();
+
+    let browser = WebBrowser::launch().await;
+    let tab = browser.tab(&app.base).await;
+    log_in(&tab, &ada).await;
+    tab.open(&format!("/scraps/{id}")).await;
+    assert!(!tab.has_button("Remove the banner").await, "no banner to remove yet");
+    tab.choose_file("#banner-file", &file).await;
+    tab.click_and_load("Upload").await;
+    assert!(tab.text().await.contains("The banner was changed."));
+    let uploaded: String = tab.eval("document.querySelector('img.scrap-banner').getAttribute('src')").await;
+    let stored = app.store.scrap(ada.org(), ScrapId::parse(&id).unwrap()).await.unwrap().unwrap();
+    assert_eq!(stored.banner, uploaded);
+    assert!(uploaded.starts_with("/banners/") && uploaded.ends_with(".png"), "{uploaded}");
+    tab.run("document.getElementById('banner').scrollIntoView()").await;
+    tab.screenshots("banner-uploaded").await;
+
+    // Not an image: a page that says why, and the banner stays.
+    let text = dir.path().join("notes.png");
+    std::fs::write(&text, "not an image at all").unwrap();
+    tab.choose_file("#banner-file", &text).await;
+    tab.click_and_load("Upload").await;
+    let refusal = tab.text().await;
+    assert!(refusal.contains("This image cannot be the banner") && refusal.contains("not a PNG, JPEG or WebP"), "{refusal}");
+    tab.screenshots("banner-refused").await;
+    let stored = app.store.scrap(ada.org(), ScrapId::parse(&id).unwrap()).await.unwrap().unwrap();
+    assert_eq!(stored.banner, uploaded);
+
+    tab.open(&format!("/scraps/{id}")).await;
+    tab.click_and_load("Use a screenshot of the page").await;
+    assert!(tab.text().await.contains("The banner was changed."));
+    let shot: String = tab.eval("document.querySelector('img.scrap-banner').getAttribute('src')").await;
+    assert_ne!(shot, uploaded);
+    tab.wait_for("document.querySelector('img.scrap-banner').naturalWidth > 0", "the screenshot loads").await;
+    let width: u32 = tab.eval("document.querySelector('img.scrap-banner').naturalWidth").await;
+    assert!(width >= 300, "a screenshot of the viewport, {width} px wide");
+    tab.screenshots("banner-screenshot").await;
+
+    tab.click_and_load("Remove the banner").await;
+    assert!(tab.text().await.contains("The banner was removed."));
+    let none: bool = tab.eval("!document.querySelector('img.scrap-banner')").await;
+    assert!(none);
+    let stored = app.store.scrap(ada.org(), ScrapId::parse(&id).unwrap()).await.unwrap().unwrap();
+    assert_eq!(stored.banner, "");
     browser.close().await;
 }
