@@ -41,7 +41,10 @@ fn unreadable(status: StatusCode, why: impl std::fmt::Display) -> ApiError {
 /// The bytes of the form's `file` part.
 async fn file_part(form: Result<Multipart, MultipartRejection>) -> Result<Vec<u8>, ApiError> {
     let mut form = form.map_err(|e| match e {
-        MultipartRejection::InvalidBoundary(_) => ApiError::UnsupportedMediaType,
+        MultipartRejection::InvalidBoundary(_) => ApiError::Service(ServiceError::validation(
+            "file",
+            "send the image as `multipart/form-data` with a `file` part",
+        )),
         other => unreadable(other.status(), other.body_text()),
     })?;
     while let Some(field) = form.next_field().await.map_err(|e| unreadable(e.status(), e.body_text()))? {
@@ -76,6 +79,8 @@ pub(crate) async fn upload(
     PathId(id): PathId<ScrapId>,
     form: Result<Multipart, MultipartRejection>,
 ) -> Result<Json<ScrapView>, ApiError> {
+    // Who may, and which scrap, before the body is read.
+    services.banners.check_writable(&session, id).await?;
     let bytes = file_part(form).await?;
     Ok(Json(ScrapView::from(services.banners.upload(&session, id, bytes).await?)))
 }

@@ -145,6 +145,10 @@ async fn what_is_not_an_image_is_refused_with_422_and_a_body_over_the_limit_with
         assert_eq!(answer["field"], "file", "{what}: {answer}");
         assert!(answer["description"].as_str().unwrap().contains(words), "{what}: {answer}");
     }
+    // Not a multipart body at all.
+    let (status, answer) = app.post(&format!("/api/scraps/{id}/banner"), &ada.token, json!({"file": "x"})).await;
+    assert_error(status, &answer, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
+    assert!(answer["description"].as_str().unwrap().contains("multipart/form-data"), "{answer}");
     // Over 2 MiB: refused before it is read.
     let big = vec![7u8; 2 * 1024 * 1024 + 10];
     let (status, answer) = upload(&app, &ada.token, &id, form("file", "big.png", "image/png", &big)).await;

@@ -70,6 +70,13 @@ impl BannerService {
         self.store.banner_image(token, &path).await?.ok_or(ServiceError::NotFound("banner"))
     }
 
+    /// Fails as [`Self::upload`] would before looking at the image: the
+    /// scope, the role, and the scrap in the session's organization.
+    pub async fn check_writable(&self, session: &Session, scrap: ScrapId) -> Result<()> {
+        session.require(&[Scope::ScrapsWrite])?;
+        self.require_scrap(session.org(), scrap).await
+    }
+
     async fn require_scrap(&self, org: OrgId, scrap: ScrapId) -> Result<()> {
         if self.store.existing_scrap_ids(org, &[scrap]).await?.is_empty() {
             return Err(ServiceError::NotFound("scrap"));
