@@ -119,7 +119,9 @@ enum Wants {
     SpareOrRoom,
 }
 
-/// What `Inner::make_room` ended with.
+/// What `Inner::make_room` ended with. Short-lived, one at a time: not
+/// worth boxing the page.
+#[allow(clippy::large_enum_variant)]
 enum Room {
     /// Room for a new page (or the budget's wait is over).
     Made,

@@ -40,10 +40,10 @@ use svc_domain::{HistoryId, InviteId, KeyId, ObjectId, OrgId, ScrapId, SessionId
 use svc_storage::key_check::key_check_opens;
 use svc_storage::testing::TestDb;
 use svc_storage::{
-    AddressSeen, AppliedFix, BannerImage, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, Joined, MemberChange,
-    Nearby, NewAccount, Page, PlanRenewal, PlannedTick, ProposalDecision, QueueState, RenewalOutcome, RunNeighbours,
-    RunStreak, ScrapFilter, Store, StoreError, StoredFeedToken, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan,
-    TickPlanner, TierNote,
+    AddressSeen, AppliedFix, BannerImage, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, Joined,
+    MemberChange, Nearby, NewAccount, Page, PlanRenewal, PlannedTick, ProposalDecision, QueueState, RenewalOutcome,
+    RunNeighbours, RunStreak, ScrapFilter, Store, StoreError, StoredFeedToken, TaskEnd, TaskFinish, TickAction,
+    TickOutcome, TickPlan, TickPlanner, TierNote,
 };
 use svc_storage::{MasterKey, Sealer};
 

@@ -11,8 +11,8 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::extract::State;
+use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::http::StatusCode;
 use svc_api_types::ScrapView;
 use svc_domain::ScrapId;

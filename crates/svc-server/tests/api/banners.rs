@@ -84,7 +84,10 @@ async fn an_uploaded_png_is_served_at_the_path_in_banner_and_removed_with_delete
 
     let scrap = upload_png(&app, &ada, id, &png(64, 36)).await;
     let path = scrap["banner"].as_str().unwrap().to_string();
-    assert!(path.starts_with("/banners/") && path.ends_with(".png") && path.len() > "/banners/.png".len() + 30, "{path}");
+    assert!(
+        path.starts_with("/banners/") && path.ends_with(".png") && path.len() > "/banners/.png".len() + 30,
+        "{path}"
+    );
     let (status, kind, bytes) = served(&app, &path).await;
     assert_eq!((status, kind.as_str()), (StatusCode::OK, "image/png"));
     let image = image::load_from_memory(&bytes).unwrap();
@@ -196,7 +199,8 @@ async fn a_screenshot_of_the_page_taken_by_chromium_becomes_the_banner() {
     );
     let app = TestApp::start_with(&[PRIVATE_OK]).await;
     let ada = app.signup("ada@example.com").await;
-    let id = app.scrap_with(&ada, json!({"title": "Shop", "url": site.url("/shop"), "request": "returnData([1])"})).await;
+    let id =
+        app.scrap_with(&ada, json!({"title": "Shop", "url": site.url("/shop"), "request": "returnData([1])"})).await;
     let balance_before = app.store.organization(ada.org()).await.unwrap().unwrap().balance;
 
     let (status, scrap) =

@@ -19,7 +19,10 @@ use crate::pages::auth::Nothing;
 use crate::path_id::PathId;
 use crate::signed_in::{SignedForm, SignedUpload};
 
-pub(crate) async fn image(State(services): State<Arc<Services>>, Path(token): Path<String>) -> Result<Response, PageError> {
+pub(crate) async fn image(
+    State(services): State<Arc<Services>>,
+    Path(token): Path<String>,
+) -> Result<Response, PageError> {
     let banner = services.banners.served(&token).await.map_err(|e| match e {
         ServiceError::NotFound(_) => PageError::NotFound("There is no banner at this address.".into()),
         other => other.into(),

@@ -19,7 +19,9 @@ mod tests {
     #[test]
     fn only_svcs_own_banners_are_shown() {
         assert_eq!(shown("/banners/0123abcd.png").as_deref(), Some("/banners/0123abcd.png"));
-        for other in ["", "/uploads/b.png", "https://evil.example/x.png", "/banners/", "/banners/a\"onerror=x", "/banners/../x"] {
+        for other in
+            ["", "/uploads/b.png", "https://evil.example/x.png", "/banners/", "/banners/a\"onerror=x", "/banners/../x"]
+        {
             assert_eq!(shown(other), None, "{other}");
         }
     }

@@ -180,7 +180,12 @@ pub fn svg(runs: &[ChartRun], id: &str) -> Option<String> {
             if run.failed {
                 out.push_str(&cross(x, y, 4.0));
             } else {
-                let _ = write!(out, "<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"var(--accent, currentColor)\"/>", n(x), n(y));
+                let _ = write!(
+                    out,
+                    "<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"var(--accent, currentColor)\"/>",
+                    n(x),
+                    n(y)
+                );
             }
         }
         out.push_str("</g>");
@@ -197,10 +202,7 @@ pub fn summary(runs: &[ChartRun]) -> String {
     let failed = runs.iter().filter(|r| r.failed).count();
     let (lo, hi) = runs.iter().fold((i64::MAX, i64::MIN), |(lo, hi), r| (lo.min(r.items), hi.max(r.items)));
     let times: Vec<i64> = runs.iter().filter_map(|r| r.duration_ms).collect();
-    let mut s = format!(
-        "The last {total} run{}: {lo} to {hi} items per run",
-        if total == 1 { "" } else { "s" }
-    );
+    let mut s = format!("The last {total} run{}: {lo} to {hi} items per run", if total == 1 { "" } else { "s" });
     if let (Some(t_lo), Some(t_hi)) = (times.iter().min(), times.iter().max()) {
         let _ = write!(s, ", taking {} to {}", duration_ms(*t_lo), duration_ms(*t_hi));
     }
@@ -243,7 +245,10 @@ mod tests {
     #[test]
     fn scales_to_its_box_and_draws_with_the_theme() {
         let chart = svg(&[run(3, Some(200), false), run(5, Some(400), false)], "c").unwrap();
-        assert!(chart.starts_with("<svg class=\"run-chart\" id=\"c\" viewBox=\"0 0 400 206\" width=\"100%\""), "{chart}");
+        assert!(
+            chart.starts_with("<svg class=\"run-chart\" id=\"c\" viewBox=\"0 0 400 206\" width=\"100%\""),
+            "{chart}"
+        );
         assert!(!chart.contains("height=\"206\""), "no fixed height: {chart}");
         assert!(chart.contains("fill=\"currentColor\"") && chart.contains("var(--accent"), "{chart}");
         // No colour written as a literal except as a fallback of a variable.
@@ -260,7 +265,10 @@ mod tests {
         assert_eq!(chart.matches("<g class=\"run").count(), 3);
         assert_eq!(chart.matches("<title>").count(), 3, "one per run (the chart's own title has an id)");
         assert!(chart.contains("<title>Run 1 of 3, 2026-11-27 14:05 UTC: Success, 10 items, 1.5 s</title>"), "{chart}");
-        assert!(chart.contains("<title>Run 2 of 3, 2026-11-27 14:05 UTC: Error (failed), 0 items, 30.0 s</title>"), "{chart}");
+        assert!(
+            chart.contains("<title>Run 2 of 3, 2026-11-27 14:05 UTC: Error (failed), 0 items, 30.0 s</title>"),
+            "{chart}"
+        );
         assert!(chart.contains("no duration"), "{chart}");
         // The failed run: a cross on the items baseline and one for its duration.
         assert_eq!(chart.matches("class=\"failed-mark\"").count(), 2, "{chart}");
@@ -274,7 +282,10 @@ mod tests {
         let chart = svg(&[run(5, Some(100), false), run(10, Some(100), false)], "c").unwrap();
         // The tallest bar reaches the top of its panel; half as many items, half as tall.
         assert!(chart.contains(&format!("height=\"{}\" fill=\"var(--accent", n(ITEMS_BASE - ITEMS_TOP))), "{chart}");
-        assert!(chart.contains(&format!("height=\"{}\" fill=\"var(--accent", n((ITEMS_BASE - ITEMS_TOP) / 2.0))), "{chart}");
+        assert!(
+            chart.contains(&format!("height=\"{}\" fill=\"var(--accent", n((ITEMS_BASE - ITEMS_TOP) / 2.0))),
+            "{chart}"
+        );
         // The scale says the largest value.
         assert!(chart.contains(">10</text>") && chart.contains(">100 ms</text>"), "{chart}");
     }

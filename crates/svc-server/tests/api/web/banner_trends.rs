@@ -77,12 +77,18 @@ async fn the_banner_is_a_thumbnail_and_the_scrap_page_charts_its_last_runs() {
     let failed: Vec<String> =
         tab.eval("[...document.querySelectorAll('#run-chart g.run.failed title')].map(t => t.textContent)").await;
     assert_eq!(failed.len(), 2, "{failed:?}");
-    assert!(failed[0].starts_with("Run 4 of 10") && failed[0].contains("Error (failed), 0 items, 30.0 s"), "{failed:?}");
+    assert!(
+        failed[0].starts_with("Run 4 of 10") && failed[0].contains("Error (failed), 0 items, 30.0 s"),
+        "{failed:?}"
+    );
     assert!(failed[1].contains("Empty (failed)"), "{failed:?}");
     let marks: usize = tab.eval("document.querySelectorAll('#run-chart g.run.failed .failed-mark').length").await;
     assert_eq!(marks, 4, "a cross for items and one for duration per failed run");
     let summary: String = tab.eval("document.getElementById('run-chart-summary').textContent").await;
-    assert!(summary.starts_with("The last 10 runs: 0 to 50 items per run, taking 800 ms to 30.0 s. 2 failed."), "{summary}");
+    assert!(
+        summary.starts_with("The last 10 runs: 0 to 50 items per run, taking 800 ms to 30.0 s. 2 failed."),
+        "{summary}"
+    );
     // It fits its box at every width; no script drew it.
     let fits: bool = tab
         .eval("(() => { const s = document.getElementById('run-chart'); return s.getBoundingClientRect().width <= s.parentElement.getBoundingClientRect().width; })()")
@@ -111,7 +117,9 @@ async fn the_banner_is_uploaded_replaced_by_a_screenshot_and_removed_from_the_sc
     site.set("/shop", 200, "<!doctype html><body style=\"margin:0;background:rgb(30,144,255)\"><h1>Shop</h1></body>");
     let app = TestApp::start_with(&[("SVC_ALLOW_PRIVATE_NETWORKS", "true")]).await;
     let ada = app.signup("ada@example.com").await;
-    let id = app.scrap_with(&ada, serde_json::json!({"title": "Shop", "url": site.url("/shop"), "request": "returnData([1])"})).await;
+    let id = app
+        .scrap_with(&ada, serde_json::json!({"title": "Shop", "url": site.url("/shop"), "request": "returnData([1])"}))
+        .await;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("banner.png");
     std::fs::write(&file, png(160, 90)).unwrap();
@@ -137,7 +145,10 @@ async fn the_banner_is_uploaded_replaced_by_a_screenshot_and_removed_from_the_sc
     tab.choose_file("#banner-file", &text).await;
     tab.click_and_load("Upload").await;
     let refusal = tab.text().await;
-    assert!(refusal.contains("This image cannot be the banner") && refusal.contains("not a PNG, JPEG or WebP"), "{refusal}");
+    assert!(
+        refusal.contains("This image cannot be the banner") && refusal.contains("not a PNG, JPEG or WebP"),
+        "{refusal}"
+    );
     tab.screenshots("banner-refused").await;
     let stored = app.store.scrap(ada.org(), ScrapId::parse(&id).unwrap()).await.unwrap().unwrap();
     assert_eq!(stored.banner, uploaded);
