@@ -232,3 +232,31 @@ async fn a_screenshot_of_the_page_taken_by_chromium_becomes_the_banner() {
     let (_, got) = app.get(&format!("/api/scraps/{id}"), &ada.token).await;
     assert_eq!(got["banner"], path);
 }
+
+#[tokio::test]
+async fn a_screenshot_is_held_to_a_runs_rules() {
+    let site = Site::start().await;
+    site.set("/shop", 200, "<!doctype html><body>private</body>");
+    // Private networks are not allowed: the page is refused as a run's would be.
+    let app = TestApp::start().await;
+    let ada = app.signup("ada@example.com").await;
+    let bob = app.signup("bob@example.com").await;
+    let id =
+        app.scrap_with(&ada, json!({"title": "Shop", "url": site.url("/shop"), "request": "returnData([1])"})).await;
+    let shoot = |bearer: String| {
+        let request = app.request(Method::POST, &format!("/api/scraps/{id}/banner/screenshot"), Some(&bearer));
+        app.send(request)
+    };
+    let (status, answer) = shoot(ada.token.clone()).await;
+    assert_error(status, &answer, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
+    assert!(answer["description"].as_str().unwrap().contains("target refused"), "{answer}");
+    assert!(site.engines("/shop").is_empty(), "nothing reached the private address");
+    // Another organization: 404; an API key: 401.
+    let (status, answer) = shoot(bob.token.clone()).await;
+    assert_error(status, &answer, StatusCode::NOT_FOUND, "NOT_FOUND");
+    let (_, key) = app.create_key(&ada, json!({"name": "ci"})).await;
+    let (status, answer) = shoot(key).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{answer}");
+    let (_, scrap) = app.get(&format!("/api/scraps/{id}"), &ada.token).await;
+    assert_eq!(scrap["banner"], "");
+}
