@@ -1019,9 +1019,10 @@ pub struct BannerImage {
 #[async_trait]
 pub trait BannerStore: Send + Sync {
     /// Makes `image` the banner of scrap `scrap` of `org` under `token`
-    /// (replacing its previous image) and sets the scrap's `banner` to
-    /// `path` and `updated_at` to `at`, in one transaction; false (nothing
-    /// written) when `org` has no such scrap.
+    /// (replacing its previous image), sets the scrap's `banner` to `path`
+    /// and `updated_at` to `at`, and writes `activity`, in one transaction;
+    /// false (nothing written) when `org` has no such scrap.
+    #[allow(clippy::too_many_arguments)]
     async fn set_banner(
         &self,
         org: OrgId,
@@ -1030,10 +1031,11 @@ pub trait BannerStore: Send + Sync {
         path: &str,
         image: &BannerImage,
         at: DateTime<Utc>,
+        activity: &Activity,
     ) -> Result<bool>;
-    /// Deletes the scrap's banner image and empties its `banner`, in one
-    /// transaction; false when `org` has no such scrap.
-    async fn remove_banner(&self, org: OrgId, scrap: ScrapId, at: DateTime<Utc>) -> Result<bool>;
+    /// Deletes the scrap's banner image, empties its `banner` and writes
+    /// `activity`, in one transaction; false when `org` has no such scrap.
+    async fn remove_banner(&self, org: OrgId, scrap: ScrapId, at: DateTime<Utc>, activity: &Activity) -> Result<bool>;
     /// The image under `token`, while `path` is its scrap's `banner`: a
     /// lookup before authentication (the token is the credential), across
     /// organizations.

@@ -3864,9 +3864,11 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
     // Bytes that are not UTF-8, as an image's are.
     let image = BannerImage { content_type: "image/png".into(), bytes: vec![0x89, b'P', b'N', b'G', 0, 0xFF, 0xFE, 7] };
     let t1 = t0 + Duration::seconds(5);
-    let act = |org: OrgId, scrap: ScrapId| activity(org, scrap, "scrap.updated", t0);
+    let act = |org: OrgId, scrap: ScrapId| activity(org, scrap, "banner.changed", t0);
 
-    assert!(store.set_banner(org.id, s.id, "tok1.png", "/banners/tok1.png", &image, t1).await.unwrap());
+    assert!(
+        store.set_banner(org.id, s.id, "tok1.png", "/banners/tok1.png", &image, t1, &act(org.id, s.id)).await.unwrap()
+    );
     let stored = store.scrap(org.id, s.id).await.unwrap().unwrap();
     assert_eq!((stored.banner.as_str(), stored.updated_at), ("/banners/tok1.png", t1));
     assert_eq!(store.banner_image("tok1.png", "/banners/tok1.png").await.unwrap(), Some(image.clone()));
@@ -3874,36 +3876,56 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
     assert_eq!(store.banner_image("nope.png", "/banners/nope.png").await.unwrap(), None);
 
     // Another organization: nothing written, nothing removed.
-    assert!(!store.set_banner(other_org.id, s.id, "tok2.png", "/banners/tok2.png", &image, t1).await.unwrap());
-    assert!(!store.set_banner(org.id, theirs.id, "tok2.png", "/banners/tok2.png", &image, t1).await.unwrap());
-    assert!(!store.remove_banner(other_org.id, s.id, t1).await.unwrap());
+    assert!(
+        !store
+            .set_banner(other_org.id, s.id, "tok2.png", "/banners/tok2.png", &image, t1, &act(org.id, s.id))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .set_banner(org.id, theirs.id, "tok2.png", "/banners/tok2.png", &image, t1, &act(org.id, s.id))
+            .await
+            .unwrap()
+    );
+    assert!(!store.remove_banner(other_org.id, s.id, t1, &act(other_org.id, s.id)).await.unwrap());
     assert_eq!(store.banner_image("tok2.png", "/banners/tok2.png").await.unwrap(), None);
     assert_eq!(store.scrap(other_org.id, theirs.id).await.unwrap().unwrap().banner, "");
 
     // A new image replaces the old one under a new token.
     let jpeg = BannerImage { content_type: "image/jpeg".into(), bytes: vec![0xFF, 0xD8, 0xFF, 0xD9] };
-    assert!(store.set_banner(org.id, s.id, "tok3.jpg", "/banners/tok3.jpg", &jpeg, t1).await.unwrap());
+    assert!(
+        store.set_banner(org.id, s.id, "tok3.jpg", "/banners/tok3.jpg", &jpeg, t1, &act(org.id, s.id)).await.unwrap()
+    );
     assert_eq!(store.banner_image("tok1.png", "/banners/tok1.png").await.unwrap(), None);
     assert_eq!(store.banner_image("tok3.jpg", "/banners/tok3.jpg").await.unwrap(), Some(jpeg.clone()));
     // A banner written over by a scrap update is no longer served.
     let mut changed = store.scrap(org.id, s.id).await.unwrap().unwrap();
     changed.banner = "/uploads/elsewhere.png".into();
-    assert!(store.update_scrap(org.id, &changed, &act(org.id, s.id)).await.unwrap());
+    assert!(store.update_scrap(org.id, &changed, &activity(org.id, s.id, "scrap.updated", t0)).await.unwrap());
     assert_eq!(store.banner_image("tok3.jpg", "/banners/tok3.jpg").await.unwrap(), None);
 
-    assert!(store.set_banner(org.id, s.id, "tok4.png", "/banners/tok4.png", &image, t1).await.unwrap());
+    assert!(
+        store.set_banner(org.id, s.id, "tok4.png", "/banners/tok4.png", &image, t1, &act(org.id, s.id)).await.unwrap()
+    );
     let t2 = t1 + Duration::seconds(5);
-    assert!(store.remove_banner(org.id, s.id, t2).await.unwrap());
+    assert!(store.remove_banner(org.id, s.id, t2, &act(org.id, s.id)).await.unwrap());
     let stored = store.scrap(org.id, s.id).await.unwrap().unwrap();
     assert_eq!((stored.banner.as_str(), stored.updated_at), ("", t2));
     assert_eq!(store.banner_image("tok4.png", "/banners/tok4.png").await.unwrap(), None);
-    assert!(store.remove_banner(org.id, s.id, t2).await.unwrap(), "removing none is no error");
+    assert!(store.remove_banner(org.id, s.id, t2, &act(org.id, s.id)).await.unwrap(), "removing none is no error");
+    let log = store.list_activities(org.id, s.id, 0, 20).await.unwrap();
+    assert_eq!(log.items.iter().filter(|a| a.kind == "banner.changed").count(), 5, "one entry per write: {log:?}");
 
     // Deleting the scrap deletes its image.
-    assert!(store.set_banner(org.id, s.id, "tok5.png", "/banners/tok5.png", &image, t2).await.unwrap());
+    assert!(
+        store.set_banner(org.id, s.id, "tok5.png", "/banners/tok5.png", &image, t2, &act(org.id, s.id)).await.unwrap()
+    );
     assert!(store.delete_scrap(org.id, s.id, &act(org.id, s.id)).await.unwrap());
     assert_eq!(store.banner_image("tok5.png", "/banners/tok5.png").await.unwrap(), None);
-    assert!(!store.set_banner(org.id, s.id, "tok6.png", "/banners/tok6.png", &image, t2).await.unwrap());
+    assert!(
+        !store.set_banner(org.id, s.id, "tok6.png", "/banners/tok6.png", &image, t2, &act(org.id, s.id)).await.unwrap()
+    );
 }
 
 macro_rules! db_tests {

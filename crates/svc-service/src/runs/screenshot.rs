@@ -71,6 +71,7 @@ impl RunService {
             .await
             .map_err(|e| ServiceError::Internal(format!("screenshot decoding stopped: {e}")))?
             .map_err(ServiceError::Internal)?;
-        keep_banner(&*self.store, org, id, clean).await
+        let what = format!("Banner set from a screenshot of the page ({} x {} pixels)", clean.width, clean.height);
+        keep_banner(&*self.store, session, id, clean, what).await
     }
 }

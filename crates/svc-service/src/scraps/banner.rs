@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use rand::Rng;
 use rand::distr::Alphanumeric;
+use svc_domain::activity::Activity;
 use svc_domain::scope::Scope;
 use svc_domain::scrap::Scrap;
 use svc_domain::{OrgId, ScrapId};
@@ -46,14 +47,17 @@ impl BannerService {
             .await
             .map_err(|e| ServiceError::Internal(format!("banner decoding stopped: {e}")))?
             .map_err(|why| ServiceError::validation("file", why))?;
-        keep_banner(&*self.store, session.org(), scrap, clean).await
+        let what =
+            format!("Banner uploaded ({}, {} x {} pixels)", clean.extension.to_uppercase(), clean.width, clean.height);
+        keep_banner(&*self.store, session, scrap, clean, what).await
     }
 
     /// Removes the scrap's banner (`banner` becomes empty); its path stops
     /// serving the image.
     pub async fn remove(&self, session: &Session, scrap: ScrapId) -> Result<Scrap> {
         session.require(&[Scope::ScrapsWrite])?;
-        if !self.store.remove_banner(session.org(), scrap, chrono::Utc::now()).await? {
+        let log = Activity::new(session.org(), scrap, "banner.removed", actor(session), "Banner removed".into());
+        if !self.store.remove_banner(session.org(), scrap, chrono::Utc::now(), &log).await? {
             return Err(ServiceError::NotFound("scrap"));
         }
         self.store.scrap(session.org(), scrap).await?.ok_or(ServiceError::NotFound("scrap"))
@@ -85,14 +89,26 @@ impl BannerService {
     }
 }
 
-/// Stores `image` as the scrap's banner under a new token; the scrap as it
-/// is then.
-pub(crate) async fn keep_banner(store: &dyn Store, org: OrgId, scrap: ScrapId, image: CleanImage) -> Result<Scrap> {
+fn actor(session: &Session) -> String {
+    format!("user:{}", session.user())
+}
+
+/// Stores `image` as the scrap's banner under a new token, logging `what`
+/// (`banner.set`); the scrap as it is then.
+pub(crate) async fn keep_banner(
+    store: &dyn Store,
+    session: &Session,
+    scrap: ScrapId,
+    image: CleanImage,
+    what: String,
+) -> Result<Scrap> {
+    let org = session.org();
+    let log = Activity::new(org, scrap, "banner.set", actor(session), what);
     let token: String = rand::rng().sample_iter(&Alphanumeric).take(TOKEN_LEN).map(char::from).collect();
     let token = format!("{token}.{}", image.extension);
     let path = format!("{BANNER_PATH}{token}");
     let stored = BannerImage { content_type: image.content_type.to_string(), bytes: image.bytes };
-    if !store.set_banner(org, scrap, &token, &path, &stored, chrono::Utc::now()).await? {
+    if !store.set_banner(org, scrap, &token, &path, &stored, chrono::Utc::now(), &log).await? {
         return Err(ServiceError::NotFound("scrap"));
     }
     store.scrap(org, scrap).await?.ok_or(ServiceError::NotFound("scrap"))

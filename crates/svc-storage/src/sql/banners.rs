@@ -4,6 +4,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
+use svc_domain::activity::Activity;
 use svc_domain::{OrgId, ScrapId};
 
 use super::{Dialect, RowsAffected, SqlStore};
@@ -16,8 +17,12 @@ impl<DB: Dialect> BannerStore for SqlStore<DB>
 where
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'q> &'q str: Encode<'q, DB> + ColumnIndex<DB::Row>,
+    for<'q> Option<&'q str>: Encode<'q, DB>,
     for<'q> String: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    for<'q> Option<String>: Encode<'q, DB>,
     for<'q> i64: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    for<'q> Option<i64>: Encode<'q, DB>,
+    for<'q> bool: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
     for<'q> Vec<u8>: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
     str: Type<DB>,
     usize: ColumnIndex<DB::Row>,
@@ -30,6 +35,7 @@ where
         path: &str,
         image: &BannerImage,
         at: DateTime<Utc>,
+        activity: &Activity,
     ) -> Result<bool> {
         let mut tx = self.begin_write().await?;
         let done = sqlx::query("UPDATE scraps SET banner = $3, updated_at = $4 WHERE organization_id = $1 AND id = $2")
@@ -56,11 +62,12 @@ where
         .bind(millis(at))
         .execute(&mut *tx)
         .await?;
+        Self::insert_activity(&mut tx, activity).await?;
         tx.commit().await?;
         Ok(true)
     }
 
-    async fn remove_banner(&self, org: OrgId, scrap: ScrapId, at: DateTime<Utc>) -> Result<bool> {
+    async fn remove_banner(&self, org: OrgId, scrap: ScrapId, at: DateTime<Utc>, activity: &Activity) -> Result<bool> {
         let mut tx = self.begin_write().await?;
         let done = sqlx::query("UPDATE scraps SET banner = '', updated_at = $3 WHERE organization_id = $1 AND id = $2")
             .bind(org.to_string())
@@ -76,6 +83,7 @@ where
             .bind(scrap.to_string())
             .execute(&mut *tx)
             .await?;
+        Self::insert_activity(&mut tx, activity).await?;
         tx.commit().await?;
         Ok(true)
     }

@@ -167,6 +167,13 @@ async fn the_banner_is_uploaded_replaced_by_a_screenshot_and_removed_from_the_sc
     assert!(tab.text().await.contains("The banner was removed."));
     let none: bool = tab.eval("!document.querySelector('img.scrap-banner')").await;
     assert!(none);
+    // Each change is in the activity log.
+    let log: String = tab.eval("document.getElementById('activity').textContent").await;
+    for entry in
+        ["Banner uploaded (PNG, 160 x 90 pixels)", "Banner set from a screenshot of the page", "Banner removed"]
+    {
+        assert!(log.contains(entry), "{entry:?} in {log}");
+    }
     let stored = app.store.scrap(ada.org(), ScrapId::parse(&id).unwrap()).await.unwrap().unwrap();
     assert_eq!(stored.banner, "");
     browser.close().await;
