@@ -108,6 +108,10 @@ pub(crate) const XLSX_TOO_LARGE: Failure = failure(
     "VALIDATION",
     "`format=xlsx` for data a worksheet cannot hold (over 1,048,575 items or 16,384 columns; `field` is `format`)",
 );
+pub(crate) const PAGE_NOT_SHOT: Failure =
+    failure(422, "VALIDATION", "the scrap's page could not be loaded or shot (`field` is `url`; the message says why)");
+pub(crate) const NO_BROWSER_HERE: Failure =
+    failure(503, "UNAVAILABLE", "this server has no browser in its process (`SVC_EMBEDDED_WORKER=false`)");
 pub(crate) const INACTIVE_WEBHOOK: Failure =
     failure(422, "VALIDATION", "the webhook is inactive (`field` is `active`): activate it first");
 
@@ -169,6 +173,9 @@ lists the `code` values it can carry. Lists answer `{data, total, page, perPage}
         routes::scraps::versions,
         routes::scraps::version,
         routes::scraps::restore_version,
+        routes::banners::upload,
+        routes::banners::remove,
+        routes::banners::screenshot,
         routes::site_accounts::get_account,
         routes::site_accounts::put_account,
         routes::site_accounts::delete_account,

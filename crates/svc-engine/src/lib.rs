@@ -24,6 +24,6 @@ pub use directives::Loads;
 pub use isolation::{BrowserSandbox, IsolationReport};
 pub use job::{PageCapture, ReuseKey, RunJob};
 pub use metrics::{BrowserRestart, EngineMetrics};
-pub use port::{Engine, EnginesByScrapper, Warm};
+pub use port::{Engine, EnginesByScrapper, NO_SCREENSHOTS, Screenshot, Warm};
 pub use report::{EngineReport, ScriptResult};
 pub use site::Site;

@@ -23,6 +23,27 @@ pub trait Engine: Send + Sync {
     fn warm(&self) -> Vec<Warm> {
         Vec::new()
     }
+
+    /// Runs `job` as [`Engine::run`] does, under the same isolation, and
+    /// when its script returned data, hands back a screenshot of the page's
+    /// viewport as the script left it (a scrap's banner, "Use a screenshot
+    /// of the page"). An engine without a browser takes none: its report
+    /// says so.
+    async fn screenshot(&self, job: RunJob) -> Screenshot {
+        let _ = job;
+        Screenshot { report: EngineReport::not_run(NO_SCREENSHOTS.into()), png: None }
+    }
+}
+
+/// What an engine without a browser answers to [`Engine::screenshot`].
+pub const NO_SCREENSHOTS: &str = "this engine takes no screenshots: it has no browser";
+
+/// A run whose result is an image: the run's report, and the PNG when the
+/// script returned data and the capture succeeded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Screenshot {
+    pub report: EngineReport,
+    pub png: Option<Vec<u8>>,
 }
 
 /// Something an engine keeps warm for an organization's next runs: a
@@ -63,6 +84,16 @@ impl Engine for EnginesByScrapper {
         match self.engines.get(&job.scrapper) {
             Some(engine) => engine.run(job).await,
             None => EngineReport::not_run(format!("this server has no `{}` engine", job.scrapper)),
+        }
+    }
+
+    async fn screenshot(&self, job: RunJob) -> Screenshot {
+        match self.engines.get(&job.scrapper) {
+            Some(engine) => engine.screenshot(job).await,
+            None => Screenshot {
+                report: EngineReport::not_run(format!("this server has no `{}` engine", job.scrapper)),
+                png: None,
+            },
         }
     }
 }

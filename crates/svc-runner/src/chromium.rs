@@ -119,7 +119,9 @@ enum Wants {
     SpareOrRoom,
 }
 
-/// What `Inner::make_room` ended with.
+/// What `Inner::make_room` ended with. Short-lived, one at a time: not
+/// worth boxing the page.
+#[allow(clippy::large_enum_variant)]
 enum Room {
     /// Room for a new page (or the budget's wait is over).
     Made,
@@ -2008,9 +2010,23 @@ impl Engine for ChromiumEngine {
     }
 
     async fn run(&self, job: RunJob) -> EngineReport {
+        self.run_and_shoot(job, false).await.report
+    }
+
+    async fn screenshot(&self, job: RunJob) -> svc_engine::Screenshot {
+        self.run_and_shoot(job, true).await
+    }
+}
+
+impl ChromiumEngine {
+    /// A run, and with `shoot` a screenshot of its page's viewport after a
+    /// script that returned data, taken before the page is emptied or
+    /// disposed (within `SNAPSHOT_TIMEOUT`, outside the run's time).
+    async fn run_and_shoot(&self, job: RunJob, shoot: bool) -> svc_engine::Screenshot {
         self.inner.pool.note_run_timeout(job.timeout);
         let mut started = Instant::now();
         let room = job.page.room;
+        let unshot = |report: EngineReport| svc_engine::Screenshot { report, png: None };
         let report = |outcome: Outcome, duration: Duration, bytes: u64, snapshot: Option<Value>, html| EngineReport {
             result: outcome.result,
             duration_ms: duration.as_millis() as i64,
@@ -2028,7 +2044,7 @@ impl Engine for ChromiumEngine {
         let confined = match &sites {
             Some(sites) => match self.inner.pool.confined_egress(job.tier, sites.clone()).await {
                 Ok(proxy) => Some(proxy),
-                Err(e) => return report(failed(e), started.elapsed(), 0, None, None),
+                Err(e) => return unshot(report(failed(e), started.elapsed(), 0, None, None)),
             },
             None => None,
         };
@@ -2037,11 +2053,11 @@ impl Engine for ChromiumEngine {
             (None, 0) => None,
             (None, tier) => match self.inner.pool.tier_egress(tier).await {
                 Ok(proxy) => Some(proxy.addr()),
-                Err(e) => return report(failed(e), started.elapsed(), 0, None, None),
+                Err(e) => return unshot(report(failed(e), started.elapsed(), 0, None, None)),
             },
         };
         if let Err(refusal) = net_guard::check(&job.url, &self.inner.allow_private).await {
-            return report(failed(format!("target refused: {refusal}")), started.elapsed(), 0, None, None);
+            return unshot(report(failed(format!("target refused: {refusal}")), started.elapsed(), 0, None, None));
         }
         // A saved scrap's run on tier 0 may run in a page its last run left;
         // a tier's run gets a context of its own (spares are for tier 0).
@@ -2056,7 +2072,7 @@ impl Engine for ChromiumEngine {
         let fonts = Fonts::for_run(job.loads.fonts);
         let launching = Instant::now();
         if let Err(e) = self.inner.pool.started(fonts).await {
-            return report(failed(e), started.elapsed(), 0, None, None);
+            return unshot(report(failed(e), started.elapsed(), 0, None, None));
         }
         started += launching.elapsed();
         let (guarded, outcome, page_sound) = loop {
@@ -2067,10 +2083,10 @@ impl Engine for ChromiumEngine {
             };
             let mut guarded = match tokio::time::timeout(job.timeout.saturating_sub(started.elapsed()), guarded).await {
                 Ok(Ok(guarded)) => guarded,
-                Ok(Err(e)) => return report(failed(e), started.elapsed(), 0, None, None),
+                Ok(Err(e)) => return unshot(report(failed(e), started.elapsed(), 0, None, None)),
                 Err(_) => {
                     let message = format!("timed out after {} s while opening the page", job.timeout.as_secs());
-                    return report(failed(message), started.elapsed(), 0, None, None);
+                    return unshot(report(failed(message), started.elapsed(), 0, None, None));
                 }
             };
             guarded.warm.count_run();
@@ -2135,6 +2151,13 @@ impl Engine for ChromiumEngine {
             (_, true) => tokio::time::timeout(SNAPSHOT_TIMEOUT, page_html(&guarded.page)).await.ok().flatten(),
         };
         let bytes = guarded.bytes.total();
+        let png = match &outcome.result {
+            ScriptResult::Data { .. } if shoot => {
+                let params = ScreenshotParams::builder().format(CaptureScreenshotFormat::Png).build();
+                tokio::time::timeout(SNAPSHOT_TIMEOUT, guarded.page.screenshot(params)).await.ok().and_then(Result::ok)
+            }
+            _ => None,
+        };
         // A run with a site login that returned items leaves its session.
         let session = match &outcome.result {
             ScriptResult::Data { length, .. } if *length > 0 && job.account.is_some() => {
@@ -2163,6 +2186,6 @@ impl Engine for ChromiumEngine {
             inner.refill();
             inner.disposing.fetch_sub(1, Ordering::SeqCst);
         });
-        EngineReport { session, ..report(outcome, duration, bytes, snap, html) }
+        svc_engine::Screenshot { report: EngineReport { session, ..report(outcome, duration, bytes, snap, html) }, png }
     }
 }

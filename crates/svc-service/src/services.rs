@@ -106,6 +106,8 @@ pub struct Services {
     pub scraps: ScrapService,
     /// Scraps' site logins and saved sessions (logged-in scraping).
     pub site_accounts: SiteAccountService,
+    /// Scraps' banner images: upload, removal, serving.
+    pub banners: crate::scraps::banner::BannerService,
     pub keys: KeyService,
     /// Members, roles, invitations; moving between organizations.
     pub members: MemberService,
@@ -199,6 +201,7 @@ impl Services {
                 audit.clone(),
             ),
             site_accounts: SiteAccountService::new(store.clone()),
+            banners: crate::scraps::banner::BannerService::new(store.clone()),
             members: MemberService::new(
                 store.clone(),
                 sessions.clone(),

@@ -1004,6 +1004,44 @@ pub trait FeedStore: Send + Sync {
     async fn recent_successes(&self, org: OrgId, scrap: ScrapId, limit: i64) -> Result<Vec<RunSummary>>;
 }
 
+/// A banner image as stored: svc's re-encoding of what was uploaded or
+/// captured, and its media type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BannerImage {
+    /// `image/png`, `image/jpeg` or `image/webp`.
+    pub content_type: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Scraps' banner images (`scrap_banners`), in the database so that every
+/// node serves them. Each is found by its token, the last segment of the
+/// path the scrap's `banner` holds.
+#[async_trait]
+pub trait BannerStore: Send + Sync {
+    /// Makes `image` the banner of scrap `scrap` of `org` under `token`
+    /// (replacing its previous image), sets the scrap's `banner` to `path`
+    /// and `updated_at` to `at`, and writes `activity`, in one transaction;
+    /// false (nothing written) when `org` has no such scrap.
+    #[allow(clippy::too_many_arguments)]
+    async fn set_banner(
+        &self,
+        org: OrgId,
+        scrap: ScrapId,
+        token: &str,
+        path: &str,
+        image: &BannerImage,
+        at: DateTime<Utc>,
+        activity: &Activity,
+    ) -> Result<bool>;
+    /// Deletes the scrap's banner image, empties its `banner` and writes
+    /// `activity`, in one transaction; false when `org` has no such scrap.
+    async fn remove_banner(&self, org: OrgId, scrap: ScrapId, at: DateTime<Utc>, activity: &Activity) -> Result<bool>;
+    /// The image under `token`, while `path` is its scrap's `banner`: a
+    /// lookup before authentication (the token is the credential), across
+    /// organizations.
+    async fn banner_image(&self, token: &str, path: &str) -> Result<Option<BannerImage>>;
+}
+
 /// What `MemberStore::set_role` and `MemberStore::remove_member` did.
 #[derive(Clone, Debug, PartialEq)]
 pub enum MemberChange {
@@ -1133,6 +1171,7 @@ pub trait Store:
     + SecretStore
     + SiteAccountStore
     + FeedStore
+    + BannerStore
     + OpsStore
     + AuditStore
     + RetentionStore

@@ -40,10 +40,10 @@ use svc_domain::{HistoryId, InviteId, KeyId, ObjectId, OrgId, ScrapId, SessionId
 use svc_storage::key_check::key_check_opens;
 use svc_storage::testing::TestDb;
 use svc_storage::{
-    AddressSeen, AppliedFix, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, Joined, MemberChange,
-    Nearby, NewAccount, Page, PlanRenewal, PlannedTick, ProposalDecision, QueueState, RenewalOutcome, RunNeighbours,
-    RunStreak, ScrapFilter, Store, StoreError, StoredFeedToken, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan,
-    TickPlanner, TierNote,
+    AddressSeen, AppliedFix, BannerImage, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, Joined,
+    MemberChange, Nearby, NewAccount, Page, PlanRenewal, PlannedTick, ProposalDecision, QueueState, RenewalOutcome,
+    RunNeighbours, RunStreak, ScrapFilter, Store, StoreError, StoredFeedToken, TaskEnd, TaskFinish, TickAction,
+    TickOutcome, TickPlan, TickPlanner, TierNote,
 };
 use svc_storage::{MasterKey, Sealer};
 
@@ -3853,6 +3853,81 @@ async fn recent_successes_newest_first_of_one_scrap(store: Arc<dyn Store>) {
     assert!(store.recent_successes(other_org.id, s.id, 10).await.unwrap().is_empty(), "another organization");
 }
 
+async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let (other_org, other_user) = account(&store, "eve@example.com").await;
+    let t0 = now();
+    let s = scrap(&user, "with a banner", t0);
+    insert_scrap(&store, &s).await;
+    let theirs = scrap(&other_user, "theirs", t0);
+    insert_scrap(&store, &theirs).await;
+    // Bytes that are not UTF-8, as an image's are.
+    let image = BannerImage { content_type: "image/png".into(), bytes: vec![0x89, b'P', b'N', b'G', 0, 0xFF, 0xFE, 7] };
+    let t1 = t0 + Duration::seconds(5);
+    let act = |org: OrgId, scrap: ScrapId| activity(org, scrap, "banner.changed", t0);
+
+    assert!(
+        store.set_banner(org.id, s.id, "tok1.png", "/banners/tok1.png", &image, t1, &act(org.id, s.id)).await.unwrap()
+    );
+    let stored = store.scrap(org.id, s.id).await.unwrap().unwrap();
+    assert_eq!((stored.banner.as_str(), stored.updated_at), ("/banners/tok1.png", t1));
+    assert_eq!(store.banner_image("tok1.png", "/banners/tok1.png").await.unwrap(), Some(image.clone()));
+    assert_eq!(store.banner_image("tok1.png", "/banners/other.png").await.unwrap(), None, "only at its own path");
+    assert_eq!(store.banner_image("nope.png", "/banners/nope.png").await.unwrap(), None);
+
+    // Another organization: nothing written, nothing removed.
+    assert!(
+        !store
+            .set_banner(other_org.id, s.id, "tok2.png", "/banners/tok2.png", &image, t1, &act(org.id, s.id))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .set_banner(org.id, theirs.id, "tok2.png", "/banners/tok2.png", &image, t1, &act(org.id, s.id))
+            .await
+            .unwrap()
+    );
+    assert!(!store.remove_banner(other_org.id, s.id, t1, &act(other_org.id, s.id)).await.unwrap());
+    assert_eq!(store.banner_image("tok2.png", "/banners/tok2.png").await.unwrap(), None);
+    assert_eq!(store.scrap(other_org.id, theirs.id).await.unwrap().unwrap().banner, "");
+
+    // A new image replaces the old one under a new token.
+    let jpeg = BannerImage { content_type: "image/jpeg".into(), bytes: vec![0xFF, 0xD8, 0xFF, 0xD9] };
+    assert!(
+        store.set_banner(org.id, s.id, "tok3.jpg", "/banners/tok3.jpg", &jpeg, t1, &act(org.id, s.id)).await.unwrap()
+    );
+    assert_eq!(store.banner_image("tok1.png", "/banners/tok1.png").await.unwrap(), None);
+    assert_eq!(store.banner_image("tok3.jpg", "/banners/tok3.jpg").await.unwrap(), Some(jpeg.clone()));
+    // A banner written over by a scrap update is no longer served.
+    let mut changed = store.scrap(org.id, s.id).await.unwrap().unwrap();
+    changed.banner = "/uploads/elsewhere.png".into();
+    assert!(store.update_scrap(org.id, &changed, &activity(org.id, s.id, "scrap.updated", t0)).await.unwrap());
+    assert_eq!(store.banner_image("tok3.jpg", "/banners/tok3.jpg").await.unwrap(), None);
+
+    assert!(
+        store.set_banner(org.id, s.id, "tok4.png", "/banners/tok4.png", &image, t1, &act(org.id, s.id)).await.unwrap()
+    );
+    let t2 = t1 + Duration::seconds(5);
+    assert!(store.remove_banner(org.id, s.id, t2, &act(org.id, s.id)).await.unwrap());
+    let stored = store.scrap(org.id, s.id).await.unwrap().unwrap();
+    assert_eq!((stored.banner.as_str(), stored.updated_at), ("", t2));
+    assert_eq!(store.banner_image("tok4.png", "/banners/tok4.png").await.unwrap(), None);
+    assert!(store.remove_banner(org.id, s.id, t2, &act(org.id, s.id)).await.unwrap(), "removing none is no error");
+    let log = store.list_activities(org.id, s.id, 0, 20).await.unwrap();
+    assert_eq!(log.items.iter().filter(|a| a.kind == "banner.changed").count(), 5, "one entry per write: {log:?}");
+
+    // Deleting the scrap deletes its image.
+    assert!(
+        store.set_banner(org.id, s.id, "tok5.png", "/banners/tok5.png", &image, t2, &act(org.id, s.id)).await.unwrap()
+    );
+    assert!(store.delete_scrap(org.id, s.id, &act(org.id, s.id)).await.unwrap());
+    assert_eq!(store.banner_image("tok5.png", "/banners/tok5.png").await.unwrap(), None);
+    assert!(
+        !store.set_banner(org.id, s.id, "tok6.png", "/banners/tok6.png", &image, t2, &act(org.id, s.id)).await.unwrap()
+    );
+}
+
 macro_rules! db_tests {
     ($($name:ident),+ $(,)?) => {
         mod sqlite_db {
@@ -4390,6 +4465,7 @@ async fn history_age_limit_keeps_pending_runs_and_the_latest_success(store: Arc<
 }
 
 storage_tests!(
+    banners_are_scoped_served_by_token_and_go_with_their_scrap,
     accounts_round_trip,
     recent_successes_newest_first_of_one_scrap,
     members_roles_and_the_last_owner,

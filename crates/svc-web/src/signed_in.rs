@@ -142,3 +142,59 @@ impl<T: DeserializeOwned + Send> FromRequest<Arc<Services>> for AnonymousForm<T>
         }
     }
 }
+
+/// A `multipart/form-data` form with one file (the banner upload), held to
+/// [`SignedForm`]'s checks: svc's origin, a signed-in user, and the
+/// session's token in its `csrf` part (which must come before the file, as
+/// the page's form sends it). `file` is the bytes of its `file` part (empty
+/// when none was chosen).
+pub struct SignedUpload {
+    pub user: SignedIn,
+    pub file: Vec<u8>,
+}
+
+impl FromRequest<Arc<Services>> for SignedUpload {
+    type Rejection = PageError;
+
+    async fn from_request(request: Request, services: &Arc<Services>) -> Result<Self, PageError> {
+        let (parts, body) = request.into_parts();
+        if !browser_session::same_origin(&parts.headers, services.public_url()) {
+            return Err(PageError::CsrfRefused);
+        }
+        let (token, session) = session_of(&parts, services).await?;
+        let unreadable = |e: axum::extract::multipart::MultipartError| {
+            if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                PageError::Refused {
+                    status: axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+                    heading: "Image too large",
+                    message: "A banner is at most 2 MiB.".into(),
+                }
+            } else {
+                PageError::BadRequest(format!("the form could not be read: {}", e.body_text()))
+            }
+        };
+        let mut form = axum::extract::Multipart::from_request(Request::from_parts(parts, body), services)
+            .await
+            .map_err(|e| PageError::BadRequest(format!("the form could not be read: {}", e.body_text())))?;
+        let (mut csrf, mut file) = (String::new(), Vec::new());
+        while let Some(field) = form.next_field().await.map_err(unreadable)? {
+            match field.name() {
+                Some("csrf") => csrf = field.text().await.map_err(unreadable)?,
+                Some("file") => {
+                    if !services.auth.csrf_valid(&token, &csrf) {
+                        return Err(PageError::CsrfRefused);
+                    }
+                    file = field.bytes().await.map_err(unreadable)?.to_vec();
+                }
+                _ => {}
+            }
+        }
+        if !services.auth.csrf_valid(&token, &csrf) {
+            return Err(PageError::CsrfRefused);
+        }
+        let (user, organization) = services.accounts.me(&session).await?;
+        let public_url = services.public_url().to_string();
+        let user = SignedIn { csrf: services.auth.csrf_token(&token), session, user, organization, public_url };
+        Ok(SignedUpload { user, file })
+    }
+}

@@ -8,6 +8,7 @@
 pub(crate) mod accounts;
 pub(crate) mod ai;
 pub(crate) mod announcements;
+pub(crate) mod banners;
 pub(crate) mod channels;
 pub(crate) mod history;
 mod home;
@@ -77,8 +78,8 @@ pub(crate) fn table() -> Vec<RestRoute> {
     use Scope::{HistoryRead, MailAnnounce, ScrapsRead, ScrapsRun};
     use openapi::{
         AI_NOT_CONFIGURED, ALREADY_CURRENT, BAD_CREDENTIALS, CHANNEL_EXISTS, EMAIL_OFF, EMAIL_TAKEN, INACTIVE_WEBHOOK,
-        INSUFFICIENT_BALANCE, NOT_IN_KEY_SCOPE, NOT_ORG_ADMIN, NOT_PLATFORM_ADMIN, PLAN_REQUIRED, RATE_LIMITED,
-        SIGNUP_CLOSED, UNKNOWN_SCRAP_FILTER, XLSX_TOO_LARGE,
+        INSUFFICIENT_BALANCE, NO_BROWSER_HERE, NOT_IN_KEY_SCOPE, NOT_ORG_ADMIN, NOT_PLATFORM_ADMIN, PAGE_NOT_SHOT,
+        PLAN_REQUIRED, RATE_LIMITED, SIGNUP_CLOSED, UNKNOWN_SCRAP_FILTER, XLSX_TOO_LARGE,
     };
     use openapi::{ALREADY_MEMBER, INVITE_ELSEWHERE, INVITE_GONE, LAST_OWNER, NOT_A_MEMBER, ROLE_REFUSED};
     const RUN: &[Failure] = &[NOT_IN_KEY_SCOPE, ROLE_REFUSED, INSUFFICIENT_BALANCE, RATE_LIMITED];
@@ -120,6 +121,15 @@ pub(crate) fn table() -> Vec<RestRoute> {
         at(M::PUT, "/api/scraps/{id}/account", Session, site_accounts::put_account).failing(ROLE),
         at(M::DELETE, "/api/scraps/{id}/account", Session, site_accounts::delete_account).failing(ROLE),
         at(M::DELETE, "/api/scraps/{id}/session", Session, site_accounts::delete_session).failing(ROLE),
+        at(M::POST, "/api/scraps/{id}/banner", Session, banners::upload).failing(ROLE),
+        at(M::DELETE, "/api/scraps/{id}/banner", Session, banners::remove).failing(ROLE),
+        at(M::POST, "/api/scraps/{id}/banner/screenshot", Session, banners::screenshot).failing(&[
+            ROLE_REFUSED,
+            INSUFFICIENT_BALANCE,
+            RATE_LIMITED,
+            PAGE_NOT_SHOT,
+            NO_BROWSER_HERE,
+        ]),
         at(M::GET, "/api/scraps/{id}/versions", Key(ScrapsRead), scraps::versions).failing(&[NOT_IN_KEY_SCOPE]),
         at(M::GET, "/api/scraps/{id}/versions/{version}", Key(ScrapsRead), scraps::version)
             .failing(&[NOT_IN_KEY_SCOPE]),

@@ -11,6 +11,7 @@ mod ai_fix;
 mod ai_tasks;
 mod audit;
 mod bad_input;
+pub mod banners;
 mod channels;
 mod clients;
 mod crawl;

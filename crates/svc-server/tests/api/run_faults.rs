@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use common::{Account, TestApp, assert_error, fixture};
 use futures::future::join_all;

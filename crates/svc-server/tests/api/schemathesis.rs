@@ -146,10 +146,10 @@ parameters = {{ "query.wait" = 0 }}
 # http(s) URL, email addresses, a channel URL in Apprise's syntax, unique parameter keys, a proxy tier the
 # operator configured, a key expiry within two years, scrap ids of the
 # caller's organization, a `param` naming one of the scrap's parameter
-# sets, the account's current password. Schema-valid data may get their 422 `VALIDATION`; everything else
+# sets, the account's current password, a banner's bytes that decode as a PNG, JPEG or WebP. Schema-valid data may get their 422 `VALIDATION`; everything else
 # about them is checked as for every operation.
 [[operations]]
-include-operation-id = ["createScrap", "updateScrap", "updateScrapPatch", "createKey", "createWebhook", "createChannel", "updateWebhook", "updateWebhookPatch", "triggerRun", "loadRun", "aiWizard", "aiGenerate", "changePassword"]
+include-operation-id = ["createScrap", "updateScrap", "updateScrapPatch", "createKey", "createWebhook", "createChannel", "updateWebhook", "updateWebhookPatch", "triggerRun", "loadRun", "aiWizard", "aiGenerate", "changePassword", "uploadBanner"]
 [operations.checks.positive_data_acceptance]
 expected-statuses = ["2xx", "401", "403", "404", "409", "422", "429"]
 
@@ -176,6 +176,13 @@ parameters = {{ "path.id" = {doomed_hook} }}
 # another log-in's (schemathesis finds the caller's own id in the list).
 [[operations]]
 include-operation-id = ["logout", "endAllSessions"]
+enabled = false
+
+# A screenshot needs a browser in the process, which this app has not (503
+# `UNAVAILABLE`, as documented); the api suite's banners:: test takes one
+# with Chromium.
+[[operations]]
+include-operation-id = "screenshotBanner"
 enabled = false
 
 [[operations]]

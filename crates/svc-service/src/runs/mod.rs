@@ -11,6 +11,7 @@ pub mod history;
 pub mod outcome;
 mod progress;
 mod queue;
+mod screenshot;
 pub mod slots;
 mod test_run;
 mod trigger;

@@ -68,7 +68,7 @@ impl RunSlots {
     }
 }
 
-/// An engine whose every run first takes one of `slots`.
+/// An engine whose every run (and screenshot) first takes one of `slots`.
 pub struct SlottedEngine {
     engine: Arc<dyn Engine>,
     slots: RunSlots,
@@ -89,6 +89,11 @@ impl Engine for SlottedEngine {
     async fn run(&self, job: RunJob) -> EngineReport {
         let _slot = self.slots.wait_for_one().await;
         self.engine.run(job).await
+    }
+
+    async fn screenshot(&self, job: RunJob) -> svc_engine::Screenshot {
+        let _slot = self.slots.wait_for_one().await;
+        self.engine.screenshot(job).await
     }
 }
 

@@ -18,6 +18,7 @@
 mod accounts;
 mod activities;
 mod audit;
+mod banners;
 mod channels;
 mod columns;
 mod emails;
@@ -99,6 +100,7 @@ where
     for<'q> i64: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
     for<'q> Option<i64>: Encode<'q, DB>,
     for<'q> bool: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    for<'q> Vec<u8>: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
     str: Type<DB>,
     usize: ColumnIndex<DB::Row>,
 {

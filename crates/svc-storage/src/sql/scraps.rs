@@ -97,6 +97,7 @@ where
             "DELETE FROM site_sessions WHERE organization_id = $1 AND scrap_id = $2",
             "DELETE FROM engine_memory WHERE organization_id = $1 AND scrap_id = $2",
             "DELETE FROM scrap_feeds WHERE organization_id = $1 AND scrap_id = $2",
+            "DELETE FROM scrap_banners WHERE organization_id = $1 AND scrap_id = $2",
         ] {
             sqlx::query(table).bind(org.to_string()).bind(scrap.to_string()).execute(&mut *tx).await?;
         }

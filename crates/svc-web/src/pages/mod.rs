@@ -3,6 +3,7 @@
 mod admin;
 mod audit_log;
 mod auth;
+mod banner;
 mod channels;
 mod feed;
 mod fix_review;
@@ -47,6 +48,9 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/scraps/{scrap}", get(scrap_page::page))
         .route("/scraps/{scrap}/run", post(scrap_page::run))
         .route("/scraps/{scrap}/delete", post(scrap_page::delete))
+        .route("/scraps/{scrap}/banner", post(banner::upload))
+        .route("/scraps/{scrap}/banner/screenshot", post(banner::screenshot))
+        .route("/scraps/{scrap}/banner/remove", post(banner::remove))
         .route("/scraps/{scrap}/versions", get(script_versions::page))
         .route("/scraps/{scrap}/versions/{version}/restore", post(script_versions::restore))
         .route("/scraps/{scrap}/ai-fix", get(fix_review::page))
@@ -90,6 +94,7 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/admin", get(admin::page))
         .route("/admin/announcements", post(admin::announce))
         .route("/unsubscribe", get(unsubscribe::page).post(unsubscribe::one_click))
+        .route("/banners/{token}", get(banner::image))
         .route("/assets/app.css", get(assets::css))
         .route("/assets/app.js", get(assets::js))
         .layer(axum::middleware::map_response(page_headers))

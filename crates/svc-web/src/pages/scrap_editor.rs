@@ -185,8 +185,8 @@ impl ScrapForm {
         rows
     }
 
-    /// The fields this editor writes (the not-yet-active ones, proxy tier
-    /// and banner, are left as stored).
+    /// The fields this editor writes (the banner, set on the scrap's page,
+    /// is left as stored).
     fn changes(&self) -> Result<ScrapChanges, ServiceError> {
         let containers =
             self.containers.split(',').map(str::trim).filter(|c| !c.is_empty()).map(str::to_string).collect();
@@ -220,8 +220,6 @@ struct EditorPage {
     chrome: Chrome,
     /// `None` for a new scrap.
     scrap_id: Option<String>,
-    /// The stored values of the fields that are not yet active.
-    inactive: Inactive,
     form: ScrapForm,
     params: Vec<ParamRow>,
     errors: FieldErrors,
@@ -268,20 +266,6 @@ impl EditorPage {
             Some(id) => format!("/scraps/{id}/edit"),
             None => "/scraps/new".into(),
         }
-    }
-}
-
-/// The stored values of the fields that have no behaviour yet: shown,
-/// never written by this editor (README, "Scrap fields that are not yet active").
-#[derive(Default)]
-struct Inactive {
-    banner: String,
-}
-
-impl Inactive {
-    fn of(scrap: Option<&Scrap>) -> Inactive {
-        let Some(s) = scrap else { return Inactive::default() };
-        Inactive { banner: s.banner.clone() }
     }
 }
 
@@ -357,7 +341,6 @@ fn editor(
         scrap_id: scrap_id.map(|id| id.to_string()),
         params: form.rows(),
         preview: preview(services, &form.cron, &form.cron_timezone),
-        inactive: Inactive::of(stored.as_ref()),
         form,
         errors,
         time_zones: time_zones(),

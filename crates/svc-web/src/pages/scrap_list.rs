@@ -44,6 +44,8 @@ pub(crate) struct Row {
     /// Items of the last finished run.
     pub items: Option<i64>,
     pub when: Option<Moment>,
+    /// The path of the scrap's banner image, when svc serves one.
+    pub banner: Option<String>,
 }
 
 /// A scrap's engine as the list says it.
@@ -111,6 +113,7 @@ pub(crate) async fn page(
                 chip: run.as_ref().map(|r| run_status::chip(r.status_detail)).unwrap_or(run_status::NEVER),
                 items: run.as_ref().filter(|r| r.status_detail.is_some()).map(|r| r.length),
                 when: run.as_ref().map(|r| moment(r.finished_at.unwrap_or(r.created_at), now)),
+                banner: crate::present::banner::shown(&scrap.banner),
                 title: scrap.title,
                 url: scrap.url,
             }

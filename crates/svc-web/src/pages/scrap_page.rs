@@ -24,6 +24,7 @@ use crate::pages::pager::Pager;
 use crate::pages::render;
 use crate::path_id::PathId;
 use crate::present::data_table::DataTable;
+use crate::present::run_chart::{self, CHART_RUNS, ChartRun};
 use crate::present::run_status::{self, Chip};
 use crate::present::when::{Moment, duration_ms, moment, moment_in};
 use crate::present::{activity, schedule_words};
@@ -49,6 +50,9 @@ pub(crate) struct ScrapParams {
     /// `rotated`: the feed's address was just replaced.
     #[serde(default)]
     feed: Option<String>,
+    /// `set` or `removed`: the banner just changed.
+    #[serde(default)]
+    banner: Option<String>,
 }
 
 /// A run in a list.
@@ -135,6 +139,12 @@ struct ScrapPage {
     feed: FeedAddress,
     /// Its address was just replaced.
     feed_rotated: bool,
+    /// The chart of the last runs (inline SVG) and its text alternative.
+    chart: Option<(String, String)>,
+    /// The path of the scrap's banner image, when svc serves one.
+    banner: Option<String>,
+    /// `set`, `removed` or empty: what just happened to the banner.
+    banner_notice: &'static str,
 }
 
 /// One email of the scrap as the page lists it.
@@ -178,6 +188,10 @@ pub(crate) async fn page(
     let emails = services.scraps.emails(&user.session, id, EMAILS_SHOWN).await?;
     let awaiting = services.ai.awaiting_approval(&principal, id).await?;
     let feed = services.feeds.address_of(&user.session, id).await?;
+    let recent = services
+        .history
+        .list(&principal, Some(id), PageRequest::new(Some(1), Some(CHART_RUNS as i64)).unwrap_or_default())
+        .await?;
 
     let now = Utc::now();
     let tz = scrap.cron_timezone.parse().unwrap_or(chrono_tz::UTC);
@@ -231,6 +245,8 @@ pub(crate) async fn page(
             run_href: r.email.history_id.map(|h| run_href(id, h)),
         })
         .collect();
+    let chart_runs = chart_runs(recent.items.iter().map(|v| &v.row));
+    let chart = run_chart::svg(&chart_runs, "run-chart").map(|svg| (svg, run_chart::summary(&chart_runs)));
     let sid = id.to_string();
     let runs_pager = Pager::new(runs_page, RUNS_PER_PAGE, runs.total, |p| page_link(&sid, p, log_page, "run-history"))
         .labelled("Pages of the run history");
@@ -257,11 +273,35 @@ pub(crate) async fn page(
         awaiting,
         feed,
         feed_rotated: params.feed.as_deref() == Some("rotated"),
+        chart,
+        banner: crate::present::banner::shown(&scrap.banner),
+        banner_notice: match params.banner.as_deref() {
+            Some("set") => "set",
+            Some("removed") => "removed",
+            _ => "",
+        },
         url_is_link,
         title: scrap.title,
         url: scrap.url,
         description: scrap.description,
     })
+}
+
+/// The finished runs among `newest_first`, oldest first, as the chart
+/// shows them.
+fn chart_runs<'a>(newest_first: impl Iterator<Item = &'a HistoryRow>) -> Vec<ChartRun> {
+    let mut runs: Vec<ChartRun> = newest_first
+        .filter(|row| row.status_detail.is_some())
+        .map(|row| ChartRun {
+            when: row.created_at.format("%Y-%m-%d %H:%M UTC").to_string(),
+            items: row.length,
+            duration_ms: row.time_ms,
+            failed: row.status() == Some(false),
+            outcome: run_status::chip(row.status_detail).label.to_string(),
+        })
+        .collect();
+    runs.reverse();
+    runs
 }
 
 /// Run now without the script: trigger, then back to the scrap page.

@@ -4,11 +4,13 @@
 pub mod activity;
 pub mod actor;
 pub mod audit;
+pub mod banner;
 pub mod data_table;
 pub mod delivery_state;
 pub mod device;
 pub mod feed_xml;
 pub mod plans;
+pub mod run_chart;
 pub mod run_pages;
 pub mod run_status;
 pub mod schedule_words;

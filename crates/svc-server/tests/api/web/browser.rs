@@ -205,6 +205,18 @@ impl Tab {
         self.page.execute(params).await.unwrap();
     }
 
+    /// Chooses the file at `path` in the file input `selector`, as a person
+    /// picking it in the file dialog would.
+    pub async fn choose_file(&self, selector: &str, path: &std::path::Path) {
+        let input = self.page.find_element(selector).await.unwrap();
+        let params = chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams::builder()
+            .files(vec![path.display().to_string()])
+            .backend_node_id(input.backend_node_id)
+            .build()
+            .unwrap();
+        self.page.execute(params).await.unwrap();
+    }
+
     /// Sets `prefers-color-scheme`.
     pub async fn color_scheme(&self, dark: bool) {
         let feature = MediaFeature::new("prefers-color-scheme", if dark { "dark" } else { "light" });

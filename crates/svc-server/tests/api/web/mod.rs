@@ -6,6 +6,7 @@ pub mod browser;
 
 mod ai_editor;
 mod audit_log;
+mod banner_trends;
 mod channels;
 mod crawl_pages;
 mod developers;

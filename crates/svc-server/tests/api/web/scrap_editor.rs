@@ -97,12 +97,13 @@ async fn write_a_scrap_with_a_bad_cron_fix_it_test_run_and_save() {
     assert_eq!(scrap.params.len(), 1);
     assert_eq!(scrap.params[0].value, serde_json::json!({"page": 1}));
 
-    // The editor shows what is stored; the inactive settings are there, disabled.
+    // The editor shows what is stored, and where the banner is set.
     tab.open(&format!("/scraps/{}/edit", scrap.id)).await;
     assert_eq!(tab.value("Title").await, "Shop items");
     assert_eq!(tab.value("Schedule (cron)").await, "*/15 * * * *");
-    let inactive: bool = tab.eval("document.querySelector('fieldset.inactive').disabled").await;
-    assert!(inactive);
+    let banner_link: String = tab.eval("document.querySelector('.banner-note a').getAttribute('href')").await;
+    assert_eq!(banner_link, format!("/scraps/{}#banner", scrap.id));
+    assert!(tab.eval::<bool>("!document.querySelector('fieldset.inactive')").await, "no inactive settings left");
     assert!(tab.text().await.contains("Email is off on this server"), "email settings say when email is off");
     tab.screenshots("scrap-edit").await;
     tab.fill("Title", "").await;
