@@ -956,6 +956,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scraps/{id}/banner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a scrap's banner
+         * @description A `multipart/form-data` body with one part, `file`: a PNG, JPEG or WebP
+         *     image (the whole body at most 2 MiB). The image is decoded and encoded
+         *     again, without its metadata (EXIF and the like); anything else is
+         *     refused with 422. The scrap's `banner` becomes the path that serves the
+         *     image (`/banners/TOKEN.EXT`, readable without a credential: the token is
+         *     random and new with each image).
+         *
+         *     **Auth:** A web session only (JWT or the web app's cookie): an API key gets 401.
+         */
+        post: operations["uploadBanner"];
+        /**
+         * Remove a scrap's banner
+         * @description The scrap's `banner` becomes empty and its former path stops serving the image.
+         *
+         *     **Auth:** A web session only (JWT or the web app's cookie): an API key gets 401.
+         */
+        delete: operations["deleteBanner"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scraps/{id}/banner/screenshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Use a screenshot of the scrap's page as its banner
+         * @description The scrap's URL is loaded by the browser engine of the server that
+         *     answers, under the same isolation as a run (no site login, a context of
+         *     its own), and a PNG of the viewport becomes the banner. Charged like a
+         *     test run; nothing is added to the run history. A page that cannot be
+         *     loaded is refused with 422 on `url`, saying why.
+         *
+         *     **Auth:** A web session only (JWT or the web app's cookie): an API key gets 401.
+         */
+        post: operations["screenshotBanner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scraps/{id}/data": {
         parameters: {
             query?: never;
@@ -1180,6 +1239,14 @@ export interface components {
              *     `session`, `organization`, `scrap` or `version`.
              */
             targetType: string;
+        };
+        /** @description The upload form: one part, `file`. */
+        BannerUpload: {
+            /**
+             * Format: binary
+             * @description The image: PNG, JPEG or WebP, at most 2 MiB.
+             */
+            file: string;
         };
         /** @description The body of `POST /api/developers/channels`. `name` (1-40 of a-z 0-9 - _) is how scraps refer to it (`alert: "channel:NAME"`); `url` is a channel URL in Apprise's syntax: `slack://A/B/C`, `discord://ID/TOKEN`, `workflows://HOST/WORKFLOW/SIGNATURE` (Microsoft Teams), `tgram://BOT_TOKEN/CHAT_ID`, `ntfy://TOPIC`, `ntfys://HOST/TOPIC`, `mmosts://HOST/TOKEN`, `jsons://HOST/PATH`. */
         ChannelBody: {
@@ -7401,6 +7468,347 @@ export interface operations {
             };
             /**
              * @description - `UNAVAILABLE`: the database is unreachable (`Retry-After`)
+             *     - `TIMEOUT`: svc did not answer by the request's deadline
+             */
+            503: {
+                headers: {
+                    /** @description with `UNAVAILABLE`: seconds to wait */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    uploadBanner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the scrap's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["BannerUpload"];
+            };
+        };
+        responses: {
+            /** @description the scrap with its new banner */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScrapView"];
+                };
+            };
+            /** @description - `INVALID_JSON`: the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `UNAUTHORIZED`: no credential, or one that is malformed, unknown, revoked or expired
+             *     - `UNAUTHORIZED`: the credential is an API key: this route takes a web session only
+             */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `FORBIDDEN`: authenticated by the session cookie without svc's `Origin` and the session's CSRF token in `X-CSRF-Token`
+             *     - `FORBIDDEN`: the caller's role in the organization may not do this (the description names it)
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `NOT_FOUND`: no such resource in the caller's organization (another organization's is not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `REQUEST_TIMEOUT`: the body was still arriving at the request's deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `PAYLOAD_TOO_LARGE`: the body is larger than 2 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `UNSUPPORTED_MEDIA_TYPE`: the body is not sent as `Content-Type: application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `VALIDATION`: a path id is not 24 hexadecimal characters (`field` names it)
+             *     - `VALIDATION`: a body field is missing, unknown or invalid (`field` names it)
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `INTERNAL`: svc failed; the `x-request-id` header identifies the request in its logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `UNAVAILABLE`: the database is unreachable (`Retry-After`)
+             *     - `TIMEOUT`: svc did not answer by the request's deadline
+             */
+            503: {
+                headers: {
+                    /** @description with `UNAVAILABLE`: seconds to wait */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteBanner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the scrap's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the scrap without a banner */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScrapView"];
+                };
+            };
+            /**
+             * @description - `UNAUTHORIZED`: no credential, or one that is malformed, unknown, revoked or expired
+             *     - `UNAUTHORIZED`: the credential is an API key: this route takes a web session only
+             */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `FORBIDDEN`: authenticated by the session cookie without svc's `Origin` and the session's CSRF token in `X-CSRF-Token`
+             *     - `FORBIDDEN`: the caller's role in the organization may not do this (the description names it)
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `NOT_FOUND`: no such resource in the caller's organization (another organization's is not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `VALIDATION`: a path id is not 24 hexadecimal characters (`field` names it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `INTERNAL`: svc failed; the `x-request-id` header identifies the request in its logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `UNAVAILABLE`: the database is unreachable (`Retry-After`)
+             *     - `TIMEOUT`: svc did not answer by the request's deadline
+             */
+            503: {
+                headers: {
+                    /** @description with `UNAVAILABLE`: seconds to wait */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    screenshotBanner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the scrap's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the scrap with a screenshot of its page as banner */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScrapView"];
+                };
+            };
+            /**
+             * @description - `UNAUTHORIZED`: no credential, or one that is malformed, unknown, revoked or expired
+             *     - `UNAUTHORIZED`: the credential is an API key: this route takes a web session only
+             */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `INSUFFICIENT_BALANCE`: the organization's compute balance is not positive */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `FORBIDDEN`: authenticated by the session cookie without svc's `Origin` and the session's CSRF token in `X-CSRF-Token`
+             *     - `FORBIDDEN`: the caller's role in the organization may not do this (the description names it)
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `NOT_FOUND`: no such resource in the caller's organization (another organization's is not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `VALIDATION`: a path id is not 24 hexadecimal characters (`field` names it)
+             *     - `VALIDATION`: the scrap's page could not be loaded or shot (`field` is `url`; the message says why)
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `RATE_LIMITED`: a rate limit is reached; `Retry-After` says when to try again (`RateLimit`, `RateLimit-Policy`) */
+            429: {
+                headers: {
+                    /** @description `limit=<n>, remaining=<n>, reset=<seconds>` */
+                    RateLimit?: string;
+                    /** @description `<limit>;w=<window seconds>` */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `INTERNAL`: svc failed; the `x-request-id` header identifies the request in its logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `UNAVAILABLE`: this server has no browser in its process (`SVC_EMBEDDED_WORKER=false`)
+             *     - `UNAVAILABLE`: the database is unreachable (`Retry-After`)
              *     - `TIMEOUT`: svc did not answer by the request's deadline
              */
             503: {

@@ -8,6 +8,7 @@ from .announcement_queued import AnnouncementQueued
 from .attempt_view import AttemptView
 from .audit_actor_view import AuditActorView
 from .audit_entry_view import AuditEntryView
+from .banner_upload import BannerUpload
 from .channel_body import ChannelBody
 from .channel_test_view import ChannelTestView
 from .channel_view import ChannelView
@@ -108,6 +109,7 @@ __all__ = (
     "AttemptView",
     "AuditActorView",
     "AuditEntryView",
+    "BannerUpload",
     "ChannelBody",
     "ChannelTestView",
     "ChannelView",
