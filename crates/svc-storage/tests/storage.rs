@@ -514,10 +514,10 @@ async fn recipients_confirm_per_organization_and_resend_at_most_hourly(store: Ar
     assert_eq!(asked, Asked::Confirmed);
 
     let listed = store.recipients(org.id).await.unwrap();
-    assert_eq!(listed.iter().map(|r| (r.email.as_str(), r.state)).collect::<Vec<_>>(), [(
-        "sam@example.com",
-        RecipientState::Confirmed
-    )]);
+    assert_eq!(
+        listed.iter().map(|r| (r.email.as_str(), r.state)).collect::<Vec<_>>(),
+        [("sam@example.com", RecipientState::Confirmed)]
+    );
     assert_eq!(store.recipients(other_org.id).await.unwrap()[0].state, RecipientState::Pending);
 }
 

@@ -55,11 +55,14 @@ where
     usize: ColumnIndex<DB::Row>,
 {
     async fn recipients(&self, org: OrgId) -> Result<Vec<RecipientAddress>> {
-        let rows: Vec<RecipientRecord> =
-            sqlx::query_as(concatcp!("SELECT ", RECIPIENT, " FROM recipients WHERE organization_id = $1 ORDER BY email"))
-                .bind(org.to_string())
-                .fetch_all(&self.pool)
-                .await?;
+        let rows: Vec<RecipientRecord> = sqlx::query_as(concatcp!(
+            "SELECT ",
+            RECIPIENT,
+            " FROM recipients WHERE organization_id = $1 ORDER BY email"
+        ))
+        .bind(org.to_string())
+        .fetch_all(&self.pool)
+        .await?;
         rows.into_iter().map(RecipientAddress::try_from).collect()
     }
 

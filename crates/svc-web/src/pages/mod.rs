@@ -9,6 +9,7 @@ mod fix_review;
 mod keys;
 mod members;
 mod pager;
+mod recipient_confirm;
 mod run_page;
 mod run_progress;
 mod scrap_editor;
@@ -90,6 +91,7 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/admin", get(admin::page))
         .route("/admin/announcements", post(admin::announce))
         .route("/unsubscribe", get(unsubscribe::page).post(unsubscribe::one_click))
+        .route("/recipients/confirm", get(recipient_confirm::page).post(recipient_confirm::confirm))
         .route("/assets/app.css", get(assets::css))
         .route("/assets/app.js", get(assets::js))
         .layer(axum::middleware::map_response(page_headers))
