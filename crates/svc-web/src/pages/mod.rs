@@ -10,6 +10,7 @@ mod keys;
 mod members;
 mod pager;
 mod recipient_confirm;
+mod recipient_notice;
 mod run_page;
 mod run_progress;
 mod scrap_editor;
@@ -42,6 +43,7 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/scraps/{scrap}/login", post(scrap_editor::set_login))
         .route("/scraps/{scrap}/login/remove", post(scrap_editor::remove_login))
         .route("/scraps/{scrap}/session/forget", post(scrap_editor::forget_session))
+        .route("/scraps/{scrap}/recipients/resend", post(recipient_notice::resend))
         .route("/login", get(auth::login_page).post(auth::login))
         .route("/signup", get(auth::signup_page).post(auth::signup))
         .route("/logout", post(auth::logout))

@@ -14,6 +14,7 @@ mod fix_review;
 mod history_page;
 mod journey;
 mod members;
+mod recipients;
 mod run_progress;
 mod scrap_editor;
 mod scrap_list;
