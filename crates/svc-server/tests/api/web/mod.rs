@@ -15,6 +15,7 @@ mod history_page;
 mod journey;
 mod members;
 mod recipients;
+mod roles;
 mod run_progress;
 mod scrap_editor;
 mod scrap_list;
