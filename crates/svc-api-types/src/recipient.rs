@@ -38,6 +38,8 @@ impl From<RecipientAddress> for RecipientView {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(description = "The pending address to mail a new confirmation link.")]
 pub struct ResendBody {
-    #[schema(max_length = 254, pattern = r"^\s*[^@\s]+@[^@\s]+\s*$")]
+    /// An email address; white space around it is ignored (U+0085 counts as white space, and the
+    /// pattern says so: `\s` does not hold it).
+    #[schema(max_length = 254, pattern = r"^\s*[^@\s\u0085]+@[^@\s\u0085]+\s*$")]
     pub email: String,
 }

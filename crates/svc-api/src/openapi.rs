@@ -127,6 +127,8 @@ pub(crate) const ALREADY_CONFIRMED: Failure =
     failure(409, "ALREADY_CONFIRMED", "the address receives already: a member's own, or confirmed");
 pub(crate) const CONFIRMATION_RECENTLY_SENT: Failure =
     failure(409, "CONFIRMATION_RECENTLY_SENT", "a confirmation mail went to the address less than an hour ago");
+pub(crate) const NO_EMAIL_TO_CONFIRM: Failure =
+    failure(409, "EMAIL_OFF", "the server sends no email (`SVC_SMTP_URL` is not set): no confirmation can be mailed");
 pub(crate) const CHANNEL_EXISTS: Failure =
     failure(409, "CHANNEL_EXISTS", "the organization already has a channel of that name");
 

@@ -81,7 +81,7 @@ pub(crate) fn table() -> Vec<RestRoute> {
         INSUFFICIENT_BALANCE, NOT_IN_KEY_SCOPE, NOT_ORG_ADMIN, NOT_PLATFORM_ADMIN, PLAN_REQUIRED, RATE_LIMITED,
         SIGNUP_CLOSED, UNKNOWN_SCRAP_FILTER, XLSX_TOO_LARGE,
     };
-    use openapi::{ALREADY_CONFIRMED, CONFIRMATION_RECENTLY_SENT};
+    use openapi::{ALREADY_CONFIRMED, CONFIRMATION_RECENTLY_SENT, NO_EMAIL_TO_CONFIRM};
     use openapi::{ALREADY_MEMBER, INVITE_ELSEWHERE, INVITE_GONE, LAST_OWNER, NOT_A_MEMBER, ROLE_REFUSED};
     const RUN: &[Failure] = &[NOT_IN_KEY_SCOPE, ROLE_REFUSED, INSUFFICIENT_BALANCE, RATE_LIMITED];
     const AI_TASK: &[Failure] = &[ROLE_REFUSED, AI_NOT_CONFIGURED, INSUFFICIENT_BALANCE, RATE_LIMITED];
@@ -112,7 +112,7 @@ pub(crate) fn table() -> Vec<RestRoute> {
             ROLE_REFUSED,
             ALREADY_CONFIRMED,
             CONFIRMATION_RECENTLY_SENT,
-            EMAIL_OFF,
+            NO_EMAIL_TO_CONFIRM,
         ]),
         at(M::GET, "/api/organization/audit", Session, organization::audit).failing(&[NOT_ORG_ADMIN]),
         at(M::GET, "/api/organization/settings", Session, organization::settings).failing(&[NOT_ORG_ADMIN]),

@@ -41,7 +41,8 @@ pub(crate) async fn list(
 /// Mails a pending address a new confirmation link (the previous one stops
 /// working). At most one mail per address an hour (409
 /// `CONFIRMATION_RECENTLY_SENT`); an address that receives already: 409
-/// `ALREADY_CONFIRMED`. Editors, admins and owners.
+/// `ALREADY_CONFIRMED`; a server without email: 409 `EMAIL_OFF`. Editors,
+/// admins and owners.
 #[utoipa::path(
     post,
     path = "/api/organization/recipients/resend",

@@ -133,7 +133,7 @@ async fn without_email_addresses_wait_pending_and_send_again_says_why() {
     assert_eq!((listed[0]["state"].as_str(), listed[0]["sentAt"].is_null()), (Some("pending"), true));
     let (status, err) =
         app.post("/api/organization/recipients/resend", &alice.token, json!({"email": "boss@example.com"})).await;
-    assert_error(status, &err, StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE");
+    assert_error(status, &err, StatusCode::CONFLICT, "EMAIL_OFF");
     let (status, err) = app.post("/api/organization/recipients/resend", &alice.token, json!({"email": "nope"})).await;
     assert_error(status, &err, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
 }

@@ -169,7 +169,7 @@ impl RecipientService {
     /// "Send again": mails `email` a new confirmation link. Editors and
     /// above (those who set recipients). A member's own or confirmed
     /// address: 409 `ALREADY_CONFIRMED`; a mail sent less than an hour
-    /// ago: 409 `CONFIRMATION_RECENTLY_SENT`; email off: 503.
+    /// ago: 409 `CONFIRMATION_RECENTLY_SENT`; email off: 409 `EMAIL_OFF`.
     pub async fn send_again(&self, session: &Session, email: &str) -> Result<RecipientAddress> {
         session.require(&[Scope::ScrapsWrite])?;
         let email = normalized(email);
@@ -177,9 +177,11 @@ impl RecipientService {
             return Err(ServiceError::validation("email", "must be an email address"));
         }
         if !self.settings.email_enabled {
-            return Err(ServiceError::Unavailable(
-                "this server sends no email (SVC_SMTP_URL is not set), so no confirmation can be mailed".into(),
-            ));
+            return Err(ServiceError::Conflict {
+                code: "EMAIL_OFF",
+                message: "this server sends no email (SVC_SMTP_URL is not set), so no confirmation can be mailed"
+                    .into(),
+            });
         }
         if self.store.may_receive(session.org(), &email).await? {
             return Err(already_confirmed(&email));
