@@ -137,3 +137,40 @@ async fn without_email_addresses_wait_pending_and_send_again_says_why() {
     let (status, err) = app.post("/api/organization/recipients/resend", &alice.token, json!({"email": "nope"})).await;
     assert_error(status, &err, StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION");
 }
+
+#[tokio::test]
+async fn every_member_reads_recipients_only_editors_send_again_and_other_organizations_see_none() {
+    let smtp = SmtpServer::start().await;
+    let url = smtp.url();
+    let app = TestApp::start_with(&[("SVC_SMTP_URL", url.as_str())]).await;
+    let ada = app.signup("ada@example.com").await;
+    let (status, invite) =
+        app.post("/api/organization/invites", &ada.token, json!({"email": "cat@example.com", "role": "viewer"})).await;
+    assert_eq!(status, StatusCode::CREATED, "{invite}");
+    let token = invite["link"].as_str().unwrap().split("token=").nth(1).unwrap().to_string();
+    let cat = app.signup("cat@example.com").await;
+    let (status, joined) = app.post("/api/invites/accept", &cat.token, json!({"token": token})).await;
+    assert_eq!(status, StatusCode::OK, "{joined}");
+    let cat_there = joined["token"].as_str().unwrap().to_string();
+    let body = json!({"title": "Shop", "url": "https://example.org/", "request": ITEMS, "alert": "sam@example.com"});
+    app.scrap_with(&ada, body).await;
+
+    let (status, page) = app.get("/api/organization/recipients", &cat_there).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert_eq!(page["total"], 1, "{page}");
+    let (status, err) =
+        app.post("/api/organization/recipients/resend", &cat_there, json!({"email": "sam@example.com"})).await;
+    assert_error(status, &err, StatusCode::FORBIDDEN, "FORBIDDEN");
+    assert!(err["description"].as_str().unwrap().contains("viewer"), "{err}");
+    // Cat's own organization has none; an API key is not a web session.
+    let (_, theirs) = app.get("/api/organization/recipients", &cat.token).await;
+    assert_eq!(theirs["total"], 0, "{theirs}");
+    let (status, key) = app.post("/api/developers/keys", &ada.token, json!({"name": "k"})).await;
+    assert_eq!(status, StatusCode::OK, "{key}");
+    let (status, _) = app.get("/api/organization/recipients", key["plainKey"].as_str().unwrap()).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    // The member's own address and the invited one needed no confirmation mail.
+    let mails = smtp.wait_for(2, WITHIN).await;
+    let to: Vec<&str> = mails.iter().map(|m| m.to[0].as_str()).collect();
+    assert_eq!(to.iter().filter(|t| **t == "sam@example.com").count(), 1, "{to:?}");
+}
