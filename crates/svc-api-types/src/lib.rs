@@ -15,6 +15,7 @@ mod key;
 mod list;
 mod member;
 mod organization;
+mod recipient;
 mod run;
 mod run_page;
 mod scrap;
@@ -38,6 +39,7 @@ pub use member::{
     AcceptInviteBody, AcceptedInviteView, CreatedInviteView, InviteBody, InviteView, MemberView, RoleBody,
 };
 pub use organization::{AuditActorView, AuditEntryView, OrganizationSettingsBody, OrganizationSettingsView};
+pub use recipient::{RecipientView, ResendBody};
 pub use run::TriggerAccepted;
 pub use run_page::RunPageView;
 pub use scrap::{ScrapBody, ScrapView};

@@ -127,6 +127,12 @@ pub(crate) const INVITE_GONE: Failure =
     failure(404, "NOT_FOUND", "no invitation has this token: used, withdrawn, expired or never made");
 pub(crate) const NOT_A_MEMBER: Failure =
     failure(403, "FORBIDDEN", "`organizationId` names an organization the user is not a member of");
+pub(crate) const ALREADY_CONFIRMED: Failure =
+    failure(409, "ALREADY_CONFIRMED", "the address receives already: a member's own, or confirmed");
+pub(crate) const CONFIRMATION_RECENTLY_SENT: Failure =
+    failure(409, "CONFIRMATION_RECENTLY_SENT", "a confirmation mail went to the address less than an hour ago");
+pub(crate) const NO_EMAIL_TO_CONFIRM: Failure =
+    failure(409, "EMAIL_OFF", "the server sends no email (`SVC_SMTP_URL` is not set): no confirmation can be mailed");
 pub(crate) const CHANNEL_EXISTS: Failure =
     failure(409, "CHANNEL_EXISTS", "the organization already has a channel of that name");
 
@@ -161,6 +167,8 @@ lists the `code` values it can carry. Lists answer `{data, total, page, perPage}
         routes::members::invites,
         routes::members::withdraw,
         routes::members::accept,
+        routes::recipients::list,
+        routes::recipients::resend,
         routes::organization::audit,
         routes::organization::settings,
         routes::organization::update_settings,

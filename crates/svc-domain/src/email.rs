@@ -23,6 +23,8 @@ pub enum EmailKind {
     FixProposed,
     /// An invitation to join an organization.
     Invite,
+    /// Asks an address a scrap names to confirm before anything else is sent to it.
+    Confirmation,
 }
 
 impl EmailKind {
@@ -35,13 +37,23 @@ impl EmailKind {
             EmailKind::Announcement => "announcement",
             EmailKind::FixProposed => "fix_proposed",
             EmailKind::Invite => "invite",
+            EmailKind::Confirmation => "confirmation",
         }
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Result, Self::Alert, Self::Recovered, Self::Digest, Self::Announcement, Self::FixProposed, Self::Invite]
-            .into_iter()
-            .find(|k| k.as_str() == s)
+        [
+            Self::Result,
+            Self::Alert,
+            Self::Recovered,
+            Self::Digest,
+            Self::Announcement,
+            Self::FixProposed,
+            Self::Invite,
+            Self::Confirmation,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
     }
 }
 

@@ -15,6 +15,7 @@ pub mod member;
 pub mod meter;
 pub mod net;
 pub mod plan;
+pub mod recipient;
 pub mod run_page;
 pub mod scope;
 pub mod scrap;

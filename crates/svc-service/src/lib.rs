@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod outbox;
 pub mod paging;
 pub mod principal;
+pub mod recipients;
 pub mod runs;
 pub mod schedule;
 pub mod scraps;

@@ -23,6 +23,7 @@ use crate::metrics::Metrics;
 use crate::outbox::announcements::AnnouncementService;
 use crate::outbox::feeds::FeedService;
 use crate::outbox::webhooks::WebhookService;
+use crate::recipients::{RecipientService, RecipientSettings};
 use crate::runs::history::HistoryService;
 use crate::runs::{RunService, RunServiceParts};
 use crate::schedule::scheduler::Scheduler;
@@ -121,6 +122,8 @@ pub struct Services {
     pub webhooks: WebhookService,
     /// Scraps' feeds of what changed between runs, and their addresses.
     pub feeds: FeedService,
+    /// Addresses scraps send to outside the members, and their confirmation.
+    pub recipients: RecipientService,
     /// The organization's saved chat channels (`channel:NAME`).
     pub channels: crate::outbox::channels::ChannelService,
     pub rate_limits: Arc<RateLimits>,
@@ -166,6 +169,11 @@ impl Services {
         let task_runner =
             Arc::new(TaskRunner::new(store.clone(), attached, runs.signals.clone(), config.run_timeout, email));
         let schedule_changed = Arc::new(tokio::sync::Notify::new());
+        let recipients = RecipientService::new(
+            store.clone(),
+            RecipientSettings { public_url: config.public_url.clone(), email_enabled: config.email_enabled },
+            runs.signals.emails.clone(),
+        );
         let scheduler = Scheduler::new(
             store.clone(),
             runs.signals.clone(),
@@ -199,7 +207,9 @@ impl Services {
                 schedule_changed,
                 config.tiers.clone(),
                 audit.clone(),
+                recipients.clone(),
             ),
+            recipients,
             site_accounts: SiteAccountService::new(store.clone()),
             banners: crate::scraps::banner::BannerService::new(store.clone()),
             members: MemberService::new(

@@ -10,6 +10,7 @@ use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
 use svc_domain::login_session::LoginSession;
 use svc_domain::member::{Invite, Member, Membership, Role};
 use svc_domain::plan::{Plan, WeeklyUnits};
+use svc_domain::recipient::RecipientAddress;
 use svc_domain::run_page::RunPage;
 use svc_domain::scrap::{ParamSet, Scrap};
 use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion};
@@ -1175,10 +1176,52 @@ pub trait Store:
     + OpsStore
     + AuditStore
     + RetentionStore
+    + RecipientStore
 {
     /// `sqlite` or `postgres`.
     fn backend(&self) -> &'static str;
     /// One round trip (`SELECT 1`): whether the database answers now.
     async fn ping(&self) -> crate::Result<()>;
     async fn close(&self);
+}
+
+/// What [`RecipientStore::ask_recipient`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Asked {
+    /// The address had confirmed already: nothing to send.
+    Confirmed,
+    /// Pending, with the new link secret stored: the confirmation mail goes now.
+    Send,
+    /// Pending, recorded without a link (email is off, or a mail went less
+    /// than the resend interval ago): nothing to send now.
+    Wait(RecipientAddress),
+}
+
+/// Addresses outside an organization's members that its scraps send to
+/// (`recipients`), each pending until it confirms. Scoped by organization,
+/// except the link's lookup, whose secret is the credential.
+#[async_trait]
+pub trait RecipientStore: Send + Sync {
+    /// The organization's recipients, in address order.
+    async fn recipients(&self, org: OrgId) -> Result<Vec<RecipientAddress>>;
+    /// Records `email` (pending) unless it is there. With `token_hash`, a
+    /// pending address whose last mail went at or before `resend_before`
+    /// (or never) takes the new secret and `now` as its sending time:
+    /// [`Asked::Send`].
+    async fn ask_recipient(
+        &self,
+        org: OrgId,
+        email: &str,
+        token_hash: Option<&str>,
+        now: DateTime<Utc>,
+        resend_before: DateTime<Utc>,
+    ) -> Result<Asked>;
+    /// The address whose current link secret hashes to `token_hash`.
+    async fn recipient_by_token(&self, token_hash: &str) -> Result<Option<RecipientAddress>>;
+    /// Confirms the address of the link (again: unchanged); `None` for an
+    /// unknown or replaced link.
+    async fn confirm_recipient(&self, token_hash: &str, now: DateTime<Utc>) -> Result<Option<RecipientAddress>>;
+    /// Whether `org` may send to `email`: a member's own address, or a
+    /// confirmed recipient of `org`.
+    async fn may_receive(&self, org: OrgId, email: &str) -> Result<bool>;
 }

@@ -29,6 +29,7 @@ use svc_domain::login_session::LoginSession;
 use svc_domain::member::{Invite, Role};
 use svc_domain::meter::{Meter, MeterBreakdown};
 use svc_domain::plan::{Plan, WeeklyUnits};
+use svc_domain::recipient::RecipientState;
 use svc_domain::run_page::{PageStatus, RunPage};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{EmailFormat, HISTORY_IDS_CAP, ParamSet, Scrap};
@@ -40,7 +41,7 @@ use svc_domain::{HistoryId, InviteId, KeyId, ObjectId, OrgId, ScrapId, SessionId
 use svc_storage::key_check::key_check_opens;
 use svc_storage::testing::TestDb;
 use svc_storage::{
-    AddressSeen, AppliedFix, BannerImage, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, Joined,
+    AddressSeen, AppliedFix, Asked, BannerImage, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, Joined,
     MemberChange, Nearby, NewAccount, Page, PlanRenewal, PlannedTick, ProposalDecision, QueueState, RenewalOutcome,
     RunNeighbours, RunStreak, ScrapFilter, Store, StoreError, StoredFeedToken, TaskEnd, TaskFinish, TickAction,
     TickOutcome, TickPlan, TickPlanner, TierNote,
@@ -469,6 +470,55 @@ async fn invites_are_single_use_until_they_expire(store: Arc<dyn Store>) {
     store.insert_invite(&again, "hash-bob-again").await.unwrap();
     assert_eq!(store.accept_invite(&again, bob.id, at).await.unwrap(), Joined::AlreadyMember);
     assert_eq!(store.member(org.id, bob.id).await.unwrap().unwrap().role, Role::Viewer);
+}
+
+async fn recipients_confirm_per_organization_and_resend_at_most_hourly(store: Arc<dyn Store>) {
+    let (org, _ada) = account(&store, "ada@example.com").await;
+    let (other_org, _) = account(&store, "eve@example.com").await;
+    let at = now();
+    let hour_ago = at - Duration::hours(1);
+    // A member's own address may always receive; a stranger's not yet.
+    assert!(store.may_receive(org.id, "ada@example.com").await.unwrap());
+    assert!(!store.may_receive(org.id, "eve@example.com").await.unwrap(), "a member of another organization");
+    assert!(!store.may_receive(org.id, "sam@example.com").await.unwrap());
+
+    // Email off: recorded pending, no link.
+    let asked = store.ask_recipient(org.id, "sam@example.com", None, at, hour_ago).await.unwrap();
+    let Asked::Wait(pending) = asked else { panic!("{asked:?}") };
+    assert_eq!((pending.state, pending.sent_at), (RecipientState::Pending, None));
+    // The first link goes at once; the next only after the interval.
+    let first = store.ask_recipient(org.id, "sam@example.com", Some("hash-1"), at, hour_ago).await.unwrap();
+    assert_eq!(first, Asked::Send);
+    let soon = at + Duration::minutes(5);
+    let again = store.ask_recipient(org.id, "sam@example.com", Some("hash-2"), soon, soon - Duration::hours(1));
+    let Asked::Wait(waiting) = again.await.unwrap() else { panic!("sent twice within the hour") };
+    assert_eq!(waiting.sent_at, Some(at));
+    assert_eq!(store.recipient_by_token("hash-2").await.unwrap(), None, "the secret was not replaced");
+    let later = at + Duration::minutes(61);
+    let third = store.ask_recipient(org.id, "sam@example.com", Some("hash-3"), later, later - Duration::hours(1));
+    assert_eq!(third.await.unwrap(), Asked::Send);
+    assert_eq!(store.recipient_by_token("hash-1").await.unwrap(), None, "a resend replaces the link");
+
+    // The same address in another organization is its own, pending.
+    let theirs = store.ask_recipient(other_org.id, "sam@example.com", Some("hash-other"), at, hour_ago);
+    assert_eq!(theirs.await.unwrap(), Asked::Send);
+
+    let confirmed = store.confirm_recipient("hash-3", later).await.unwrap().expect("the link's address");
+    assert_eq!((confirmed.organization_id, confirmed.state), (org.id, RecipientState::Confirmed));
+    assert_eq!(confirmed.confirmed_at, Some(later));
+    assert_eq!(store.confirm_recipient("hash-3", later + Duration::hours(1)).await.unwrap(), Some(confirmed));
+    assert_eq!(store.confirm_recipient("hash-unknown", later).await.unwrap(), None);
+    assert!(store.may_receive(org.id, "sam@example.com").await.unwrap());
+    assert!(!store.may_receive(other_org.id, "sam@example.com").await.unwrap(), "confirmed in one organization only");
+    let asked = store.ask_recipient(org.id, "sam@example.com", Some("hash-4"), later, later).await.unwrap();
+    assert_eq!(asked, Asked::Confirmed);
+
+    let listed = store.recipients(org.id).await.unwrap();
+    assert_eq!(
+        listed.iter().map(|r| (r.email.as_str(), r.state)).collect::<Vec<_>>(),
+        [("sam@example.com", RecipientState::Confirmed)]
+    );
+    assert_eq!(store.recipients(other_org.id).await.unwrap()[0].state, RecipientState::Pending);
 }
 
 fn login_session(user: &User, device: &str, at: DateTime<Utc>) -> LoginSession {
@@ -4471,6 +4521,7 @@ storage_tests!(
     members_roles_and_the_last_owner,
     concurrent_demotions_keep_an_owner,
     invites_are_single_use_until_they_expire,
+    recipients_confirm_per_organization_and_resend_at_most_hourly,
     audit_entries_round_trip_scoped_paged_and_pruned,
     login_addresses_are_new_once_per_user,
     retention_prunes_old_rows_in_batches_and_keeps_pending_ones,

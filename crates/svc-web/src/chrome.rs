@@ -13,6 +13,12 @@ pub struct NavUser {
     pub plan: &'static str,
     /// The organization the session is in (the switcher's label).
     pub organization: String,
+    /// The user's role there (`owner`, `admin`, `editor`, `viewer`).
+    pub role: &'static str,
+    /// Whether the role may create, edit, delete and run scraps (editor and up).
+    pub can_edit: bool,
+    /// Whether the role may manage webhooks, channels and members (admin and up).
+    pub can_manage: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -58,6 +64,22 @@ impl Chrome {
 
     pub fn js_href(&self) -> &str {
         &JS_HREF
+    }
+
+    /// Whether the signed-in role may change and run scraps: the screens
+    /// hide what would answer 403 (the server checks regardless).
+    pub fn can_edit(&self) -> bool {
+        self.user.as_ref().is_some_and(|u| u.can_edit)
+    }
+
+    /// Whether the signed-in role may manage webhooks, channels and members.
+    pub fn can_manage(&self) -> bool {
+        self.user.as_ref().is_some_and(|u| u.can_manage)
+    }
+
+    /// The signed-in role's name (empty without a session).
+    pub fn role(&self) -> &'static str {
+        self.user.as_ref().map_or("", |u| u.role)
     }
 
     /// `aria-current` for the navigation entry of `section`.

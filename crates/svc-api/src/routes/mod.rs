@@ -15,6 +15,7 @@ mod home;
 pub(crate) mod keys;
 pub(crate) mod members;
 pub(crate) mod organization;
+pub(crate) mod recipients;
 pub(crate) mod runs;
 pub(crate) mod scraps;
 pub(crate) mod site_accounts;
@@ -81,6 +82,7 @@ pub(crate) fn table() -> Vec<RestRoute> {
         INSUFFICIENT_BALANCE, NO_BROWSER_HERE, NOT_IN_KEY_SCOPE, NOT_ORG_ADMIN, NOT_PLATFORM_ADMIN, PAGE_NOT_SHOT,
         PLAN_REQUIRED, RATE_LIMITED, SIGNUP_CLOSED, UNKNOWN_SCRAP_FILTER, XLSX_TOO_LARGE,
     };
+    use openapi::{ALREADY_CONFIRMED, CONFIRMATION_RECENTLY_SENT, NO_EMAIL_TO_CONFIRM};
     use openapi::{ALREADY_MEMBER, INVITE_ELSEWHERE, INVITE_GONE, LAST_OWNER, NOT_A_MEMBER, ROLE_REFUSED};
     const RUN: &[Failure] = &[NOT_IN_KEY_SCOPE, ROLE_REFUSED, INSUFFICIENT_BALANCE, RATE_LIMITED];
     const AI_TASK: &[Failure] = &[ROLE_REFUSED, AI_NOT_CONFIGURED, INSUFFICIENT_BALANCE, RATE_LIMITED];
@@ -106,6 +108,13 @@ pub(crate) fn table() -> Vec<RestRoute> {
         at(M::POST, "/api/organization/invites", Session, members::invite).failing(&[ROLE_REFUSED, ALREADY_MEMBER]),
         at(M::DELETE, "/api/organization/invites/{id}", Session, members::withdraw).failing(&[ROLE_REFUSED]),
         at(M::POST, "/api/invites/accept", Session, members::accept).failing(&[INVITE_ELSEWHERE, INVITE_GONE]),
+        at(M::GET, "/api/organization/recipients", Session, recipients::list),
+        at(M::POST, "/api/organization/recipients/resend", Session, recipients::resend).failing(&[
+            ROLE_REFUSED,
+            ALREADY_CONFIRMED,
+            CONFIRMATION_RECENTLY_SENT,
+            NO_EMAIL_TO_CONFIRM,
+        ]),
         at(M::GET, "/api/organization/audit", Session, organization::audit).failing(&[NOT_ORG_ADMIN]),
         at(M::GET, "/api/organization/settings", Session, organization::settings).failing(&[NOT_ORG_ADMIN]),
         at(M::PUT, "/api/organization/settings", Session, organization::update_settings).failing(&[NOT_ORG_ADMIN]),

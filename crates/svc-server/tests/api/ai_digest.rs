@@ -49,6 +49,8 @@ async fn a_digest_lands_on_the_row_with_its_cost_and_email() {
     let body = json!({"title": "Shop items", "url": format!("{}/items/3", site.base), "request": ITEMS,
                       "digestEnabled": true, "digestPrompt": "Name the new items.", "digestRecipient": "boss@example.com"});
     let sid = app.scrap_with(&alice, body).await;
+    // A stranger's address confirms first (issue 37).
+    app.confirm_by_mail(&smtp.wait_for(1, Duration::from_secs(30)).await[0]).await;
     ai.answer([
         Answer::content("Three items, the shop opened.", 1000, 200),
         Answer::content("One new item: **Item 3**.", 2000, 100),
@@ -95,7 +97,7 @@ async fn a_digest_lands_on_the_row_with_its_cost_and_email() {
     assert_eq!(row.meter.unwrap().breakdown.ai, Some(3));
 
     // The digest by email to its recipient.
-    let mails = smtp.wait_for(2, Duration::from_secs(30)).await;
+    let mails = smtp.wait_for(3, Duration::from_secs(30)).await;
     let last = mails.iter().rev().find(|m| m.to == ["boss@example.com"]).unwrap().parsed();
     assert_eq!(last.subject(), Some("Shop items: digest"));
     assert!(last.body_text(0).unwrap().contains("One new item: **Item 3**."));

@@ -29,6 +29,7 @@ mod outage;
 mod proxy_tiers;
 mod public_url;
 mod rate_limits;
+mod recipients;
 mod renewals;
 mod retention;
 mod run_faults;

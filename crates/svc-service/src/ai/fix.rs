@@ -279,10 +279,17 @@ async fn propose(
     let proposed = log(scrap.organization_id, scrap.id, failed_row.id, "fix.proposed", message);
     let mut emails = Vec::new();
     if cx.email.enabled {
-        let to = match &scrap.alert {
-            Some(to) => Some(to.clone()),
-            None => cx.store.user(scrap.organization_id, scrap.user_id).await?.map(|u| u.email),
-        };
+        // The alert address when it may receive (confirmed recipients,
+        // issue 37), else the scrap's creator while a member.
+        let creator = cx.store.user(scrap.organization_id, scrap.user_id).await?.map(|u| u.email);
+        let mut to = None;
+        for candidate in [scrap.alert.clone(), creator].into_iter().flatten() {
+            let reach = crate::recipients::reach(cx.store, scrap.organization_id, &candidate).await?;
+            if reach == crate::recipients::Reach::Allowed {
+                to = Some(candidate);
+                break;
+            }
+        }
         if let Some(to) = to {
             emails.push(crate::outbox::email_compose::fix_proposed_email(
                 scrap,

@@ -201,6 +201,7 @@ fn kind_word(kind: EmailKind) -> &'static str {
         EmailKind::Announcement => "Announcement",
         EmailKind::FixProposed => "AI Fix proposal",
         EmailKind::Invite => "Invitation",
+        EmailKind::Confirmation => "Recipient confirmation",
     }
 }
 
@@ -325,6 +326,14 @@ mod tests {
         assert_eq!(states, [EmailState::Failed, EmailState::Sent]);
     }
 
+    /// `email` confirms as a recipient of `org`, as its link would.
+    async fn confirmed(t: &TestServices, org: svc_domain::OrgId, email: &str) {
+        let now = Utc::now();
+        let hash = format!("test-{org}-{email}");
+        t.store.ask_recipient(org, email, Some(&hash), now, now).await.unwrap();
+        t.store.confirm_recipient(&hash, now).await.unwrap().expect("the address");
+    }
+
     #[tokio::test]
     async fn an_email_gives_up_after_five_attempts() {
         let t = TestServices::start_with_email().await;
@@ -357,6 +366,12 @@ mod tests {
             ..ScrapChanges::default()
         };
         let scrap = scrap_with(&t, &ada, changes).await;
+        // Until team@ confirms (issue 37), nothing goes to it, and the run's activity says why.
+        finish(&t, &scrap, TriggeredBy::Cron, data(1)).await;
+        assert!(t.store.scrap_emails(scrap.organization_id, scrap.id, 10).await.unwrap().is_empty());
+        let log = t.store.list_activities(scrap.organization_id, scrap.id, 0, 20).await.unwrap();
+        assert!(log.items.iter().any(|a| a.kind == "email.skipped" && a.message.contains("team@example.com")));
+        confirmed(&t, scrap.organization_id, "team@example.com").await;
         finish(&t, &scrap, TriggeredBy::User, data(2)).await;
         finish(&t, &scrap, TriggeredBy::Cron, failure()).await;
         finish(&t, &scrap, TriggeredBy::Cron, data(0)).await;
@@ -385,6 +400,7 @@ mod tests {
         let ada = t.signup("ada@example.com").await;
         let changes = ScrapChanges { alert: Some(Some("ops@example.com".into())), ..ScrapChanges::default() };
         let scrap = scrap_with(&t, &ada, changes).await;
+        confirmed(&t, scrap.organization_id, "ops@example.com").await;
         let kinds = |t: &TestServices| {
             let store = t.store.clone();
             let (org, id) = (scrap.organization_id, scrap.id);

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use svc_domain::activity::Activity;
-use svc_domain::email::Email;
+use svc_domain::email::{Email, EmailKind};
 use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
 use svc_domain::run_page::RunPage;
 use svc_domain::scrap::{DEFAULT_SCRAPPER, Scrap};
@@ -20,6 +20,7 @@ use crate::ai::digest;
 use crate::outbox::deliveries::run_deliveries;
 use crate::outbox::redact::KnownSecrets;
 use crate::outbox::{channel_compose, email_compose};
+use crate::recipients::Reach;
 use crate::runs::outcome::classify;
 use crate::scraps::proxy_tiers::{self, TierAttempt};
 use crate::scraps::site_accounts::run_login;
@@ -335,6 +336,26 @@ impl RunService {
                 emails.push(email_compose::recovered_email(scrap, row, streak.failures_since_success, to, url, now));
             }
         }
+        // Only to members' own addresses, confirmed ones and channels
+        // (issue 37): the others are skipped, and the run's activity says why.
+        let mut allowed = Vec::with_capacity(emails.len());
+        for e in emails {
+            match crate::recipients::reach(&*self.store, scrap.organization_id, &e.to).await? {
+                Reach::Allowed => allowed.push(e),
+                Reach::Unconfirmed => {
+                    let message = format!(
+                        "{} email to {} not sent: the address has not confirmed yet (waiting for confirmation)",
+                        kind_word(e.kind),
+                        e.to
+                    );
+                    let mut log =
+                        Activity::new(scrap.organization_id, scrap.id, "email.skipped", "system".into(), message);
+                    log.history_id = Some(row.id);
+                    self.store.log_activity(&log).await?;
+                }
+            }
+        }
+        let mut emails = allowed;
         // A channel takes text only.
         for e in emails.iter_mut().filter(|e| channel::is_channel(&e.to)) {
             e.html = None;
@@ -345,5 +366,16 @@ impl RunService {
 
     async fn deliveries_for(&self, row: &HistoryRow) -> Result<Vec<Delivery>> {
         run_deliveries(&*self.store, row).await
+    }
+}
+
+/// How a skipped send is named in the activity log.
+fn kind_word(kind: EmailKind) -> &'static str {
+    match kind {
+        EmailKind::Result => "Result",
+        EmailKind::Alert => "Alert",
+        EmailKind::Recovered => "Recovery",
+        EmailKind::Digest => "Digest",
+        _ => "The",
     }
 }

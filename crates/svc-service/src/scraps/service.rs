@@ -18,6 +18,7 @@ use tokio::sync::Notify;
 
 use crate::audit::{AuditAction, AuditLog};
 use crate::paging::{PageRequest, Paged};
+use crate::recipients::{RecipientService, scrap_addresses};
 use crate::schedule::cron::{next_fire, next_fire_of};
 use crate::scraps::input::{ScrapChanges, changed_fields, check_schedule, validate};
 use crate::scraps::proxy_tiers::{TierSettings, parse_tier};
@@ -52,6 +53,8 @@ pub struct ScrapService {
     /// Which proxy tiers this server has: a scrap may only be fixed to one of them.
     tiers: TierSettings,
     audit: AuditLog,
+    /// Asks the addresses a scrap newly names to confirm (issue 37).
+    recipients: RecipientService,
 }
 
 /// The allow-list rule of single-scrap routes. A key whose allow-list
@@ -92,8 +95,9 @@ impl ScrapService {
         schedule_changed: Arc<Notify>,
         tiers: TierSettings,
         audit: AuditLog,
+        recipients: RecipientService,
     ) -> Self {
-        ScrapService { store, cron_min_interval, schedule_changed, tiers, audit }
+        ScrapService { store, cron_min_interval, schedule_changed, tiers, audit, recipients }
     }
 
     /// Which proxy tiers this server has (`tier0` always).
@@ -167,6 +171,7 @@ impl ScrapService {
         if scrap.next_fire_at.is_some() {
             self.schedule_changed.notify_one();
         }
+        self.recipients.ask_for(org.id, &scrap_addresses(&scrap)).await?;
         Ok(scrap)
     }
 
@@ -196,6 +201,9 @@ impl ScrapService {
         if scrap.cron != before.cron || scrap.cron_timezone != before.cron_timezone {
             self.schedule_changed.notify_one();
         }
+        let named_before = scrap_addresses(&before);
+        let new: Vec<String> = scrap_addresses(&scrap).into_iter().filter(|a| !named_before.contains(a)).collect();
+        self.recipients.ask_for(session.org(), &new).await?;
         Ok(scrap)
     }
 

@@ -29,6 +29,7 @@ mod keys;
 mod members;
 mod ops;
 mod rates;
+mod recipients;
 mod retention;
 mod run_pages;
 mod runs;

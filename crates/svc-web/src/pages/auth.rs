@@ -30,6 +30,8 @@ struct AuthPage {
     email: String,
     name: String,
     errors: FieldErrors,
+    /// The sign-up of an invitation: the email is the invited address, read-only.
+    email_locked: bool,
 }
 
 #[derive(Deserialize)]
@@ -89,6 +91,7 @@ fn blank(services: &Services, signup: bool, next: String) -> impl FnOnce(String)
         email: String::new(),
         name: String::new(),
         errors: FieldErrors::default(),
+        email_locked: false,
     }
 }
 
@@ -116,7 +119,17 @@ pub(crate) async fn signup_page(
     headers: HeaderMap,
     Query(q): Query<NextQuery>,
 ) -> Result<Response, PageError> {
-    form_page(&services, &headers, q.next.as_deref(), true)
+    let next = browser_session::local_path(q.next.as_deref());
+    // Coming from an invitation's page: the invited address, read-only.
+    let invited = match next.strip_prefix("/invites/accept?token=") {
+        Some(token) => services.members.invite_of_token(token).await.ok().map(|(invite, _)| invite.email),
+        None => None,
+    };
+    let page = blank(&services, true, next);
+    auth_page(&services, &headers, StatusCode::OK, move |form_token| match invited {
+        Some(email) => AuthPage { email, email_locked: true, ..page(form_token) },
+        None => page(form_token),
+    })
 }
 
 /// Signed in: the cookie, and on to `next`.
@@ -143,6 +156,7 @@ fn refused(
         chrome,
         signup,
         form_token,
+        email_locked: signup && next.starts_with("/invites/accept?token="),
         next,
         email: form.email,
         name: form.name,

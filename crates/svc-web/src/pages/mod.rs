@@ -10,6 +10,8 @@ mod fix_review;
 mod keys;
 mod members;
 mod pager;
+mod recipient_confirm;
+mod recipient_notice;
 mod run_page;
 mod run_progress;
 mod scrap_editor;
@@ -42,6 +44,7 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/scraps/{scrap}/login", post(scrap_editor::set_login))
         .route("/scraps/{scrap}/login/remove", post(scrap_editor::remove_login))
         .route("/scraps/{scrap}/session/forget", post(scrap_editor::forget_session))
+        .route("/scraps/{scrap}/recipients/resend", post(recipient_notice::resend))
         .route("/login", get(auth::login_page).post(auth::login))
         .route("/signup", get(auth::signup_page).post(auth::signup))
         .route("/logout", post(auth::logout))
@@ -95,6 +98,7 @@ pub(crate) fn routes() -> Router<Arc<Services>> {
         .route("/admin/announcements", post(admin::announce))
         .route("/unsubscribe", get(unsubscribe::page).post(unsubscribe::one_click))
         .route("/banners/{token}", get(banner::image))
+        .route("/recipients/confirm", get(recipient_confirm::page).post(recipient_confirm::confirm))
         .route("/assets/app.css", get(assets::css))
         .route("/assets/app.js", get(assets::js))
         .layer(axum::middleware::map_response(page_headers))

@@ -28,6 +28,7 @@ use svc_service::{ServiceError, Services};
 use crate::chrome::Chrome;
 use crate::form_errors::FieldErrors;
 use crate::page_error::PageError;
+use crate::pages::recipient_notice::PendingNotes;
 use crate::pages::render;
 use crate::path_id::PathId;
 use crate::present::site_login::{SiteLoginView, flash, site_login};
@@ -235,6 +236,8 @@ struct EditorPage {
     ai_enabled: bool,
     /// The Site login card (existing scraps only).
     login: Option<LoginCard>,
+    /// Recipient fields whose address has not confirmed (stored scraps only).
+    pending: PendingNotes,
 }
 
 /// The Site login card: what is saved, and its form as typed (never the
@@ -350,6 +353,7 @@ fn editor(
         email_enabled: services.announcements.email_enabled(),
         ai_enabled: services.ai.enabled(),
         login,
+        pending: PendingNotes::default(),
     }
 }
 
@@ -366,6 +370,8 @@ pub(crate) async fn new_page(State(services): State<Arc<Services>>, user: Signed
 pub(crate) struct EditQuery {
     /// What the Site login card just did (`saved`, `removed`, `forgotten`).
     login: Option<String>,
+    /// What "Send again" just did (`sent`, `recent`, `confirmed`).
+    recipient: Option<String>,
 }
 
 pub(crate) async fn edit_page(
@@ -377,7 +383,9 @@ pub(crate) async fn edit_page(
     let scrap = services.scraps.get(&user.principal(), id).await?;
     let form = ScrapForm::from_scrap(&scrap);
     let login = login_card(&services, &user, id, query.login.as_deref(), String::new(), FieldErrors::default()).await?;
-    render(&editor(&services, &user, Some(id), Some(scrap), form, FieldErrors::default(), None, Some(login)))
+    let pending = PendingNotes::of(&services, &user, &scrap, query.recipient).await?;
+    let page = editor(&services, &user, Some(id), Some(scrap), form, FieldErrors::default(), None, Some(login));
+    render(&EditorPage { pending, ..page })
 }
 
 /// The Site login form (apart from the editor's).
@@ -398,7 +406,9 @@ async fn stored_editor(
 ) -> Result<EditorPage, PageError> {
     let scrap = services.scraps.get(&user.principal(), id).await?;
     let form = ScrapForm::from_scrap(&scrap);
-    Ok(editor(services, user, Some(id), Some(scrap), form, FieldErrors::default(), None, Some(card)))
+    let pending = PendingNotes::of(services, user, &scrap, None).await?;
+    let page = editor(services, user, Some(id), Some(scrap), form, FieldErrors::default(), None, Some(card));
+    Ok(EditorPage { pending, ..page })
 }
 
 /// `POST /scraps/:id/login`: sets (or replaces) the login; a refusal shows

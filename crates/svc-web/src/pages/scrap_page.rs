@@ -230,6 +230,7 @@ pub(crate) async fn page(
                 EmailKind::Announcement => "Announcement",
                 EmailKind::FixProposed => "AI Fix proposal",
                 EmailKind::Invite => "Invitation",
+                EmailKind::Confirmation => "Recipient confirmation",
             },
             to: svc_domain::channel::shown(&r.email.to),
             subject: r.email.subject,

@@ -190,6 +190,21 @@ impl TestApp {
         self.send(self.request(Method::DELETE, path, Some(bearer))).await
     }
 
+    /// Confirms a recipient as its person does: the link's page, then its
+    /// button (a `POST`). Answers the status and the page.
+    pub async fn confirm_recipient(&self, token: &str) -> (StatusCode, String) {
+        let url = format!("{}/recipients/confirm?token={token}", self.base);
+        let res = self.http.post(&url).send().await.unwrap();
+        let status = res.status();
+        (status, res.text().await.unwrap())
+    }
+
+    /// Confirms the recipient whose confirmation mail is `mail`.
+    pub async fn confirm_by_mail(&self, mail: &smtp::Captured) {
+        let (status, page) = self.confirm_recipient(&mail.confirmation_token()).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+    }
+
     pub async fn signup(&self, email: &str) -> Account {
         let (status, body) = self
             .send(

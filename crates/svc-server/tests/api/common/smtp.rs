@@ -41,6 +41,14 @@ impl Captured {
     }
 
     /// The raw header section (up to the first empty line).
+    /// The secret of the recipient confirmation link this mail carries.
+    pub fn confirmation_token(&self) -> String {
+        let text = self.parsed().body_text(0).expect("a text body").to_string();
+        let link =
+            text.split_whitespace().find(|w| w.contains("/recipients/confirm?token=")).expect("a confirmation link");
+        link.split("token=").nth(1).unwrap().to_string()
+    }
+
     pub fn header_section(&self) -> String {
         let text = String::from_utf8_lossy(&self.raw);
         text.split("\r\n\r\n").next().unwrap_or_default().to_string()

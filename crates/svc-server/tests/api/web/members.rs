@@ -62,7 +62,11 @@ async fn owner_invites_editor_edits_viewer_cannot_run_and_removal_ends_the_edito
     assert!(text.contains("Join ada") && text.contains("as an editor"), "{text}");
     editor.screenshots("invite-accept").await;
     editor.click_and_load("Sign up as bob@example.com").await;
-    editor.fill("Email", "bob@example.com").await;
+    // The invited address, prefilled and read-only.
+    assert_eq!(editor.value("Email").await, "bob@example.com");
+    let locked: bool = editor.eval("document.getElementById('email').readOnly").await;
+    assert!(locked, "the invitation is for that address");
+    editor.screenshots("invite-signup").await;
     editor.fill("Password", "password-123").await;
     editor.click_and_load("Sign up").await;
     assert_eq!(editor.path().await, path, "back to the invitation");

@@ -15,6 +15,8 @@ mod fix_review;
 mod history_page;
 mod journey;
 mod members;
+mod recipients;
+mod roles;
 mod run_progress;
 mod scrap_editor;
 mod scrap_list;
