@@ -751,6 +751,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/organization/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recipients
+         * @description The addresses outside the organization's members that its scraps name
+         *     (`emailNotifRecipient`, `digestRecipient`, `alert`), in address order:
+         *     `pending` ones receive nothing until they confirm through the link
+         *     mailed to them; members' own addresses never need to. Every member may
+         *     read them.
+         *
+         *     **Auth:** A web session only (JWT or the web app's cookie): an API key gets 401.
+         */
+        get: operations["listRecipients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organization/recipients/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a confirmation again
+         * @description Mails a pending address a new confirmation link (the previous one stops
+         *     working). At most one mail per address an hour (409
+         *     `CONFIRMATION_RECENTLY_SENT`); an address that receives already: 409
+         *     `ALREADY_CONFIRMED`; a server without email: 409 `EMAIL_OFF`. Editors,
+         *     admins and owners.
+         *
+         *     **Auth:** A web session only (JWT or the web app's cookie): an API key gets 401.
+         */
+        post: operations["resendRecipientConfirmation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/organization/settings": {
         parameters: {
             query?: never;
@@ -1581,6 +1633,26 @@ export interface components {
             total: number;
         };
         /** @description `{"data": [...], "total": N, "page": P, "perPage": PP}`. */
+        ListView_RecipientView: {
+            data: {
+                confirmedAt?: string | null;
+                createdAt: string;
+                email: string;
+                /** @description When "send again" may mail another link (null: now, or confirmed). */
+                resendAt?: string | null;
+                /** @description When the last confirmation mail was queued (null: none was, e.g. email is off). */
+                sentAt?: string | null;
+                /** @description `pending` (nothing is sent to it until it confirms) or `confirmed`. */
+                state: string;
+            }[];
+            /** Format: int64 */
+            page: number;
+            /** Format: int64 */
+            perPage: number;
+            /** Format: int64 */
+            total: number;
+        };
+        /** @description `{"data": [...], "total": N, "page": P, "perPage": PP}`. */
         ListView_RunPageView: {
             data: {
                 /**
@@ -1897,12 +1969,32 @@ export interface components {
             currentPassword: string;
             newPassword: string;
         };
+        /** @description An address outside the organization's members that a scrap sends to. */
+        RecipientView: {
+            confirmedAt?: string | null;
+            createdAt: string;
+            email: string;
+            /** @description When "send again" may mail another link (null: now, or confirmed). */
+            resendAt?: string | null;
+            /** @description When the last confirmation mail was queued (null: none was, e.g. email is off). */
+            sentAt?: string | null;
+            /** @description `pending` (nothing is sent to it until it confirms) or `confirmed`. */
+            state: string;
+        };
         /** @description The answer to a redelivery: the new delivery, queued. */
         RedeliveryView: {
             deliveryId: string;
             event: string;
             historyId: string;
             state: string;
+        };
+        /** @description The pending address to mail a new confirmation link. */
+        ResendBody: {
+            /**
+             * @description An email address; white space around it is ignored (U+0085 counts as white space, and the
+             *     pattern says so: `\s` does not hold it).
+             */
+            email: string;
         };
         /** @description The body of `PUT /api/organization/members/:userId`. */
         RoleBody: {
@@ -5941,6 +6033,208 @@ export interface operations {
                 };
             };
             /** @description - `VALIDATION`: a path id is not 24 hexadecimal characters (`field` names it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `INTERNAL`: svc failed; the `x-request-id` header identifies the request in its logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `UNAVAILABLE`: the database is unreachable (`Retry-After`)
+             *     - `TIMEOUT`: svc did not answer by the request's deadline
+             */
+            503: {
+                headers: {
+                    /** @description with `UNAVAILABLE`: seconds to wait */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listRecipients: {
+        parameters: {
+            query?: {
+                /** @description The page, from 1 (default 1). */
+                page?: number;
+                /** @description Items per page, 1 to 100 (default 20). */
+                perPage?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one page of recipients */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListView_RecipientView"];
+                };
+            };
+            /**
+             * @description - `UNAUTHORIZED`: no credential, or one that is malformed, unknown, revoked or expired
+             *     - `UNAUTHORIZED`: the credential is an API key: this route takes a web session only
+             */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `VALIDATION`: a query parameter is malformed or out of range (`field` names it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `INTERNAL`: svc failed; the `x-request-id` header identifies the request in its logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `UNAVAILABLE`: the database is unreachable (`Retry-After`)
+             *     - `TIMEOUT`: svc did not answer by the request's deadline
+             */
+            503: {
+                headers: {
+                    /** @description with `UNAVAILABLE`: seconds to wait */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resendRecipientConfirmation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResendBody"];
+            };
+        };
+        responses: {
+            /** @description the pending recipient, its mail queued */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecipientView"];
+                };
+            };
+            /** @description - `INVALID_JSON`: the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `UNAUTHORIZED`: no credential, or one that is malformed, unknown, revoked or expired
+             *     - `UNAUTHORIZED`: the credential is an API key: this route takes a web session only
+             */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `FORBIDDEN`: authenticated by the session cookie without svc's `Origin` and the session's CSRF token in `X-CSRF-Token`
+             *     - `FORBIDDEN`: the caller's role in the organization may not do this (the description names it)
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `REQUEST_TIMEOUT`: the body was still arriving at the request's deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `ALREADY_CONFIRMED`: the address receives already: a member's own, or confirmed
+             *     - `CONFIRMATION_RECENTLY_SENT`: a confirmation mail went to the address less than an hour ago
+             *     - `EMAIL_OFF`: the server sends no email (`SVC_SMTP_URL` is not set): no confirmation can be mailed
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `PAYLOAD_TOO_LARGE`: the body is larger than 2 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `UNSUPPORTED_MEDIA_TYPE`: the body is not sent as `Content-Type: application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `VALIDATION`: a body field is missing, unknown or invalid (`field` names it) */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -39,6 +39,8 @@ from .list_view_key_view import ListViewKeyView
 from .list_view_key_view_data_item import ListViewKeyViewDataItem
 from .list_view_member_view import ListViewMemberView
 from .list_view_member_view_data_item import ListViewMemberViewDataItem
+from .list_view_recipient_view import ListViewRecipientView
+from .list_view_recipient_view_data_item import ListViewRecipientViewDataItem
 from .list_view_run_page_view import ListViewRunPageView
 from .list_view_run_page_view_data_item import ListViewRunPageViewDataItem
 from .list_view_scrap_view import ListViewScrapView
@@ -73,7 +75,9 @@ from .organization_settings_body import OrganizationSettingsBody
 from .organization_settings_view import OrganizationSettingsView
 from .organization_view import OrganizationView
 from .password_body import PasswordBody
+from .recipient_view import RecipientView
 from .redelivery_view import RedeliveryView
+from .resend_body import ResendBody
 from .role_body import RoleBody
 from .run_page_view import RunPageView
 from .scrap_body import ScrapBody
@@ -140,6 +144,8 @@ __all__ = (
     "ListViewKeyViewDataItem",
     "ListViewMemberView",
     "ListViewMemberViewDataItem",
+    "ListViewRecipientView",
+    "ListViewRecipientViewDataItem",
     "ListViewRunPageView",
     "ListViewRunPageViewDataItem",
     "ListViewScrapView",
@@ -172,7 +178,9 @@ __all__ = (
     "OrganizationSettingsView",
     "OrganizationView",
     "PasswordBody",
+    "RecipientView",
     "RedeliveryView",
+    "ResendBody",
     "RoleBody",
     "RunPageView",
     "ScrapBody",
