@@ -11,6 +11,7 @@ pub mod accounts;
 pub mod ai;
 pub mod audit;
 pub mod error;
+pub(crate) mod link_tokens;
 pub mod members;
 pub mod metrics;
 pub mod outbox;

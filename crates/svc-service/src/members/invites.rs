@@ -5,9 +5,6 @@
 //! one signed up for the purpose, which `SVC_SIGNUP=invite` admits).
 
 use chrono::Utc;
-use rand::Rng;
-use rand::distr::Alphanumeric;
-use sha2::{Digest, Sha256};
 use svc_domain::ObjectId;
 use svc_domain::account::Organization;
 use svc_domain::audit::AuditAction;
@@ -19,11 +16,10 @@ use svc_storage::Joined;
 use super::MemberService;
 use crate::accounts::IssuedToken;
 use crate::accounts::sessions::Client;
+use crate::link_tokens::{new_token, token_hash};
+use crate::outbox::email_compose::one_line;
 use crate::paging::{PageRequest, Paged};
 use crate::{Result, ServiceError, Session};
-
-/// Random characters of an invitation's secret (~238 bits).
-const TOKEN_LEN: usize = 40;
 
 /// What an inviter asks for.
 #[derive(Clone, Debug)]
@@ -46,19 +42,6 @@ pub struct Accepted {
     pub organization: Organization,
     pub role: Role,
     pub token: IssuedToken,
-}
-
-fn token_hash(token: &str) -> String {
-    hex::encode(Sha256::digest(token.trim().as_bytes()))
-}
-
-fn new_token() -> String {
-    rand::rng().sample_iter(&Alphanumeric).take(TOKEN_LEN).map(char::from).collect()
-}
-
-/// `s` on one line, for a subject.
-fn one_line(s: &str) -> String {
-    s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
 
 impl MemberService {

@@ -9,9 +9,6 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use rand::Rng;
-use rand::distr::Alphanumeric;
-use sha2::{Digest, Sha256};
 use svc_domain::account::Organization;
 use svc_domain::channel;
 use svc_domain::email::{Email, EmailKind};
@@ -21,11 +18,10 @@ use svc_domain::scrap::Scrap;
 use svc_domain::{ObjectId, OrgId};
 use svc_storage::{Asked, Store};
 
+use crate::link_tokens::{new_token, token_hash};
+use crate::outbox::email_compose::one_line;
 use crate::paging::{PageRequest, Paged};
 use crate::{Result, ServiceError, Session};
-
-/// Random characters of a confirmation link's secret (~238 bits).
-const TOKEN_LEN: usize = 40;
 
 /// How confirmation mails go out.
 #[derive(Clone, Debug)]
@@ -53,14 +49,6 @@ pub enum Reach {
     Allowed,
     /// An address that has not confirmed: nothing goes to it.
     Unconfirmed,
-}
-
-fn token_hash(token: &str) -> String {
-    hex::encode(Sha256::digest(token.trim().as_bytes()))
-}
-
-fn new_token() -> String {
-    rand::rng().sample_iter(&Alphanumeric).take(TOKEN_LEN).map(char::from).collect()
 }
 
 /// The email addresses among a scrap's recipient fields (channels are not
@@ -143,7 +131,7 @@ impl RecipientService {
     }
 
     fn confirmation_email(&self, org: &Organization, to: &str, token: &str, now: DateTime<Utc>) -> Email {
-        let name: String = org.name.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+        let name = one_line(&org.name);
         let link = self.confirm_link(token);
         Email {
             id: ObjectId::new(),
