@@ -192,7 +192,8 @@ impl Mailer {
     }
 }
 
-fn kind_word(kind: EmailKind) -> &'static str {
+/// How an email of `kind` is named in the activity log.
+pub(crate) fn kind_word(kind: EmailKind) -> &'static str {
     match kind {
         EmailKind::Result => "Result",
         EmailKind::Alert => "Alert",

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use svc_domain::activity::Activity;
-use svc_domain::email::{Email, EmailKind};
+use svc_domain::email::Email;
 use svc_domain::history::{HistoryRow, StatusDetail, TriggeredBy};
 use svc_domain::run_page::RunPage;
 use svc_domain::scrap::{DEFAULT_SCRAPPER, Scrap};
@@ -18,6 +18,7 @@ use crate::Result;
 use crate::ai::attachments::AttachedModel;
 use crate::ai::digest;
 use crate::outbox::deliveries::run_deliveries;
+use crate::outbox::mailer::kind_word;
 use crate::outbox::redact::KnownSecrets;
 use crate::outbox::{channel_compose, email_compose};
 use crate::recipients::Reach;
@@ -366,16 +367,5 @@ impl RunService {
 
     async fn deliveries_for(&self, row: &HistoryRow) -> Result<Vec<Delivery>> {
         run_deliveries(&*self.store, row).await
-    }
-}
-
-/// How a skipped send is named in the activity log.
-fn kind_word(kind: EmailKind) -> &'static str {
-    match kind {
-        EmailKind::Result => "Result",
-        EmailKind::Alert => "Alert",
-        EmailKind::Recovered => "Recovery",
-        EmailKind::Digest => "Digest",
-        _ => "The",
     }
 }
