@@ -13,8 +13,6 @@ use svc_domain::{HistoryId, ScrapId};
 use svc_engine::{Loads, PageCapture, PageInput, RunJob, ScriptResult};
 
 use super::RunService;
-use super::test_run::NO_ENGINE_HERE;
-use crate::accounts::rate_limits::TRIGGER_PER_KEY;
 use crate::scraps::banner::keep_banner;
 use crate::scraps::banner_image;
 use crate::{Result, ServiceError, Session};
@@ -30,12 +28,8 @@ impl RunService {
         session.require(&[Scope::ScrapsWrite, Scope::ScrapsRun])?;
         let org = session.org();
         let scrap = self.store.scrap(org, id).await?.ok_or(ServiceError::NotFound("scrap"))?;
-        let engine = self.attached.engine().ok_or_else(|| ServiceError::Unavailable(NO_ENGINE_HERE.into()))?;
-        let organization = self.store.organization(org).await?.ok_or(ServiceError::NotFound("organization"))?;
-        if organization.balance <= 0 {
-            return Err(ServiceError::InsufficientBalance);
-        }
-        self.limits.take(&format!("test-run:user:{}", session.user()), TRIGGER_PER_KEY).await?;
+        let (engine, _) = self.engine_for_users_job(session).await?;
+        self.take_users_job_limit(session).await?;
         let job = RunJob {
             history_id: HistoryId::new().to_string(),
             url: scrap.url.clone(),

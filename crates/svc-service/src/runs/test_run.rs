@@ -2,6 +2,7 @@
 //! nowhere.
 
 use std::time::Instant;
+use svc_domain::account::Organization;
 use svc_domain::scope::Scope;
 
 use svc_domain::history::TriggeredBy;
@@ -86,6 +87,28 @@ fn test_run_capture(mut capture: serde_json::Value, session: &Session) -> serde_
 }
 
 impl RunService {
+    /// This process's engine and the organization, for a job a user asks
+    /// for outside the queue (a test run, a banner's screenshot): 503
+    /// without a browser here, 402 when the balance is spent.
+    pub(super) async fn engine_for_users_job(
+        &self,
+        session: &Session,
+    ) -> Result<(std::sync::Arc<dyn svc_engine::Engine>, Organization)> {
+        let engine = self.attached.engine().ok_or_else(|| ServiceError::Unavailable(NO_ENGINE_HERE.into()))?;
+        let org = self.store.organization(session.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
+        if org.balance <= 0 {
+            return Err(ServiceError::InsufficientBalance);
+        }
+        Ok((engine.clone(), org))
+    }
+
+    /// Takes one from the user's limit of such jobs (the rate of API-key
+    /// triggers), shared by test runs and screenshots.
+    pub(super) async fn take_users_job_limit(&self, session: &Session) -> Result<()> {
+        self.limits.take(&format!("test-run:user:{}", session.user()), TRIGGER_PER_KEY).await?;
+        Ok(())
+    }
+
     /// Runs an unsaved script once, at once, on this process's browser (no
     /// queue), and answers with its result. It writes no history row and
     /// sends no webhook; the organization is charged as for a run. Limited
@@ -105,11 +128,7 @@ impl RunService {
                     ServiceError::validation("param", format!("no parameter set `{key}` in `params`"))
                 })?),
             };
-        let engine = self.attached.engine().ok_or_else(|| ServiceError::Unavailable(NO_ENGINE_HERE.into()))?;
-        let org = self.store.organization(session.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
-        if org.balance <= 0 {
-            return Err(ServiceError::InsufficientBalance);
-        }
+        let (engine, org) = self.engine_for_users_job(session).await?;
         let login = match draft.scrap {
             None => RunLogin::default(),
             Some(scrap) => {
@@ -132,7 +151,7 @@ impl RunService {
                 }
             }
         };
-        self.limits.take(&format!("test-run:user:{}", session.user()), TRIGGER_PER_KEY).await?;
+        self.take_users_job_limit(session).await?;
         let secrets = KnownSecrets::of(login.account.as_ref());
         // A crawl runs, with a small page cap, within one run's timeout.
         let limits = svc_engine::crawl::limits_for_run(&draft.script).capped(TEST_RUN_MAX_PAGES);

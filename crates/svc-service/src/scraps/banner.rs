@@ -40,8 +40,7 @@ impl BannerService {
     /// the scrap's banner, decoded and encoded again without its metadata.
     /// Anything else is refused (422 on `file`).
     pub async fn upload(&self, session: &Session, scrap: ScrapId, upload: Vec<u8>) -> Result<Scrap> {
-        session.require(&[Scope::ScrapsWrite])?;
-        self.require_scrap(session.org(), scrap).await?;
+        self.check_writable(session, scrap).await?;
         // Decoding is CPU work: off the async threads.
         let clean = tokio::task::spawn_blocking(move || banner_image::clean(&upload))
             .await
