@@ -3,6 +3,9 @@
 
 use std::sync::LazyLock;
 
+use svc_domain::member::{Power, Role};
+use svc_domain::scope::Scope;
+
 use crate::assets;
 
 /// The signed-in user as the navigation shows them.
@@ -13,12 +16,8 @@ pub struct NavUser {
     pub plan: &'static str,
     /// The organization the session is in (the switcher's label).
     pub organization: String,
-    /// The user's role there (`owner`, `admin`, `editor`, `viewer`).
-    pub role: &'static str,
-    /// Whether the role may create, edit, delete and run scraps (editor and up).
-    pub can_edit: bool,
-    /// Whether the role may manage webhooks, channels and members (admin and up).
-    pub can_manage: bool,
+    /// The user's role there: the screens hide what it may not do.
+    pub role: Role,
 }
 
 #[derive(Clone, Debug)]
@@ -69,17 +68,17 @@ impl Chrome {
     /// Whether the signed-in role may change and run scraps: the screens
     /// hide what would answer 403 (the server checks regardless).
     pub fn can_edit(&self) -> bool {
-        self.user.as_ref().is_some_and(|u| u.can_edit)
+        self.user.as_ref().is_some_and(|u| u.role.may(Power::Act(Scope::ScrapsWrite)))
     }
 
     /// Whether the signed-in role may manage webhooks, channels and members.
     pub fn can_manage(&self) -> bool {
-        self.user.as_ref().is_some_and(|u| u.can_manage)
+        self.user.as_ref().is_some_and(|u| u.role.may(Power::Act(Scope::WebhooksManage)))
     }
 
     /// The signed-in role's name (empty without a session).
     pub fn role(&self) -> &'static str {
-        self.user.as_ref().map_or("", |u| u.role)
+        self.user.as_ref().map_or("", |u| u.role.as_str())
     }
 
     /// `aria-current` for the navigation entry of `section`.

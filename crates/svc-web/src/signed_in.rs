@@ -11,8 +11,6 @@ use axum::http::request::Parts;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use svc_domain::account::{Organization, User};
-use svc_domain::member::Power;
-use svc_domain::scope::Scope;
 use svc_service::{Principal, ServiceError, Services, Session};
 
 use crate::browser_session::{self, FORM_COOKIE, SESSION_COOKIE};
@@ -42,9 +40,7 @@ impl SignedIn {
                 is_admin: self.user.is_admin,
                 plan: self.organization.plan.as_str(),
                 organization: self.organization.name.clone(),
-                role: self.session.role().as_str(),
-                can_edit: self.session.role().may(Power::Act(Scope::ScrapsWrite)),
-                can_manage: self.session.role().may(Power::Act(Scope::WebhooksManage)),
+                role: self.session.role(),
             }),
             csrf: self.csrf.clone(),
             section,
