@@ -1,5 +1,5 @@
 //! Role-aware screens (issue 37): a viewer sees no Run, Edit, Save,
-//! Delete, New scrap or Restore; an editor sees those but no channel,
+//! Delete, New scrap, Restore or banner change; an editor sees those but no channel,
 //! webhook or member management. The server refuses regardless (tested in
 //! `members`); these are the screens, in a real Chromium.
 
@@ -45,7 +45,7 @@ async fn a_viewer_sees_no_writes_and_an_editor_no_management() {
     assert!(has_text(&viewer, "Your role here is viewer").await);
     viewer.screenshots("scrap-list-viewer").await;
     viewer.open(&format!("/scraps/{scrap}")).await;
-    for refused in ["Run now", "Edit", "Delete", "Replace the address"] {
+    for refused in ["Run now", "Edit", "Delete", "Replace the address", "Upload", "Use a screenshot of the page"] {
         assert!(!viewer.has_button(refused).await, "a viewer sees no {refused}");
     }
     assert!(viewer.has_button("Versions").await, "reading stays");
@@ -60,7 +60,7 @@ async fn a_viewer_sees_no_writes_and_an_editor_no_management() {
     log_in(&editor, &bob).await;
     assert!(editor.has_button("New scrap").await);
     editor.open(&format!("/scraps/{scrap}")).await;
-    for allowed in ["Run now", "Edit", "Delete"] {
+    for allowed in ["Run now", "Edit", "Delete", "Upload", "Use a screenshot of the page"] {
         assert!(editor.has_button(allowed).await, "an editor sees {allowed}");
     }
     editor.open("/settings/channels").await;
