@@ -16,8 +16,8 @@ use svc_storage::Joined;
 use super::MemberService;
 use crate::accounts::IssuedToken;
 use crate::accounts::sessions::Client;
-use crate::link_tokens::{new_token, token_hash};
 use crate::outbox::email_compose::one_line;
+use crate::outbox::link_tokens::{new_token, token_hash};
 use crate::paging::{PageRequest, Paged};
 use crate::{Result, ServiceError, Session};
 

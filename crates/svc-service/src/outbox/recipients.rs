@@ -18,8 +18,8 @@ use svc_domain::scrap::Scrap;
 use svc_domain::{ObjectId, OrgId};
 use svc_storage::{Asked, Store};
 
-use crate::link_tokens::{new_token, token_hash};
 use crate::outbox::email_compose::one_line;
+use crate::outbox::link_tokens::{new_token, token_hash};
 use crate::paging::{PageRequest, Paged};
 use crate::{Result, ServiceError, Session};
 
