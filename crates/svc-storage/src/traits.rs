@@ -1014,26 +1014,28 @@ pub struct BannerImage {
     pub bytes: Vec<u8>,
 }
 
+/// A banner being set: its image, the token that finds it and the path
+/// the scrap's `banner` will hold, and when.
+#[derive(Clone, Copy, Debug)]
+pub struct NewBanner<'a> {
+    pub token: &'a str,
+    pub path: &'a str,
+    pub image: &'a BannerImage,
+    pub at: DateTime<Utc>,
+}
+
 /// Scraps' banner images (`scrap_banners`), in the database so that every
 /// node serves them. Each is found by its token, the last segment of the
 /// path the scrap's `banner` holds.
 #[async_trait]
 pub trait BannerStore: Send + Sync {
-    /// Makes `image` the banner of scrap `scrap` of `org` under `token`
-    /// (replacing its previous image), sets the scrap's `banner` to `path`
-    /// and `updated_at` to `at`, and writes `activity`, in one transaction;
-    /// false (nothing written) when `org` has no such scrap.
-    #[allow(clippy::too_many_arguments)]
-    async fn set_banner(
-        &self,
-        org: OrgId,
-        scrap: ScrapId,
-        token: &str,
-        path: &str,
-        image: &BannerImage,
-        at: DateTime<Utc>,
-        activity: &Activity,
-    ) -> Result<bool>;
+    /// Makes `banner.image` the banner of scrap `scrap` of `org` under
+    /// `banner.token` (replacing its previous image), sets the scrap's
+    /// `banner` to `banner.path` and `updated_at` to `banner.at`, and writes
+    /// `activity`, in one transaction; false (nothing written) when `org`
+    /// has no such scrap.
+    async fn set_banner(&self, org: OrgId, scrap: ScrapId, banner: &NewBanner<'_>, activity: &Activity)
+    -> Result<bool>;
     /// Deletes the scrap's banner image, empties its `banner` and writes
     /// `activity`, in one transaction; false when `org` has no such scrap.
     async fn remove_banner(&self, org: OrgId, scrap: ScrapId, at: DateTime<Utc>, activity: &Activity) -> Result<bool>;

@@ -42,9 +42,9 @@ use svc_storage::key_check::key_check_opens;
 use svc_storage::testing::TestDb;
 use svc_storage::{
     AddressSeen, AppliedFix, Asked, BannerImage, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, Joined,
-    MemberChange, Nearby, NewAccount, Page, PlanRenewal, PlannedTick, ProposalDecision, QueueState, RenewalOutcome,
-    RunNeighbours, RunStreak, ScrapFilter, Store, StoreError, StoredFeedToken, TaskEnd, TaskFinish, TickAction,
-    TickOutcome, TickPlan, TickPlanner, TierNote,
+    MemberChange, Nearby, NewAccount, NewBanner, Page, PlanRenewal, PlannedTick, ProposalDecision, QueueState,
+    RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store, StoreError, StoredFeedToken, TaskEnd, TaskFinish,
+    TickAction, TickOutcome, TickPlan, TickPlanner, TierNote,
 };
 use svc_storage::{MasterKey, Sealer};
 
@@ -3917,7 +3917,15 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
     let act = |org: OrgId, scrap: ScrapId| activity(org, scrap, "banner.changed", t0);
 
     assert!(
-        store.set_banner(org.id, s.id, "tok1.png", "/banners/tok1.png", &image, t1, &act(org.id, s.id)).await.unwrap()
+        store
+            .set_banner(
+                org.id,
+                s.id,
+                &NewBanner { token: "tok1.png", path: "/banners/tok1.png", image: &image, at: t1 },
+                &act(org.id, s.id)
+            )
+            .await
+            .unwrap()
     );
     let stored = store.scrap(org.id, s.id).await.unwrap().unwrap();
     assert_eq!((stored.banner.as_str(), stored.updated_at), ("/banners/tok1.png", t1));
@@ -3928,13 +3936,23 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
     // Another organization: nothing written, nothing removed.
     assert!(
         !store
-            .set_banner(other_org.id, s.id, "tok2.png", "/banners/tok2.png", &image, t1, &act(org.id, s.id))
+            .set_banner(
+                other_org.id,
+                s.id,
+                &NewBanner { token: "tok2.png", path: "/banners/tok2.png", image: &image, at: t1 },
+                &act(org.id, s.id)
+            )
             .await
             .unwrap()
     );
     assert!(
         !store
-            .set_banner(org.id, theirs.id, "tok2.png", "/banners/tok2.png", &image, t1, &act(org.id, s.id))
+            .set_banner(
+                org.id,
+                theirs.id,
+                &NewBanner { token: "tok2.png", path: "/banners/tok2.png", image: &image, at: t1 },
+                &act(org.id, s.id)
+            )
             .await
             .unwrap()
     );
@@ -3945,7 +3963,15 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
     // A new image replaces the old one under a new token.
     let jpeg = BannerImage { content_type: "image/jpeg".into(), bytes: vec![0xFF, 0xD8, 0xFF, 0xD9] };
     assert!(
-        store.set_banner(org.id, s.id, "tok3.jpg", "/banners/tok3.jpg", &jpeg, t1, &act(org.id, s.id)).await.unwrap()
+        store
+            .set_banner(
+                org.id,
+                s.id,
+                &NewBanner { token: "tok3.jpg", path: "/banners/tok3.jpg", image: &jpeg, at: t1 },
+                &act(org.id, s.id)
+            )
+            .await
+            .unwrap()
     );
     assert_eq!(store.banner_image("tok1.png", "/banners/tok1.png").await.unwrap(), None);
     assert_eq!(store.banner_image("tok3.jpg", "/banners/tok3.jpg").await.unwrap(), Some(jpeg.clone()));
@@ -3956,7 +3982,15 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
     assert_eq!(store.banner_image("tok3.jpg", "/banners/tok3.jpg").await.unwrap(), None);
 
     assert!(
-        store.set_banner(org.id, s.id, "tok4.png", "/banners/tok4.png", &image, t1, &act(org.id, s.id)).await.unwrap()
+        store
+            .set_banner(
+                org.id,
+                s.id,
+                &NewBanner { token: "tok4.png", path: "/banners/tok4.png", image: &image, at: t1 },
+                &act(org.id, s.id)
+            )
+            .await
+            .unwrap()
     );
     let t2 = t1 + Duration::seconds(5);
     assert!(store.remove_banner(org.id, s.id, t2, &act(org.id, s.id)).await.unwrap());
@@ -3969,12 +4003,28 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
 
     // Deleting the scrap deletes its image.
     assert!(
-        store.set_banner(org.id, s.id, "tok5.png", "/banners/tok5.png", &image, t2, &act(org.id, s.id)).await.unwrap()
+        store
+            .set_banner(
+                org.id,
+                s.id,
+                &NewBanner { token: "tok5.png", path: "/banners/tok5.png", image: &image, at: t2 },
+                &act(org.id, s.id)
+            )
+            .await
+            .unwrap()
     );
     assert!(store.delete_scrap(org.id, s.id, &act(org.id, s.id)).await.unwrap());
     assert_eq!(store.banner_image("tok5.png", "/banners/tok5.png").await.unwrap(), None);
     assert!(
-        !store.set_banner(org.id, s.id, "tok6.png", "/banners/tok6.png", &image, t2, &act(org.id, s.id)).await.unwrap()
+        !store
+            .set_banner(
+                org.id,
+                s.id,
+                &NewBanner { token: "tok6.png", path: "/banners/tok6.png", image: &image, at: t2 },
+                &act(org.id, s.id)
+            )
+            .await
+            .unwrap()
     );
 }
 
