@@ -3520,6 +3520,162 @@ mod migration_0007 {
 }
 
 // ---------------------------------------------------------------------------
+// Migration 0022 on a database written before it
+// ---------------------------------------------------------------------------
+
+mod migration_0022 {
+    //! Migration 0022 (confirmed recipients) confirms every address scraps
+    //! named before it, so that nobody stops receiving at the upgrade:
+    //! trimmed and lowercased, once per organization, chat channels and URLs
+    //! left out. The rows before it are written column by column, as the
+    //! schema of migration 21 asks (every column that must have a value gets
+    //! a blank of its type), so the test follows the schema as it was.
+    use std::str::FromStr;
+
+    use sqlx::AssertSqlSafe;
+    use svc_domain::OrgId;
+    use svc_domain::recipient::RecipientState;
+    use svc_storage::Store;
+    use svc_storage::testing::TestDb;
+
+    const BEFORE: i64 = 21;
+
+    /// The scraps written before the migration: (organization, alert,
+    /// result-email recipient, digest recipient).
+    const SCRAPS: [(usize, Option<&str>, Option<&str>, Option<&str>); 5] = [
+        (0, Some(" Ops@Example.com "), Some("team@example.com"), Some("TEAM@example.com")),
+        (0, Some("https://hooks.example.com/alert"), None, Some("digest@example.com")),
+        (0, Some("channel:0123456789abcdef01234567"), None, None),
+        (0, None, None, None),
+        (1, None, Some("team@example.com"), None),
+    ];
+
+    /// Each organization's addresses the migration must confirm.
+    fn expected(org: usize) -> Vec<&'static str> {
+        match org {
+            0 => vec!["digest@example.com", "ops@example.com", "team@example.com"],
+            _ => vec!["team@example.com"],
+        }
+    }
+
+    /// An `INSERT` of `given` into `table`, every other column without a
+    /// default that must not be NULL given a blank of its type.
+    fn insert(table: &str, required: &[(String, String)], given: &[(&str, String)]) -> String {
+        let mut columns: Vec<String> = given.iter().map(|(c, _)| c.to_string()).collect();
+        let mut values: Vec<String> = given.iter().map(|(_, v)| v.clone()).collect();
+        for (column, ty) in required {
+            if columns.contains(column) {
+                continue;
+            }
+            let ty = ty.to_ascii_lowercase();
+            let blank = if ty.contains("int") || ty.contains("real") || ty.contains("double") || ty.contains("numeric")
+            {
+                "0"
+            } else if ty.contains("bool") {
+                "false"
+            } else if ty.contains("json") {
+                "'{}'"
+            } else {
+                "''"
+            };
+            columns.push(column.clone());
+            values.push(blank.into());
+        }
+        format!("INSERT INTO {table} ({}) VALUES ({});\n", columns.join(", "), values.join(", "))
+    }
+
+    fn text(value: Option<&str>) -> String {
+        super::lit(value)
+    }
+
+    /// The statements that write two organizations and [`SCRAPS`].
+    fn rows(orgs: &[OrgId], org_required: &[(String, String)], scrap_required: &[(String, String)]) -> String {
+        let mut sql = String::new();
+        for org in orgs {
+            sql += &insert("organizations", org_required, &[("id", text(Some(&org.to_string())))]);
+        }
+        for (n, (org, alert, result, digest)) in SCRAPS.iter().enumerate() {
+            let given = [
+                ("id", text(Some(&format!("{:024x}", 0xabc000 + n)))),
+                ("organization_id", text(Some(&orgs[*org].to_string()))),
+                ("alert", text(*alert)),
+                ("email_notif_recipient", text(*result)),
+                ("digest_recipient", text(*digest)),
+            ];
+            sql += &insert("scraps", scrap_required, &given);
+        }
+        sql
+    }
+
+    async fn check(store: &std::sync::Arc<dyn Store>, orgs: &[OrgId]) {
+        for (n, org) in orgs.iter().enumerate() {
+            let mut found = store.recipients(*org).await.unwrap();
+            found.sort_by(|a, b| a.email.cmp(&b.email));
+            let emails: Vec<&str> = found.iter().map(|r| r.email.as_str()).collect();
+            assert_eq!(emails, expected(n), "organization {n}");
+            assert!(
+                found.iter().all(|r| r.state == RecipientState::Confirmed && r.organization_id == *org),
+                "{found:?}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn sqlite() {
+        let db = TestDb::sqlite();
+        let options = sqlx::sqlite::SqliteConnectOptions::from_str(&db.url).unwrap().create_if_missing(true);
+        let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+        sqlx::migrate!("./migrations/sqlite").run_to(BEFORE, &pool).await.unwrap();
+        let required = |table: &'static str| {
+            let pool = pool.clone();
+            async move {
+                let sql = format!(
+                    "SELECT name, type FROM pragma_table_info('{table}') WHERE \"notnull\" = 1 AND dflt_value IS NULL"
+                );
+                sqlx::query_as::<_, (String, String)>(AssertSqlSafe(sql)).fetch_all(&pool).await.unwrap()
+            }
+        };
+        let orgs = [OrgId::new(), OrgId::new()];
+        let sql = rows(&orgs, &required("organizations").await, &required("scraps").await);
+        sqlx::raw_sql(AssertSqlSafe(sql)).execute(&pool).await.unwrap();
+        pool.close().await;
+
+        let store = db.open().await;
+        check(&store, &orgs).await;
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn postgres() {
+        let Some(db) = TestDb::postgres().await else {
+            println!("skipped migration_0022::postgres: SVC_TEST_POSTGRES_URL is not set");
+            return;
+        };
+        let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
+        sqlx::migrate!("./migrations/postgres").run_to(BEFORE, &pool).await.unwrap();
+        let required = |table: &'static str| {
+            let pool = pool.clone();
+            async move {
+                let sql = format!(
+                    "SELECT column_name::text, data_type::text FROM information_schema.columns \
+                     WHERE table_schema = current_schema() AND table_name = '{table}' \
+                     AND is_nullable = 'NO' AND column_default IS NULL"
+                );
+                sqlx::query_as::<_, (String, String)>(AssertSqlSafe(sql)).fetch_all(&pool).await.unwrap()
+            }
+        };
+        let orgs = [OrgId::new(), OrgId::new()];
+        let sql = rows(&orgs, &required("organizations").await, &required("scraps").await);
+        sqlx::raw_sql(AssertSqlSafe(sql)).execute(&pool).await.unwrap();
+        pool.close().await;
+
+        let store = db.open().await;
+        check(&store, &orgs).await;
+        store.close().await;
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Secrets at rest (tests that reach the database's raw values: `db_tests!`)
 // ---------------------------------------------------------------------------
 
