@@ -3540,9 +3540,11 @@ mod migration_0022 {
 
     const BEFORE: i64 = 21;
 
-    /// The scraps written before the migration: (organization, alert,
+    /// A scrap written before the migration: (organization, alert,
     /// result-email recipient, digest recipient).
-    const SCRAPS: [(usize, Option<&str>, Option<&str>, Option<&str>); 5] = [
+    type OldScrap = (usize, Option<&'static str>, Option<&'static str>, Option<&'static str>);
+
+    const SCRAPS: [OldScrap; 5] = [
         (0, Some(" Ops@Example.com "), Some("team@example.com"), Some("TEAM@example.com")),
         (0, Some("https://hooks.example.com/alert"), None, Some("digest@example.com")),
         (0, Some("channel:0123456789abcdef01234567"), None, None),
