@@ -1199,6 +1199,14 @@ pub enum Asked {
     Wait(RecipientAddress),
 }
 
+/// A confirmation link being mailed: the SHA-256 hex hash of its secret,
+/// and the mail that carries it (queued only if the address takes it).
+#[derive(Clone, Copy, Debug)]
+pub struct ConfirmationLink<'a> {
+    pub token_hash: &'a str,
+    pub mail: &'a Email,
+}
+
 /// Addresses outside an organization's members that its scraps send to
 /// (`recipients`), each pending until it confirms. Scoped by organization,
 /// except the link's lookup, whose secret is the credential.
@@ -1206,15 +1214,15 @@ pub enum Asked {
 pub trait RecipientStore: Send + Sync {
     /// The organization's recipients, in address order.
     async fn recipients(&self, org: OrgId) -> Result<Vec<RecipientAddress>>;
-    /// Records `email` (pending) unless it is there. With `token_hash`, a
+    /// Records `email` (pending) unless it is there. With a `link`, a
     /// pending address whose last mail went at or before `resend_before`
-    /// (or never) takes the new secret and `now` as its sending time:
-    /// [`Asked::Send`].
+    /// (or never) takes the link's secret and `now` as its sending time, and
+    /// the link's mail is queued, in one transaction: [`Asked::Send`].
     async fn ask_recipient(
         &self,
         org: OrgId,
         email: &str,
-        token_hash: Option<&str>,
+        link: Option<&ConfirmationLink<'_>>,
         now: DateTime<Utc>,
         resend_before: DateTime<Utc>,
     ) -> Result<Asked>;

@@ -41,10 +41,10 @@ use svc_domain::{HistoryId, InviteId, KeyId, ObjectId, OrgId, ScrapId, SessionId
 use svc_storage::key_check::key_check_opens;
 use svc_storage::testing::TestDb;
 use svc_storage::{
-    AddressSeen, AppliedFix, Asked, BannerImage, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, Joined,
-    MemberChange, Nearby, NewAccount, NewBanner, Page, PlanRenewal, PlannedTick, ProposalDecision, QueueState,
-    RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store, StoreError, StoredFeedToken, TaskEnd, TaskFinish,
-    TickAction, TickOutcome, TickPlan, TickPlanner, TierNote,
+    AddressSeen, AppliedFix, Asked, BannerImage, ConfirmationLink, Decided, DueScrap, EmailOutcome, EngineMemory,
+    HistoryFilter, Joined, MemberChange, Nearby, NewAccount, NewBanner, Page, PlanRenewal, PlannedTick,
+    ProposalDecision, QueueState, RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store, StoreError,
+    StoredFeedToken, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan, TickPlanner, TierNote,
 };
 use svc_storage::{MasterKey, Sealer};
 
@@ -472,11 +472,26 @@ async fn invites_are_single_use_until_they_expire(store: Arc<dyn Store>) {
     assert_eq!(store.member(org.id, bob.id).await.unwrap().unwrap().role, Role::Viewer);
 }
 
+/// Asks `sam@example.com` of `org` with a link whose secret hashes to
+/// `hash`, in a mail of its own; the answer and that mail's id.
+async fn ask_with_link(
+    store: &Arc<dyn Store>,
+    org: OrgId,
+    hash: &str,
+    now: DateTime<Utc>,
+    resend_before: DateTime<Utc>,
+) -> (Asked, ObjectId) {
+    let mail = email(org, None, "sam@example.com", now);
+    let link = ConfirmationLink { token_hash: hash, mail: &mail };
+    (store.ask_recipient(org, "sam@example.com", Some(&link), now, resend_before).await.unwrap(), mail.id)
+}
+
 async fn recipients_confirm_per_organization_and_resend_at_most_hourly(store: Arc<dyn Store>) {
     let (org, _ada) = account(&store, "ada@example.com").await;
     let (other_org, _) = account(&store, "eve@example.com").await;
     let at = now();
     let hour_ago = at - Duration::hours(1);
+    let queued = || async { store.claim_emails(at + Duration::hours(3), at + Duration::hours(4), 10).await.unwrap() };
     // A member's own address may always receive; a stranger's not yet.
     assert!(store.may_receive(org.id, "ada@example.com").await.unwrap());
     assert!(!store.may_receive(org.id, "eve@example.com").await.unwrap(), "a member of another organization");
@@ -487,21 +502,23 @@ async fn recipients_confirm_per_organization_and_resend_at_most_hourly(store: Ar
     let Asked::Wait(pending) = asked else { panic!("{asked:?}") };
     assert_eq!((pending.state, pending.sent_at), (RecipientState::Pending, None));
     // The first link goes at once; the next only after the interval.
-    let first = store.ask_recipient(org.id, "sam@example.com", Some("hash-1"), at, hour_ago).await.unwrap();
+    let (first, mail) = ask_with_link(&store, org.id, "hash-1", at, hour_ago).await;
     assert_eq!(first, Asked::Send);
+    let sent = queued().await;
+    assert_eq!(sent.iter().map(|r| r.email.id).collect::<Vec<_>>(), [mail], "the link's mail, queued with it");
     let soon = at + Duration::minutes(5);
-    let again = store.ask_recipient(org.id, "sam@example.com", Some("hash-2"), soon, soon - Duration::hours(1));
-    let Asked::Wait(waiting) = again.await.unwrap() else { panic!("sent twice within the hour") };
+    let (again, _) = ask_with_link(&store, org.id, "hash-2", soon, soon - Duration::hours(1)).await;
+    let Asked::Wait(waiting) = again else { panic!("sent twice within the hour") };
+    assert!(queued().await.is_empty(), "no mail for a link not taken");
     assert_eq!(waiting.sent_at, Some(at));
     assert_eq!(store.recipient_by_token("hash-2").await.unwrap(), None, "the secret was not replaced");
     let later = at + Duration::minutes(61);
-    let third = store.ask_recipient(org.id, "sam@example.com", Some("hash-3"), later, later - Duration::hours(1));
-    assert_eq!(third.await.unwrap(), Asked::Send);
+    let (third, _) = ask_with_link(&store, org.id, "hash-3", later, later - Duration::hours(1)).await;
+    assert_eq!(third, Asked::Send);
     assert_eq!(store.recipient_by_token("hash-1").await.unwrap(), None, "a resend replaces the link");
 
     // The same address in another organization is its own, pending.
-    let theirs = store.ask_recipient(other_org.id, "sam@example.com", Some("hash-other"), at, hour_ago);
-    assert_eq!(theirs.await.unwrap(), Asked::Send);
+    assert_eq!(ask_with_link(&store, other_org.id, "hash-other", at, hour_ago).await.0, Asked::Send);
 
     let confirmed = store.confirm_recipient("hash-3", later).await.unwrap().expect("the link's address");
     assert_eq!((confirmed.organization_id, confirmed.state), (org.id, RecipientState::Confirmed));
@@ -510,7 +527,7 @@ async fn recipients_confirm_per_organization_and_resend_at_most_hourly(store: Ar
     assert_eq!(store.confirm_recipient("hash-unknown", later).await.unwrap(), None);
     assert!(store.may_receive(org.id, "sam@example.com").await.unwrap());
     assert!(!store.may_receive(other_org.id, "sam@example.com").await.unwrap(), "confirmed in one organization only");
-    let asked = store.ask_recipient(org.id, "sam@example.com", Some("hash-4"), later, later).await.unwrap();
+    let asked = ask_with_link(&store, org.id, "hash-4", later, later).await.0;
     assert_eq!(asked, Asked::Confirmed);
 
     let listed = store.recipients(org.id).await.unwrap();

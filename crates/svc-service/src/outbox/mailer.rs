@@ -331,7 +331,22 @@ mod tests {
     async fn confirmed(t: &TestServices, org: svc_domain::OrgId, email: &str) {
         let now = Utc::now();
         let hash = format!("test-{org}-{email}");
-        t.store.ask_recipient(org, email, Some(&hash), now, now).await.unwrap();
+        let mail = Email {
+            id: ObjectId::new(),
+            organization_id: org,
+            kind: svc_domain::email::EmailKind::Confirmation,
+            to: email.into(),
+            subject: "Confirm".into(),
+            text: "Confirm".into(),
+            html: None,
+            attachment: None,
+            unsubscribe_url: None,
+            scrap_id: None,
+            history_id: None,
+            created_at: now,
+        };
+        let link = svc_storage::ConfirmationLink { token_hash: &hash, mail: &mail };
+        t.store.ask_recipient(org, email, Some(&link), now, now).await.unwrap();
         t.store.confirm_recipient(&hash, now).await.unwrap().expect("the address");
     }
 

@@ -16,7 +16,7 @@ use svc_domain::recipient::{CONFIRMATION_RESEND_AFTER, RecipientAddress, Recipie
 use svc_domain::scope::Scope;
 use svc_domain::scrap::Scrap;
 use svc_domain::{ObjectId, OrgId};
-use svc_storage::{Asked, Store};
+use svc_storage::{Asked, ConfirmationLink, Store};
 
 use crate::outbox::email_compose::one_line;
 use crate::outbox::link_tokens::{new_token, token_hash};
@@ -116,15 +116,20 @@ impl RecipientService {
         Ok(())
     }
 
+    /// Records `email` pending and, when a mail may go, stores the new
+    /// link's secret and queues its mail together.
     async fn ask(&self, org: OrgId, email: &str) -> Result<Asked> {
         let now = Utc::now();
-        let token = self.settings.email_enabled.then(new_token);
-        let hash = token.as_deref().map(token_hash);
-        let asked = self.store.ask_recipient(org, email, hash.as_deref(), now, now - CONFIRMATION_RESEND_AFTER).await?;
-        if let (Asked::Send, Some(token)) = (&asked, token) {
-            let organization = self.store.organization(org).await?.ok_or(ServiceError::NotFound("organization"))?;
-            let mail = self.confirmation_email(&organization, email, &token, now);
-            self.store.queue_emails(&[mail], now).await?;
+        let resend_before = now - CONFIRMATION_RESEND_AFTER;
+        if !self.settings.email_enabled {
+            return Ok(self.store.ask_recipient(org, email, None, now, resend_before).await?);
+        }
+        let organization = self.store.organization(org).await?.ok_or(ServiceError::NotFound("organization"))?;
+        let token = new_token();
+        let mail = self.confirmation_email(&organization, email, &token, now);
+        let link = ConfirmationLink { token_hash: &token_hash(&token), mail: &mail };
+        let asked = self.store.ask_recipient(org, email, Some(&link), now, resend_before).await?;
+        if asked == Asked::Send {
             self.queued.notify_one();
         }
         Ok(asked)

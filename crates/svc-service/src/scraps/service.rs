@@ -149,11 +149,14 @@ impl ScrapService {
             format!("user:{}", session.user()),
             "Scrap created".into(),
         );
+        // The addresses are asked for before the scrap is written: if that
+        // fails, the caller's error means "not saved" and a retry cannot
+        // make a second scrap (a second ask mails nobody twice).
+        self.recipients.ask_for(org.id, &scrap_addresses(&scrap)).await?;
         self.store.insert_scrap(&scrap, &log).await?;
         if scrap.next_fire_at.is_some() {
             self.schedule_changed.notify_one();
         }
-        self.recipients.ask_for(org.id, &scrap_addresses(&scrap)).await?;
         Ok(scrap)
     }
 
@@ -177,15 +180,16 @@ impl ScrapService {
         scrap.next_fire_at = next_fire_of(scrap.cron.as_deref(), &scrap.cron_timezone, scrap.updated_at);
         let message = format!("Scrap updated: {}", changed.join(", "));
         let log = Activity::new(session.org(), id, "scrap.updated", format!("user:{}", session.user()), message);
+        // Asked before the write, as on creation.
+        let named_before = scrap_addresses(&before);
+        let new: Vec<String> = scrap_addresses(&scrap).into_iter().filter(|a| !named_before.contains(a)).collect();
+        self.recipients.ask_for(session.org(), &new).await?;
         if !self.store.update_scrap(session.org(), &scrap, &log).await? {
             return Err(ServiceError::NotFound("scrap"));
         }
         if scrap.cron != before.cron || scrap.cron_timezone != before.cron_timezone {
             self.schedule_changed.notify_one();
         }
-        let named_before = scrap_addresses(&before);
-        let new: Vec<String> = scrap_addresses(&scrap).into_iter().filter(|a| !named_before.contains(a)).collect();
-        self.recipients.ask_for(session.org(), &new).await?;
         Ok(scrap)
     }
 
