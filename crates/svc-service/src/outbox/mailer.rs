@@ -331,20 +331,14 @@ mod tests {
     async fn confirmed(t: &TestServices, org: svc_domain::OrgId, email: &str) {
         let now = Utc::now();
         let hash = format!("test-{org}-{email}");
-        let mail = Email {
-            id: ObjectId::new(),
-            organization_id: org,
-            kind: svc_domain::email::EmailKind::Confirmation,
-            to: email.into(),
-            subject: "Confirm".into(),
-            text: "Confirm".into(),
-            html: None,
-            attachment: None,
-            unsubscribe_url: None,
-            scrap_id: None,
-            history_id: None,
-            created_at: now,
-        };
+        let mail = Email::plain(
+            org,
+            svc_domain::email::EmailKind::Confirmation,
+            email,
+            "Confirm".into(),
+            "Confirm".into(),
+            now,
+        );
         let link = svc_storage::ConfirmationLink { token_hash: &hash, mail: &mail };
         t.store.ask_recipient(org, email, Some(&link), now, now).await.unwrap();
         t.store.confirm_recipient(&hash, now).await.unwrap().expect("the address");

@@ -15,7 +15,7 @@ use svc_domain::email::{Email, EmailKind};
 use svc_domain::recipient::{CONFIRMATION_RESEND_AFTER, RecipientAddress, RecipientState, normalized};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::Scrap;
-use svc_domain::{ObjectId, OrgId};
+use svc_domain::OrgId;
 use svc_storage::{Asked, ConfirmationLink, Store};
 
 use crate::outbox::email_compose::one_line;
@@ -138,25 +138,19 @@ impl RecipientService {
     fn confirmation_email(&self, org: &Organization, to: &str, token: &str, now: DateTime<Utc>) -> Email {
         let name = one_line(&org.name);
         let link = self.confirm_link(token);
-        Email {
-            id: ObjectId::new(),
-            organization_id: org.id,
-            kind: EmailKind::Confirmation,
-            to: to.to_string(),
-            subject: format!("Confirm that {name} on svc may email you"),
-            text: format!(
+        Email::plain(
+            org.id,
+            EmailKind::Confirmation,
+            to,
+            format!("Confirm that {name} on svc may email you"),
+            format!(
                 "A member of the organization \"{name}\" on svc asked for scrap results, digests or alerts to be \
                  sent to {to}.\n\nNothing is sent to this address until you confirm. To receive them, open this \
                  link and press Confirm:\n{link}\n\nIf you did not expect this email, ignore it: nothing more \
                  will come unless you confirm.\n"
             ),
-            html: None,
-            attachment: None,
-            unsubscribe_url: None,
-            scrap_id: None,
-            history_id: None,
-            created_at: now,
-        }
+            now,
+        )
     }
 
     /// "Send again": mails `email` a new confirmation link. Editors and
