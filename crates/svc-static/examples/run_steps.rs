@@ -5,7 +5,8 @@
 //! part 3); the steps build on one another, so differences between lines
 //! are what a step adds.
 //!
-//!     cargo run --release -p svc-static --example run_steps
+//!     cargo build --release --workspace --example run_steps && target/release/examples/run_steps
+//!     STRIP=0 ONLY="read from bytecode" target/release/examples/run_steps   # bytecode with source and debug info
 //!     ONLY="full run" N=3000 perf record target/release/examples/run_steps
 
 use std::rc::Rc;
@@ -17,6 +18,11 @@ use svc_static::document::Document;
 const PRELUDE: &str = include_str!("../src/js/prelude.js");
 const INTL: &str = include_str!("../src/js/intl/intl.js");
 const STRIP: u32 = qjs::JS_WRITE_OBJ_STRIP_SOURCE | qjs::JS_WRITE_OBJ_STRIP_DEBUG;
+
+/// `STRIP=0` writes the bytecode with source text and debug information (to compare).
+fn strip() -> u32 {
+    if std::env::var("STRIP").as_deref() == Ok("0") { 0 } else { STRIP }
+}
 
 fn page() -> String {
     let items: String = (0..50).map(|i| format!("<li class=\"item\" data-i=\"{i}\">Item {i}</li>")).collect();
@@ -41,10 +47,11 @@ fn compile(ctx: &Ctx<'_>) -> Vec<u8> {
         let f = qjs::JS_Eval(raw, text.as_ptr(), PRELUDE.len() as _, c"prelude.js".as_ptr(), flags as i32);
         assert!(!qjs::JS_IsException(f));
         let mut len = std::mem::MaybeUninit::uninit();
-        let buf = qjs::JS_WriteObject(raw, len.as_mut_ptr(), f, (qjs::JS_WRITE_OBJ_BYTECODE | STRIP) as i32);
+        let buf = qjs::JS_WriteObject(raw, len.as_mut_ptr(), f, (qjs::JS_WRITE_OBJ_BYTECODE | strip()) as i32);
         qjs::JS_FreeValue(raw, f);
         let out = std::slice::from_raw_parts(buf, len.assume_init() as usize).to_vec();
         qjs::js_free(raw, buf.cast());
+        eprintln!("prelude bytecode: {} bytes", out.len());
         out
     }
 }

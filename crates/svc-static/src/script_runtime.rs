@@ -98,7 +98,8 @@ fn compile(ctx: &Ctx<'_>, source: &str, name: &CStr) -> Result<Vec<u8>, String> 
             return Err(describe(ctx.catch()));
         }
         let mut length = std::mem::MaybeUninit::uninit();
-        let buffer = qjs::JS_WriteObject(raw, length.as_mut_ptr(), function, (qjs::JS_WRITE_OBJ_BYTECODE | STRIP) as i32);
+        let buffer =
+            qjs::JS_WriteObject(raw, length.as_mut_ptr(), function, (qjs::JS_WRITE_OBJ_BYTECODE | STRIP) as i32);
         qjs::JS_FreeValue(raw, function);
         if buffer.is_null() {
             return Err(describe(ctx.catch()));
