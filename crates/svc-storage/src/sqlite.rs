@@ -3,6 +3,7 @@
 use std::future::Future;
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Once;
 use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteQueryResult, SqliteSynchronous};
@@ -20,6 +21,7 @@ impl SqliteStore {
         if let Some(parent) = Path::new(path).parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)?;
         }
+        without_memory_statistics();
         let options = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
@@ -38,6 +40,27 @@ impl SqliteStore {
         sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
         Ok(SqlStore::new(pool, sealer))
     }
+}
+
+/// Turns off SQLite's memory statistics, once per process and before the
+/// first connection (SQLite accepts the setting only then). With them on,
+/// every allocation and free SQLite makes takes one process-wide mutex:
+/// 4-5 % of the server's CPU in a profile of `GET /api/scraps/:id`
+/// (docs/benchmarks.md). svc reads none of the statistics; SQLite lists
+/// `SQLITE_DEFAULT_MEMSTATUS=0` among its recommended options.
+fn without_memory_statistics() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: `sqlite3_config` takes an int and, for MEMSTATUS, one int
+        // argument. Called before SQLite is initialized (no connection has
+        // been opened yet by this process) it sets the option; called later
+        // (a connection opened elsewhere first) it changes nothing and
+        // answers SQLITE_MISUSE, which is harmless: the statistics stay on.
+        let answer = unsafe { libsqlite3_sys::sqlite3_config(libsqlite3_sys::SQLITE_CONFIG_MEMSTATUS, 0) };
+        if answer != libsqlite3_sys::SQLITE_OK {
+            tracing::debug!(answer, "SQLite was initialized already: its memory statistics stay on");
+        }
+    });
 }
 
 impl Dialect for Sqlite {
