@@ -1,6 +1,6 @@
 """A thin hand-written layer over the generated client (``svc_client``).
 
-What a generator does badly, and only that: a client from ``SVC_URL`` and
+What a generator does badly, and only that: a client from ``SVC_BASE_URL`` and
 the ``svc_`` API key in ``SVC_API_KEY``, triggering a run and waiting for
 its end, iterating over every page of a list, and an exception for error
 answers. Everything else is the generated ``svc_client``::
@@ -31,7 +31,7 @@ from svc_client.types import Response, Unset
 
 __all__ = ["DEFAULT_URL", "MAX_SERVER_WAIT", "Client", "SvcError"]
 
-#: Where ``Client.from_env`` points without ``SVC_URL``: a local ``svc server``.
+#: Where ``Client.from_env`` points without ``SVC_BASE_URL``: a local ``svc server``.
 DEFAULT_URL = "http://127.0.0.1:8080"
 #: The longest ``wait`` the trigger route takes, in seconds.
 MAX_SERVER_WAIT = 120
@@ -61,12 +61,12 @@ class Client(AuthenticatedClient):
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **kwargs: Any) -> Client:
-        """A client for ``SVC_URL`` (default ``DEFAULT_URL``) with the API key in ``SVC_API_KEY``."""
+        """A client for ``SVC_BASE_URL`` (default ``DEFAULT_URL``) with the API key in ``SVC_API_KEY``."""
         env = os.environ if environ is None else environ
         key = env.get("SVC_API_KEY", "")
         if not key:
             raise ValueError("SVC_API_KEY is not set: an svc API key (svc_ and 40 characters)")
-        url = (env.get("SVC_URL") or DEFAULT_URL).rstrip("/")
+        url = (env.get("SVC_BASE_URL") or DEFAULT_URL).rstrip("/")
         return cls(base_url=url, token=key, **kwargs)
 
     def trigger_and_wait(

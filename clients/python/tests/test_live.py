@@ -1,7 +1,7 @@
 """The Python client against a running svc server.
 
 Run by the api suite's `clients::the_python_client_lists_triggers_reads_and_is_refused`,
-which starts the server and sets, besides SVC_URL and SVC_API_KEY (a key
+which starts the server and sets, besides SVC_BASE_URL and SVC_API_KEY (a key
 with every scope): SVC_TEST_SCRAPS (the ids of the organization's scraps,
 comma-separated), SVC_TEST_RUN_SCRAP (a scrap whose run returns three
 items), SVC_TEST_READ_ONLY_KEY (a key holding only svc:scraps:read) and
@@ -36,11 +36,11 @@ class Live(unittest.TestCase):
         cls.client = Client.from_env()
 
     def test_1_from_env_reads_the_url_and_key(self) -> None:
-        self.assertEqual(self.client._base_url, ENV["SVC_URL"])
+        self.assertEqual(self.client._base_url, ENV["SVC_BASE_URL"])
         self.assertEqual(self.client.token, ENV["SVC_API_KEY"])
         self.assertEqual(Client.from_env({"SVC_API_KEY": "svc_x"})._base_url, DEFAULT_URL)
         with self.assertRaisesRegex(ValueError, "SVC_API_KEY"):
-            Client.from_env({"SVC_URL": ENV["SVC_URL"]})
+            Client.from_env({"SVC_BASE_URL": ENV["SVC_BASE_URL"]})
 
     def test_2_pages_lists_every_scrap(self) -> None:
         first = list_scraps.sync(client=self.client, page=1, per_page=2)
@@ -70,7 +70,7 @@ class Live(unittest.TestCase):
         self.assertEqual(ids, [REPORT["polledRun"], row.id], "newest first, one a page")
 
     def test_5_a_missing_scope_is_403(self) -> None:
-        read_only = Client.from_env({"SVC_URL": ENV["SVC_URL"], "SVC_API_KEY": ENV["SVC_TEST_READ_ONLY_KEY"]})
+        read_only = Client.from_env({"SVC_BASE_URL": ENV["SVC_BASE_URL"], "SVC_API_KEY": ENV["SVC_TEST_READ_ONLY_KEY"]})
         self.assertEqual(len(list(read_only.pages(list_scraps))), 3, "it may list scraps")
         with self.assertRaises(SvcError) as refused:
             read_only.trigger_and_wait(ENV["SVC_TEST_RUN_SCRAP"], timeout=5)

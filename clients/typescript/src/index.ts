@@ -2,7 +2,7 @@
  * svc's TypeScript client: the types generated from svc's OpenAPI document
  * (`schema.d.ts`, by openapi-typescript; do not edit it) over openapi-fetch,
  * and a thin hand-written layer for what a generator does badly: a client
- * from `SVC_URL` and the `svc_` API key in `SVC_API_KEY`, triggering a run
+ * from `SVC_BASE_URL` and the `svc_` API key in `SVC_API_KEY`, triggering a run
  * and waiting for its end, iterating over every page of a list.
  *
  * ```ts
@@ -24,7 +24,7 @@ export type ErrorBody = Schemas["ErrorBody"];
 /** An openapi-fetch client typed by svc's document: `svc.GET("/api/scraps", ...)`. */
 export type SvcClient = Client<paths>;
 
-/** Where `fromEnv` points without `SVC_URL`: a local `svc server`. */
+/** Where `fromEnv` points without `SVC_BASE_URL`: a local `svc server`. */
 export const DEFAULT_URL = "http://127.0.0.1:8080";
 /** The longest `wait` the trigger route takes, in seconds. */
 export const MAX_SERVER_WAIT = 120;
@@ -59,13 +59,13 @@ export function createSvcClient(options: { baseUrl: string; apiKey: string; fetc
   });
 }
 
-/** A client for `SVC_URL` (default `DEFAULT_URL`) with the API key in `SVC_API_KEY`. */
+/** A client for `SVC_BASE_URL` (default `DEFAULT_URL`) with the API key in `SVC_API_KEY`. */
 export function fromEnv(env: Record<string, string | undefined> = process.env): SvcClient {
   const apiKey = env.SVC_API_KEY;
   if (!apiKey) {
     throw new Error("SVC_API_KEY is not set: an svc API key (svc_ and 40 characters)");
   }
-  return createSvcClient({ baseUrl: env.SVC_URL || DEFAULT_URL, apiKey });
+  return createSvcClient({ baseUrl: env.SVC_BASE_URL || DEFAULT_URL, apiKey });
 }
 
 export interface WaitOptions {

@@ -1430,6 +1430,12 @@ export interface components {
         };
         /** @description Whom to invite and with which role (`owner` only by an owner). */
         InviteBody: {
+            /**
+             * @description An email address; white space around it is ignored. (Every email
+             *     pattern spells out the server's white space, Unicode's: `\s` differs
+             *     by engine, e.g. ECMAScript's holds U+FEFF and not U+0085, Python's
+             *     holds U+001C to U+001F.)
+             */
             email: string;
             role: string;
         };
@@ -1990,10 +1996,7 @@ export interface components {
         };
         /** @description The pending address to mail a new confirmation link. */
         ResendBody: {
-            /**
-             * @description An email address; white space around it is ignored (U+0085 counts as white space, and the
-             *     pattern says so: `\s` does not hold it).
-             */
+            /** @description An email address; white space around it is ignored. */
             email: string;
         };
         /** @description The body of `PUT /api/organization/members/:userId`. */

@@ -1,7 +1,7 @@
 // The TypeScript client against a running svc server. Run by the api
 // suite's `clients::the_typescript_client_lists_triggers_reads_and_is_refused`
 // (compiled by tsc, then `node --test`), which starts the server and sets,
-// besides SVC_URL and SVC_API_KEY (a key with every scope): SVC_TEST_SCRAPS
+// besides SVC_BASE_URL and SVC_API_KEY (a key with every scope): SVC_TEST_SCRAPS
 // (the ids of the organization's scraps, comma-separated), SVC_TEST_RUN_SCRAP
 // (a scrap whose run returns three items), SVC_TEST_READ_ONLY_KEY (a key
 // holding only svc:scraps:read) and SVC_TEST_REPORT (a file for what the
@@ -21,7 +21,7 @@ const runScrap = env.SVC_TEST_RUN_SCRAP;
 let waited: HistoryRow | undefined;
 
 test("fromEnv needs the key", () => {
-  assert.throws(() => fromEnv({ SVC_URL: env.SVC_URL }), /SVC_API_KEY/);
+  assert.throws(() => fromEnv({ SVC_BASE_URL: env.SVC_BASE_URL }), /SVC_API_KEY/);
   assert.ok(fromEnv({ SVC_API_KEY: "svc_x" }));
   assert.equal(DEFAULT_URL, "http://127.0.0.1:8080");
 });
@@ -67,7 +67,7 @@ test("history reads the runs", async () => {
 });
 
 test("a missing scope is 403", async () => {
-  const readOnly = fromEnv({ SVC_URL: env.SVC_URL, SVC_API_KEY: env.SVC_TEST_READ_ONLY_KEY });
+  const readOnly = fromEnv({ SVC_BASE_URL: env.SVC_BASE_URL, SVC_API_KEY: env.SVC_TEST_READ_ONLY_KEY });
   let listed = 0;
   for await (const _ of pages((query) => readOnly.GET("/api/scraps", { params: { query } }))) {
     listed++;

@@ -12,7 +12,10 @@ use crate::iso;
     sides, no spaces), a password of 8 to 1,024 characters, and an optional name (at most 200 characters \
     once trimmed; blank or absent: the email's local part).")]
 pub struct SignupBody {
-    #[schema(max_length = 254, pattern = r"^\s*[^@\s]+@[^@\s]+\s*$")]
+    #[schema(
+        max_length = 254,
+        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*[^@\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+@[^@\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
+    )]
     pub email: String,
     #[schema(min_length = 8, max_length = 1024)]
     pub password: String,

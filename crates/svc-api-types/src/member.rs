@@ -33,7 +33,14 @@ impl From<Member> for MemberView {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(description = "Whom to invite and with which role (`owner` only by an owner).")]
 pub struct InviteBody {
-    #[schema(max_length = 254, pattern = r"^\s*[^@\s]+@[^@\s]+\s*$")]
+    /// An email address; white space around it is ignored. (Every email
+    /// pattern spells out the server's white space, Unicode's: `\s` differs
+    /// by engine, e.g. ECMAScript's holds U+FEFF and not U+0085, Python's
+    /// holds U+001C to U+001F.)
+    #[schema(
+        max_length = 254,
+        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*[^@\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+@[^@\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
+    )]
     pub email: String,
     #[schema(pattern = "^(owner|admin|editor|viewer)$")]
     pub role: String,

@@ -38,8 +38,10 @@ impl From<RecipientAddress> for RecipientView {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(description = "The pending address to mail a new confirmation link.")]
 pub struct ResendBody {
-    /// An email address; white space around it is ignored (U+0085 counts as white space, and the
-    /// pattern says so: `\s` does not hold it).
-    #[schema(max_length = 254, pattern = r"^\s*[^@\s\u0085]+@[^@\s\u0085]+\s*$")]
+    /// An email address; white space around it is ignored.
+    #[schema(
+        max_length = 254,
+        pattern = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*[^@\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+@[^@\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$"
+    )]
     pub email: String,
 }

@@ -85,6 +85,35 @@ pub struct Email {
     pub created_at: DateTime<Utc>,
 }
 
+impl Email {
+    /// A text mail of `kind` to `to` for `organization_id`, with a new id
+    /// and nothing else: no HTML, attachment, unsubscribe link, scrap or
+    /// run (set those with struct update syntax).
+    pub fn plain(
+        organization_id: OrgId,
+        kind: EmailKind,
+        to: &str,
+        subject: String,
+        text: String,
+        created_at: DateTime<Utc>,
+    ) -> Email {
+        Email {
+            id: ObjectId::new(),
+            organization_id,
+            kind,
+            to: to.to_string(),
+            subject,
+            text,
+            html: None,
+            attachment: None,
+            unsubscribe_url: None,
+            scrap_id: None,
+            history_id: None,
+            created_at,
+        }
+    }
+}
+
 /// Where an email is in the outbox.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EmailState {

@@ -7,7 +7,7 @@ use svc_engine::{Engine, EnginesByScrapper};
 use svc_runner::{ChromiumEngine, EngineConfig};
 use svc_service::Worker;
 use svc_service::outbox::dispatcher::{DispatchConfig, Dispatcher};
-use svc_service::runs::RunSlots;
+use svc_service::schedule::RunSlots;
 use svc_service::{ServiceConfig, Services};
 use svc_static::{StaticConfig, StaticEngine};
 use svc_storage::Store;

@@ -9,15 +9,11 @@
 
 pub mod accounts;
 pub mod ai;
-pub mod audit;
 pub mod error;
-pub(crate) mod link_tokens;
 pub mod members;
 pub mod metrics;
 pub mod outbox;
 pub mod paging;
-pub mod principal;
-pub mod recipients;
 pub mod runs;
 pub mod schedule;
 pub mod scraps;
@@ -25,8 +21,8 @@ pub mod services;
 #[cfg(test)]
 pub(crate) mod testing;
 
+pub use accounts::principal::{Principal, Session};
 pub use error::ServiceError;
-pub use principal::{Principal, Session};
 pub use runs::worker::Worker;
 pub use services::{Health, ServiceConfig, Services};
 pub use svc_domain::plan::WeeklyUnits;

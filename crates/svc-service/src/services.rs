@@ -7,6 +7,7 @@ use svc_storage::Store;
 
 use crate::accounts::AccountService;
 use crate::accounts::admin::AdminService;
+use crate::accounts::audit::AuditLog;
 use crate::accounts::auth::AuthService;
 use crate::accounts::jwt::JwtKeys;
 use crate::accounts::key_cache::KeyCache;
@@ -17,13 +18,12 @@ use crate::accounts::sessions::SessionService;
 use crate::ai::attachments::Attachments;
 use crate::ai::task_runner::TaskRunner;
 use crate::ai::tasks::AiService;
-use crate::audit::AuditLog;
 use crate::members::{InviteSettings, MemberService};
 use crate::metrics::Metrics;
 use crate::outbox::announcements::AnnouncementService;
 use crate::outbox::feeds::FeedService;
+use crate::outbox::recipients::{RecipientService, RecipientSettings};
 use crate::outbox::webhooks::WebhookService;
-use crate::recipients::{RecipientService, RecipientSettings};
 use crate::runs::history::HistoryService;
 use crate::runs::{RunService, RunServiceParts};
 use crate::schedule::scheduler::Scheduler;
@@ -149,7 +149,8 @@ impl Services {
         let audit = AuditLog::new(store.clone());
         let sessions = Arc::new(SessionService::new(store.clone(), jwt.clone()));
         let rate_limits = Arc::new(RateLimits::new(store.clone(), metrics.clone()));
-        let email = crate::runs::EmailSettings { enabled: config.email_enabled, public_url: config.public_url.clone() };
+        let email =
+            crate::outbox::EmailSettings { enabled: config.email_enabled, public_url: config.public_url.clone() };
         let attached = Arc::new(Attachments::default());
         let runs = RunService::new(
             store.clone(),

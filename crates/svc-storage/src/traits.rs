@@ -1059,26 +1059,28 @@ pub struct BannerImage {
     pub bytes: Vec<u8>,
 }
 
+/// A banner being set: its image, the token that finds it and the path
+/// the scrap's `banner` will hold, and when.
+#[derive(Clone, Copy, Debug)]
+pub struct NewBanner<'a> {
+    pub token: &'a str,
+    pub path: &'a str,
+    pub image: &'a BannerImage,
+    pub at: DateTime<Utc>,
+}
+
 /// Scraps' banner images (`scrap_banners`), in the database so that every
 /// node serves them. Each is found by its token, the last segment of the
 /// path the scrap's `banner` holds.
 #[async_trait]
 pub trait BannerStore: Send + Sync {
-    /// Makes `image` the banner of scrap `scrap` of `org` under `token`
-    /// (replacing its previous image), sets the scrap's `banner` to `path`
-    /// and `updated_at` to `at`, and writes `activity`, in one transaction;
-    /// false (nothing written) when `org` has no such scrap.
-    #[allow(clippy::too_many_arguments)]
-    async fn set_banner(
-        &self,
-        org: OrgId,
-        scrap: ScrapId,
-        token: &str,
-        path: &str,
-        image: &BannerImage,
-        at: DateTime<Utc>,
-        activity: &Activity,
-    ) -> Result<bool>;
+    /// Makes `banner.image` the banner of scrap `scrap` of `org` under
+    /// `banner.token` (replacing its previous image), sets the scrap's
+    /// `banner` to `banner.path` and `updated_at` to `banner.at`, and writes
+    /// `activity`, in one transaction; false (nothing written) when `org`
+    /// has no such scrap.
+    async fn set_banner(&self, org: OrgId, scrap: ScrapId, banner: &NewBanner<'_>, activity: &Activity)
+    -> Result<bool>;
     /// Deletes the scrap's banner image, empties its `banner` and writes
     /// `activity`, in one transaction; false when `org` has no such scrap.
     async fn remove_banner(&self, org: OrgId, scrap: ScrapId, at: DateTime<Utc>, activity: &Activity) -> Result<bool>;
@@ -1242,6 +1244,14 @@ pub enum Asked {
     Wait(RecipientAddress),
 }
 
+/// A confirmation link being mailed: the SHA-256 hex hash of its secret,
+/// and the mail that carries it (queued only if the address takes it).
+#[derive(Clone, Copy, Debug)]
+pub struct ConfirmationLink<'a> {
+    pub token_hash: &'a str,
+    pub mail: &'a Email,
+}
+
 /// Addresses outside an organization's members that its scraps send to
 /// (`recipients`), each pending until it confirms. Scoped by organization,
 /// except the link's lookup, whose secret is the credential.
@@ -1249,15 +1259,15 @@ pub enum Asked {
 pub trait RecipientStore: Send + Sync {
     /// The organization's recipients, in address order.
     async fn recipients(&self, org: OrgId) -> Result<Vec<RecipientAddress>>;
-    /// Records `email` (pending) unless it is there. With `token_hash`, a
+    /// Records `email` (pending) unless it is there. With a `link`, a
     /// pending address whose last mail went at or before `resend_before`
-    /// (or never) takes the new secret and `now` as its sending time:
-    /// [`Asked::Send`].
+    /// (or never) takes the link's secret and `now` as its sending time, and
+    /// the link's mail is queued, in one transaction: [`Asked::Send`].
     async fn ask_recipient(
         &self,
         org: OrgId,
         email: &str,
-        token_hash: Option<&str>,
+        link: Option<&ConfirmationLink<'_>>,
         now: DateTime<Utc>,
         resend_before: DateTime<Utc>,
     ) -> Result<Asked>;

@@ -41,10 +41,10 @@ use svc_domain::{HistoryId, InviteId, KeyId, ObjectId, OrgId, ScrapId, SessionId
 use svc_storage::key_check::key_check_opens;
 use svc_storage::testing::TestDb;
 use svc_storage::{
-    AddressSeen, AppliedFix, Asked, BannerImage, Decided, DueScrap, EmailOutcome, EngineMemory, HistoryFilter, Joined,
-    MemberChange, Nearby, NewAccount, Page, PlanRenewal, PlannedTick, ProposalDecision, QueueState, RenewalOutcome,
-    RunNeighbours, RunStreak, ScrapFilter, Store, StoreError, StoredFeedToken, TaskEnd, TaskFinish, TickAction,
-    TickOutcome, TickPlan, TickPlanner, TierNote,
+    AddressSeen, AppliedFix, Asked, BannerImage, ConfirmationLink, Decided, DueScrap, EmailOutcome, EngineMemory,
+    HistoryFilter, Joined, MemberChange, Nearby, NewAccount, NewBanner, Page, PlanRenewal, PlannedTick,
+    ProposalDecision, QueueState, RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store, StoreError,
+    StoredFeedToken, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan, TickPlanner, TierNote,
 };
 use svc_storage::{MasterKey, Sealer};
 
@@ -472,11 +472,26 @@ async fn invites_are_single_use_until_they_expire(store: Arc<dyn Store>) {
     assert_eq!(store.member(org.id, bob.id).await.unwrap().unwrap().role, Role::Viewer);
 }
 
+/// Asks `sam@example.com` of `org` with a link whose secret hashes to
+/// `hash`, in a mail of its own; the answer and that mail's id.
+async fn ask_with_link(
+    store: &Arc<dyn Store>,
+    org: OrgId,
+    hash: &str,
+    now: DateTime<Utc>,
+    resend_before: DateTime<Utc>,
+) -> (Asked, ObjectId) {
+    let mail = email(org, None, "sam@example.com", now);
+    let link = ConfirmationLink { token_hash: hash, mail: &mail };
+    (store.ask_recipient(org, "sam@example.com", Some(&link), now, resend_before).await.unwrap(), mail.id)
+}
+
 async fn recipients_confirm_per_organization_and_resend_at_most_hourly(store: Arc<dyn Store>) {
     let (org, _ada) = account(&store, "ada@example.com").await;
     let (other_org, _) = account(&store, "eve@example.com").await;
     let at = now();
     let hour_ago = at - Duration::hours(1);
+    let queued = || async { store.claim_emails(at + Duration::hours(3), at + Duration::hours(4), 10).await.unwrap() };
     // A member's own address may always receive; a stranger's not yet.
     assert!(store.may_receive(org.id, "ada@example.com").await.unwrap());
     assert!(!store.may_receive(org.id, "eve@example.com").await.unwrap(), "a member of another organization");
@@ -487,21 +502,23 @@ async fn recipients_confirm_per_organization_and_resend_at_most_hourly(store: Ar
     let Asked::Wait(pending) = asked else { panic!("{asked:?}") };
     assert_eq!((pending.state, pending.sent_at), (RecipientState::Pending, None));
     // The first link goes at once; the next only after the interval.
-    let first = store.ask_recipient(org.id, "sam@example.com", Some("hash-1"), at, hour_ago).await.unwrap();
+    let (first, mail) = ask_with_link(&store, org.id, "hash-1", at, hour_ago).await;
     assert_eq!(first, Asked::Send);
+    let sent = queued().await;
+    assert_eq!(sent.iter().map(|r| r.email.id).collect::<Vec<_>>(), [mail], "the link's mail, queued with it");
     let soon = at + Duration::minutes(5);
-    let again = store.ask_recipient(org.id, "sam@example.com", Some("hash-2"), soon, soon - Duration::hours(1));
-    let Asked::Wait(waiting) = again.await.unwrap() else { panic!("sent twice within the hour") };
+    let (again, _) = ask_with_link(&store, org.id, "hash-2", soon, soon - Duration::hours(1)).await;
+    let Asked::Wait(waiting) = again else { panic!("sent twice within the hour") };
+    assert!(queued().await.is_empty(), "no mail for a link not taken");
     assert_eq!(waiting.sent_at, Some(at));
     assert_eq!(store.recipient_by_token("hash-2").await.unwrap(), None, "the secret was not replaced");
     let later = at + Duration::minutes(61);
-    let third = store.ask_recipient(org.id, "sam@example.com", Some("hash-3"), later, later - Duration::hours(1));
-    assert_eq!(third.await.unwrap(), Asked::Send);
+    let (third, _) = ask_with_link(&store, org.id, "hash-3", later, later - Duration::hours(1)).await;
+    assert_eq!(third, Asked::Send);
     assert_eq!(store.recipient_by_token("hash-1").await.unwrap(), None, "a resend replaces the link");
 
     // The same address in another organization is its own, pending.
-    let theirs = store.ask_recipient(other_org.id, "sam@example.com", Some("hash-other"), at, hour_ago);
-    assert_eq!(theirs.await.unwrap(), Asked::Send);
+    assert_eq!(ask_with_link(&store, other_org.id, "hash-other", at, hour_ago).await.0, Asked::Send);
 
     let confirmed = store.confirm_recipient("hash-3", later).await.unwrap().expect("the link's address");
     assert_eq!((confirmed.organization_id, confirmed.state), (org.id, RecipientState::Confirmed));
@@ -510,7 +527,7 @@ async fn recipients_confirm_per_organization_and_resend_at_most_hourly(store: Ar
     assert_eq!(store.confirm_recipient("hash-unknown", later).await.unwrap(), None);
     assert!(store.may_receive(org.id, "sam@example.com").await.unwrap());
     assert!(!store.may_receive(other_org.id, "sam@example.com").await.unwrap(), "confirmed in one organization only");
-    let asked = store.ask_recipient(org.id, "sam@example.com", Some("hash-4"), later, later).await.unwrap();
+    let asked = ask_with_link(&store, org.id, "hash-4", later, later).await.0;
     assert_eq!(asked, Asked::Confirmed);
 
     let listed = store.recipients(org.id).await.unwrap();
@@ -3608,6 +3625,164 @@ mod migration_0007 {
 }
 
 // ---------------------------------------------------------------------------
+// Migration 0022 on a database written before it
+// ---------------------------------------------------------------------------
+
+mod migration_0022 {
+    //! Migration 0022 (confirmed recipients) confirms every address scraps
+    //! named before it, so that nobody stops receiving at the upgrade:
+    //! trimmed and lowercased, once per organization, chat channels and URLs
+    //! left out. The rows before it are written column by column, as the
+    //! schema of migration 21 asks (every column that must have a value gets
+    //! a blank of its type), so the test follows the schema as it was.
+    use std::str::FromStr;
+
+    use sqlx::AssertSqlSafe;
+    use svc_domain::OrgId;
+    use svc_domain::recipient::RecipientState;
+    use svc_storage::Store;
+    use svc_storage::testing::TestDb;
+
+    const BEFORE: i64 = 21;
+
+    /// A scrap written before the migration: (organization, alert,
+    /// result-email recipient, digest recipient).
+    type OldScrap = (usize, Option<&'static str>, Option<&'static str>, Option<&'static str>);
+
+    const SCRAPS: [OldScrap; 5] = [
+        (0, Some(" Ops@Example.com "), Some("team@example.com"), Some("TEAM@example.com")),
+        (0, Some("https://hooks.example.com/alert"), None, Some("digest@example.com")),
+        (0, Some("channel:0123456789abcdef01234567"), None, None),
+        (0, None, None, None),
+        (1, None, Some("team@example.com"), None),
+    ];
+
+    /// Each organization's addresses the migration must confirm.
+    fn expected(org: usize) -> Vec<&'static str> {
+        match org {
+            0 => vec!["digest@example.com", "ops@example.com", "team@example.com"],
+            _ => vec!["team@example.com"],
+        }
+    }
+
+    /// An `INSERT` of `given` into `table`, every other column without a
+    /// default that must not be NULL given a blank of its type.
+    fn insert(table: &str, required: &[(String, String)], given: &[(&str, String)]) -> String {
+        let mut columns: Vec<String> = given.iter().map(|(c, _)| c.to_string()).collect();
+        let mut values: Vec<String> = given.iter().map(|(_, v)| v.clone()).collect();
+        for (column, ty) in required {
+            if columns.contains(column) {
+                continue;
+            }
+            let ty = ty.to_ascii_lowercase();
+            let blank = if ty.contains("int") || ty.contains("real") || ty.contains("double") || ty.contains("numeric")
+            {
+                "0"
+            } else if ty.contains("bool") {
+                "false"
+            } else if ty.contains("json") {
+                "'{}'"
+            } else {
+                "''"
+            };
+            columns.push(column.clone());
+            values.push(blank.into());
+        }
+        format!("INSERT INTO {table} ({}) VALUES ({});\n", columns.join(", "), values.join(", "))
+    }
+
+    fn text(value: Option<&str>) -> String {
+        super::lit(value)
+    }
+
+    /// The statements that write two organizations and [`SCRAPS`].
+    fn rows(orgs: &[OrgId], org_required: &[(String, String)], scrap_required: &[(String, String)]) -> String {
+        let mut sql = String::new();
+        for org in orgs {
+            sql += &insert("organizations", org_required, &[("id", text(Some(&org.to_string())))]);
+        }
+        for (n, (org, alert, result, digest)) in SCRAPS.iter().enumerate() {
+            let given = [
+                ("id", text(Some(&format!("{:024x}", 0xabc000 + n)))),
+                ("organization_id", text(Some(&orgs[*org].to_string()))),
+                ("alert", text(*alert)),
+                ("email_notif_recipient", text(*result)),
+                ("digest_recipient", text(*digest)),
+            ];
+            sql += &insert("scraps", scrap_required, &given);
+        }
+        sql
+    }
+
+    async fn check(store: &std::sync::Arc<dyn Store>, orgs: &[OrgId]) {
+        for (n, org) in orgs.iter().enumerate() {
+            let mut found = store.recipients(*org).await.unwrap();
+            found.sort_by(|a, b| a.email.cmp(&b.email));
+            let emails: Vec<&str> = found.iter().map(|r| r.email.as_str()).collect();
+            assert_eq!(emails, expected(n), "organization {n}");
+            assert!(
+                found.iter().all(|r| r.state == RecipientState::Confirmed && r.organization_id == *org),
+                "{found:?}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn sqlite() {
+        let db = TestDb::sqlite();
+        let options = sqlx::sqlite::SqliteConnectOptions::from_str(&db.url).unwrap().create_if_missing(true);
+        let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+        sqlx::migrate!("./migrations/sqlite").run_to(BEFORE, &pool).await.unwrap();
+        let required = |table: &'static str| {
+            let pool = pool.clone();
+            async move {
+                let sql = format!(
+                    "SELECT name, type FROM pragma_table_info('{table}') WHERE \"notnull\" = 1 AND dflt_value IS NULL"
+                );
+                sqlx::query_as::<_, (String, String)>(AssertSqlSafe(sql)).fetch_all(&pool).await.unwrap()
+            }
+        };
+        let orgs = [OrgId::new(), OrgId::new()];
+        let sql = rows(&orgs, &required("organizations").await, &required("scraps").await);
+        sqlx::raw_sql(AssertSqlSafe(sql)).execute(&pool).await.unwrap();
+        pool.close().await;
+
+        let store = db.open().await;
+        check(&store, &orgs).await;
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn postgres() {
+        let Some(db) = TestDb::postgres().await else {
+            println!("skipped migration_0022::postgres: SVC_TEST_POSTGRES_URL is not set");
+            return;
+        };
+        let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
+        sqlx::migrate!("./migrations/postgres").run_to(BEFORE, &pool).await.unwrap();
+        let required = |table: &'static str| {
+            let pool = pool.clone();
+            async move {
+                let sql = format!(
+                    "SELECT column_name::text, data_type::text FROM information_schema.columns \
+                     WHERE table_schema = current_schema() AND table_name = '{table}' \
+                     AND is_nullable = 'NO' AND column_default IS NULL"
+                );
+                sqlx::query_as::<_, (String, String)>(AssertSqlSafe(sql)).fetch_all(&pool).await.unwrap()
+            }
+        };
+        let orgs = [OrgId::new(), OrgId::new()];
+        let sql = rows(&orgs, &required("organizations").await, &required("scraps").await);
+        sqlx::raw_sql(AssertSqlSafe(sql)).execute(&pool).await.unwrap();
+        pool.close().await;
+
+        let store = db.open().await;
+        check(&store, &orgs).await;
+        store.close().await;
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Secrets at rest (tests that reach the database's raw values: `db_tests!`)
 // ---------------------------------------------------------------------------
 
@@ -4005,7 +4180,15 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
     let act = |org: OrgId, scrap: ScrapId| activity(org, scrap, "banner.changed", t0);
 
     assert!(
-        store.set_banner(org.id, s.id, "tok1.png", "/banners/tok1.png", &image, t1, &act(org.id, s.id)).await.unwrap()
+        store
+            .set_banner(
+                org.id,
+                s.id,
+                &NewBanner { token: "tok1.png", path: "/banners/tok1.png", image: &image, at: t1 },
+                &act(org.id, s.id)
+            )
+            .await
+            .unwrap()
     );
     let stored = store.scrap(org.id, s.id).await.unwrap().unwrap();
     assert_eq!((stored.banner.as_str(), stored.updated_at), ("/banners/tok1.png", t1));
@@ -4016,13 +4199,23 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
     // Another organization: nothing written, nothing removed.
     assert!(
         !store
-            .set_banner(other_org.id, s.id, "tok2.png", "/banners/tok2.png", &image, t1, &act(org.id, s.id))
+            .set_banner(
+                other_org.id,
+                s.id,
+                &NewBanner { token: "tok2.png", path: "/banners/tok2.png", image: &image, at: t1 },
+                &act(org.id, s.id)
+            )
             .await
             .unwrap()
     );
     assert!(
         !store
-            .set_banner(org.id, theirs.id, "tok2.png", "/banners/tok2.png", &image, t1, &act(org.id, s.id))
+            .set_banner(
+                org.id,
+                theirs.id,
+                &NewBanner { token: "tok2.png", path: "/banners/tok2.png", image: &image, at: t1 },
+                &act(org.id, s.id)
+            )
             .await
             .unwrap()
     );
@@ -4033,7 +4226,15 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
     // A new image replaces the old one under a new token.
     let jpeg = BannerImage { content_type: "image/jpeg".into(), bytes: vec![0xFF, 0xD8, 0xFF, 0xD9] };
     assert!(
-        store.set_banner(org.id, s.id, "tok3.jpg", "/banners/tok3.jpg", &jpeg, t1, &act(org.id, s.id)).await.unwrap()
+        store
+            .set_banner(
+                org.id,
+                s.id,
+                &NewBanner { token: "tok3.jpg", path: "/banners/tok3.jpg", image: &jpeg, at: t1 },
+                &act(org.id, s.id)
+            )
+            .await
+            .unwrap()
     );
     assert_eq!(store.banner_image("tok1.png", "/banners/tok1.png").await.unwrap(), None);
     assert_eq!(store.banner_image("tok3.jpg", "/banners/tok3.jpg").await.unwrap(), Some(jpeg.clone()));
@@ -4044,7 +4245,15 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
     assert_eq!(store.banner_image("tok3.jpg", "/banners/tok3.jpg").await.unwrap(), None);
 
     assert!(
-        store.set_banner(org.id, s.id, "tok4.png", "/banners/tok4.png", &image, t1, &act(org.id, s.id)).await.unwrap()
+        store
+            .set_banner(
+                org.id,
+                s.id,
+                &NewBanner { token: "tok4.png", path: "/banners/tok4.png", image: &image, at: t1 },
+                &act(org.id, s.id)
+            )
+            .await
+            .unwrap()
     );
     let t2 = t1 + Duration::seconds(5);
     assert!(store.remove_banner(org.id, s.id, t2, &act(org.id, s.id)).await.unwrap());
@@ -4057,12 +4266,28 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
 
     // Deleting the scrap deletes its image.
     assert!(
-        store.set_banner(org.id, s.id, "tok5.png", "/banners/tok5.png", &image, t2, &act(org.id, s.id)).await.unwrap()
+        store
+            .set_banner(
+                org.id,
+                s.id,
+                &NewBanner { token: "tok5.png", path: "/banners/tok5.png", image: &image, at: t2 },
+                &act(org.id, s.id)
+            )
+            .await
+            .unwrap()
     );
     assert!(store.delete_scrap(org.id, s.id, &act(org.id, s.id)).await.unwrap());
     assert_eq!(store.banner_image("tok5.png", "/banners/tok5.png").await.unwrap(), None);
     assert!(
-        !store.set_banner(org.id, s.id, "tok6.png", "/banners/tok6.png", &image, t2, &act(org.id, s.id)).await.unwrap()
+        !store
+            .set_banner(
+                org.id,
+                s.id,
+                &NewBanner { token: "tok6.png", path: "/banners/tok6.png", image: &image, at: t2 },
+                &act(org.id, s.id)
+            )
+            .await
+            .unwrap()
     );
 }
 

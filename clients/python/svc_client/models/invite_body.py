@@ -13,7 +13,10 @@ class InviteBody:
     """Whom to invite and with which role (`owner` only by an owner).
 
     Attributes:
-        email (str):
+        email (str): An email address; white space around it is ignored. (Every email
+            pattern spells out the server's white space, Unicode's: `\\s` differs
+            by engine, e.g. ECMAScript's holds U+FEFF and not U+0085, Python's
+            holds U+001C to U+001F.)
         role (str):
     """
 

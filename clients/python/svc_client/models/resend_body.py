@@ -13,8 +13,7 @@ class ResendBody:
     """The pending address to mail a new confirmation link.
 
     Attributes:
-        email (str): An email address; white space around it is ignored (U+0085 counts as white space, and the
-            pattern says so: `\\s` does not hold it).
+        email (str): An email address; white space around it is ignored.
     """
 
     email: str

@@ -1,5 +1,5 @@
 //! The organization's audit log and settings: owners and admins, web
-//! sessions only (`svc_service::audit::access::require_org_admin`).
+//! sessions only (`svc_service::accounts::audit::access::require_org_admin`).
 
 use std::sync::Arc;
 
@@ -7,8 +7,8 @@ use axum::Json;
 use axum::extract::State;
 use svc_api_types::{AuditActorView, AuditEntryView, OrganizationSettingsBody, OrganizationSettingsView, iso};
 use svc_service::Services;
+use svc_service::accounts::audit::{AuditActor, AuditEntry};
 use svc_service::accounts::organization::OrgSettings;
-use svc_service::audit::{AuditActor, AuditEntry};
 
 use crate::ApiError;
 use crate::extract::{ApiJson, ListQuery, Paging, WebSession};

@@ -101,7 +101,7 @@ async fn run_client(setup: &Setup, mut command: tokio::process::Command) -> Valu
     let report = tempfile::NamedTempFile::new().unwrap();
     command
         .env("SVC_TEST_REPORT", report.path())
-        .env("SVC_URL", &setup.app.base)
+        .env("SVC_BASE_URL", &setup.app.base)
         .env("SVC_API_KEY", &setup.key)
         .env("SVC_TEST_READ_ONLY_KEY", &setup.read_only_key)
         .env("SVC_TEST_SCRAPS", setup.scraps.join(","))

@@ -174,3 +174,68 @@ async fn every_member_reads_recipients_only_editors_send_again_and_other_organiz
     let to: Vec<&str> = mails.iter().map(|m| m.to[0].as_str()).collect();
     assert_eq!(to.iter().filter(|t| **t == "sam@example.com").count(), 1, "{to:?}");
 }
+
+/// Makes the database refuse every new email (a trigger), or accept them
+/// again: a real failure of the statement that queues a confirmation mail.
+async fn refuse_emails(db_url: &str, refuse: bool) {
+    let statements: &[&str] = match (db_url.starts_with("sqlite"), refuse) {
+        (true, true) => {
+            &["CREATE TRIGGER refuse_emails BEFORE INSERT ON emails BEGIN SELECT RAISE(ABORT, 'refused'); END"]
+        }
+        (true, false) => &["DROP TRIGGER refuse_emails"],
+        (false, true) => &[
+            "CREATE OR REPLACE FUNCTION refuse_emails() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$ LANGUAGE plpgsql",
+            "CREATE TRIGGER refuse_emails BEFORE INSERT ON emails FOR EACH ROW EXECUTE FUNCTION refuse_emails()",
+        ],
+        (false, false) => &["DROP TRIGGER refuse_emails ON emails"],
+    };
+    for sql in statements {
+        let sql = sqlx::AssertSqlSafe(sql.to_string());
+        if db_url.starts_with("sqlite") {
+            let pool = sqlx::SqlitePool::connect(db_url).await.unwrap();
+            sqlx::query(sql).execute(&pool).await.unwrap();
+            pool.close().await;
+        } else {
+            let pool = sqlx::PgPool::connect(db_url).await.unwrap();
+            sqlx::query(sql).execute(&pool).await.unwrap();
+            pool.close().await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_scrap_whose_confirmation_mail_cannot_be_queued_is_not_saved_and_saving_again_works() {
+    let smtp = SmtpServer::start().await;
+    let url = smtp.url();
+    let app = TestApp::start_with(&[("SVC_SMTP_URL", url.as_str()), ("SVC_SCHEDULER", "false")]).await;
+    let alice = app.signup("alice@example.com").await;
+    let body = json!({"title": "Shop", "url": "https://example.org/", "request": ITEMS,
+                      "emailNotif": true, "emailNotifRecipient": "sam@example.com"});
+    let count = || async { app.get("/api/scraps", &alice.token).await.1["data"].as_array().unwrap().len() };
+
+    refuse_emails(&app.db_url, true).await;
+    let (status, err) = app.post("/api/scraps", &alice.token, body.clone()).await;
+    assert_error(status, &err, StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL");
+    assert_eq!(count().await, 0, "an error means the scrap was not saved");
+
+    refuse_emails(&app.db_url, false).await;
+    let (status, created) = app.post("/api/scraps", &alice.token, body).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    assert_eq!(count().await, 1, "saving again makes one scrap");
+    let mails = smtp.wait_for(1, WITHIN).await;
+    assert_eq!(mails[0].to, ["sam@example.com"]);
+
+    // An edit that names a new address: refused as a whole, then saved.
+    let sid = created["id"].as_str().unwrap();
+    refuse_emails(&app.db_url, true).await;
+    let change = json!({"alert": "kim@example.com"});
+    let (status, err) = app.put(&format!("/api/scraps/{sid}"), &alice.token, change.clone()).await;
+    assert_error(status, &err, StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL");
+    let (_, stored) = app.get(&format!("/api/scraps/{sid}"), &alice.token).await;
+    assert!(stored["alert"].is_null(), "the edit was not saved: {stored}");
+    refuse_emails(&app.db_url, false).await;
+    let (status, saved) = app.put(&format!("/api/scraps/{sid}"), &alice.token, change).await;
+    assert_eq!((status, saved["alert"].as_str()), (StatusCode::OK, Some("kim@example.com")), "{saved}");
+    let mails = smtp.wait_for(2, WITHIN).await;
+    assert_eq!(mails[1].to, ["kim@example.com"]);
+}

@@ -441,8 +441,12 @@ async fn a_run_whose_worker_died_is_retried_then_failed() {
         )
         .await;
     let engine = Arc::new(engine_on_private_networks(10, 1));
-    let worker =
-        svc_service::Worker::new(app.services.clone(), engine.clone(), "default", svc_service::runs::RunSlots::new(1));
+    let worker = svc_service::Worker::new(
+        app.services.clone(),
+        engine.clone(),
+        "default",
+        svc_service::schedule::RunSlots::new(1),
+    );
     let store = app.store.clone();
     let expired = Utc::now() - chrono::Duration::seconds(1);
 

@@ -6,7 +6,7 @@ use svc_domain::account::User;
 use svc_domain::plan::Plan;
 use svc_storage::Store;
 
-use crate::audit::{AuditAction, AuditLog};
+use crate::accounts::audit::{AuditAction, AuditLog};
 use crate::{Result, ServiceError};
 
 pub struct AdminService {

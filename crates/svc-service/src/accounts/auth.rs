@@ -9,7 +9,7 @@ use svc_storage::Store;
 use crate::accounts::jwt::JwtKeys;
 use crate::accounts::key_cache::KeyCache;
 use crate::accounts::key_material;
-use crate::principal::KeyHolder;
+use crate::accounts::principal::KeyHolder;
 use crate::{Principal, Result, ServiceError, Session};
 
 /// How stale a session's "last seen" may get: a request writes it only when

@@ -9,11 +9,11 @@ use svc_domain::api_key::ApiKey;
 use svc_domain::scope::Scope;
 use svc_storage::{Store, StoreError};
 
+use crate::accounts::allow_list::scrap_ids_in_org;
+use crate::accounts::audit::{AuditAction, AuditLog};
 use crate::accounts::key_cache::KeyCache;
 use crate::accounts::key_material;
-use crate::audit::{AuditAction, AuditLog};
 use crate::paging::{PageRequest, Paged};
-use crate::scraps::scrap_ids_in_org;
 use crate::{Result, ServiceError, Session};
 
 const DEFAULT_LIFETIME: Months = Months::new(12);

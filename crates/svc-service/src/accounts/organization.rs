@@ -8,8 +8,8 @@ use std::sync::Arc;
 use svc_domain::audit::AuditAction;
 use svc_storage::Store;
 
-use crate::audit::AuditLog;
-use crate::audit::access::require_org_admin;
+use crate::accounts::audit::AuditLog;
+use crate::accounts::audit::access::require_org_admin;
 use crate::{Result, ServiceError, Session};
 
 /// The longest history age limit, in days (ten years).

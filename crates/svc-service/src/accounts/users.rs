@@ -11,10 +11,10 @@ use svc_storage::{NewAccount, Store, StoreError};
 use tokio::sync::Semaphore;
 
 use super::password;
+use crate::accounts::audit::{AuditAction, AuditLog};
 use crate::accounts::client_address::limit_key;
 use crate::accounts::rate_limits::{LOGIN_FAILED_FOR, LOGIN_PER_EMAIL, LOGIN_PER_IP, RateLimits, SIGNUP_PER_IP};
 use crate::accounts::sessions::{Client, SessionService};
-use crate::audit::{AuditAction, AuditLog};
 use crate::{Result, ServiceError, Session};
 
 const MIN_PASSWORD: usize = 8;

@@ -5,7 +5,7 @@
 use std::sync::{Arc, OnceLock};
 
 use crate::ai::model::{AiModel, AiPricing};
-use crate::runs::RunSlots;
+use crate::schedule::RunSlots;
 use svc_engine::Engine;
 
 /// The model and what its calls cost.

@@ -284,8 +284,8 @@ async fn propose(
         let creator = cx.store.user(scrap.organization_id, scrap.user_id).await?.map(|u| u.email);
         let mut to = None;
         for candidate in [scrap.alert.clone(), creator].into_iter().flatten() {
-            let reach = crate::recipients::reach(cx.store, scrap.organization_id, &candidate).await?;
-            if reach == crate::recipients::Reach::Allowed {
+            let reach = crate::outbox::recipients::reach(cx.store, scrap.organization_id, &candidate).await?;
+            if reach == crate::outbox::recipients::Reach::Allowed {
                 to = Some(candidate);
                 break;
             }

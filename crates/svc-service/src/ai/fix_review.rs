@@ -16,8 +16,8 @@ use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion};
 use svc_domain::{ObjectId, ScrapId};
 use svc_storage::{Decided, ProposalDecision};
 
+use crate::accounts::audit::AuditAction;
 use crate::ai::tasks::AiService;
-use crate::audit::AuditAction;
 use crate::scraps::authorize_scrap;
 use crate::{Principal, Result, ServiceError, Session};
 

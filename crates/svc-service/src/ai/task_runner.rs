@@ -19,7 +19,7 @@ use crate::Result;
 use crate::ai::attachments::{AttachedModel, Attachments};
 use crate::ai::spend::Spend;
 use crate::ai::{authoring, fix};
-use crate::runs::EmailSettings;
+use crate::outbox::EmailSettings;
 use crate::schedule::signals::RunSignals;
 use svc_domain::email::Email;
 use svc_engine::Engine;

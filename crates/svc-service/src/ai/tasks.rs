@@ -43,7 +43,7 @@ pub struct AiService {
     attached: Arc<Attachments>,
     signals: Arc<RunSignals>,
     limits: Arc<RateLimits>,
-    pub(crate) audit: crate::audit::AuditLog,
+    pub(crate) audit: crate::accounts::audit::AuditLog,
 }
 
 impl AiService {
@@ -52,7 +52,7 @@ impl AiService {
         attached: Arc<Attachments>,
         signals: Arc<RunSignals>,
         limits: Arc<RateLimits>,
-        audit: crate::audit::AuditLog,
+        audit: crate::accounts::audit::AuditLog,
     ) -> Self {
         AiService { store, attached, signals, limits, audit }
     }

@@ -5,7 +5,6 @@
 //! one signed up for the purpose, which `SVC_SIGNUP=invite` admits).
 
 use chrono::Utc;
-use svc_domain::ObjectId;
 use svc_domain::account::Organization;
 use svc_domain::audit::AuditAction;
 use svc_domain::email::{Email, EmailKind};
@@ -16,8 +15,8 @@ use svc_storage::Joined;
 use super::MemberService;
 use crate::accounts::IssuedToken;
 use crate::accounts::sessions::Client;
-use crate::link_tokens::{new_token, token_hash};
 use crate::outbox::email_compose::one_line;
+use crate::outbox::link_tokens::{new_token, token_hash};
 use crate::paging::{PageRequest, Paged};
 use crate::{Result, ServiceError, Session};
 
@@ -93,13 +92,12 @@ impl MemberService {
         let link = self.invite_link(&token);
         let emailed = self.settings.email_enabled;
         if emailed {
-            let email = Email {
-                id: ObjectId::new(),
-                organization_id: session.org(),
-                kind: EmailKind::Invite,
-                to: invite.email.clone(),
-                subject: one_line(&format!("You are invited to join {} on svc", org.name)),
-                text: format!(
+            let email = Email::plain(
+                session.org(),
+                EmailKind::Invite,
+                &invite.email,
+                one_line(&format!("You are invited to join {} on svc", org.name)),
+                format!(
                     "You are invited to join the organization \"{}\" on svc as {} {}.\n\nAccept the \
                      invitation (the link works once, until {}):\n{link}\n\nIf you did not expect this \
                      email, ignore it.\n",
@@ -108,13 +106,8 @@ impl MemberService {
                     invite.role,
                     invite.expires_at.format("%Y-%m-%d %H:%M UTC"),
                 ),
-                html: None,
-                attachment: None,
-                unsubscribe_url: None,
-                scrap_id: None,
-                history_id: None,
-                created_at: now,
-            };
+                now,
+            );
             self.store.queue_emails(&[email], now).await?;
             self.queued.notify_one();
         }

@@ -14,9 +14,9 @@ use svc_domain::{OrgId, UserId};
 use svc_storage::{MemberChange, Store};
 
 use crate::accounts::IssuedToken;
+use crate::accounts::audit::AuditLog;
 use crate::accounts::key_cache::KeyCache;
 use crate::accounts::sessions::{Client, SessionService};
-use crate::audit::AuditLog;
 use crate::paging::{PageRequest, Paged};
 use crate::{Result, ServiceError, Session};
 

@@ -6,7 +6,6 @@
 //! (`channel_message::ChannelNote::of_email`).
 
 use chrono::{DateTime, Utc};
-use svc_domain::ObjectId;
 use svc_domain::email::{Email, EmailKind};
 use svc_domain::history::{HistoryRow, StatusDetail};
 use svc_domain::scrap::Scrap;
@@ -29,18 +28,9 @@ fn note(
     now: DateTime<Utc>,
 ) -> Email {
     Email {
-        id: ObjectId::new(),
-        organization_id: scrap.organization_id,
-        kind,
-        to: to.to_string(),
-        subject: one_line(&subject),
-        text,
-        html: None,
-        attachment: None,
-        unsubscribe_url: None,
         scrap_id: Some(scrap.id),
         history_id: Some(row.id),
-        created_at: now,
+        ..Email::plain(scrap.organization_id, kind, to, one_line(&subject), text, now)
     }
 }
 

@@ -3,7 +3,6 @@
 //! release announcements. Pure functions: the caller decides when to send.
 
 use chrono::{DateTime, Utc};
-use svc_domain::ObjectId;
 use svc_domain::email::{Attachment, Email, EmailKind};
 use svc_domain::history::{HistoryRow, StatusDetail};
 use svc_domain::scrap::{EmailFormat, Scrap};
@@ -90,18 +89,9 @@ fn first_rows(data: &str) -> (String, String) {
 
 fn new_email(scrap: &Scrap, row: &HistoryRow, kind: EmailKind, to: &str, subject: String, now: DateTime<Utc>) -> Email {
     Email {
-        id: ObjectId::new(),
-        organization_id: scrap.organization_id,
-        kind,
-        to: to.to_string(),
-        subject: one_line(&subject),
-        text: String::new(),
-        html: None,
-        attachment: None,
-        unsubscribe_url: None,
         scrap_id: Some(scrap.id),
         history_id: Some(row.id),
-        created_at: now,
+        ..Email::plain(scrap.organization_id, kind, to, one_line(&subject), String::new(), now)
     }
 }
 

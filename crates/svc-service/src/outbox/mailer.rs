@@ -331,7 +331,16 @@ mod tests {
     async fn confirmed(t: &TestServices, org: svc_domain::OrgId, email: &str) {
         let now = Utc::now();
         let hash = format!("test-{org}-{email}");
-        t.store.ask_recipient(org, email, Some(&hash), now, now).await.unwrap();
+        let mail = Email::plain(
+            org,
+            svc_domain::email::EmailKind::Confirmation,
+            email,
+            "Confirm".into(),
+            "Confirm".into(),
+            now,
+        );
+        let link = svc_storage::ConfirmationLink { token_hash: &hash, mail: &mail };
+        t.store.ask_recipient(org, email, Some(&link), now, now).await.unwrap();
         t.store.confirm_recipient(&hash, now).await.unwrap().expect("the address");
     }
 

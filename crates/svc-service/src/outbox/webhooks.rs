@@ -11,10 +11,10 @@ use svc_storage::Store;
 use tokio::sync::Notify;
 use url::Url;
 
-use crate::audit::{AuditAction, AuditLog};
+use crate::accounts::allow_list::scrap_ids_in_org;
+use crate::accounts::audit::{AuditAction, AuditLog};
 use crate::outbox::webhook_signing::new_secret;
 use crate::paging::{PageRequest, Paged};
-use crate::scraps::scrap_ids_in_org;
 use crate::{Result, ServiceError, Session};
 use svc_engine::host_vetting::{PrivateNetworks, Refusal, Resolver, vetted_addresses};
 

@@ -33,7 +33,7 @@ use svc_engine::crawl::{CrawlLimits, START_LABEL, normalize};
 use svc_engine::script::MAX_RESULT_CHARS;
 use svc_engine::{Engine, EngineReport, Enqueued, PageCapture, PageInput, RunJob, ScriptResult, Site};
 
-use crate::runs::slots::RunSlots;
+use crate::schedule::RunSlots;
 use crate::scraps::proxy_tiers::{self, TierAttempt, TierSettings};
 
 /// Default of `SVC_CRAWL_MAX_PAGES`: pages one run may visit at most.

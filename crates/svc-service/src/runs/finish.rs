@@ -19,9 +19,9 @@ use crate::ai::attachments::AttachedModel;
 use crate::ai::digest;
 use crate::outbox::deliveries::run_deliveries;
 use crate::outbox::mailer::kind_word;
+use crate::outbox::recipients::Reach;
 use crate::outbox::redact::KnownSecrets;
 use crate::outbox::{channel_compose, email_compose};
-use crate::recipients::Reach;
 use crate::runs::outcome::classify;
 use crate::scraps::proxy_tiers::{self, TierAttempt};
 use crate::scraps::site_accounts::run_login;
@@ -362,7 +362,7 @@ impl RunService {
         // (issue 37): the others are skipped, and the run's activity says why.
         let mut allowed = Vec::with_capacity(emails.len());
         for e in emails {
-            match crate::recipients::reach(&*self.store, scrap.organization_id, &e.to).await? {
+            match crate::outbox::recipients::reach(&*self.store, scrap.organization_id, &e.to).await? {
                 Reach::Allowed => allowed.push(e),
                 Reach::Unconfirmed => {
                     let message = format!(

@@ -12,14 +12,13 @@ pub mod outcome;
 mod progress;
 mod queue;
 mod screenshot;
-pub mod slots;
 mod test_run;
 mod trigger;
 pub mod worker;
 
+use crate::schedule::{RunSlots, SlotUse, SlottedEngine};
 pub use crawl::PageRecord;
 pub use progress::RunProgress;
-pub use slots::{RunSlots, SlotUse, SlottedEngine};
 pub use test_run::{NO_ENGINE_HERE, StaticAlternative, TestRun, TestRunOutcome};
 pub use trigger::{Trigger, Triggered};
 
@@ -37,21 +36,13 @@ use crate::accounts::rate_limits::RateLimits;
 use crate::ai::attachments::Attachments;
 use crate::ai::model::{AiModel, AiPricing};
 use crate::metrics::Metrics;
+use crate::outbox::EmailSettings;
 use crate::schedule::signals::RunSignals;
 use crate::scraps::proxy_tiers::TierSettings;
 use svc_engine::Engine;
 
 /// How many times a run is tried when its worker disappears.
 pub const MAX_ATTEMPTS: i64 = 2;
-
-/// What result emails and alerts need to know.
-#[derive(Clone, Debug)]
-pub struct EmailSettings {
-    /// Email can be sent: without it, none is queued.
-    pub enabled: bool,
-    /// For the links to runs.
-    pub public_url: String,
-}
 
 /// Runs: triggers, test runs, execution on an engine, finishing, the
 /// queue as workers see it, and progress. Its methods are spread over the

@@ -310,10 +310,10 @@ async fn a_test_run_runs_the_draft_charges_and_stores_nothing() {
         enqueued: vec![],
     };
     let engine = Arc::new(Scripted { report: report.clone(), jobs: Mutex::default() });
-    runs.attach_engine(engine.clone(), crate::runs::RunSlots::new(1));
+    runs.attach_engine(engine.clone(), crate::schedule::RunSlots::new(1));
     // A second engine is ignored.
     let other = Arc::new(Scripted { report: report.clone(), jobs: Mutex::default() });
-    runs.attach_engine(other.clone(), crate::runs::RunSlots::new(1));
+    runs.attach_engine(other.clone(), crate::schedule::RunSlots::new(1));
 
     let params = vec![
         ParamSet { key: "fr".into(), value: serde_json::json!({"lang": "fr"}) },
@@ -393,7 +393,9 @@ async fn test_runs_are_limited_per_user() {
         session: None,
         enqueued: vec![],
     };
-    t.services.runs.attach_engine(Arc::new(Scripted { report, jobs: Mutex::default() }), crate::runs::RunSlots::new(1));
+    t.services
+        .runs
+        .attach_engine(Arc::new(Scripted { report, jobs: Mutex::default() }), crate::schedule::RunSlots::new(1));
     let run = || draft("https://example.com/", "returnData([])");
     for _ in 0..TRIGGER_PER_KEY.limit {
         t.services.runs.test_run(&ada.session, run()).await.unwrap();
@@ -534,7 +536,7 @@ async fn a_test_run_of_a_saved_scrap_signs_in_with_its_login_and_masks_it() {
         Some(r#"{"v":1,"new":true}"#),
     );
     let engine = Arc::new(Scripted { report, jobs: Mutex::default() });
-    t.services.runs.attach_engine(engine.clone(), crate::runs::RunSlots::new(1));
+    t.services.runs.attach_engine(engine.clone(), crate::schedule::RunSlots::new(1));
     let draft = TestRun { scrap: Some(scrap), ..draft("https://example.com/", "returnData([])") };
     let outcome = t.services.runs.test_run(&ada.session, draft.clone()).await.unwrap();
     assert_eq!(outcome.result, ScriptResult::Failed { message: "the script threw: *** / ***".into() });

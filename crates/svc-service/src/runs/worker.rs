@@ -8,7 +8,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::runs::{ClaimedRun, RunSlots};
+use crate::runs::ClaimedRun;
+use crate::schedule::RunSlots;
 use crate::schedule::backoff::Backoff;
 use crate::{Result, Services};
 use svc_domain::HistoryId;

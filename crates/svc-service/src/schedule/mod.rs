@@ -8,3 +8,6 @@ pub mod housekeeping;
 pub mod renewal;
 pub mod scheduler;
 pub mod signals;
+pub mod slots;
+
+pub use slots::{RunSlots, SlotUse, SlottedEngine};

@@ -14,7 +14,7 @@ use svc_domain::activity::Activity;
 use svc_domain::scope::Scope;
 use svc_domain::scrap::Scrap;
 use svc_domain::{OrgId, ScrapId};
-use svc_storage::{BannerImage, Store};
+use svc_storage::{BannerImage, NewBanner, Store};
 
 use crate::scraps::banner_image::{self, CleanImage};
 use crate::{Result, ServiceError, Session};
@@ -107,7 +107,10 @@ pub(crate) async fn keep_banner(
     let token = format!("{token}.{}", image.extension);
     let path = format!("{BANNER_PATH}{token}");
     let stored = BannerImage { content_type: image.content_type.to_string(), bytes: image.bytes };
-    if !store.set_banner(org, scrap, &token, &path, &stored, chrono::Utc::now(), &log).await? {
+    if !store
+        .set_banner(org, scrap, &NewBanner { token: &token, path: &path, image: &stored, at: chrono::Utc::now() }, &log)
+        .await?
+    {
         return Err(ServiceError::NotFound("scrap"));
     }
     store.scrap(org, scrap).await?.ok_or(ServiceError::NotFound("scrap"))

@@ -11,5 +11,5 @@ pub mod proxy_tiers;
 mod service;
 pub mod site_accounts;
 
+pub(crate) use service::authorize_scrap;
 pub use service::{MAX_PREVIEW, MAX_SEARCH, ScrapOverview, ScrapService};
-pub(crate) use service::{authorize_scrap, scrap_ids_in_org};

@@ -12,13 +12,13 @@ use svc_domain::history::RunSummary;
 use svc_domain::scope::Scope;
 use svc_domain::scrap::Scrap;
 use svc_domain::script_version::ScriptVersion;
-use svc_domain::{HistoryId, ObjectId, OrgId, ScrapId};
+use svc_domain::{HistoryId, ObjectId, ScrapId};
 use svc_storage::{ScrapFilter, Store};
 use tokio::sync::Notify;
 
-use crate::audit::{AuditAction, AuditLog};
+use crate::accounts::audit::{AuditAction, AuditLog};
+use crate::outbox::recipients::{RecipientService, scrap_addresses};
 use crate::paging::{PageRequest, Paged};
-use crate::recipients::{RecipientService, scrap_addresses};
 use crate::schedule::cron::{next_fire, next_fire_of};
 use crate::scraps::input::{ScrapChanges, changed_fields, check_schedule, validate};
 use crate::scraps::proxy_tiers::{TierSettings, parse_tier};
@@ -68,24 +68,6 @@ pub(crate) async fn authorize_scrap(store: &dyn Store, principal: &Principal, sc
         return Err(ServiceError::NotFound("scrap"));
     }
     Err(ServiceError::ScrapNotInKeyScope)
-}
-
-/// Parses `scrapIds` of a key or webhook body: 24-hex ids, each a scrap of
-/// `org` (else 422 naming `scrapIds`); duplicates dropped.
-pub(crate) async fn scrap_ids_in_org(store: &dyn Store, org: OrgId, raw: Vec<String>) -> Result<Vec<ScrapId>> {
-    let mut ids = Vec::new();
-    for s in &raw {
-        let id = ScrapId::parse(s)
-            .ok_or_else(|| ServiceError::validation("scrapIds", format!("`{s}` is not a 24-character hex id")))?;
-        if !ids.contains(&id) {
-            ids.push(id);
-        }
-    }
-    let existing = store.existing_scrap_ids(org, &ids).await?;
-    if let Some(missing) = ids.iter().find(|id| !existing.contains(id)) {
-        return Err(ServiceError::validation("scrapIds", format!("no scrap `{missing}` in this organization")));
-    }
-    Ok(ids)
 }
 
 impl ScrapService {
@@ -167,11 +149,14 @@ impl ScrapService {
             format!("user:{}", session.user()),
             "Scrap created".into(),
         );
+        // The addresses are asked for before the scrap is written: if that
+        // fails, the caller's error means "not saved" and a retry cannot
+        // make a second scrap (a second ask mails nobody twice).
+        self.recipients.ask_for(org.id, &scrap_addresses(&scrap)).await?;
         self.store.insert_scrap(&scrap, &log).await?;
         if scrap.next_fire_at.is_some() {
             self.schedule_changed.notify_one();
         }
-        self.recipients.ask_for(org.id, &scrap_addresses(&scrap)).await?;
         Ok(scrap)
     }
 
@@ -195,15 +180,16 @@ impl ScrapService {
         scrap.next_fire_at = next_fire_of(scrap.cron.as_deref(), &scrap.cron_timezone, scrap.updated_at);
         let message = format!("Scrap updated: {}", changed.join(", "));
         let log = Activity::new(session.org(), id, "scrap.updated", format!("user:{}", session.user()), message);
+        // Asked before the write, as on creation.
+        let named_before = scrap_addresses(&before);
+        let new: Vec<String> = scrap_addresses(&scrap).into_iter().filter(|a| !named_before.contains(a)).collect();
+        self.recipients.ask_for(session.org(), &new).await?;
         if !self.store.update_scrap(session.org(), &scrap, &log).await? {
             return Err(ServiceError::NotFound("scrap"));
         }
         if scrap.cron != before.cron || scrap.cron_timezone != before.cron_timezone {
             self.schedule_changed.notify_one();
         }
-        let named_before = scrap_addresses(&before);
-        let new: Vec<String> = scrap_addresses(&scrap).into_iter().filter(|a| !named_before.contains(a)).collect();
-        self.recipients.ask_for(session.org(), &new).await?;
         Ok(scrap)
     }
 

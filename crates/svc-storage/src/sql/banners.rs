@@ -10,7 +10,7 @@ use svc_domain::{OrgId, ScrapId};
 use super::{Dialect, RowsAffected, SqlStore};
 use crate::Result;
 use crate::records::millis;
-use crate::traits::{BannerImage, BannerStore};
+use crate::traits::{BannerImage, BannerStore, NewBanner};
 
 #[async_trait]
 impl<DB: Dialect> BannerStore for SqlStore<DB>
@@ -31,12 +31,10 @@ where
         &self,
         org: OrgId,
         scrap: ScrapId,
-        token: &str,
-        path: &str,
-        image: &BannerImage,
-        at: DateTime<Utc>,
+        banner: &NewBanner<'_>,
         activity: &Activity,
     ) -> Result<bool> {
+        let NewBanner { token, path, image, at } = *banner;
         let mut tx = self.begin_write().await?;
         let done = sqlx::query("UPDATE scraps SET banner = $3, updated_at = $4 WHERE organization_id = $1 AND id = $2")
             .bind(org.to_string())

@@ -10,7 +10,7 @@ use svc_domain::recipient::{RecipientAddress, RecipientState};
 
 use super::{Dialect, RowsAffected, SqlStore};
 use crate::records::{id, millis, opt_time, time};
-use crate::traits::{Asked, RecipientStore};
+use crate::traits::{Asked, ConfirmationLink, RecipientStore};
 use crate::{Result, StoreError};
 
 const RECIPIENT: &str = "organization_id, email, state, created_at, sent_at, confirmed_at";
@@ -70,12 +70,14 @@ where
         &self,
         org: OrgId,
         email: &str,
-        token_hash: Option<&str>,
+        link: Option<&ConfirmationLink<'_>>,
         now: DateTime<Utc>,
         resend_before: DateTime<Utc>,
     ) -> Result<Asked> {
-        // No transaction: each statement is atomic, and the conditional
-        // update lets one of two concurrent askers win the sending.
+        // The conditional update lets one of two concurrent askers win the
+        // sending; its mail is queued in the same transaction, so a secret
+        // stored as sent always has its mail.
+        let mut tx = self.begin_write().await?;
         sqlx::query(
             "INSERT INTO recipients (organization_id, email, state, created_at) VALUES ($1, $2, 'pending', $3) \
              ON CONFLICT (organization_id, email) DO NOTHING",
@@ -83,21 +85,23 @@ where
         .bind(org.to_string())
         .bind(email)
         .bind(millis(now))
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
-        if let Some(hash) = token_hash {
+        if let Some(link) = link {
             let taken = sqlx::query(
                 "UPDATE recipients SET token_hash = $3, sent_at = $4 WHERE organization_id = $1 AND email = $2 \
                  AND state = 'pending' AND (sent_at IS NULL OR sent_at <= $5)",
             )
             .bind(org.to_string())
             .bind(email)
-            .bind(hash)
+            .bind(link.token_hash)
             .bind(millis(now))
             .bind(millis(resend_before))
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
             if taken.rows_affected() == 1 {
+                Self::insert_email_rows(&mut tx, std::slice::from_ref(link.mail), now).await?;
+                tx.commit().await?;
                 return Ok(Asked::Send);
             }
         }
@@ -108,8 +112,9 @@ where
         ))
         .bind(org.to_string())
         .bind(email)
-        .fetch_one(&self.pool)
+        .fetch_one(&mut *tx)
         .await?;
+        tx.commit().await?;
         let found = RecipientAddress::try_from(row)?;
         Ok(match found.state {
             RecipientState::Confirmed => Asked::Confirmed,

@@ -324,17 +324,32 @@ fn preview(services: &Services, cron: &str, timezone: &str) -> SchedulePreview {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn editor(
-    services: &Services,
-    user: &SignedIn,
+/// What the editor shows besides the page's chrome: the scrap (when it
+/// is stored), the form as typed, its errors, a test run's outcome and the
+/// Site login card.
+struct Editing {
     scrap_id: Option<ScrapId>,
     stored: Option<Scrap>,
     form: ScrapForm,
     errors: FieldErrors,
     test: Option<TestRunView>,
     login: Option<LoginCard>,
-) -> EditorPage {
+}
+
+impl Editing {
+    /// `form` of a scrap not stored yet, with no error.
+    fn new(form: ScrapForm) -> Self {
+        Editing { scrap_id: None, stored: None, form, errors: FieldErrors::default(), test: None, login: None }
+    }
+
+    /// `form` over stored scrap `scrap` (id `id`), with its login card.
+    fn stored(id: ScrapId, scrap: Scrap, form: ScrapForm, login: Option<LoginCard>) -> Self {
+        Editing { scrap_id: Some(id), stored: Some(scrap), login, ..Editing::new(form) }
+    }
+}
+
+fn editor(services: &Services, user: &SignedIn, editing: Editing) -> EditorPage {
+    let Editing { scrap_id, stored, form, errors, test, login } = editing;
     let title = match &stored {
         Some(s) => format!("Edit {}", s.title),
         None => "New scrap".into(),
@@ -363,7 +378,7 @@ fn with_status(status: StatusCode, page: &EditorPage) -> Result<Response, PageEr
 
 pub(crate) async fn new_page(State(services): State<Arc<Services>>, user: SignedIn) -> Result<Response, PageError> {
     let form = ScrapForm::blank(&user.organization.default_containers);
-    render(&editor(&services, &user, None, None, form, FieldErrors::default(), None, None))
+    render(&editor(&services, &user, Editing::new(form)))
 }
 
 #[derive(Deserialize)]
@@ -384,7 +399,7 @@ pub(crate) async fn edit_page(
     let form = ScrapForm::from_scrap(&scrap);
     let login = login_card(&services, &user, id, query.login.as_deref(), String::new(), FieldErrors::default()).await?;
     let pending = PendingNotes::of(&services, &user, &scrap, query.recipient).await?;
-    let page = editor(&services, &user, Some(id), Some(scrap), form, FieldErrors::default(), None, Some(login));
+    let page = editor(&services, &user, Editing::stored(id, scrap, form, Some(login)));
     render(&EditorPage { pending, ..page })
 }
 
@@ -407,7 +422,7 @@ async fn stored_editor(
     let scrap = services.scraps.get(&user.principal(), id).await?;
     let form = ScrapForm::from_scrap(&scrap);
     let pending = PendingNotes::of(services, user, &scrap, None).await?;
-    let page = editor(services, user, Some(id), Some(scrap), form, FieldErrors::default(), None, Some(card));
+    let page = editor(services, user, Editing::stored(id, scrap, form, Some(card)));
     Ok(EditorPage { pending, ..page })
 }
 
@@ -485,19 +500,19 @@ async fn test_run(
     match outcome {
         Ok(outcome) => {
             let view = TestRunView::from_outcome(outcome);
-            render(&editor(services, user, scrap_id, stored, form, FieldErrors::default(), Some(view), login))
+            render(&editor(services, user, Editing { scrap_id, stored, test: Some(view), login, ..Editing::new(form) }))
         }
         // A server without a browser (`SVC_EMBEDDED_WORKER=false`) says so
         // above the form, and what was typed stays.
         Err(ServiceError::Unavailable(message)) => {
             let mut errors = FieldErrors::default();
             errors.general = Some(message);
-            let page = editor(services, user, scrap_id, stored, form, errors, None, login);
+            let page = editor(services, user, Editing { scrap_id, stored, errors, login, ..Editing::new(form) });
             with_status(StatusCode::SERVICE_UNAVAILABLE, &page)
         }
         Err(e) => {
             let Some(errors) = FieldErrors::from_service(&e, "title") else { return Err(e.into()) };
-            let page = editor(services, user, scrap_id, stored, form, errors, None, login);
+            let page = editor(services, user, Editing { scrap_id, stored, errors, login, ..Editing::new(form) });
             with_status(StatusCode::UNPROCESSABLE_ENTITY, &page)
         }
     }
@@ -525,7 +540,7 @@ pub(crate) async fn create(
         Ok(scrap) => Ok(Redirect::to(&format!("/scraps/{}?saved=1", scrap.id)).into_response()),
         Err(e) => {
             let Some(errors) = FieldErrors::from_service(&e, "title") else { return Err(e.into()) };
-            refused(editor(&services, &user, None, None, form, errors, None, None))
+            refused(editor(&services, &user, Editing { errors, ..Editing::new(form) }))
         }
     }
 }
@@ -555,7 +570,7 @@ pub(crate) async fn update(
         Err(e) => {
             let Some(errors) = FieldErrors::from_service(&e, "title") else { return Err(e.into()) };
             let login = login_card(&services, &user, id, None, String::new(), FieldErrors::default()).await?;
-            refused(editor(&services, &user, Some(id), Some(stored), form, errors, None, Some(login)))
+            refused(editor(&services, &user, Editing { errors, ..Editing::stored(id, stored, form, Some(login)) }))
         }
     }
 }

@@ -8,7 +8,7 @@ use svc_domain::audit::{AuditAction, AuditActor, AuditEntry};
 use svc_domain::{OrgId, SessionId, UserId};
 use svc_storage::{AddressSeen, Store};
 
-use crate::audit::access::require_org_admin;
+use crate::accounts::audit::access::require_org_admin;
 use crate::paging::{PageRequest, Paged};
 use crate::{Principal, Result, Session};
 

@@ -9,17 +9,17 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
+use svc_domain::OrgId;
 use svc_domain::account::Organization;
 use svc_domain::channel;
 use svc_domain::email::{Email, EmailKind};
 use svc_domain::recipient::{CONFIRMATION_RESEND_AFTER, RecipientAddress, RecipientState, normalized};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::Scrap;
-use svc_domain::{ObjectId, OrgId};
-use svc_storage::{Asked, Store};
+use svc_storage::{Asked, ConfirmationLink, Store};
 
-use crate::link_tokens::{new_token, token_hash};
 use crate::outbox::email_compose::one_line;
+use crate::outbox::link_tokens::{new_token, token_hash};
 use crate::paging::{PageRequest, Paged};
 use crate::{Result, ServiceError, Session};
 
@@ -116,15 +116,20 @@ impl RecipientService {
         Ok(())
     }
 
+    /// Records `email` pending and, when a mail may go, stores the new
+    /// link's secret and queues its mail together.
     async fn ask(&self, org: OrgId, email: &str) -> Result<Asked> {
         let now = Utc::now();
-        let token = self.settings.email_enabled.then(new_token);
-        let hash = token.as_deref().map(token_hash);
-        let asked = self.store.ask_recipient(org, email, hash.as_deref(), now, now - CONFIRMATION_RESEND_AFTER).await?;
-        if let (Asked::Send, Some(token)) = (&asked, token) {
-            let organization = self.store.organization(org).await?.ok_or(ServiceError::NotFound("organization"))?;
-            let mail = self.confirmation_email(&organization, email, &token, now);
-            self.store.queue_emails(&[mail], now).await?;
+        let resend_before = now - CONFIRMATION_RESEND_AFTER;
+        if !self.settings.email_enabled {
+            return Ok(self.store.ask_recipient(org, email, None, now, resend_before).await?);
+        }
+        let organization = self.store.organization(org).await?.ok_or(ServiceError::NotFound("organization"))?;
+        let token = new_token();
+        let mail = self.confirmation_email(&organization, email, &token, now);
+        let link = ConfirmationLink { token_hash: &token_hash(&token), mail: &mail };
+        let asked = self.store.ask_recipient(org, email, Some(&link), now, resend_before).await?;
+        if asked == Asked::Send {
             self.queued.notify_one();
         }
         Ok(asked)
@@ -133,25 +138,19 @@ impl RecipientService {
     fn confirmation_email(&self, org: &Organization, to: &str, token: &str, now: DateTime<Utc>) -> Email {
         let name = one_line(&org.name);
         let link = self.confirm_link(token);
-        Email {
-            id: ObjectId::new(),
-            organization_id: org.id,
-            kind: EmailKind::Confirmation,
-            to: to.to_string(),
-            subject: format!("Confirm that {name} on svc may email you"),
-            text: format!(
+        Email::plain(
+            org.id,
+            EmailKind::Confirmation,
+            to,
+            format!("Confirm that {name} on svc may email you"),
+            format!(
                 "A member of the organization \"{name}\" on svc asked for scrap results, digests or alerts to be \
                  sent to {to}.\n\nNothing is sent to this address until you confirm. To receive them, open this \
                  link and press Confirm:\n{link}\n\nIf you did not expect this email, ignore it: nothing more \
                  will come unless you confirm.\n"
             ),
-            html: None,
-            attachment: None,
-            unsubscribe_url: None,
-            scrap_id: None,
-            history_id: None,
-            created_at: now,
-        }
+            now,
+        )
     }
 
     /// "Send again": mails `email` a new confirmation link. Editors and
