@@ -268,7 +268,7 @@ impl SvcMcp {
             self.services.runs.trigger_and_wait(&principal, Trigger::Worker, id, args.param.as_deref(), wait).await;
         let row = match or_answer!(served(trigger, "scrap")) {
             Triggered::Finished(done) => return Ok(bounded_row(*done, 0)),
-            Triggered::Pending(row) => row,
+            Triggered::Pending(row) => *row,
         };
         let note = "The run is pending: call svc_get_history_row with this historyId later.";
         Ok(answer(TriggerAccepted::from(&row), Some(note.into())))

@@ -102,7 +102,7 @@ async fn trigger(
     let wait = wait(query.wait.as_deref())?;
     match services.runs.trigger_and_wait(principal, via, id, query.param.as_deref(), wait).await? {
         Triggered::Finished(done) => Ok((StatusCode::OK, Json(views::history_row(*done))).into_response()),
-        Triggered::Pending(row) => Ok((StatusCode::ACCEPTED, Json(TriggerAccepted::from(&row))).into_response()),
+        Triggered::Pending(row) => Ok((StatusCode::ACCEPTED, Json(TriggerAccepted::from(&*row))).into_response()),
     }
 }
 

@@ -32,7 +32,7 @@ pub enum Triggered {
     /// The run ended within the wait: its row as the caller may see it.
     Finished(Box<HistoryView>),
     /// Queued or running still (or no wait was asked for).
-    Pending(HistoryRow),
+    Pending(Box<HistoryRow>),
 }
 
 impl RunService {
@@ -48,13 +48,13 @@ impl RunService {
         wait: Duration,
     ) -> Result<Triggered> {
         if wait.is_zero() {
-            return Ok(Triggered::Pending(self.trigger(principal, via, scrap_id, param).await?));
+            return Ok(Triggered::Pending(Box::new(self.trigger(principal, via, scrap_id, param).await?)));
         }
         let finished = self.signals.finished.subscribe();
         let row = self.trigger(principal, via, scrap_id, param).await?;
         Ok(match self.wait_subscribed(principal, row.id, wait, finished, true).await? {
             Some(done) => Triggered::Finished(Box::new(done)),
-            None => Triggered::Pending(row),
+            None => Triggered::Pending(Box::new(row)),
         })
     }
 
