@@ -5,7 +5,8 @@
 //! part 3); the steps build on one another, so differences between lines
 //! are what a step adds.
 //!
-//!     cargo run --release -p svc-static --example run_steps
+//!     cargo build --release --workspace --example run_steps && target/release/examples/run_steps
+//!     STRIP=0 ONLY="read from bytecode" target/release/examples/run_steps   # bytecode with source and debug info
 //!     ONLY="full run" N=3000 perf record target/release/examples/run_steps
 
 use std::rc::Rc;
@@ -15,6 +16,13 @@ use rquickjs::{Context, Ctx, Function, Object, Runtime, Value, qjs};
 use svc_static::document::Document;
 
 const PRELUDE: &str = include_str!("../src/js/prelude.js");
+const INTL: &str = include_str!("../src/js/intl/intl.js");
+const STRIP: u32 = qjs::JS_WRITE_OBJ_STRIP_SOURCE | qjs::JS_WRITE_OBJ_STRIP_DEBUG;
+
+/// `STRIP=0` writes the bytecode with source text and debug information (to compare).
+fn strip() -> u32 {
+    if std::env::var("STRIP").as_deref() == Ok("0") { 0 } else { STRIP }
+}
 
 fn page() -> String {
     let items: String = (0..50).map(|i| format!("<li class=\"item\" data-i=\"{i}\">Item {i}</li>")).collect();
@@ -39,10 +47,11 @@ fn compile(ctx: &Ctx<'_>) -> Vec<u8> {
         let f = qjs::JS_Eval(raw, text.as_ptr(), PRELUDE.len() as _, c"prelude.js".as_ptr(), flags as i32);
         assert!(!qjs::JS_IsException(f));
         let mut len = std::mem::MaybeUninit::uninit();
-        let buf = qjs::JS_WriteObject(raw, len.as_mut_ptr(), f, qjs::JS_WRITE_OBJ_BYTECODE as i32);
+        let buf = qjs::JS_WriteObject(raw, len.as_mut_ptr(), f, (qjs::JS_WRITE_OBJ_BYTECODE | strip()) as i32);
         qjs::JS_FreeValue(raw, f);
         let out = std::slice::from_raw_parts(buf, len.assume_init() as usize).to_vec();
         qjs::js_free(raw, buf.cast());
+        eprintln!("prelude bytecode: {} bytes", out.len());
         out
     }
 }
@@ -148,5 +157,15 @@ fn main() {
     let limits = svc_static::ScriptLimits { memory: 256 << 20, stack: 4 << 20 };
     step("full run: parse + script_runtime::run", &mut || {
         svc_static::script_runtime::run(doc(), &wrapped, far(), 60, limits).unwrap();
+    });
+    step("intl.js compiled from its text (per run before)", &mut || {
+        let rt = fresh();
+        Context::full(&rt).unwrap().with(|ctx| drop(ctx.eval::<Function, _>(INTL).unwrap()));
+    });
+    let mut intl = job.clone();
+    intl.script = "returnData([(1234.5).toLocaleString('de-DE'), new Date(0).toLocaleDateString('en-US')])".into();
+    let intl = svc_static::script::wrap(&intl);
+    step("full run of a script using Intl", &mut || {
+        svc_static::script_runtime::run(doc(), &intl, far(), 60, limits).unwrap();
     });
 }

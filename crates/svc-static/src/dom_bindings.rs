@@ -13,8 +13,6 @@ use url::Url;
 use crate::css::{Selector, SelectorError};
 use crate::document::{Document, Handle};
 
-/// `Intl`, evaluated on the script's first use of it (`js/prelude.js`).
-const INTL: &str = include_str!("js/intl/intl.js");
 /// The locale data `Intl` formats with (recorded from Chromium, `js/intl/record.sh`).
 const INTL_DATA: &str = include_str!("js/intl/data.json");
 
@@ -231,7 +229,7 @@ pub fn native<'js>(ctx: &Ctx<'js>, document: Rc<Document>) -> rquickjs::Result<O
             parsed.ok().map(|u| url_parts(&u))
         }),
     )?;
-    n.set("intlModule", Function::new(f(ctx), |ctx: Ctx<'js>| ctx.eval::<Function<'js>, _>(INTL)))?;
+    n.set("intlModule", Function::new(f(ctx), |ctx: Ctx<'js>| crate::script_runtime::intl_module(&ctx)))?;
     n.set("intlData", Function::new(f(ctx), |tag: String| intl_data(&tag)))?;
     n.set(
         "setUrl",

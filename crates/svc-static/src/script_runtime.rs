@@ -32,6 +32,15 @@ use crate::script_network::ScriptFetch;
 use svc_engine::script::MAX_RESULT_CHARS;
 
 const PRELUDE: &str = include_str!("js/prelude.js");
+/// `Intl`, evaluated on the script's first use of it (`js/prelude.js`).
+const INTL: &str = include_str!("js/intl/intl.js");
+
+/// The bytecode is written without the functions' source text and debug
+/// information: reading them back was a fifth of reading the prelude, and
+/// what they served (`toString()` of svc's own functions, line numbers in
+/// their frames of a stack trace) no script relies on; a browser answers
+/// `[native code]` for its DOM functions too.
+const STRIP: u32 = qjs::JS_WRITE_OBJ_STRIP_SOURCE | qjs::JS_WRITE_OBJ_STRIP_DEBUG;
 
 /// Bytes allocated before QuickJS first collects garbage (its default,
 /// 256 KiB, is less than the prelude allocates: most runs collected several
@@ -42,6 +51,7 @@ const GC_THRESHOLD: usize = 8 * 1024 * 1024;
 struct Compiled {
     prelude: Vec<u8>,
     wrapper: Vec<u8>,
+    intl: Vec<u8>,
 }
 
 static COMPILED: OnceLock<Result<Compiled, String>> = OnceLock::new();
@@ -60,10 +70,18 @@ fn compiled() -> Result<&'static Compiled, StaticError> {
             Ok(Compiled {
                 prelude: compile(&ctx, PRELUDE, c"prelude.js")?,
                 wrapper: compile(&ctx, &WRAPPER, c"eval_script")?,
+                intl: compile(&ctx, INTL, c"intl.js")?,
             })
         })
     });
     compiled.as_ref().map_err(|e| StaticError::Internal(format!("svc's JavaScript does not compile: {e}")))
+}
+
+/// `js/intl/intl.js`'s function, read into `ctx` from its bytecode (the
+/// prelude asks for it on the script's first use of `Intl`).
+pub(crate) fn intl_module<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
+    let compiled = compiled().map_err(|e| Exception::throw_message(ctx, &e.to_string()))?;
+    evaluate(ctx, &compiled.intl).and_then(|v| Function::from_js(ctx, v))
 }
 
 /// `source` compiled as a strict global script, as bytecode.
@@ -80,7 +98,8 @@ fn compile(ctx: &Ctx<'_>, source: &str, name: &CStr) -> Result<Vec<u8>, String> 
             return Err(describe(ctx.catch()));
         }
         let mut length = std::mem::MaybeUninit::uninit();
-        let buffer = qjs::JS_WriteObject(raw, length.as_mut_ptr(), function, qjs::JS_WRITE_OBJ_BYTECODE as i32);
+        let buffer =
+            qjs::JS_WriteObject(raw, length.as_mut_ptr(), function, (qjs::JS_WRITE_OBJ_BYTECODE | STRIP) as i32);
         qjs::JS_FreeValue(raw, function);
         if buffer.is_null() {
             return Err(describe(ctx.catch()));

@@ -593,3 +593,44 @@ fn page_scripts_do_not_run() {
         json!([0, "undefined"])
     );
 }
+
+/// What the prelude's helpers define (accessors enumerable with a setter
+/// that refuses by name; methods and refusals writable, not enumerable),
+/// and svc's own functions answer `[native code]` to `toString()`, as a
+/// browser's DOM functions do (its bytecode is read without source text).
+#[test]
+fn the_dom_s_properties_are_defined_as_before_and_its_functions_are_native_code() {
+    let script = r#"
+        const shape = (proto, name) => {
+          const d = Object.getOwnPropertyDescriptor(proto, name);
+          return [typeof d.get, typeof d.set, typeof d.value, !!d.writable, d.enumerable, d.configurable];
+        };
+        let thrown = null;
+        try { document.body.offsetWidth = 1; } catch (e) { thrown = e.message; }
+        returnData([
+          shape(Element.prototype, 'id'), shape(Node.prototype, 'textContent'), shape(Element.prototype, 'title'),
+          shape(Element.prototype, 'getAttribute'), shape(Element.prototype, 'setAttribute'),
+          shape(Element.prototype, 'offsetWidth'), shape(globalThis, 'setTimeout'),
+          thrown.startsWith('setting `offsetWidth` is not supported'),
+          document.querySelector.toString(), Object.getOwnPropertyDescriptor(Element.prototype, 'id').get.toString(),
+          document.querySelector('h1').getAttribute.name,
+        ]);"#;
+    let accessor = json!(["function", "function", "undefined", false, true, true]);
+    let method = json!(["undefined", "undefined", "function", true, false, true]);
+    assert_eq!(
+        data(RICH, script),
+        json!([
+            accessor,
+            accessor,
+            accessor,
+            method,
+            method,
+            ["function", "function", "undefined", false, false, true],
+            method,
+            true,
+            "function querySelector() {\n    [native code]\n}",
+            "function id() {\n    [native code]\n}",
+            "getAttribute",
+        ])
+    );
+}

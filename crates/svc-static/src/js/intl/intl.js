@@ -6,7 +6,8 @@
 // locale data (`data.json`, recorded from Chromium by `record.js`) comes
 // from the host, one locale at a time (N.intlData).
 //
-// Loaded on first use (dom_bindings.rs evaluates it; js/prelude.js calls
+// Loaded on first use (script_runtime.rs compiles it once per process and
+// reads it into the run that asks; js/prelude.js calls
 // it): the runs that never format pay nothing. What it does not have (a
 // locale without data, a calendar, a time zone other than UTC and the
 // host's, scientific notation, units, ...) throws an error that names it
