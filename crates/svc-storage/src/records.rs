@@ -139,6 +139,34 @@ pub(crate) struct ScrapRecord {
     next_fire_at: Option<i64>,
 }
 
+/// A scrap's read with what its run needs besides (`sql::scraps`).
+#[derive(sqlx::FromRow)]
+pub(crate) struct RunScrapRecord {
+    #[sqlx(flatten)]
+    scrap: ScrapRecord,
+    has_login: bool,
+    awaits_approval: bool,
+    has_webhooks: bool,
+    last_success_length: Option<i64>,
+    org_balance: i64,
+    org_plan: String,
+}
+
+impl TryFrom<RunScrapRecord> for crate::RunScrap {
+    type Error = StoreError;
+    fn try_from(r: RunScrapRecord) -> Result<Self, StoreError> {
+        Ok(crate::RunScrap {
+            scrap: Scrap::try_from(r.scrap)?,
+            has_login: r.has_login,
+            awaits_approval: r.awaits_approval,
+            has_webhooks: r.has_webhooks,
+            last_success_length: r.last_success_length,
+            balance: r.org_balance,
+            plan: r.org_plan.parse().map_err(StoreError::Corrupt)?,
+        })
+    }
+}
+
 impl TryFrom<ScrapRecord> for Scrap {
     type Error = StoreError;
     fn try_from(r: ScrapRecord) -> Result<Self, StoreError> {
@@ -384,6 +412,9 @@ pub(crate) struct ClaimRecord {
     pub(crate) scrap_id: String,
     pub(crate) param: Option<String>,
     pub(crate) attempts: i64,
+    pub(crate) enqueued_at: i64,
+    /// From the run's history row (a subquery: NULL when it is gone).
+    pub(crate) triggered_by: Option<String>,
 }
 
 impl ClaimRecord {
@@ -395,6 +426,24 @@ impl ClaimRecord {
             param: self.param.as_deref().map(json).transpose()?,
             attempts: self.attempts,
             worker_id: worker_id.to_string(),
+            triggered_by: self.triggered_by.as_deref().map(triggered_by).transpose()?,
+            enqueued_at: time(self.enqueued_at)?,
         })
     }
+}
+
+/// A claim and whether another run is queued after it (`claim_next_run`).
+#[derive(sqlx::FromRow)]
+pub(crate) struct NextRunRecord {
+    #[sqlx(flatten)]
+    pub(crate) claim: ClaimRecord,
+    pub(crate) more_queued: bool,
+}
+
+/// An expired claim, with the worker that held it (`expire_leases`).
+#[derive(sqlx::FromRow)]
+pub(crate) struct LostClaimRecord {
+    #[sqlx(flatten)]
+    pub(crate) claim: ClaimRecord,
+    pub(crate) worker_id: Option<String>,
 }

@@ -6,7 +6,7 @@ use svc_domain::api_key::{ApiKey, KeyOwner};
 use svc_domain::audit::AuditEntry;
 use svc_domain::channel::SavedChannel;
 use svc_domain::email::{Email, EmailRecord};
-use svc_domain::history::{HistoryRow, RunSummary, StatusDetail};
+use svc_domain::history::{HistoryRow, RunSummary, StatusDetail, TriggeredBy};
 use svc_domain::login_session::LoginSession;
 use svc_domain::member::{Invite, Member, Membership, Role};
 use svc_domain::plan::{Plan, WeeklyUnits};
@@ -167,6 +167,8 @@ pub trait ScrapStore: Send + Sync {
     /// site login and saved session, keeping its activity log.
     async fn delete_scrap(&self, org: OrgId, id: ScrapId, activity: &Activity) -> Result<bool>;
     async fn scrap(&self, org: OrgId, id: ScrapId) -> Result<Option<Scrap>>;
+    /// The scrap and what its run needs to know besides, in one read.
+    async fn run_scrap(&self, org: OrgId, id: ScrapId) -> Result<Option<RunScrap>>;
     /// Newest first.
     async fn list_scraps(&self, org: OrgId, filter: &ScrapFilter) -> Result<Page<Scrap>>;
     /// Which of `ids` are scraps of `org`.
@@ -305,6 +307,39 @@ pub struct ClaimedRun {
     pub param: Option<ParamSet>,
     pub attempts: i64,
     pub worker_id: String,
+    /// Who triggered the run, from its history row in the same statement
+    /// (`None` when that row is gone): with `enqueued_at` (the row's
+    /// `created_at`), all a worker needs of the pending row.
+    pub triggered_by: Option<TriggeredBy>,
+    pub enqueued_at: DateTime<Utc>,
+}
+
+/// What [`RunStore::claim_next_run`] took, and whether another run for the
+/// same container was still queued after it (a hint: a worker told none
+/// was waits for the next enqueue instead of claiming again).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NextRun {
+    pub claim: ClaimedRun,
+    pub more_queued: bool,
+}
+
+/// A scrap as a worker runs it, read in one statement: the scrap, and
+/// whether its run has to read more (a site login, webhooks to deliver to)
+/// or is confined (its latest script is an AI Fix awaiting approval).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunScrap {
+    pub scrap: Scrap,
+    /// A site login is stored for the scrap.
+    pub has_login: bool,
+    /// The scrap's latest script version is AI Fix's, not approved yet.
+    pub awaits_approval: bool,
+    /// The organization has an active webhook.
+    pub has_webhooks: bool,
+    /// The number of items of the scrap's newest successful run.
+    pub last_success_length: Option<i64>,
+    /// The organization's balance and plan, for a trigger's checks.
+    pub balance: i64,
+    pub plan: Plan,
 }
 
 /// What a worker has warm for an organization (a browser page that shows an
@@ -352,7 +387,17 @@ pub trait RunStore: Send + Sync {
         container: &str,
         worker_id: &str,
         lease_until: DateTime<Utc>,
-    ) -> Result<Option<ClaimedRun>>;
+    ) -> Result<Option<ClaimedRun>> {
+        Ok(self.claim_next_run(container, worker_id, lease_until).await?.map(|next| next.claim))
+    }
+    /// [`Self::claim_run`], in the same statement telling whether another
+    /// run for `container` is still queued.
+    async fn claim_next_run(
+        &self,
+        container: &str,
+        worker_id: &str,
+        lease_until: DateTime<Utc>,
+    ) -> Result<Option<NextRun>>;
     /// Takes the oldest queued run for `container` that fits one of
     /// `nearby` (the organization, and the scrap's URL starts with the
     /// prefix when one is given), among the runs queued at most `window`

@@ -1386,6 +1386,92 @@ async fn run_queue_claims_near_warm_pages(store: Arc<dyn Store>) {
 // One test per engine for each of the functions above
 // ---------------------------------------------------------------------------
 
+/// A claim carries what a worker needs of the pending row (who triggered
+/// it, when it was queued) and tells, in the same statement, whether
+/// another run for its container is still queued behind it.
+async fn run_claims_tell_the_trigger_and_whether_more_are_queued(store: Arc<dyn Store>) {
+    let (_, user) = account(&store, "next@example.com").await;
+    let s = scrap(&user, "Next", now());
+    insert_scrap(&store, &s).await;
+    let lease = now() + Duration::minutes(5);
+    assert_eq!(store.claim_next_run("default", "w", lease).await.unwrap(), None, "nothing queued");
+    let first = history(&s, now());
+    let second = HistoryRow { triggered_by: TriggeredBy::User, ..history(&s, now() + Duration::milliseconds(5)) };
+    let elsewhere = history(&s, now() + Duration::milliseconds(10));
+    for (row, container) in [(&first, "default"), (&second, "default"), (&elsewhere, "eu")] {
+        let log = activity(s.organization_id, s.id, "run.triggered", now());
+        store.enqueue_run(row, &[container.to_string()], None, &log).await.unwrap();
+    }
+    let next = store.claim_next_run("default", "w", lease).await.unwrap().unwrap();
+    assert_eq!(
+        (next.claim.history_id, next.claim.triggered_by, next.claim.enqueued_at),
+        (first.id, Some(TriggeredBy::Cron), first.created_at)
+    );
+    assert!(next.more_queued, "the second run is still queued");
+    let next = store.claim_next_run("default", "w", lease).await.unwrap().unwrap();
+    assert_eq!((next.claim.history_id, next.claim.triggered_by), (second.id, Some(TriggeredBy::User)));
+    assert!(!next.more_queued, "the run queued for another container is not behind it");
+    assert_eq!(store.claim_next_run("default", "w", lease).await.unwrap(), None);
+    // The same claim as `claim_run` gives, and as an expired lease hands back.
+    let released = next.claim.clone();
+    assert!(store.release_run(&released).await.unwrap());
+    let again = store.claim_run("default", "w", now() - Duration::seconds(1)).await.unwrap().unwrap();
+    assert_eq!(
+        (again.history_id, again.triggered_by, again.enqueued_at),
+        (second.id, Some(TriggeredBy::User), second.created_at)
+    );
+    let expired = store.expire_leases(now(), 1).await.unwrap();
+    assert_eq!(expired.lost, vec![again], "handed back with its trigger");
+}
+
+/// The scrap as a run reads it: with whether it has a site login, whether
+/// its organization has an active webhook, the length of its last success
+/// and its organization's balance and plan, in one read scoped by
+/// organization.
+async fn run_scrap_reads_what_a_run_needs(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "runscrap@example.com").await;
+    let (other, other_user) = account(&store, "other-runscrap@example.com").await;
+    let t0 = now();
+    let s = scrap(&user, "Run me", t0);
+    insert_scrap(&store, &s).await;
+    let theirs = scrap(&other_user, "Theirs", t0);
+    insert_scrap(&store, &theirs).await;
+    let run = store.run_scrap(org.id, s.id).await.unwrap().unwrap();
+    assert_eq!(run.scrap, store.scrap(org.id, s.id).await.unwrap().unwrap());
+    assert_eq!(
+        (run.has_login, run.awaits_approval, run.has_webhooks, run.last_success_length, run.balance, run.plan),
+        (false, false, false, None, org.balance, org.plan)
+    );
+    assert_eq!(store.run_scrap(other.id, s.id).await.unwrap(), None, "another organization's scrap");
+
+    let ended = |at: DateTime<Utc>, detail: StatusDetail, length: i64| HistoryRow {
+        status_detail: Some(detail),
+        length,
+        finished_at: Some(at),
+        ..history(&s, at)
+    };
+    store.insert_history(&ended(t0, StatusDetail::Success, 3)).await.unwrap();
+    store.insert_history(&ended(t0 + Duration::seconds(1), StatusDetail::Success, 5)).await.unwrap();
+    store.insert_history(&ended(t0 + Duration::seconds(2), StatusDetail::Error, 0)).await.unwrap();
+    let login = activity(org.id, s.id, "account.set", t0);
+    assert!(store.set_site_account(org.id, s.id, &site_account("ada", "pw"), t0, false, &login).await.unwrap());
+    store.insert_webhook(&webhook(&org, "https://hooks.example.com/a", t0)).await.unwrap();
+    let idle = Webhook { active: false, ..webhook(&other, "https://hooks.example.com/b", t0) };
+    store.insert_webhook(&idle).await.unwrap();
+    let run = store.run_scrap(org.id, s.id).await.unwrap().unwrap();
+    assert_eq!(
+        (run.has_login, run.has_webhooks, run.last_success_length),
+        (true, true, Some(5)),
+        "the newest success, not the failure after it"
+    );
+    let theirs = store.run_scrap(other.id, theirs.id).await.unwrap().unwrap();
+    assert_eq!(
+        (theirs.has_login, theirs.has_webhooks, theirs.last_success_length),
+        (false, false, None),
+        "another organization's login, webhook and runs are not theirs; an inactive webhook does not count"
+    );
+}
+
 /// Concurrent claimers never get the same run; each claim is honoured once;
 /// runs are taken only by workers serving one of the scrap's containers.
 async fn run_queue_claims(store: Arc<dyn Store>) {
@@ -2873,12 +2959,14 @@ async fn ai_fix_proposals_and_approvals_wait_for_a_person(store: Arc<dyn Store>)
     assert!(matches!(store.finish_task(&claim, &end).await.unwrap(), TaskFinish::Done { version: Some(_) }));
     let current = store.current_version(org.id, s.id).await.unwrap().unwrap();
     assert!(current.id == unapproved.id && current.awaits_approval());
+    assert!(store.run_scrap(org.id, s.id).await.unwrap().unwrap().awaits_approval, "a run reads it with its scrap");
     assert_eq!(store.approve_version(other.id, s.id, unapproved.id, &by_them).await.unwrap(), None);
     let approval_log = activity(org.id, s.id, "fix.approved", now());
     let approval = Decided { by: user.id, at: now(), activity: &approval_log };
     let approved = store.approve_version(org.id, s.id, unapproved.id, &approval).await.unwrap().expect("approved");
     assert_eq!((approved.approved_at, approved.approved_by), (Some(approval.at), Some(user.id)));
     assert!(!store.current_version(org.id, s.id).await.unwrap().unwrap().awaits_approval());
+    assert!(!store.run_scrap(org.id, s.id).await.unwrap().unwrap().awaits_approval);
     assert_eq!(store.approve_version(org.id, s.id, unapproved.id, &dismissal).await.unwrap(), None);
     assert_eq!(store.approve_version(org.id, s.id, made.id, &dismissal).await.unwrap(), None, "approved already");
     let first = store.script_versions(org.id, s.id, 0, 10).await.unwrap().items.pop().unwrap();
@@ -4770,6 +4858,8 @@ storage_tests!(
     api_keys,
     activities_newest_first,
     run_queue_claims,
+    run_claims_tell_the_trigger_and_whether_more_are_queued,
+    run_scrap_reads_what_a_run_needs,
     run_queue_claims_near_warm_pages,
     queue_state_follows_a_run,
     schedule_ticks_fire_once,

@@ -13,7 +13,7 @@ use serde_json::json;
 use svc_domain::TypedId;
 use svc_service::paging::PageRequest;
 use svc_service::runs::history::HistoryView;
-use svc_service::runs::{self, Trigger};
+use svc_service::runs::{self, Trigger, Triggered};
 use svc_service::{Principal, ServiceError, Services};
 
 use super::bounded::{LIST_BYTES, LIST_ITEMS, MAX_BYTES, MAX_ITEMS, bound_data, list_note, row_note};
@@ -264,14 +264,12 @@ impl SvcMcp {
         let principal = principal(&ctx)?;
         let id = or_answer!(parse(&args.scrap_id, "scrapId"));
         let wait = or_answer!(served(runs::wait_from_secs(args.wait.unwrap_or(0)), "scrap"));
-        let trigger = self.services.runs.trigger(&principal, Trigger::Worker, id, args.param.as_deref()).await;
-        let row = or_answer!(served(trigger, "scrap"));
-        if !wait.is_zero() {
-            let finished = self.services.runs.wait_finished(&principal, row.id, wait).await;
-            if let Some(done) = or_answer!(served(finished, "history row")) {
-                return Ok(bounded_row(done, 0));
-            }
-        }
+        let trigger =
+            self.services.runs.trigger_and_wait(&principal, Trigger::Worker, id, args.param.as_deref(), wait).await;
+        let row = match or_answer!(served(trigger, "scrap")) {
+            Triggered::Finished(done) => return Ok(bounded_row(*done, 0)),
+            Triggered::Pending(row) => *row,
+        };
         let note = "The run is pending: call svc_get_history_row with this historyId later.";
         Ok(answer(TriggerAccepted::from(&row), Some(note.into())))
     }

@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use svc_api_types::HistoryRowView;
 use svc_domain::ScrapId;
-use svc_service::runs::{self, Trigger};
+use svc_service::runs::{self, Trigger, Triggered};
 use svc_service::{Principal, Services};
 
 use crate::ApiError;
@@ -100,13 +100,10 @@ async fn trigger(
     query: TriggerQuery,
 ) -> Result<Response, ApiError> {
     let wait = wait(query.wait.as_deref())?;
-    let row = services.runs.trigger(principal, via, id, query.param.as_deref()).await?;
-    if !wait.is_zero()
-        && let Some(done) = services.runs.wait_finished(principal, row.id, wait).await?
-    {
-        return Ok((StatusCode::OK, Json(views::history_row(done))).into_response());
+    match services.runs.trigger_and_wait(principal, via, id, query.param.as_deref(), wait).await? {
+        Triggered::Finished(done) => Ok((StatusCode::OK, Json(views::history_row(*done))).into_response()),
+        Triggered::Pending(row) => Ok((StatusCode::ACCEPTED, Json(TriggerAccepted::from(&*row))).into_response()),
     }
-    Ok((StatusCode::ACCEPTED, Json(TriggerAccepted::from(&row))).into_response())
 }
 
 /// The live JSON of a scrap

@@ -9,13 +9,13 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
+use svc_domain::OrgId;
 use svc_domain::account::Organization;
 use svc_domain::channel;
 use svc_domain::email::{Email, EmailKind};
 use svc_domain::recipient::{CONFIRMATION_RESEND_AFTER, RecipientAddress, RecipientState, normalized};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::Scrap;
-use svc_domain::OrgId;
 use svc_storage::{Asked, ConfirmationLink, Store};
 
 use crate::outbox::email_compose::one_line;

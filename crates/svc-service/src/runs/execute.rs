@@ -5,18 +5,18 @@ use std::time::Instant;
 
 use chrono::Utc;
 use svc_domain::activity::Activity;
-use svc_domain::history::{HistoryRow, StatusDetail};
-use svc_domain::scrap::{AUTO_SCRAPPER, DEFAULT_SCRAPPER, STATIC_SCRAPPER, Scrap};
+use svc_domain::history::{DIRECT_TIER, HistoryRow, StatusDetail};
+use svc_domain::scrap::{AUTO_SCRAPPER, DEFAULT_SCRAPPER, STATIC_SCRAPPER};
 use svc_domain::site_account::{SavedSession, SessionState};
 pub use svc_storage::ClaimedRun;
-use svc_storage::TierNote;
+use svc_storage::{RunScrap, TierNote};
 
+use crate::Result;
 use crate::ai::fix_policy::{self, Diagnosis};
 use crate::outbox::redact::KnownSecrets;
 use crate::runs::engine_choice;
 use crate::scraps::proxy_tiers::{self, TierAttempt, TierMode};
 use crate::scraps::site_accounts::{RunLogin, run_login};
-use crate::{Result, ServiceError};
 use svc_engine::{Engine, PageCapture, ReuseKey, RunJob};
 use svc_engine::{EngineReport, ScriptResult};
 
@@ -27,9 +27,24 @@ use super::{RunService, crawl};
 struct Prepared {
     job: RunJob,
     row: HistoryRow,
-    scrap: Scrap,
+    /// The scrap, and what its read told besides.
+    run: RunScrap,
     /// Why the scrap's site login cannot be used, when it is stored but cannot be opened.
     login_error: Option<String>,
+}
+
+/// The pending history row of a claimed run, as its trigger wrote it
+/// (every queued run's row is `HistoryRow::pending` of its trigger, at the
+/// time it was queued): rebuilt from the claim rather than read. `None`
+/// when the row is gone.
+fn pending_row(claim: &ClaimedRun) -> Option<HistoryRow> {
+    let triggered_by = claim.triggered_by?;
+    let mut row =
+        HistoryRow::pending(claim.scrap_id, claim.organization_id, triggered_by, DIRECT_TIER, claim.enqueued_at);
+    row.id = claim.history_id;
+    // Each claim whose lease expired counted one retry; a released one did not.
+    row.retries = claim.attempts - 1;
+    Some(row)
 }
 
 /// Whether a run's page kept the browser out (`fix_policy::diagnose`): only
@@ -52,19 +67,19 @@ impl RunService {
     }
 
     /// The job, pending row and scrap of a claimed run, and why its login
-    /// cannot be used when it is stored but cannot be opened. The four
-    /// reads are independent and go together: they are on the run's path.
+    /// cannot be used when it is stored but cannot be opened. One read on
+    /// the run's path (`RunScrap`: the scrap, whether it has a login, whether
+    /// its script awaits approval); the login only when there is one; the
+    /// pending row is the claim's (`pending_row`).
     /// A run of a script AI Fix wrote that waits for approval is confined.
     async fn prepare(&self, claim: &ClaimedRun) -> Result<Option<Prepared>> {
         let (org, scrap_id) = (claim.organization_id, claim.scrap_id);
-        let (scrap, row, login, version) = tokio::try_join!(
-            async { Ok::<_, ServiceError>(self.store.scrap(org, scrap_id).await?) },
-            async { Ok(self.store.history_row(org, claim.history_id).await?) },
-            run_login(&*self.store, org, scrap_id),
-            async { Ok(self.store.current_version(org, scrap_id).await?) },
-        )?;
-        let (Some(scrap), Some(row)) = (scrap, row) else { return Ok(None) };
+        // No trigger: the history row is gone (with its scrap).
+        let Some(row) = pending_row(claim) else { return Ok(None) };
+        let Some(run) = self.store.run_scrap(org, scrap_id).await? else { return Ok(None) };
+        let scrap = &run.scrap;
         let loads = svc_engine::directives::loads_for_run(&scrap.request);
+        let login = if run.has_login { run_login(&*self.store, org, scrap_id).await? } else { Ok(RunLogin::default()) };
         let (login, login_error) = match login {
             Ok(login) => (login, None),
             Err(why) => (RunLogin::default(), Some(why)),
@@ -72,10 +87,7 @@ impl RunService {
         // A script AI Fix wrote that no one has approved yet is the model's
         // code: it reaches the scrap's own site and nothing else
         // (`ai::fix_review`), on a page of its own.
-        let confined_to = match version {
-            Some(v) if v.awaits_approval() => svc_engine::Site::of_url(&scrap.url),
-            _ => None,
-        };
+        let confined_to = if run.awaits_approval { svc_engine::Site::of_url(&scrap.url) } else { None };
         let job = RunJob {
             history_id: claim.history_id.to_string(),
             url: scrap.url.clone(),
@@ -98,7 +110,7 @@ impl RunService {
             organization: Some(claim.organization_id),
             page: crawl::start_page(&scrap.url, svc_engine::crawl::limits_for_run(&scrap.request)),
         };
-        Ok(Some(Prepared { job, row, scrap, login_error }))
+        Ok(Some(Prepared { job, row, run, login_error }))
     }
 
     /// Runs a claimed run on `engine` on the tiers its scrap's `proxyTier`
@@ -106,7 +118,8 @@ impl RunService {
     /// records it. `None` when the scrap or row is gone.
     pub async fn execute(&self, claim: &ClaimedRun, engine: &dyn Engine) -> Result<Option<StatusDetail>> {
         let started = Instant::now();
-        let Some(Prepared { mut job, row, scrap, login_error }) = self.prepare(claim).await? else { return Ok(None) };
+        let Some(Prepared { mut job, row, run, login_error }) = self.prepare(claim).await? else { return Ok(None) };
+        let scrap = &run.scrap;
         if let Some(message) = login_error {
             let report = EngineReport::not_run(message);
             let no_secrets = KnownSecrets::default();
@@ -115,7 +128,14 @@ impl RunService {
                     claim,
                     row,
                     report,
-                    HowItRan { attempts: &[], tier: None, secrets: &no_secrets, scrapper: &job.scrapper, pages: &[] },
+                    HowItRan {
+                        attempts: &[],
+                        tier: None,
+                        secrets: &no_secrets,
+                        scrapper: &job.scrapper,
+                        pages: &[],
+                        scrap: Some(&run),
+                    },
                 )
                 .await
                 .map(Some);
@@ -153,6 +173,7 @@ impl RunService {
                         secrets: &secrets,
                         scrapper: &job.scrapper,
                         pages: &[],
+                        scrap: Some(&run),
                     },
                 )
                 .await
@@ -191,6 +212,7 @@ impl RunService {
                                 secrets: &secrets,
                                 scrapper: STATIC_SCRAPPER,
                                 pages: &pages,
+                                scrap: Some(&run),
                             },
                         )
                         .await
@@ -238,7 +260,14 @@ impl RunService {
                 claim,
                 row,
                 report,
-                HowItRan { attempts: &attempts, tier: Some(&note), secrets: &secrets, scrapper: &used, pages: &pages },
+                HowItRan {
+                    attempts: &attempts,
+                    tier: Some(&note),
+                    secrets: &secrets,
+                    scrapper: &used,
+                    pages: &pages,
+                    scrap: Some(&run),
+                },
             )
             .await?;
         if let Some((plan, choice)) = announce {

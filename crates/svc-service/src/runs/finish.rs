@@ -12,7 +12,7 @@ use svc_domain::run_page::RunPage;
 use svc_domain::scrap::{DEFAULT_SCRAPPER, Scrap};
 use svc_domain::webhook::Delivery;
 pub use svc_storage::ClaimedRun;
-use svc_storage::TierNote;
+use svc_storage::{RunScrap, TierNote};
 
 use crate::Result;
 use crate::ai::attachments::AttachedModel;
@@ -56,6 +56,22 @@ pub(super) struct HowItRan<'a> {
     pub scrapper: &'a str,
     /// A crawl's pages, in the order of the run's data (none for a run of one page).
     pub pages: &'a [PageRecord],
+    /// The scrap as the run read it when it started (`None`: gone), with
+    /// what else that read told (`RunScrap`): its settings decide the
+    /// digest, the emails and the webhook deliveries.
+    pub scrap: Option<&'a RunScrap>,
+}
+
+/// What a finished run's transaction writes besides its row.
+pub(super) struct Recording<'a> {
+    /// Compute units charged.
+    pub units: i64,
+    pub log: &'a Activity,
+    pub emails: &'a [Email],
+    pub tier: Option<&'a TierNote>,
+    /// Whether the organization had an active webhook when the run read its
+    /// scrap: without one, no deliveries are looked up.
+    pub webhooks: bool,
 }
 
 impl RunService {
@@ -68,15 +84,13 @@ impl RunService {
             Ok(login) => KnownSecrets::of(login.account.as_ref()),
             Err(_) => KnownSecrets::default(),
         };
-        let scrapper = match self.store.scrap(claim.organization_id, claim.scrap_id).await? {
-            Some(scrap) => scrap.scrapper,
-            None => DEFAULT_SCRAPPER.to_string(),
-        };
+        let run = self.store.run_scrap(claim.organization_id, claim.scrap_id).await?;
+        let scrapper = run.as_ref().map_or(DEFAULT_SCRAPPER, |r| r.scrap.scrapper.as_str());
         self.finish_attempts(
             claim,
             row,
             report,
-            HowItRan { attempts: &attempts, tier: None, secrets: &secrets, scrapper: &scrapper, pages: &[] },
+            HowItRan { attempts: &attempts, tier: None, secrets: &secrets, scrapper, pages: &[], scrap: run.as_ref() },
         )
         .await
     }
@@ -94,17 +108,23 @@ impl RunService {
         mut report: EngineReport,
         how: HowItRan<'_>,
     ) -> Result<StatusDetail> {
-        let HowItRan { attempts, tier, secrets, scrapper, pages } = how;
+        let HowItRan { attempts, tier, secrets, scrapper, pages, scrap: run } = how;
+        let scrap = run.map(|r| &r.scrap);
         // What AI Fix reads of the page (captured for autoFix scraps only).
         let (page_status, page_html) = (report.status, report.html.take().map(|html| secrets.text(&html)));
         let session = report.session.take();
-        // Read once for the digest and the emails (gone: neither), beside
-        // the previous success: both on the path of whoever waits for the row.
-        let (previous, scrap) = tokio::try_join!(
-            self.store.last_success(claim.organization_id, claim.scrap_id),
-            self.store.scrap(claim.organization_id, claim.scrap_id),
-        )?;
-        let detail = classify(&report.result, previous.as_ref().map(|r| r.length));
+        // The previous success: its length came with the scrap's read; its
+        // data is read only for a digest, which tells the changes since.
+        let previous = match run {
+            Some(r) if r.scrap.digest_enabled => self.store.last_success(claim.organization_id, claim.scrap_id).await?,
+            _ => None,
+        };
+        let previous_length = match run {
+            Some(r) if r.scrap.digest_enabled => previous.as_ref().map(|p| p.length),
+            Some(r) => r.last_success_length,
+            None => None,
+        };
+        let detail = classify(&report.result, previous_length);
         match report.result {
             ScriptResult::Data { json, length } => {
                 row.data = secrets.data(&json);
@@ -131,12 +151,12 @@ impl RunService {
             Some(e) => format!("{} ({})", detail.as_str(), short_error(e).chars().take(200).collect::<String>()),
             None => format!("{} ({} items)", detail.as_str(), row.length),
         };
-        let ai_units = match &scrap {
+        let ai_units = match scrap {
             Some(scrap) => self.add_digest(claim, scrap, &mut row, detail, previous.as_ref()).await?,
             None => 0,
         };
         let log = finished_activity(claim, &row, &summary);
-        let emails = match &scrap {
+        let emails = match scrap {
             Some(scrap) => self.emails_for(scrap, &row, detail).await?,
             None => vec![],
         };
@@ -147,7 +167,10 @@ impl RunService {
         if !pages.is_empty() {
             self.save_pages(claim, pages, secrets).await?;
         }
-        let recorded = self.record_finished(claim, &row, charged, &log, &emails, tier).await?;
+        let webhooks = run.is_none_or(|r| r.has_webhooks);
+        let recorded = self
+            .record_finished(claim, &row, Recording { units: charged, log: &log, emails: &emails, tier, webhooks })
+            .await?;
         if recorded {
             let duration = Duration::from_millis(u64::try_from(report.duration_ms).unwrap_or(0));
             self.metrics.run_finished(scrapper, detail, duration);
@@ -158,7 +181,7 @@ impl RunService {
         {
             self.save_session(claim, &row, state).await;
         }
-        if recorded && let Some(scrap) = &scrap {
+        if recorded && let Some(scrap) = scrap {
             let run = RecordedRun {
                 scrap,
                 row: &row,
@@ -263,12 +286,10 @@ impl RunService {
         &self,
         claim: &ClaimedRun,
         row: &HistoryRow,
-        units: i64,
-        log: &Activity,
-        emails: &[Email],
-        tier: Option<&TierNote>,
+        what: Recording<'_>,
     ) -> Result<bool> {
-        let deliveries = self.deliveries_for(row).await?;
+        let Recording { units, log, emails, tier, webhooks } = what;
+        let deliveries = if webhooks { self.deliveries_for(row).await? } else { vec![] };
         if self.store.finish_run(claim, row, units, log, &deliveries, emails, tier).await? {
             let _ = self.signals.finished.send(row.id);
             if !deliveries.is_empty() {

@@ -20,7 +20,7 @@ use crate::schedule::{RunSlots, SlotUse, SlottedEngine};
 pub use crawl::PageRecord;
 pub use progress::RunProgress;
 pub use test_run::{NO_ENGINE_HERE, StaticAlternative, TestRun, TestRunOutcome};
-pub use trigger::Trigger;
+pub use trigger::{Trigger, Triggered};
 
 /// How long a trigger may wait for its run (the rule lives with the
 /// signals it waits on, and the AI tasks share it).

@@ -6,6 +6,7 @@ use std::time::Duration;
 use svc_domain::scope::Scope;
 use svc_domain::{HistoryId, ScrapId};
 use svc_storage::QueueState;
+use tokio::sync::broadcast;
 
 use crate::runs::history::HistoryView;
 use crate::schedule::signals::MAX_WAIT;
@@ -31,14 +32,32 @@ impl RunService {
         id: HistoryId,
         wait: Duration,
     ) -> Result<Option<HistoryView>> {
+        let finished = self.signals.finished.subscribe();
+        self.wait_subscribed(principal, id, wait, finished, false).await
+    }
+
+    /// [`Self::wait_finished`] on a subscription taken before the run could
+    /// finish; `pending`: the caller knows the row is pending (it just
+    /// queued it), so the first read is skipped.
+    pub(super) async fn wait_subscribed(
+        &self,
+        principal: &Principal,
+        id: HistoryId,
+        wait: Duration,
+        mut finished: broadcast::Receiver<HistoryId>,
+        pending: bool,
+    ) -> Result<Option<HistoryView>> {
         let deadline = tokio::time::Instant::now() + wait.min(MAX_WAIT);
-        let mut finished = self.signals.finished.subscribe();
+        let mut read = !pending;
         loop {
-            let row =
-                self.store.history_row(principal.org(), id).await?.ok_or(ServiceError::NotFound("history row"))?;
-            if row.status_detail.is_some() {
-                return Ok(Some(HistoryView::for_principal(row, principal)));
+            if read {
+                let row =
+                    self.store.history_row(principal.org(), id).await?.ok_or(ServiceError::NotFound("history row"))?;
+                if row.status_detail.is_some() {
+                    return Ok(Some(HistoryView::for_principal(row, principal)));
+                }
             }
+            read = true;
             // Woken by an in-process worker; polled for workers elsewhere.
             let poll = tokio::time::Instant::now() + Duration::from_millis(250);
             let until = poll.min(deadline);

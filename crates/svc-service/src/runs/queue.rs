@@ -7,11 +7,11 @@ use chrono::Utc;
 use svc_domain::history::StatusDetail;
 use svc_domain::scrap::DEFAULT_SCRAPPER;
 use svc_engine::Warm;
-use svc_storage::{ClaimedRun, ExpiredLeases, Nearby};
+use svc_storage::{ClaimedRun, ExpiredLeases, Nearby, NextRun};
 
 use crate::Result;
 
-use super::finish::finished_activity;
+use super::finish::{Recording, finished_activity};
 use super::{MAX_ATTEMPTS, RunService};
 
 /// How much later than the oldest queued run a run may be queued and still
@@ -41,6 +41,14 @@ impl RunService {
     /// shows), among those queued within [`AFFINITY_WINDOW`] of the oldest;
     /// else the oldest.
     pub async fn claim(&self, container: &str, worker_id: &str, warm: &[Warm]) -> Result<Option<ClaimedRun>> {
+        Ok(self.claim_next(container, worker_id, warm).await?.map(|next| next.claim))
+    }
+
+    /// [`Self::claim`], and whether another run may still be queued: a
+    /// claim that fit a warm page does not look (it says so), the oldest-run
+    /// claim looks in the same statement. A worker told none is queued waits
+    /// for the next enqueue rather than claiming again for nothing.
+    pub async fn claim_next(&self, container: &str, worker_id: &str, warm: &[Warm]) -> Result<Option<NextRun>> {
         let lease = chrono::Duration::from_std(self.run_timeout + Duration::from_secs(30))
             .unwrap_or(chrono::Duration::minutes(2));
         let lease_until = Utc::now() + lease;
@@ -49,9 +57,9 @@ impl RunService {
             && let Some(claim) =
                 self.store.claim_run_near(container, worker_id, lease_until, &nearby, AFFINITY_WINDOW).await?
         {
-            return Ok(Some(claim));
+            return Ok(Some(NextRun { claim, more_queued: true }));
         }
-        Ok(self.store.claim_run(container, worker_id, lease_until).await?)
+        Ok(self.store.claim_next_run(container, worker_id, lease_until).await?)
     }
 
     /// Gives a claimed run back to the queue for any worker, its attempt not
@@ -86,7 +94,8 @@ impl RunService {
                 Some(scrap) if self.email.enabled => self.emails_for(scrap, &row, StatusDetail::Error).await?,
                 _ => vec![],
             };
-            if self.record_finished(claim, &row, 0, &log, &emails, None).await? {
+            let recording = Recording { units: 0, log: &log, emails: &emails, tier: None, webhooks: true };
+            if self.record_finished(claim, &row, recording).await? {
                 let scrapper = scrap.as_ref().map_or(DEFAULT_SCRAPPER, |s| s.scrapper.as_str());
                 self.metrics.run_lost(scrapper);
             }

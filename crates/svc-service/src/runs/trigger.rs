@@ -1,6 +1,8 @@
 //! Triggering a run: the checks of a trigger, and the pending row and
 //! queue entry it writes in one transaction.
 
+use std::time::Duration;
+
 use chrono::Utc;
 use svc_domain::ScrapId;
 use svc_domain::activity::Activity;
@@ -9,6 +11,7 @@ use svc_domain::scope::Scope;
 use svc_domain::scrap::{ParamSet, Scrap};
 
 use crate::accounts::rate_limits::{TRIGGER_PER_KEY, load_quota};
+use crate::runs::history::HistoryView;
 use crate::scraps::authorize_scrap;
 use crate::{Principal, Result, ServiceError};
 
@@ -23,7 +26,38 @@ pub enum Trigger {
     Load,
 }
 
+/// What a trigger that may wait answers.
+#[derive(Clone, Debug)]
+pub enum Triggered {
+    /// The run ended within the wait: its row as the caller may see it.
+    Finished(Box<HistoryView>),
+    /// Queued or running still (or no wait was asked for).
+    Pending(Box<HistoryRow>),
+}
+
 impl RunService {
+    /// [`Self::trigger`], then waits up to `wait` for the run to end. The
+    /// wait listens before the run is queued, so it neither misses the end
+    /// nor reads the row it has just written.
+    pub async fn trigger_and_wait(
+        &self,
+        principal: &Principal,
+        via: Trigger,
+        scrap_id: ScrapId,
+        param: Option<&str>,
+        wait: Duration,
+    ) -> Result<Triggered> {
+        if wait.is_zero() {
+            return Ok(Triggered::Pending(Box::new(self.trigger(principal, via, scrap_id, param).await?)));
+        }
+        let finished = self.signals.finished.subscribe();
+        let row = self.trigger(principal, via, scrap_id, param).await?;
+        Ok(match self.wait_subscribed(principal, row.id, wait, finished, true).await? {
+            Some(done) => Triggered::Finished(Box::new(done)),
+            None => Triggered::Pending(Box::new(row)),
+        })
+    }
+
     /// Writes a pending history row and queues the run. `param` names one of
     /// the scrap's parameter sets.
     pub async fn trigger(
@@ -35,17 +69,20 @@ impl RunService {
     ) -> Result<HistoryRow> {
         principal.require(&[Scope::ScrapsRun])?;
         authorize_scrap(&*self.store, principal, scrap_id).await?;
-        let scrap = self.store.scrap(principal.org(), scrap_id).await?.ok_or(ServiceError::NotFound("scrap"))?;
-        let org = self.store.organization(principal.org()).await?.ok_or(ServiceError::NotFound("organization"))?;
-        if org.balance <= 0 {
+        // The scrap with its organization's balance and plan, in one read.
+        let run = self.store.run_scrap(principal.org(), scrap_id).await?.ok_or(ServiceError::NotFound("scrap"))?;
+        if run.balance <= 0 {
             return Err(ServiceError::InsufficientBalance);
         }
+        let scrap = run.scrap;
         match (via, principal) {
             (Trigger::Worker, Principal::Key { grant, .. }) => {
                 self.limits.take_in_any_window(&format!("trigger:key:{}", grant.key_id), TRIGGER_PER_KEY).await?;
             }
             (Trigger::Worker, Principal::Session(_)) => {}
-            (Trigger::Load, _) => self.limits.take(&format!("load:org:{}", org.id), load_quota(org.plan)).await?,
+            (Trigger::Load, _) => {
+                self.limits.take(&format!("load:org:{}", principal.org()), load_quota(run.plan)).await?
+            }
         }
         let param =
             match param {

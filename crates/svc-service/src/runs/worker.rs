@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -13,6 +14,8 @@ use crate::schedule::backoff::Backoff;
 use crate::{Result, Services};
 use svc_domain::HistoryId;
 use svc_engine::Engine;
+use svc_storage::NextRun;
+use tokio::sync::futures::Notified;
 use tokio::task::JoinSet;
 
 /// How often a worker looks for runs whose worker disappeared.
@@ -130,6 +133,10 @@ impl Worker {
         let mut shutdown = std::pin::pin!(shutdown);
         let mut next_reap = tokio::time::Instant::now();
         let mut backoff = Backoff::default();
+        // Set when the last claim found the queue empty after it: the wake-up
+        // of the next enqueue (armed before that claim, so none is missed),
+        // waited for before claiming again, without holding a slot.
+        let mut idle: Option<Pin<Box<Notified<'_>>>> = None;
         tracing::info!(worker = %self.worker_id, container = %self.container, "run worker started");
         loop {
             while tasks.try_join_next().is_some() {}
@@ -139,17 +146,26 @@ impl Worker {
                 }
                 next_reap = tokio::time::Instant::now() + REAP_EVERY;
             }
+            if let Some(queued) = idle.take() {
+                tokio::select! {
+                    _ = queued => {},
+                    _ = tokio::time::sleep(IDLE_POLL) => {},
+                    _ = &mut shutdown => break,
+                }
+            }
             let permit = tokio::select! {
                 permit = self.slots.take() => permit,
                 _ = &mut shutdown => break,
             };
-            let queued = self.services.runs.signals.queued.notified();
-            let mut queued = std::pin::pin!(queued);
+            let mut queued = Box::pin(self.services.runs.signals.queued.notified());
             queued.as_mut().enable();
             let warm = self.warm();
-            match self.services.runs.claim(&self.container, &self.worker_id, &warm).await {
-                Ok(Some(claim)) => {
+            match self.services.runs.claim_next(&self.container, &self.worker_id, &warm).await {
+                Ok(Some(NextRun { claim, more_queued })) => {
                     log_recovery(&mut backoff);
+                    if !more_queued {
+                        idle = Some(queued);
+                    }
                     let me = self.clone();
                     let in_flight = in_flight.clone();
                     in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(claim.history_id, claim.clone());
@@ -163,11 +179,7 @@ impl Worker {
                 Ok(None) => {
                     log_recovery(&mut backoff);
                     drop(permit);
-                    tokio::select! {
-                        _ = queued => {},
-                        _ = tokio::time::sleep(IDLE_POLL) => {},
-                        _ = &mut shutdown => break,
-                    }
+                    idle = Some(queued);
                 }
                 Err(e) => {
                     drop(permit);

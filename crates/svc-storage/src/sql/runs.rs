@@ -13,8 +13,12 @@ use svc_domain::{HistoryId, OrgId, ScrapId};
 
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
-use crate::records::{ClaimRecord, HistoryRecord, escape_like, id, millis, opt_millis, time, to_json};
-use crate::traits::{ClaimedRun, EngineMemory, ExpiredLeases, Nearby, QueueState, RunStore, TierMemory, TierNote};
+use crate::records::{
+    ClaimRecord, HistoryRecord, LostClaimRecord, NextRunRecord, escape_like, id, millis, opt_millis, time, to_json,
+};
+use crate::traits::{
+    ClaimedRun, EngineMemory, ExpiredLeases, Nearby, NextRun, QueueState, RunStore, TierMemory, TierNote,
+};
 use crate::usage_records::{costs_json, meter_json};
 
 /// Takes the oldest queued run whose containers include the one whose
@@ -26,8 +30,18 @@ const CLAIM_NEXT_RUN: &str = "UPDATE run_queue SET state = 'running', worker_id 
                               WHERE state = 'queued' AND containers LIKE $3 ESCAPE '\\' \
                               ORDER BY enqueued_at, history_id LIMIT 1";
 
-/// The end of [`CLAIM_NEXT_RUN`]: the columns of a `ClaimRecord`.
-const CLAIMED: &str = ") RETURNING history_id, organization_id, scrap_id, param, attempts";
+/// The end of [`CLAIM_NEXT_RUN`]: the columns of a `ClaimRecord`, the
+/// run's trigger read from its history row in the same statement.
+const CLAIMED: &str = ") RETURNING history_id, organization_id, scrap_id, param, attempts, enqueued_at, \
+                       (SELECT h.triggered_by FROM history h WHERE h.organization_id = run_queue.organization_id \
+                       AND h.id = run_queue.history_id) AS triggered_by";
+
+/// After [`CLAIMED`]: whether another run for the container (`$3`) is still
+/// queued. The claimed row is left out by its id, whichever state the
+/// subquery sees it in.
+const MORE_QUEUED: &str = ", EXISTS (SELECT 1 FROM run_queue q WHERE q.state = 'queued' \
+                           AND q.containers LIKE $3 ESCAPE '\\' AND q.history_id <> run_queue.history_id) \
+                           AS more_queued";
 
 #[async_trait]
 impl<DB: Dialect> RunStore for SqlStore<DB>
@@ -57,20 +71,20 @@ where
         Ok(())
     }
 
-    async fn claim_run(
+    async fn claim_next_run(
         &self,
         container: &str,
         worker_id: &str,
         lease_until: DateTime<Utc>,
-    ) -> Result<Option<ClaimedRun>> {
-        let row: Option<ClaimRecord> =
-            sqlx::query_as(AssertSqlSafe(format!("{CLAIM_NEXT_RUN}{}{CLAIMED}", DB::LOCK_DUE)))
+    ) -> Result<Option<NextRun>> {
+        let row: Option<NextRunRecord> =
+            sqlx::query_as(AssertSqlSafe(format!("{CLAIM_NEXT_RUN}{}{CLAIMED}{MORE_QUEUED}", DB::LOCK_DUE)))
                 .bind(worker_id)
                 .bind(millis(lease_until))
                 .bind(format!("%,{},%", escape_like(container)))
                 .fetch_optional(&self.pool)
                 .await?;
-        row.map(|r| r.into_claim(worker_id)).transpose()
+        row.map(|r| Ok(NextRun { claim: r.claim.into_claim(worker_id)?, more_queued: r.more_queued })).transpose()
     }
 
     async fn claim_run_near(
@@ -215,17 +229,18 @@ where
                 .await?;
             out.requeued.push(id(&history)?);
         }
-        let lost: Vec<(String, String, String, Option<String>, i64, Option<String>)> = sqlx::query_as(
-            "SELECT history_id, organization_id, scrap_id, param, attempts, worker_id FROM run_queue \
+        let lost: Vec<LostClaimRecord> = sqlx::query_as(
+            "SELECT history_id, organization_id, scrap_id, param, attempts, enqueued_at, \
+             (SELECT h.triggered_by FROM history h WHERE h.organization_id = run_queue.organization_id \
+             AND h.id = run_queue.history_id) AS triggered_by, worker_id FROM run_queue \
              WHERE state = 'running' AND lease_until < $1 AND attempts >= $2",
         )
         .bind(millis(now))
         .bind(max_attempts)
         .fetch_all(&mut *tx)
         .await?;
-        for (history, org, scrap, param, attempts, worker) in lost {
-            let record = ClaimRecord { history_id: history, organization_id: org, scrap_id: scrap, param, attempts };
-            out.lost.push(record.into_claim(worker.as_deref().unwrap_or_default())?);
+        for record in lost {
+            out.lost.push(record.claim.into_claim(record.worker_id.as_deref().unwrap_or_default())?);
         }
         tx.commit().await?;
         Ok(out)

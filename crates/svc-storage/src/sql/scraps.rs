@@ -10,8 +10,24 @@ use svc_domain::{OrgId, ScrapId};
 use super::shared::conflict_on_unique;
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
-use crate::records::{ScrapRecord, id, millis, opt_millis, search_text};
-use crate::traits::{Page, ScrapFilter, ScrapStore};
+use crate::records::{RunScrapRecord, ScrapRecord, id, millis, opt_millis, search_text};
+use crate::traits::{Page, RunScrap, ScrapFilter, ScrapStore};
+
+/// What a run needs to know besides its scrap, as columns of the scrap's
+/// read (`RunScrap`): each an indexed lookup in the same statement.
+const RUN_SCRAP_EXTRAS: &str = ", EXISTS (SELECT 1 FROM site_accounts a \
+     WHERE a.organization_id = scraps.organization_id AND a.scrap_id = scraps.id) AS has_login, \
+     EXISTS (SELECT 1 FROM script_versions v WHERE v.organization_id = scraps.organization_id \
+     AND v.scrap_id = scraps.id AND v.source = 'ai_fix' AND v.approved_at IS NULL \
+     AND v.number = (SELECT MAX(w.number) FROM script_versions w \
+     WHERE w.organization_id = scraps.organization_id AND w.scrap_id = scraps.id)) AS awaits_approval, \
+     EXISTS (SELECT 1 FROM webhooks k WHERE k.organization_id = scraps.organization_id AND k.active) \
+     AS has_webhooks, \
+     (SELECT h.length FROM history h WHERE h.organization_id = scraps.organization_id \
+     AND h.scrap_id = scraps.id AND h.status_detail = 'success' \
+     ORDER BY h.created_at DESC, h.id DESC LIMIT 1) AS last_success_length, \
+     (SELECT o.balance FROM organizations o WHERE o.id = scraps.organization_id) AS org_balance, \
+     (SELECT o.plan FROM organizations o WHERE o.id = scraps.organization_id) AS org_plan";
 
 #[async_trait]
 impl<DB: Dialect> ScrapStore for SqlStore<DB>
@@ -117,6 +133,20 @@ where
         .fetch_optional(&self.pool)
         .await?;
         row.map(Scrap::try_from).transpose()
+    }
+
+    async fn run_scrap(&self, org: OrgId, scrap: ScrapId) -> Result<Option<RunScrap>> {
+        let row: Option<RunScrapRecord> = sqlx::query_as(concatcp!(
+            "SELECT ",
+            columns::SCRAP_READ,
+            RUN_SCRAP_EXTRAS,
+            " FROM scraps WHERE organization_id = $1 AND id = $2"
+        ))
+        .bind(org.to_string())
+        .bind(scrap.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(RunScrap::try_from).transpose()
     }
 
     async fn list_scraps(&self, org: OrgId, filter: &ScrapFilter) -> Result<Page<Scrap>> {
