@@ -31,12 +31,12 @@ pub use sqlite::SqliteStore;
 pub use traits::{
     AccountStore, ActivityStore, AddressSeen, AppliedFix, Asked, AuditStore, Backlog, BannerImage, BannerStore,
     ChannelStore, ClaimedRun, ConfirmationLink, Decided, DueScrap, EmailOutcome, EmailStore, EngineMemory,
-    ExpiredLeases, FeedStore, FiredTick, FixProposalStore, HistoryFilter, HistoryStore, Joined, KeyStore, MemberChange,
-    MemberStore, Nearby, NewAccount, NewBanner, NextRun, OpsStore, Page, PlanRenewal, PlannedTick, PoolUse,
-    ProposalDecision, QueueState, RateStore, Recipient, RecipientStore, RenewalOutcome, RetentionStore, RotationReport,
-    RunNeighbours, RunPageStore, RunScrap, RunStore, RunStreak, ScheduleStore, ScrapFilter, ScrapStore, SealReport,
-    SecretStore, SessionStore, SiteAccountStore, Store, StoredFeedToken, TaskEnd, TaskFinish, TaskStore, TickAction,
-    TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
+    ExpiredLeases, FeedStore, FinishedRun, FiredTick, FixProposalStore, HistoryFilter, HistoryStore, Joined, KeyStore,
+    MemberChange, MemberStore, Nearby, NewAccount, NewBanner, NextRun, OpsStore, Page, PlanRenewal, PlannedTick,
+    PoolUse, ProposalDecision, QueueState, RateStore, Recipient, RecipientStore, RenewalOutcome, RetentionStore,
+    RotationReport, RunNeighbours, RunPageStore, RunScrap, RunStore, RunStreak, ScheduleStore, ScrapFilter, ScrapStore,
+    SealReport, SecretStore, SessionStore, SiteAccountStore, Store, StoredFeedToken, TaskEnd, TaskFinish, TaskStore,
+    TickAction, TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

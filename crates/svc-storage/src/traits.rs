@@ -413,22 +413,9 @@ pub trait RunStore: Send + Sync {
         nearby: &[Nearby],
         window: std::time::Duration,
     ) -> Result<Option<ClaimedRun>>;
-    /// Writes the finished `row`, deducts `units` from the organization's
-    /// balance, writes `activity` and queues `deliveries` (the run's webhook
-    /// events, due at once) and `emails` (result and alert emails, due at
-    /// once), in one transaction; false (and nothing written) when the
-    /// claim was lost. `tier` records the proxy tier the run used.
-    #[allow(clippy::too_many_arguments)]
-    async fn finish_run(
-        &self,
-        claim: &ClaimedRun,
-        row: &HistoryRow,
-        units: i64,
-        activity: &Activity,
-        deliveries: &[Delivery],
-        emails: &[Email],
-        tier: Option<&TierNote>,
-    ) -> Result<bool>;
+    /// Writes what [`FinishedRun`] holds in one transaction; false (and
+    /// nothing written) when the claim was lost.
+    async fn finish_run(&self, claim: &ClaimedRun, run: &FinishedRun<'_>) -> Result<bool>;
     /// Gives a claimed run back to the queue at once, as if this claim had
     /// not been made (its attempt is not counted): for a worker that stops
     /// before the run ends, or could not record it. False when the claim
@@ -1230,6 +1217,28 @@ pub trait Store:
     /// One round trip (`SELECT 1`): whether the database answers now.
     async fn ping(&self) -> crate::Result<()>;
     async fn close(&self);
+}
+
+/// A finished run as [`RunStore::finish_run`] writes it: the `row`,
+/// `units` deducted from the organization's balance, `activity`, the run's
+/// webhook `deliveries` and its `emails` (result and alert mails), both due
+/// at once, and the proxy `tier` it used.
+#[derive(Clone, Copy, Debug)]
+pub struct FinishedRun<'a> {
+    pub row: &'a HistoryRow,
+    pub units: i64,
+    pub activity: &'a Activity,
+    pub deliveries: &'a [Delivery],
+    pub emails: &'a [Email],
+    pub tier: Option<&'a TierNote>,
+}
+
+impl<'a> FinishedRun<'a> {
+    /// `row`, charged `units`, logged as `activity`, with nothing to
+    /// deliver and no tier.
+    pub fn new(row: &'a HistoryRow, units: i64, activity: &'a Activity) -> Self {
+        FinishedRun { row, units, activity, deliveries: &[], emails: &[], tier: None }
+    }
 }
 
 /// What [`RecipientStore::ask_recipient`] found.

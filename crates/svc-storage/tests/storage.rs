@@ -42,7 +42,7 @@ use svc_storage::key_check::key_check_opens;
 use svc_storage::testing::TestDb;
 use svc_storage::{
     AddressSeen, AppliedFix, Asked, BannerImage, ConfirmationLink, Decided, DueScrap, EmailOutcome, EngineMemory,
-    HistoryFilter, Joined, MemberChange, Nearby, NewAccount, NewBanner, Page, PlanRenewal, PlannedTick,
+    FinishedRun, HistoryFilter, Joined, MemberChange, Nearby, NewAccount, NewBanner, Page, PlanRenewal, PlannedTick,
     ProposalDecision, QueueState, RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store, StoreError,
     StoredFeedToken, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan, TickPlanner, TierNote,
 };
@@ -1522,11 +1522,11 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     done.finished_at = Some(now());
     let before = store.organization(s.organization_id).await.unwrap().unwrap().balance;
     let log = activity(s.organization_id, s.id, "run.finished", now());
-    assert!(store.finish_run(claim, &done, 3, &log, &[], &[], None).await.unwrap());
-    assert!(!store.finish_run(claim, &done, 3, &log, &[], &[], None).await.unwrap(), "a claim finishes once");
+    assert!(store.finish_run(claim, &FinishedRun::new(&done, 3, &log)).await.unwrap());
+    assert!(!store.finish_run(claim, &FinishedRun::new(&done, 3, &log)).await.unwrap(), "a claim finishes once");
     let mut stranger = claims[1].clone();
     stranger.worker_id = "someone-else".into();
-    assert!(!store.finish_run(&stranger, &done, 3, &log, &[], &[], None).await.unwrap());
+    assert!(!store.finish_run(&stranger, &FinishedRun::new(&done, 3, &log)).await.unwrap());
     assert_eq!(store.organization(s.organization_id).await.unwrap().unwrap().balance, before - 3);
     let stored = store.history_row(s.organization_id, claim.history_id).await.unwrap().unwrap();
     assert_eq!(stored.status_detail, Some(StatusDetail::Success));
@@ -1540,7 +1540,10 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     assert!(!store.release_run(&released).await.unwrap(), "a claim is released once");
     let reclaimed = store.claim_run("default", "w-next", now() + Duration::minutes(5)).await.unwrap().unwrap();
     assert_eq!((reclaimed.history_id, reclaimed.attempts), (released.history_id, 1), "the same attempt again");
-    assert!(!store.finish_run(&released, &done, 3, &log, &[], &[], None).await.unwrap(), "the released claim is lost");
+    assert!(
+        !store.finish_run(&released, &FinishedRun::new(&done, 3, &log)).await.unwrap(),
+        "the released claim is lost"
+    );
     let row = store.history_row(s.organization_id, released.history_id).await.unwrap().unwrap();
     assert_eq!((row.retries, row.status_detail), (0, None), "a release is not a retry");
     claims[1] = reclaimed;
@@ -1564,7 +1567,7 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     failed.retries = 1;
     let log = activity(s.organization_id, s.id, "run.finished", now());
     assert!(
-        store.finish_run(&again, &failed, 0, &log, &[], &[], None).await.unwrap(),
+        store.finish_run(&again, &FinishedRun::new(&failed, 0, &log)).await.unwrap(),
         "the reaper finishes the lost claim"
     );
     let stored = store.history_row(s.organization_id, again.history_id).await.unwrap().unwrap();
@@ -1644,7 +1647,7 @@ async fn queue_state_follows_a_run(store: Arc<dyn Store>) {
     done.status_detail = Some(StatusDetail::Success);
     done.finished_at = Some(now());
     let finished = activity(s.organization_id, s.id, "run.finished", now());
-    assert!(store.finish_run(&claim, &done, 1, &finished, &[], &[], None).await.unwrap());
+    assert!(store.finish_run(&claim, &FinishedRun::new(&done, 1, &finished)).await.unwrap());
     assert_eq!(store.queue_state(org.id, row.id).await.unwrap(), None, "finished runs have left the queue");
 }
 
@@ -1766,13 +1769,23 @@ async fn finished_runs_queue_their_emails(store: Arc<dyn Store>) {
     done.finished_at = Some(now());
     let mail = Email { history_id: Some(row.id), ..email(org.id, Some(s.id), "owner@example.com", now()) };
     let log = activity(org.id, s.id, "run.finished", now());
-    assert!(store.finish_run(&claim, &done, 1, &log, &[], std::slice::from_ref(&mail), None).await.unwrap());
+    assert!(
+        store
+            .finish_run(
+                &claim,
+                &FinishedRun { emails: std::slice::from_ref(&mail), ..FinishedRun::new(&done, 1, &log) }
+            )
+            .await
+            .unwrap()
+    );
     let queued = store.claim_emails(now() + Duration::seconds(1), now() + Duration::minutes(1), 10).await.unwrap();
     assert_eq!(queued.len(), 1);
     assert_eq!(queued[0].email.history_id, Some(row.id));
     // A lost claim writes neither the run nor its emails.
     let other = Email { history_id: Some(row.id), ..email(org.id, Some(s.id), "owner@example.com", now()) };
-    assert!(!store.finish_run(&claim, &done, 1, &log, &[], &[other], None).await.unwrap());
+    assert!(
+        !store.finish_run(&claim, &FinishedRun { emails: &[other], ..FinishedRun::new(&done, 1, &log) }).await.unwrap()
+    );
     assert_eq!(store.scrap_emails(org.id, s.id, 10).await.unwrap().len(), 1);
 }
 
@@ -1853,7 +1866,10 @@ async fn schedule_ticks_fire_once(store: Arc<dyn Store>) {
     // The same (scrap, instant) never fires twice, whatever the run queue says.
     let mut done = row.clone();
     done.status_detail = Some(StatusDetail::Success);
-    store.finish_run(&claim, &done, 1, &activity(org.id, s.id, "run.finished", now()), &[], &[], None).await.unwrap();
+    store
+        .finish_run(&claim, &FinishedRun::new(&done, 1, &activity(org.id, s.id, "run.finished", now())))
+        .await
+        .unwrap();
     let fired = store.fire_due(t0 + Duration::seconds(92), 100, &keep).await.unwrap();
     assert_eq!(fired[0].outcome, TickOutcome::AlreadyFired);
     let kinds: Vec<String> =
@@ -2207,7 +2223,15 @@ async fn webhook_outbox_claims_records_and_skips(store: Arc<dyn Store>) {
     done.finished_at = Some(now());
     let d = delivery(&hook, &row);
     let log = activity(org.id, s.id, "run.finished", now());
-    assert!(store.finish_run(&claim, &done, 1, &log, std::slice::from_ref(&d), &[], None).await.unwrap());
+    assert!(
+        store
+            .finish_run(
+                &claim,
+                &FinishedRun { deliveries: std::slice::from_ref(&d), ..FinishedRun::new(&done, 1, &log) }
+            )
+            .await
+            .unwrap()
+    );
 
     let t = now() + Duration::seconds(1);
     let lease = t + Duration::seconds(40);
@@ -3056,7 +3080,7 @@ async fn ai_fix_makes_the_repaired_script_current(store: Arc<dyn Store>) {
         ..pending.clone()
     };
     let finished = activity(org.id, s.id, "run.finished", t0 + Duration::seconds(3));
-    assert!(store.finish_run(&run_claim, &failed, 1, &finished, &[], &[], None).await.unwrap());
+    assert!(store.finish_run(&run_claim, &FinishedRun::new(&failed, 1, &finished)).await.unwrap());
     assert_eq!(store.history_row(org.id, failed.id).await.unwrap(), Some(failed.clone()));
 
     let fix = Task { scrap_id: Some(s.id), history_id: Some(failed.id), ..task(&org, None, TaskKind::AiFix, t0) };
@@ -4423,7 +4447,9 @@ async fn engine_memory_is_per_scrap_and_scoped(store: Arc<dyn Store>) {
     done.finished_at = Some(now());
     let note = TierNote { tier: 0, remember: None, at: now(), engine: Some(memory("static", 61)) };
     let log = activity(org.id, s.id, "run.finished", now());
-    assert!(store.finish_run(&claim, &done, 1, &log, &[], &[], Some(&note)).await.unwrap());
+    assert!(
+        store.finish_run(&claim, &FinishedRun { tier: Some(&note), ..FinishedRun::new(&done, 1, &log) }).await.unwrap()
+    );
     assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), Some(memory("static", 61)));
     // Gone with its scrap.
     assert!(store.delete_scrap(org.id, s.id, &activity(org.id, s.id, "scrap.deleted", t0)).await.unwrap());
@@ -4591,7 +4617,14 @@ async fn backlog_counts_what_waits_in_every_organization(store: Arc<dyn Store>) 
     let log = activity(org.id, s.id, "run.finished", now());
     assert!(
         store
-            .finish_run(&claim, &done, 1, &log, std::slice::from_ref(&d), std::slice::from_ref(&mail), None)
+            .finish_run(
+                &claim,
+                &FinishedRun {
+                    deliveries: std::slice::from_ref(&d),
+                    emails: std::slice::from_ref(&mail),
+                    ..FinishedRun::new(&done, 1, &log)
+                }
+            )
             .await
             .unwrap()
     );

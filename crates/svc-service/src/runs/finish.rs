@@ -12,7 +12,7 @@ use svc_domain::run_page::RunPage;
 use svc_domain::scrap::{DEFAULT_SCRAPPER, Scrap};
 use svc_domain::webhook::Delivery;
 pub use svc_storage::ClaimedRun;
-use svc_storage::{RunScrap, TierNote};
+use svc_storage::{FinishedRun, RunScrap, TierNote};
 
 use crate::Result;
 use crate::ai::attachments::AttachedModel;
@@ -290,7 +290,14 @@ impl RunService {
     ) -> Result<bool> {
         let Recording { units, log, emails, tier, webhooks } = what;
         let deliveries = if webhooks { self.deliveries_for(row).await? } else { vec![] };
-        if self.store.finish_run(claim, row, units, log, &deliveries, emails, tier).await? {
+        if self
+            .store
+            .finish_run(
+                claim,
+                &FinishedRun { deliveries: &deliveries, emails, tier, ..FinishedRun::new(row, units, log) },
+            )
+            .await?
+        {
             let _ = self.signals.finished.send(row.id);
             if !deliveries.is_empty() {
                 self.signals.deliveries.notify_one();

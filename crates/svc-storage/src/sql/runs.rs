@@ -5,10 +5,8 @@ use chrono::{DateTime, Utc};
 use const_format::concatcp;
 use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, Transaction, Type};
 use svc_domain::activity::Activity;
-use svc_domain::email::Email;
 use svc_domain::history::HistoryRow;
 use svc_domain::scrap::ParamSet;
-use svc_domain::webhook::Delivery;
 use svc_domain::{HistoryId, OrgId, ScrapId};
 
 use super::{Dialect, RowsAffected, SqlStore, columns};
@@ -17,7 +15,7 @@ use crate::records::{
     ClaimRecord, HistoryRecord, LostClaimRecord, NextRunRecord, escape_like, id, millis, opt_millis, time, to_json,
 };
 use crate::traits::{
-    ClaimedRun, EngineMemory, ExpiredLeases, Nearby, NextRun, QueueState, RunStore, TierMemory, TierNote,
+    ClaimedRun, EngineMemory, ExpiredLeases, FinishedRun, Nearby, NextRun, QueueState, RunStore, TierMemory, TierNote,
 };
 use crate::usage_records::{costs_json, meter_json};
 
@@ -140,16 +138,8 @@ where
         row.map(|r| r.into_claim(worker_id)).transpose()
     }
 
-    async fn finish_run(
-        &self,
-        claim: &ClaimedRun,
-        h: &HistoryRow,
-        units: i64,
-        activity: &Activity,
-        deliveries: &[Delivery],
-        emails: &[Email],
-        tier: Option<&TierNote>,
-    ) -> Result<bool> {
+    async fn finish_run(&self, claim: &ClaimedRun, run: &FinishedRun<'_>) -> Result<bool> {
+        let FinishedRun { row: h, units, activity, deliveries, emails, tier } = *run;
         let mut tx = self.begin_write().await?;
         let held = sqlx::query("DELETE FROM run_queue WHERE history_id = $1 AND worker_id = $2 AND attempts = $3")
             .bind(claim.history_id.to_string())
