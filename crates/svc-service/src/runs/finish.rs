@@ -113,18 +113,14 @@ impl RunService {
         // What AI Fix reads of the page (captured for autoFix scraps only).
         let (page_status, page_html) = (report.status, report.html.take().map(|html| secrets.text(&html)));
         let session = report.session.take();
-        // The previous success: its length came with the scrap's read; its
-        // data is read only for a digest, which tells the changes since.
+        // The run is judged against the newest success when it started (its
+        // length came with the scrap's read); that success's data is read
+        // only for a digest, which tells the changes since.
         let previous = match run {
             Some(r) if r.scrap.digest_enabled => self.store.last_success(claim.organization_id, claim.scrap_id).await?,
             _ => None,
         };
-        let previous_length = match run {
-            Some(r) if r.scrap.digest_enabled => previous.as_ref().map(|p| p.length),
-            Some(r) => r.last_success_length,
-            None => None,
-        };
-        let detail = classify(&report.result, previous_length);
+        let detail = classify(&report.result, run.and_then(|r| r.last_success_length));
         match report.result {
             ScriptResult::Data { json, length } => {
                 row.data = secrets.data(&json);
