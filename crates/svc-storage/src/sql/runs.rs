@@ -28,11 +28,14 @@ const CLAIM_NEXT_RUN: &str = "UPDATE run_queue SET state = 'running', worker_id 
                               WHERE state = 'queued' AND containers LIKE $3 ESCAPE '\\' \
                               ORDER BY enqueued_at, history_id LIMIT 1";
 
-/// The end of [`CLAIM_NEXT_RUN`]: the columns of a `ClaimRecord`, the
-/// run's trigger read from its history row in the same statement.
-const CLAIMED: &str = ") RETURNING history_id, organization_id, scrap_id, param, attempts, enqueued_at, \
-                       (SELECT h.triggered_by FROM history h WHERE h.organization_id = run_queue.organization_id \
-                       AND h.id = run_queue.history_id) AS triggered_by";
+/// The columns of a `ClaimRecord` from a `run_queue` row, the run's trigger
+/// read from its history row in the same statement.
+const CLAIM_COLUMNS: &str = "history_id, organization_id, scrap_id, param, attempts, enqueued_at, \
+                             (SELECT h.triggered_by FROM history h WHERE h.organization_id = run_queue.organization_id \
+                             AND h.id = run_queue.history_id) AS triggered_by";
+
+/// The end of [`CLAIM_NEXT_RUN`]: the columns of a `ClaimRecord`.
+const CLAIMED: &str = concatcp!(") RETURNING ", CLAIM_COLUMNS);
 
 /// After [`CLAIMED`]: whether another run for the container (`$3`) is still
 /// queued. The claimed row is left out by its id, whichever state the
@@ -219,12 +222,11 @@ where
                 .await?;
             out.requeued.push(id(&history)?);
         }
-        let lost: Vec<LostClaimRecord> = sqlx::query_as(
-            "SELECT history_id, organization_id, scrap_id, param, attempts, enqueued_at, \
-             (SELECT h.triggered_by FROM history h WHERE h.organization_id = run_queue.organization_id \
-             AND h.id = run_queue.history_id) AS triggered_by, worker_id FROM run_queue \
-             WHERE state = 'running' AND lease_until < $1 AND attempts >= $2",
-        )
+        let lost: Vec<LostClaimRecord> = sqlx::query_as(concatcp!(
+            "SELECT ",
+            CLAIM_COLUMNS,
+            ", worker_id FROM run_queue WHERE state = 'running' AND lease_until < $1 AND attempts >= $2"
+        ))
         .bind(millis(now))
         .bind(max_attempts)
         .fetch_all(&mut *tx)
