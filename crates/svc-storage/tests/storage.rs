@@ -3751,29 +3751,46 @@ mod migration_0022 {
         }
     }
 
-    #[tokio::test]
-    async fn sqlite() {
-        let db = TestDb::sqlite();
-        let options = sqlx::sqlite::SqliteConnectOptions::from_str(&db.url).unwrap().create_if_missing(true);
-        let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
-        sqlx::migrate!("./migrations/sqlite").run_to(BEFORE, &pool).await.unwrap();
-        let required = |table: &'static str| {
-            let pool = pool.clone();
-            async move {
+    /// Migrates `db` to [`BEFORE`], writes [`SCRAPS`] the way that schema
+    /// asks, then opens the store (the rest of the migrations) and checks.
+    async fn migrates(db: TestDb) {
+        let orgs = [OrgId::new(), OrgId::new()];
+        if db.url.starts_with("sqlite") {
+            let options = sqlx::sqlite::SqliteConnectOptions::from_str(&db.url).unwrap().create_if_missing(true);
+            let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+            sqlx::migrate!("./migrations/sqlite").run_to(BEFORE, &pool).await.unwrap();
+            let mut required = vec![];
+            for table in ["organizations", "scraps"] {
                 let sql = format!(
                     "SELECT name, type FROM pragma_table_info('{table}') WHERE \"notnull\" = 1 AND dflt_value IS NULL"
                 );
-                sqlx::query_as::<_, (String, String)>(AssertSqlSafe(sql)).fetch_all(&pool).await.unwrap()
+                required.push(sqlx::query_as(AssertSqlSafe(sql)).fetch_all(&pool).await.unwrap());
             }
-        };
-        let orgs = [OrgId::new(), OrgId::new()];
-        let sql = rows(&orgs, &required("organizations").await, &required("scraps").await);
-        sqlx::raw_sql(AssertSqlSafe(sql)).execute(&pool).await.unwrap();
-        pool.close().await;
-
+            sqlx::raw_sql(AssertSqlSafe(rows(&orgs, &required[0], &required[1]))).execute(&pool).await.unwrap();
+            pool.close().await;
+        } else {
+            let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
+            sqlx::migrate!("./migrations/postgres").run_to(BEFORE, &pool).await.unwrap();
+            let mut required = vec![];
+            for table in ["organizations", "scraps"] {
+                let sql = format!(
+                    "SELECT column_name::text, data_type::text FROM information_schema.columns \
+                     WHERE table_schema = current_schema() AND table_name = '{table}' \
+                     AND is_nullable = 'NO' AND column_default IS NULL"
+                );
+                required.push(sqlx::query_as(AssertSqlSafe(sql)).fetch_all(&pool).await.unwrap());
+            }
+            sqlx::raw_sql(AssertSqlSafe(rows(&orgs, &required[0], &required[1]))).execute(&pool).await.unwrap();
+            pool.close().await;
+        }
         let store = db.open().await;
         check(&store, &orgs).await;
         store.close().await;
+    }
+
+    #[tokio::test]
+    async fn sqlite() {
+        migrates(TestDb::sqlite()).await;
     }
 
     #[tokio::test]
@@ -3782,27 +3799,7 @@ mod migration_0022 {
             println!("skipped migration_0022::postgres: SVC_TEST_POSTGRES_URL is not set");
             return;
         };
-        let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
-        sqlx::migrate!("./migrations/postgres").run_to(BEFORE, &pool).await.unwrap();
-        let required = |table: &'static str| {
-            let pool = pool.clone();
-            async move {
-                let sql = format!(
-                    "SELECT column_name::text, data_type::text FROM information_schema.columns \
-                     WHERE table_schema = current_schema() AND table_name = '{table}' \
-                     AND is_nullable = 'NO' AND column_default IS NULL"
-                );
-                sqlx::query_as::<_, (String, String)>(AssertSqlSafe(sql)).fetch_all(&pool).await.unwrap()
-            }
-        };
-        let orgs = [OrgId::new(), OrgId::new()];
-        let sql = rows(&orgs, &required("organizations").await, &required("scraps").await);
-        sqlx::raw_sql(AssertSqlSafe(sql)).execute(&pool).await.unwrap();
-        pool.close().await;
-
-        let store = db.open().await;
-        check(&store, &orgs).await;
-        store.close().await;
+        migrates(db).await;
     }
 }
 
