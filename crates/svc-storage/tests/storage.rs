@@ -4199,18 +4199,15 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
     let image = BannerImage { content_type: "image/png".into(), bytes: vec![0x89, b'P', b'N', b'G', 0, 0xFF, 0xFE, 7] };
     let t1 = t0 + Duration::seconds(5);
     let act = |org: OrgId, scrap: ScrapId| activity(org, scrap, "banner.changed", t0);
+    // Sets `image` under `token` at `/banners/{token}` as organization
+    // `owner`, logged in the first organization's activity.
+    let set = async |owner: OrgId, scrap: ScrapId, token: &str, image: &BannerImage, at: DateTime<Utc>| {
+        let path = format!("/banners/{token}");
+        let banner = NewBanner { token, path: &path, image, at };
+        store.set_banner(owner, scrap, &banner, &act(org.id, s.id)).await.unwrap()
+    };
 
-    assert!(
-        store
-            .set_banner(
-                org.id,
-                s.id,
-                &NewBanner { token: "tok1.png", path: "/banners/tok1.png", image: &image, at: t1 },
-                &act(org.id, s.id)
-            )
-            .await
-            .unwrap()
-    );
+    assert!(set(org.id, s.id, "tok1.png", &image, t1).await);
     let stored = store.scrap(org.id, s.id).await.unwrap().unwrap();
     assert_eq!((stored.banner.as_str(), stored.updated_at), ("/banners/tok1.png", t1));
     assert_eq!(store.banner_image("tok1.png", "/banners/tok1.png").await.unwrap(), Some(image.clone()));
@@ -4218,45 +4215,15 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
     assert_eq!(store.banner_image("nope.png", "/banners/nope.png").await.unwrap(), None);
 
     // Another organization: nothing written, nothing removed.
-    assert!(
-        !store
-            .set_banner(
-                other_org.id,
-                s.id,
-                &NewBanner { token: "tok2.png", path: "/banners/tok2.png", image: &image, at: t1 },
-                &act(org.id, s.id)
-            )
-            .await
-            .unwrap()
-    );
-    assert!(
-        !store
-            .set_banner(
-                org.id,
-                theirs.id,
-                &NewBanner { token: "tok2.png", path: "/banners/tok2.png", image: &image, at: t1 },
-                &act(org.id, s.id)
-            )
-            .await
-            .unwrap()
-    );
+    assert!(!set(other_org.id, s.id, "tok2.png", &image, t1).await);
+    assert!(!set(org.id, theirs.id, "tok2.png", &image, t1).await);
     assert!(!store.remove_banner(other_org.id, s.id, t1, &act(other_org.id, s.id)).await.unwrap());
     assert_eq!(store.banner_image("tok2.png", "/banners/tok2.png").await.unwrap(), None);
     assert_eq!(store.scrap(other_org.id, theirs.id).await.unwrap().unwrap().banner, "");
 
     // A new image replaces the old one under a new token.
     let jpeg = BannerImage { content_type: "image/jpeg".into(), bytes: vec![0xFF, 0xD8, 0xFF, 0xD9] };
-    assert!(
-        store
-            .set_banner(
-                org.id,
-                s.id,
-                &NewBanner { token: "tok3.jpg", path: "/banners/tok3.jpg", image: &jpeg, at: t1 },
-                &act(org.id, s.id)
-            )
-            .await
-            .unwrap()
-    );
+    assert!(set(org.id, s.id, "tok3.jpg", &jpeg, t1).await);
     assert_eq!(store.banner_image("tok1.png", "/banners/tok1.png").await.unwrap(), None);
     assert_eq!(store.banner_image("tok3.jpg", "/banners/tok3.jpg").await.unwrap(), Some(jpeg.clone()));
     // A banner written over by a scrap update is no longer served.
@@ -4265,17 +4232,7 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
     assert!(store.update_scrap(org.id, &changed, &activity(org.id, s.id, "scrap.updated", t0)).await.unwrap());
     assert_eq!(store.banner_image("tok3.jpg", "/banners/tok3.jpg").await.unwrap(), None);
 
-    assert!(
-        store
-            .set_banner(
-                org.id,
-                s.id,
-                &NewBanner { token: "tok4.png", path: "/banners/tok4.png", image: &image, at: t1 },
-                &act(org.id, s.id)
-            )
-            .await
-            .unwrap()
-    );
+    assert!(set(org.id, s.id, "tok4.png", &image, t1).await);
     let t2 = t1 + Duration::seconds(5);
     assert!(store.remove_banner(org.id, s.id, t2, &act(org.id, s.id)).await.unwrap());
     let stored = store.scrap(org.id, s.id).await.unwrap().unwrap();
@@ -4286,30 +4243,10 @@ async fn banners_are_scoped_served_by_token_and_go_with_their_scrap(store: Arc<d
     assert_eq!(log.items.iter().filter(|a| a.kind == "banner.changed").count(), 5, "one entry per write: {log:?}");
 
     // Deleting the scrap deletes its image.
-    assert!(
-        store
-            .set_banner(
-                org.id,
-                s.id,
-                &NewBanner { token: "tok5.png", path: "/banners/tok5.png", image: &image, at: t2 },
-                &act(org.id, s.id)
-            )
-            .await
-            .unwrap()
-    );
+    assert!(set(org.id, s.id, "tok5.png", &image, t2).await);
     assert!(store.delete_scrap(org.id, s.id, &act(org.id, s.id)).await.unwrap());
     assert_eq!(store.banner_image("tok5.png", "/banners/tok5.png").await.unwrap(), None);
-    assert!(
-        !store
-            .set_banner(
-                org.id,
-                s.id,
-                &NewBanner { token: "tok6.png", path: "/banners/tok6.png", image: &image, at: t2 },
-                &act(org.id, s.id)
-            )
-            .await
-            .unwrap()
-    );
+    assert!(!set(org.id, s.id, "tok6.png", &image, t2).await);
 }
 
 macro_rules! db_tests {
