@@ -5,7 +5,7 @@ use std::future::Future;
 use sqlx::postgres::{PgPoolOptions, PgQueryResult};
 use sqlx::{Pool, Postgres, Transaction};
 
-use crate::sql::{Dialect, RowsAffected, SqlStore};
+use crate::sql::{Dialect, Readers, RowsAffected, SqlStore};
 
 pub type PostgresStore = SqlStore<Postgres>;
 
@@ -16,7 +16,8 @@ impl PostgresStore {
         let pool =
             PgPoolOptions::new().max_connections(16).acquire_timeout(settings.acquire_timeout).connect(url).await?;
         sqlx::migrate!("./migrations/postgres").run(&pool).await?;
-        Ok(SqlStore::new(pool, sealer))
+        // No readers: the pool's ping on release finds a broken connection.
+        Ok(SqlStore::new(pool, Readers::none(), sealer))
     }
 }
 

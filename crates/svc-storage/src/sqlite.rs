@@ -7,11 +7,17 @@ use std::sync::Once;
 use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteQueryResult, SqliteSynchronous};
-use sqlx::{Pool, Sqlite, Transaction};
+use sqlx::{ConnectOptions, Pool, Sqlite, Transaction};
 
-use crate::sql::{Dialect, RowsAffected, SqlStore};
+use crate::sql::{Dialect, Readers, RowsAffected, SqlStore};
 
 pub type SqliteStore = SqlStore<Sqlite>;
+
+/// Connections kept beside the pool for the reads every request makes
+/// (`sql/readers.rs`). A read holds one for a single statement, so a few
+/// serve every worker thread of the runtime; when all are taken, a read
+/// goes through the pool.
+const READERS: usize = 4;
 
 impl SqliteStore {
     /// Opens (creating file and folder if needed) and migrates `sqlite://path`.
@@ -35,10 +41,14 @@ impl SqliteStore {
             // A ping per acquire is a round-trip to the connection thread; a broken
             // SQLite file connection is not something a ping would repair.
             .test_before_acquire(false)
-            .connect_with(options)
+            .connect_with(options.clone())
             .await?;
         sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
-        Ok(SqlStore::new(pool, sealer))
+        let mut readers = Vec::with_capacity(READERS);
+        for _ in 0..READERS {
+            readers.push(options.connect().await?);
+        }
+        Ok(SqlStore::new(pool, Readers::of(readers), sealer))
     }
 }
 

@@ -4794,6 +4794,61 @@ async fn history_age_limit_keeps_pending_runs_and_the_latest_success(store: Arc<
     assert!(store.history_limits(None, 10).await.unwrap().is_empty());
 }
 
+/// Polls `read` once and drops it: a read cut off in flight, as when the
+/// client of a request goes away.
+async fn cut_off<F: std::future::Future>(read: F) {
+    let mut read = std::pin::pin!(read);
+    std::future::poll_fn(|cx| {
+        let _ = read.as_mut().poll(cx);
+        std::task::Poll::Ready(())
+    })
+    .await;
+}
+
+/// The reads every request makes go through connections kept beside the
+/// pool on SQLite (`sql/readers.rs`): more of them at once than there are
+/// such connections still succeed, and reads cut off in flight leave
+/// nothing behind that would hide a later write.
+async fn hot_reads_in_crowds_or_cut_off_see_every_write(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "ada@example.com").await;
+    let at = now();
+    let first = scrap(&user, "first", at);
+    insert_scrap(&store, &first).await;
+    let session = login_session(&user, "laptop", at);
+    store.insert_session(&session).await.unwrap();
+
+    let crowd: Vec<_> = (0..32)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let live = store.live_session(org.id, user.id, session.id, at).await.unwrap().map(|(u, ..)| u.id);
+                let read = store.scrap(org.id, first.id).await.unwrap().map(|s| s.title);
+                (live, read)
+            })
+        })
+        .collect();
+    for read in crowd {
+        assert_eq!(read.await.unwrap(), (Some(user.id), Some("first".to_string())));
+    }
+
+    for round in 0..3 {
+        for _ in 0..8 {
+            cut_off(store.live_session(org.id, user.id, session.id, at)).await;
+            cut_off(store.scrap(org.id, first.id)).await;
+        }
+        let later = scrap(&user, &format!("written after the cut-off reads of round {round}"), at);
+        insert_scrap(&store, &later).await;
+        for _ in 0..8 {
+            let read = store.scrap(org.id, later.id).await.unwrap().map(|s| s.title);
+            assert_eq!(read.as_deref(), Some(later.title.as_str()), "round {round}");
+        }
+    }
+    assert!(store.end_session(org.id, user.id, session.id, at).await.unwrap());
+    for _ in 0..8 {
+        assert_eq!(store.live_session(org.id, user.id, session.id, at).await.unwrap(), None, "ended: refused at once");
+    }
+}
+
 storage_tests!(
     banners_are_scoped_served_by_token_and_go_with_their_scrap,
     accounts_round_trip,
@@ -4810,6 +4865,7 @@ storage_tests!(
     organization_updates,
     password_and_email_changes,
     sessions_live_until_ended_or_expired,
+    hot_reads_in_crowds_or_cut_off_see_every_write,
     scrap_round_trip,
     scraps_scoped_by_organization,
     list_scraps_pages_newest_first,

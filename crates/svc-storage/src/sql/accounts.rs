@@ -108,7 +108,7 @@ where
         ))
         .bind(org.to_string())
         .bind(user.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.reader().await?)
         .await?;
         row.map(User::try_from).transpose()
     }

@@ -48,7 +48,7 @@ where
         ))
         .bind(org.to_string())
         .bind(row.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.reader().await?)
         .await?;
         row.map(HistoryRow::try_from).transpose()
     }

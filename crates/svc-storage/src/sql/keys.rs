@@ -64,7 +64,7 @@ where
              WHERE k.key_hash = $1"
         ))
         .bind(key_hash)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.reader().await?)
         .await?;
         row.map(|r| {
             Ok(KeyOwner {

@@ -29,6 +29,7 @@ mod keys;
 mod members;
 mod ops;
 mod rates;
+mod readers;
 mod recipients;
 mod retention;
 mod run_pages;
@@ -50,6 +51,7 @@ use async_trait::async_trait;
 use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Transaction, Type};
 
 use crate::Store;
+pub(crate) use readers::{Reader, Readers};
 
 /// What differs between the engines.
 pub trait Dialect: Database<Arguments: IntoArguments<Self>, QueryResult: RowsAffected> {
@@ -75,14 +77,23 @@ pub trait RowsAffected {
 /// `PostgresStore`.
 pub struct SqlStore<DB: Dialect> {
     pool: Pool<DB>,
+    /// Connections beside the pool for the reads every request makes.
+    readers: Readers<DB>,
     /// Seals the secrets this store writes and opens those it reads.
     sealer: crate::Sealer,
 }
 
 impl<DB: Dialect> SqlStore<DB> {
-    /// A store over a pool whose database is migrated.
-    pub(crate) fn new(pool: Pool<DB>, sealer: crate::Sealer) -> Self {
-        SqlStore { pool, sealer }
+    /// A store over a pool whose database is migrated, with `readers` for
+    /// the hot reads (`readers.rs`).
+    pub(crate) fn new(pool: Pool<DB>, readers: Readers<DB>, sealer: crate::Sealer) -> Self {
+        SqlStore { pool, readers, sealer }
+    }
+
+    /// A connection for one of the reads every request makes: a reader when
+    /// one is free, else the pool's.
+    async fn reader(&self) -> crate::Result<Reader<'_, DB>> {
+        Ok(self.readers.get(&self.pool).await?)
     }
 
     async fn begin_write(&self) -> crate::Result<Transaction<'static, DB>> {
@@ -115,6 +126,7 @@ where
     }
 
     async fn close(&self) {
+        self.readers.close().await;
         self.pool.close().await;
     }
 }

@@ -130,7 +130,7 @@ where
         ))
         .bind(org.to_string())
         .bind(scrap.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.reader().await?)
         .await?;
         row.map(Scrap::try_from).transpose()
     }
@@ -144,7 +144,7 @@ where
         ))
         .bind(org.to_string())
         .bind(scrap.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.reader().await?)
         .await?;
         row.map(RunScrap::try_from).transpose()
     }

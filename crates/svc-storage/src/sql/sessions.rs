@@ -124,7 +124,7 @@ where
         .bind(org.to_string())
         .bind(user.to_string())
         .bind(millis(now))
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.reader().await?)
         .await?;
         row.map(|r| Ok((User::try_from(r.user)?, role(&r.role)?, time(r.last_seen_at)?))).transpose()
     }
