@@ -8,6 +8,8 @@
 //!     cargo build --release --workspace --example run_steps && target/release/examples/run_steps
 //!     STRIP=0 ONLY="read from bytecode" target/release/examples/run_steps   # bytecode with source and debug info
 //!     ONLY="full run" N=3000 perf record target/release/examples/run_steps
+//!     PRELUDE_FILE=variant.js ONLY="set up" target/release/examples/run_steps   # another prelude's set-up
+//!     PRINT_SCRIPT=script.js target/release/examples/run_steps   # one run of a script, its data printed
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -37,14 +39,24 @@ fn cpu_us() -> f64 {
     t.tv_sec as f64 * 1e6 + t.tv_nsec as f64 / 1e3
 }
 
+/// The prelude's text: `PRELUDE_FILE=<path>` reads another (a variant with a
+/// part cut out, to measure what that part costs to set up).
+fn prelude() -> String {
+    match std::env::var("PRELUDE_FILE") {
+        Ok(path) => std::fs::read_to_string(path).unwrap(),
+        Err(_) => PRELUDE.to_string(),
+    }
+}
+
 /// The prelude's bytecode, as `script_runtime` makes it.
 fn compile(ctx: &Ctx<'_>) -> Vec<u8> {
-    let text = std::ffi::CString::new(PRELUDE).unwrap();
+    let prelude = prelude();
+    let text = std::ffi::CString::new(prelude.as_str()).unwrap();
     let raw = ctx.as_raw().as_ptr();
     let flags = qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_STRICT | qjs::JS_EVAL_FLAG_COMPILE_ONLY;
     // SAFETY: as in script_runtime::compile.
     unsafe {
-        let f = qjs::JS_Eval(raw, text.as_ptr(), PRELUDE.len() as _, c"prelude.js".as_ptr(), flags as i32);
+        let f = qjs::JS_Eval(raw, text.as_ptr(), prelude.len() as _, c"prelude.js".as_ptr(), flags as i32);
         assert!(!qjs::JS_IsException(f));
         let mut len = std::mem::MaybeUninit::uninit();
         let buf = qjs::JS_WriteObject(raw, len.as_mut_ptr(), f, (qjs::JS_WRITE_OBJ_BYTECODE | strip()) as i32);
@@ -155,6 +167,18 @@ fn main() {
     };
     let wrapped = svc_static::script::wrap(&job);
     let limits = svc_static::ScriptLimits { memory: 256 << 20, stack: 4 << 20 };
+    if let Ok(path) = std::env::var("PRINT_SCRIPT") {
+        // One run of the script in that file over the page; prints its data
+        // (to compare what two builds answer, e.g. the realm's shape).
+        let mut one = job.clone();
+        one.script = std::fs::read_to_string(path).unwrap();
+        let run = svc_static::script_runtime::run(doc(), &svc_static::script::wrap(&one), far(), 60, limits).unwrap();
+        match run.result {
+            svc_engine::ScriptResult::Data { json, .. } => println!("{json}"),
+            other => panic!("{other:?}"),
+        }
+        return;
+    }
     step("full run: parse + script_runtime::run", &mut || {
         svc_static::script_runtime::run(doc(), &wrapped, far(), 60, limits).unwrap();
     });
