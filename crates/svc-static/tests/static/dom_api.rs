@@ -634,3 +634,26 @@ fn the_dom_s_properties_are_defined_as_before_and_its_functions_are_native_code(
         ])
     );
 }
+
+/// The realm a script finds keeps its shape: every own property of the
+/// global object and of svc's objects, its attributes, and each function's
+/// name, length, `toString()` and prototype, as `realm_shape.json` recorded
+/// them from the engine (1,347 properties of the global object and 157
+/// other objects). Regenerate the record only for a change a script is
+/// meant to see: `realm_shape.js` prints it.
+#[test]
+fn the_realm_keeps_the_shape_it_was_recorded_with() {
+    let got = data(RICH, include_str!("realm_shape.js"));
+    let recorded: Value = serde_json::from_str(include_str!("realm_shape.json")).unwrap();
+    let (got, recorded) = (&got[0], &recorded[0]);
+    assert_eq!(got["before"], recorded["before"]);
+    let (got, recorded) = (got["shapes"].as_object().unwrap(), recorded["shapes"].as_object().unwrap());
+    assert_eq!(got.keys().collect::<Vec<_>>(), recorded.keys().collect::<Vec<_>>());
+    for (name, expected) in recorded {
+        let (got, expected) = (got[name].as_array().unwrap(), expected.as_array().unwrap());
+        for (got, expected) in got.iter().zip(expected) {
+            assert_eq!(got, expected, "{name}");
+        }
+        assert_eq!(got.len(), expected.len(), "{name}");
+    }
+}
