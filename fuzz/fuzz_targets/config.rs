@@ -70,6 +70,21 @@ const NAMES: &[&str] = &[
     "METRICS_LISTEN",
     "LOG_FORMAT",
     "HEADER_READ_TIMEOUT",
+    "BROWSER_SANDBOX",
+    "CHANNEL_API_URLS",
+    "CLAIM_AFFINITY",
+    "CRAWL_MAX_PAGES",
+    "CRAWL_TIMEOUT",
+    "WARM_PAGES",
+    "WARM_PAGES_SHARED",
+    "SPARE_PAGES",
+    "RETAIN_WEBHOOK_DELIVERIES",
+    "RETAIN_EMAILS",
+    "RETAIN_AI_TASKS",
+    "RETAIN_ACTIVITIES",
+    "RETAIN_AUDIT",
+    "RETAIN_RATE_LIMITS",
+    "RETAIN_RENEWALS",
 ];
 
 /// Settings whose values are never echoed.
