@@ -426,6 +426,7 @@ impl Raw {
         default: T,
         parse: impl Fn(&str) -> Result<T, String>,
     ) -> Result<T, ConfigError> {
+        debug_assert!(SETTINGS.contains(&name), "SVC_{name} is read but missing from SETTINGS");
         self.asked.borrow_mut().insert(name);
         match self.values.get(name).map(|(value, _)| value) {
             None => Ok(default),
@@ -437,6 +438,85 @@ impl Raw {
         }
     }
 }
+
+/// Every setting, without `SVC_`: what [`Config::load`] reads, each as an
+/// environment variable (`SVC_NAME`) or a key of the file (`name`). Reading
+/// a name missing here is a bug that debug builds catch at once (`Raw::get`);
+/// the `config` fuzz target and the unit tests take their names from here.
+pub const SETTINGS: &[&str] = &[
+    "DATABASE_URL",
+    "LISTEN",
+    "PUBLIC_URL",
+    "JWT_SECRET",
+    "SECRET_KEY",
+    "SECRET_KEY_FILE",
+    "SECRET_KEY_PREVIOUS",
+    "AI_BASE_URL",
+    "AI_API_KEY",
+    "AI_MODEL",
+    "AI_PRICE_INPUT",
+    "AI_PRICE_OUTPUT",
+    "AI_TIMEOUT",
+    "AI_FIX_DAILY",
+    "SIGNUP",
+    "CHROMIUM",
+    "BROWSER_USER",
+    "ALLOW_PRIVATE_NETWORKS",
+    "RUN_TIMEOUT",
+    "REQUEST_TIMEOUT",
+    "WEBHOOK_RETRY_DELAYS",
+    "WEBHOOK_SWEEP_INTERVAL",
+    "WEBHOOK_TIMEOUT",
+    "CRON_MIN_INTERVAL",
+    "WORKER_CONCURRENCY",
+    "FREE_GRANT",
+    "GROWTH_WEEKLY",
+    "PRO_WEEKLY",
+    "PROXY_TIER1",
+    "PROXY_TIER2",
+    "PROXY_TIER3",
+    "PROXY_TIER4",
+    "PROXY_TIER1_PRICE",
+    "PROXY_TIER2_PRICE",
+    "PROXY_TIER3_PRICE",
+    "PROXY_TIER4_PRICE",
+    "PROXY_TIER1_MULTIPLIER",
+    "PROXY_TIER2_MULTIPLIER",
+    "PROXY_TIER3_MULTIPLIER",
+    "PROXY_TIER4_MULTIPLIER",
+    "KEY_CACHE_TTL",
+    "EMBEDDED_WORKER",
+    "SCHEDULER",
+    "WEBHOOK_DISPATCHER",
+    "MAILER",
+    "TRUSTED_PROXIES",
+    "CRON_CATCHUP_GRACE",
+    "SMTP_URL",
+    "MAIL_FROM",
+    "MAIL_RATE",
+    "MAIL_TIMEOUT",
+    "DATABASE_TIMEOUT",
+    "SHUTDOWN_GRACE",
+    "METRICS_TOKEN",
+    "METRICS_LISTEN",
+    "LOG_FORMAT",
+    "HEADER_READ_TIMEOUT",
+    "BROWSER_SANDBOX",
+    "CHANNEL_API_URLS",
+    "CLAIM_AFFINITY",
+    "CRAWL_MAX_PAGES",
+    "CRAWL_TIMEOUT",
+    "WARM_PAGES",
+    "WARM_PAGES_SHARED",
+    "SPARE_PAGES",
+    "RETAIN_WEBHOOK_DELIVERIES",
+    "RETAIN_EMAILS",
+    "RETAIN_AI_TASKS",
+    "RETAIN_ACTIVITIES",
+    "RETAIN_AUDIT",
+    "RETAIN_RATE_LIMITS",
+    "RETAIN_RENEWALS",
+];
 
 /// Settings whose values are never echoed in an error.
 const SECRET_SETTINGS: [&str; 9] = [
@@ -1240,67 +1320,18 @@ mod tests {
 
         use super::*;
 
-        const NAMES: [&str; 46] = [
-            "METRICS_TOKEN",
-            "METRICS_LISTEN",
-            "LOG_FORMAT",
-            "REQUEST_TIMEOUT",
-            "HEADER_READ_TIMEOUT",
-            "AI_BASE_URL",
-            "AI_FIX_DAILY",
-            "AI_MODEL",
-            "AI_PRICE_INPUT",
-            "AI_PRICE_OUTPUT",
-            "AI_TIMEOUT",
-            "ALLOW_PRIVATE_NETWORKS",
-            "CHROMIUM",
-            "CLAIM_AFFINITY",
-            "CRON_CATCHUP_GRACE",
-            "CRON_MIN_INTERVAL",
-            "DATABASE_URL",
-            "EMBEDDED_WORKER",
-            "FREE_GRANT",
-            "GROWTH_WEEKLY",
-            "JWT_SECRET",
-            "KEY_CACHE_TTL",
-            "LISTEN",
-            "MAILER",
-            "MAIL_FROM",
-            "MAIL_RATE",
-            "MAIL_TIMEOUT",
-            "PRO_WEEKLY",
-            "PUBLIC_URL",
-            "RUN_TIMEOUT",
-            "SCHEDULER",
-            "SIGNUP",
-            "SPARE_PAGES",
-            "TRUSTED_PROXIES",
-            "WEBHOOK_DISPATCHER",
-            "WEBHOOK_RETRY_DELAYS",
-            "WEBHOOK_SWEEP_INTERVAL",
-            "WEBHOOK_TIMEOUT",
-            "WORKER_CONCURRENCY",
-            "WARM_PAGES_SHARED",
-            "PROXY_TIER1",
-            "PROXY_TIER2_PRICE",
-            "PROXY_TIER3_MULTIPLIER",
-            "SMTP_URL",
-            "AI_API_KEY",
-            "PROXY_TIER4",
-        ];
-
         proptest! {
             #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
             #[test]
-            fn any_value_is_read_or_refused(name in 0..NAMES.len(), value in "\\PC{0,40}|[0-9a-z:/@.,%-]{0,30}") {
-                let var = format!("SVC_{}", NAMES[name]);
+            fn any_value_is_read_or_refused(name in 0..SETTINGS.len(), value in "\\PC{0,40}|[0-9a-z:/@.,%-]{0,30}") {
+                let var = format!("SVC_{}", SETTINGS[name]);
                 match Config::load(None, env(&[(var.as_str(), value.as_str())])) {
                     Ok(_) => {}
                     Err(e) => {
                         let message = e.to_string();
                         prop_assert!(message.contains(&var), "{message}");
-                        let secret = SECRET_SETTINGS.contains(&NAMES[name]);
+                        let secret = SECRET_SETTINGS.contains(&SETTINGS[name]);
                         if secret && value.trim().len() > 3 {
                             prop_assert!(!message.contains(value.trim()), "a secret echoed: {message}");
                         }
