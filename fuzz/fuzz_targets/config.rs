@@ -14,7 +14,9 @@ use svc_server::{Config, ConfigError};
 /// Every setting (without `SVC_`), as the configuration lists them.
 use svc_server::config::SETTINGS as NAMES;
 
-/// Settings whose values are never echoed.
+/// Settings whose values are never echoed. Kept here on purpose rather than
+/// taken from the configuration's own list: it is what the assertions below
+/// hold the configuration to, so a setting dropped from that list is caught.
 const SECRETS: &[&str] = &[
     "JWT_SECRET",
     "METRICS_TOKEN",
