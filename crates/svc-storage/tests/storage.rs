@@ -3633,7 +3633,7 @@ mod migration_0007 {
 
     #[tokio::test]
     async fn postgres() {
-        let Some(db) = TestDb::postgres().await else {
+        let Some(db) = TestDb::postgres_unmigrated().await else {
             println!("skipped migration_0007::postgres: SVC_TEST_POSTGRES_URL is not set");
             return;
         };
@@ -3796,7 +3796,7 @@ mod migration_0022 {
 
     #[tokio::test]
     async fn postgres() {
-        let Some(db) = TestDb::postgres().await else {
+        let Some(db) = TestDb::postgres_unmigrated().await else {
             println!("skipped migration_0022::postgres: SVC_TEST_POSTGRES_URL is not set");
             return;
         };
