@@ -7,7 +7,7 @@ use svc_domain::email::{Attachment, Email, EmailKind, EmailRecord, EmailState};
 use crate::StoreError;
 use crate::records::{id, opt_time, time};
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct EmailRow {
     id: String,
     organization_id: String,
@@ -28,6 +28,7 @@ pub(crate) struct EmailRow {
     last_error: Option<String>,
     sent_at: Option<i64>,
     created_at: i64,
+}
 }
 
 fn corrupt(what: &str, value: &str) -> StoreError {

@@ -7,7 +7,9 @@
 mod connect;
 mod email_records;
 mod error;
+mod from_row;
 pub mod key_check;
+pub mod migrations;
 mod postgres;
 mod records;
 pub mod sealing;

@@ -9,16 +9,13 @@ use crate::sql::{Dialect, Readers, RowsAffected, SqlStore};
 
 pub type PostgresStore = SqlStore<Postgres>;
 
-/// The PostgreSQL schema's migrations, embedded in the binary.
-pub(crate) static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
-
 impl PostgresStore {
     /// Connects to and migrates `postgres://...` (migrations hold an advisory
     /// lock, so several processes may start at once).
     pub async fn open(url: &str, sealer: crate::Sealer, settings: crate::PoolSettings) -> crate::Result<Self> {
         let pool =
             PgPoolOptions::new().max_connections(16).acquire_timeout(settings.acquire_timeout).connect(url).await?;
-        MIGRATOR.run(&pool).await?;
+        crate::migrations::postgres().run(&pool).await?;
         // No readers: the pool's ping on release finds a broken connection.
         Ok(SqlStore::new(pool, Readers::none(), sealer))
     }

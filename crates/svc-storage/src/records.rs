@@ -60,7 +60,7 @@ pub(crate) fn parse_ids<T: TypedId>(s: &str) -> Result<Vec<T>, StoreError> {
     json::<Vec<String>>(s)?.iter().map(|s| id(s)).collect()
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct OrganizationRecord {
     id: String,
     name: String,
@@ -68,6 +68,7 @@ pub(crate) struct OrganizationRecord {
     balance: i64,
     default_containers: String,
     created_at: i64,
+}
 }
 
 impl TryFrom<OrganizationRecord> for Organization {
@@ -84,7 +85,7 @@ impl TryFrom<OrganizationRecord> for Organization {
     }
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct UserRecord {
     id: String,
     organization_id: String,
@@ -92,6 +93,7 @@ pub(crate) struct UserRecord {
     name: String,
     is_admin: bool,
     created_at: i64,
+}
 }
 
 impl TryFrom<UserRecord> for User {
@@ -108,7 +110,7 @@ impl TryFrom<UserRecord> for User {
     }
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct ScrapRecord {
     id: String,
     organization_id: String,
@@ -138,11 +140,12 @@ pub(crate) struct ScrapRecord {
     history_ids: String,
     next_fire_at: Option<i64>,
 }
+}
 
+crate::from_row::from_row! {
 /// A scrap's read with what its run needs besides (`sql::scraps`).
-#[derive(sqlx::FromRow)]
 pub(crate) struct RunScrapRecord {
-    #[sqlx(flatten)]
+    #[flatten]
     scrap: ScrapRecord,
     has_login: bool,
     awaits_approval: bool,
@@ -150,6 +153,7 @@ pub(crate) struct RunScrapRecord {
     last_success_length: Option<i64>,
     org_balance: i64,
     org_plan: String,
+}
 }
 
 impl TryFrom<RunScrapRecord> for crate::RunScrap {
@@ -210,7 +214,7 @@ impl ScrapRecord {
     }
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct HistoryRecord {
     id: String,
     organization_id: String,
@@ -232,6 +236,7 @@ pub(crate) struct HistoryRecord {
     error: Option<String>,
     created_at: i64,
     finished_at: Option<i64>,
+}
 }
 
 impl TryFrom<HistoryRecord> for HistoryRow {
@@ -271,7 +276,7 @@ fn triggered_by(s: &str) -> Result<TriggeredBy, StoreError> {
     TriggeredBy::parse(s).ok_or_else(|| StoreError::Corrupt(format!("trigger `{s}`")))
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct RunSummaryRecord {
     id: String,
     scrap_id: String,
@@ -281,6 +286,7 @@ pub(crate) struct RunSummaryRecord {
     triggered_by: String,
     created_at: i64,
     finished_at: Option<i64>,
+}
 }
 
 impl TryFrom<RunSummaryRecord> for RunSummary {
@@ -299,7 +305,7 @@ impl TryFrom<RunSummaryRecord> for RunSummary {
     }
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct KeyRecord {
     id: String,
     organization_id: String,
@@ -311,6 +317,7 @@ pub(crate) struct KeyRecord {
     expires_at: Option<i64>,
     created_at: i64,
     revoked_at: Option<i64>,
+}
 }
 
 impl TryFrom<KeyRecord> for ApiKey {
@@ -335,15 +342,16 @@ impl TryFrom<KeyRecord> for ApiKey {
     }
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct KeyOwnerRecord {
-    #[sqlx(flatten)]
+    #[flatten]
     pub(crate) key: KeyRecord,
     pub(crate) owner_is_admin: bool,
     pub(crate) owner_role: String,
 }
+}
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct ActivityRecord {
     id: String,
     organization_id: String,
@@ -353,6 +361,7 @@ pub(crate) struct ActivityRecord {
     message: String,
     history_id: Option<String>,
     created_at: i64,
+}
 }
 
 impl TryFrom<ActivityRecord> for Activity {
@@ -398,14 +407,15 @@ pub(crate) fn like_pattern(search: &str) -> String {
     format!("%{}%", escape_like(&search.to_lowercase()))
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct UserWithHashRecord {
-    #[sqlx(flatten)]
+    #[flatten]
     pub(crate) user: UserRecord,
     pub(crate) password_hash: String,
 }
+}
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct ClaimRecord {
     pub(crate) history_id: String,
     pub(crate) organization_id: String,
@@ -415,6 +425,7 @@ pub(crate) struct ClaimRecord {
     pub(crate) enqueued_at: i64,
     /// From the run's history row (a subquery: NULL when it is gone).
     pub(crate) triggered_by: Option<String>,
+}
 }
 
 impl ClaimRecord {
@@ -432,18 +443,20 @@ impl ClaimRecord {
     }
 }
 
+crate::from_row::from_row! {
 /// A claim and whether another run is queued after it (`claim_next_run`).
-#[derive(sqlx::FromRow)]
 pub(crate) struct NextRunRecord {
-    #[sqlx(flatten)]
+    #[flatten]
     pub(crate) claim: ClaimRecord,
     pub(crate) more_queued: bool,
 }
+}
 
+crate::from_row::from_row! {
 /// An expired claim, with the worker that held it (`expire_leases`).
-#[derive(sqlx::FromRow)]
 pub(crate) struct LostClaimRecord {
-    #[sqlx(flatten)]
+    #[flatten]
     pub(crate) claim: ClaimRecord,
     pub(crate) worker_id: Option<String>,
+}
 }

@@ -43,7 +43,7 @@ impl SqliteStore {
             .test_before_acquire(false)
             .connect_with(options.clone())
             .await?;
-        sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
+        crate::migrations::sqlite().run(&pool).await?;
         let mut readers = Vec::with_capacity(READERS);
         for _ in 0..READERS {
             readers.push(options.connect().await?);

@@ -10,7 +10,7 @@ fn corrupt(what: &str, value: &str) -> StoreError {
     StoreError::Corrupt(format!("{what} `{value}`"))
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct TaskRow {
     id: String,
     organization_id: String,
@@ -26,6 +26,7 @@ pub(crate) struct TaskRow {
     lease_until: Option<i64>,
     created_at: i64,
     finished_at: Option<i64>,
+}
 }
 
 impl TryFrom<TaskRow> for Task {
@@ -50,7 +51,7 @@ impl TryFrom<TaskRow> for Task {
     }
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct VersionRow {
     id: String,
     organization_id: String,
@@ -63,6 +64,7 @@ pub(crate) struct VersionRow {
     created_at: i64,
     approved_at: Option<i64>,
     approved_by: Option<String>,
+}
 }
 
 impl TryFrom<VersionRow> for ScriptVersion {
@@ -84,7 +86,7 @@ impl TryFrom<VersionRow> for ScriptVersion {
     }
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct ProposalRow {
     id: String,
     organization_id: String,
@@ -99,6 +101,7 @@ pub(crate) struct ProposalRow {
     decided_at: Option<i64>,
     decided_by: Option<String>,
     version_id: Option<String>,
+}
 }
 
 impl TryFrom<ProposalRow> for FixProposal {

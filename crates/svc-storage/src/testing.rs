@@ -49,7 +49,7 @@ const EMPTY: &str = "DO $$ DECLARE t text; BEGIN \
 /// server kept across builds never hands out a database of an older schema.
 fn migrations_tag() -> u32 {
     let mut tag: u32 = 0x811c_9dc5;
-    for m in crate::postgres::MIGRATOR.iter() {
+    for m in crate::migrations::postgres().iter() {
         for b in m.version.to_le_bytes().iter().chain(m.checksum.iter()) {
             tag = (tag ^ u32::from(*b)).wrapping_mul(0x0100_0193);
         }
@@ -120,7 +120,7 @@ impl TestDb {
         } else {
             create_database(&mut holder, &name).await;
             let pool = sqlx::PgPool::connect(&url).await.expect("connect to a test database");
-            crate::postgres::MIGRATOR.run(&pool).await.expect("migrate a test database");
+            crate::migrations::postgres().run(&pool).await.expect("migrate a test database");
             pool.close().await;
         }
         Some(TestDb {

@@ -9,7 +9,7 @@ fn event(s: &str) -> Result<WebhookEvent, StoreError> {
     WebhookEvent::parse(s).ok_or_else(|| StoreError::Corrupt(format!("webhook event `{s}`")))
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct WebhookRecord {
     id: String,
     organization_id: String,
@@ -20,6 +20,7 @@ pub(crate) struct WebhookRecord {
     secret: String,
     created_at: i64,
     updated_at: i64,
+}
 }
 
 impl WebhookRecord {
@@ -46,7 +47,7 @@ pub(crate) fn events_json(events: &[WebhookEvent]) -> String {
     serde_json::to_string(&events.iter().map(|e| e.as_str()).collect::<Vec<_>>()).expect("strings serialize")
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct DeliveryRecord {
     id: String,
     organization_id: String,
@@ -57,6 +58,7 @@ pub(crate) struct DeliveryRecord {
     payload: String,
     attempts: i64,
     created_at: i64,
+}
 }
 
 impl TryFrom<DeliveryRecord> for Delivery {
@@ -76,7 +78,7 @@ impl TryFrom<DeliveryRecord> for Delivery {
     }
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 pub(crate) struct AttemptRecord {
     id: String,
     delivery_id: String,
@@ -92,6 +94,7 @@ pub(crate) struct AttemptRecord {
     duration_ms: Option<i64>,
     created_at: i64,
     next_retry_at: Option<i64>,
+}
 }
 
 impl TryFrom<AttemptRecord> for DeliveryAttempt {

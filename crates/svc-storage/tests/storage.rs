@@ -3610,7 +3610,7 @@ mod migration_0007 {
         let before = Before0007::new();
         let options = sqlx::sqlite::SqliteConnectOptions::from_str(&db.url).unwrap().create_if_missing(true);
         let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
-        sqlx::migrate!("./migrations/sqlite").run_to(6, &pool).await.unwrap();
+        svc_storage::migrations::sqlite().run_to(6, &pool).await.unwrap();
         sqlx::raw_sql(AssertSqlSafe(before.sql())).execute(&pool).await.unwrap();
         pool.close().await;
 
@@ -3639,7 +3639,7 @@ mod migration_0007 {
         };
         let before = Before0007::new();
         let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
-        sqlx::migrate!("./migrations/postgres").run_to(6, &pool).await.unwrap();
+        svc_storage::migrations::postgres().run_to(6, &pool).await.unwrap();
         sqlx::raw_sql(AssertSqlSafe(before.sql())).execute(&pool).await.unwrap();
         pool.close().await;
 
@@ -3759,7 +3759,7 @@ mod migration_0022 {
         if db.url.starts_with("sqlite") {
             let options = sqlx::sqlite::SqliteConnectOptions::from_str(&db.url).unwrap().create_if_missing(true);
             let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
-            sqlx::migrate!("./migrations/sqlite").run_to(BEFORE, &pool).await.unwrap();
+            svc_storage::migrations::sqlite().run_to(BEFORE, &pool).await.unwrap();
             let mut required = vec![];
             for table in ["organizations", "scraps"] {
                 let sql = format!(
@@ -3771,7 +3771,7 @@ mod migration_0022 {
             pool.close().await;
         } else {
             let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
-            sqlx::migrate!("./migrations/postgres").run_to(BEFORE, &pool).await.unwrap();
+            svc_storage::migrations::postgres().run_to(BEFORE, &pool).await.unwrap();
             let mut required = vec![];
             for table in ["organizations", "scraps"] {
                 let sql = format!(

@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use sqlx::{ColumnIndex, Decode, Encode, Executor, FromRow, Type};
+use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
 use svc_domain::audit::{AuditAction, AuditActor, AuditEntry};
 use svc_domain::{ObjectId, OrgId, UserId};
 
@@ -14,7 +14,7 @@ use crate::{Result, StoreError};
 const AUDIT_COLUMNS: &str =
     "id, organization_id, actor_kind, actor_id, actor_email, action, target_id, detail, address, created_at";
 
-#[derive(FromRow)]
+crate::from_row::from_row! {
 struct AuditRecord {
     id: String,
     organization_id: String,
@@ -26,6 +26,7 @@ struct AuditRecord {
     detail: Option<String>,
     address: Option<String>,
     created_at: i64,
+}
 }
 
 impl TryFrom<AuditRecord> for AuditEntry {

@@ -13,13 +13,14 @@ use crate::{Result, Sealer};
 
 const COLUMNS: &str = "id, organization_id, name, url, created_at";
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 struct ChannelRecord {
     id: String,
     organization_id: String,
     name: String,
     url: String,
     created_at: i64,
+}
 }
 
 impl ChannelRecord {

@@ -18,7 +18,7 @@ const INVITE: &str = "id, organization_id, email, role, invited_by, created_at, 
 const MEMBER_ORDER: &str = "CASE m.role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 WHEN 'editor' THEN 2 ELSE 3 END, \
                             m.joined_at, m.user_id";
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 struct MemberRecord {
     organization_id: String,
     user_id: String,
@@ -26,6 +26,7 @@ struct MemberRecord {
     name: String,
     role: String,
     joined_at: i64,
+}
 }
 
 impl TryFrom<MemberRecord> for Member {
@@ -42,7 +43,7 @@ impl TryFrom<MemberRecord> for Member {
     }
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 struct InviteRecord {
     id: String,
     organization_id: String,
@@ -51,6 +52,7 @@ struct InviteRecord {
     invited_by: String,
     created_at: i64,
     expires_at: i64,
+}
 }
 
 impl TryFrom<InviteRecord> for Invite {

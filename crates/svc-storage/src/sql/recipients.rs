@@ -15,7 +15,7 @@ use crate::{Result, StoreError};
 
 const RECIPIENT: &str = "organization_id, email, state, created_at, sent_at, confirmed_at";
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 struct RecipientRecord {
     organization_id: String,
     email: String,
@@ -23,6 +23,7 @@ struct RecipientRecord {
     created_at: i64,
     sent_at: Option<i64>,
     confirmed_at: Option<i64>,
+}
 }
 
 impl TryFrom<RecipientRecord> for RecipientAddress {

@@ -18,7 +18,7 @@ const COLUMNS: &str =
 /// Rows per `INSERT` (11 binds each stays under SQLite's 32,766).
 const PAGES_PER_STATEMENT: usize = 500;
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 struct PageRow {
     organization_id: String,
     scrap_id: String,
@@ -31,6 +31,7 @@ struct PageRow {
     items: i64,
     duration_ms: i64,
     error: Option<String>,
+}
 }
 
 impl TryFrom<PageRow> for RunPage {

@@ -16,7 +16,7 @@ use crate::traits::SessionStore;
 
 const SESSION: &str = "id, organization_id, user_id, device, address, created_at, last_seen_at, expires_at";
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 struct SessionRecord {
     id: String,
     organization_id: String,
@@ -26,6 +26,7 @@ struct SessionRecord {
     created_at: i64,
     last_seen_at: i64,
     expires_at: i64,
+}
 }
 
 impl TryFrom<SessionRecord> for LoginSession {
@@ -44,12 +45,13 @@ impl TryFrom<SessionRecord> for LoginSession {
     }
 }
 
-#[derive(sqlx::FromRow)]
+crate::from_row::from_row! {
 struct LiveRecord {
-    #[sqlx(flatten)]
+    #[flatten]
     user: UserRecord,
     role: String,
     last_seen_at: i64,
+}
 }
 
 /// Ends every live session of the user but `keep`, in `tx`.
