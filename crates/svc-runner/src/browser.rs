@@ -199,6 +199,12 @@ pub fn find_chromium(configured: Option<&str>) -> Option<PathBuf> {
 /// Starts a browser whose traffic goes through `proxy`: with Chromium's
 /// sandbox unless the operator turned it off (sandbox.rs). Without it, the
 /// launch fails saying how to fix the host; it never falls back.
+///
+/// A browser that dies while starting is started once more before the
+/// launch fails: CI saw Debian's full Chromium end by SIGSEGV before its
+/// DevTools address once in hundreds of starts, which failed that run and
+/// marked the sandbox unavailable. A host that cannot start Chromium at all
+/// fails both times, in well under a second each.
 async fn launch(
     launcher: &Launcher,
     fonts: Fonts,
@@ -206,7 +212,15 @@ async fn launch(
     longest: &Arc<AtomicU64>,
 ) -> Result<WarmBrowser, String> {
     let sandbox = launcher.with_sandbox();
-    match start(launcher, fonts, proxy, sandbox, longest.clone()).await {
+    let first = start(launcher, fonts, proxy, sandbox, longest.clone()).await;
+    let started = match first {
+        Err(why) => {
+            tracing::warn!("Chromium did not start ({why}); starting it once more");
+            start(launcher, fonts, proxy, sandbox, longest.clone()).await
+        }
+        ok => ok,
+    };
+    match started {
         Ok(warm) => {
             launcher.started();
             Ok(warm)

@@ -690,6 +690,50 @@ async fn chromium_runs_unprivileged_and_sandboxed() {
     wait_gone(pid, "the closed").await;
 }
 
+/// A browser that dies while starting (by SIGSEGV, as CI once saw Debian's
+/// full Chromium do) is started once more: the run succeeds and the sandbox
+/// is not marked unavailable. The stand-in is a script that crashes on its
+/// first start and is the real browser after.
+#[tokio::test]
+async fn a_browser_that_crashes_while_starting_is_started_once_more() {
+    use std::os::unix::fs::PermissionsExt;
+    use svc_engine::Engine;
+    use svc_engine::ScriptResult;
+
+    let site = fixture::start().await;
+    let real = svc_runner::browser::find_chromium(std::env::var("SVC_TEST_CHROMIUM").ok().as_deref())
+        .expect("a Chromium (scripts/setup.sh installs it)");
+    // Readable by the browser's user, and the marker writable by it.
+    let dir = tempfile::Builder::new().prefix("svc-crashing-browser-").tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let crashed = dir.path().join("crashed");
+    let program = dir.path().join("chromium");
+    std::fs::write(
+        &program,
+        format!(
+            "#!/bin/sh\nif [ ! -e '{crashed}' ]; then : > '{crashed}'; ulimit -c 0; kill -SEGV $$; fi\nexec '{real}' \"$@\"\n",
+            crashed = crashed.display(),
+            real = real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = engine_config(svc_runner::sandbox::DEFAULT_BROWSER_USER, 100, 0);
+    let engine = svc_runner::ChromiumEngine::new(svc_runner::EngineConfig { chromium: Some(program), ..config });
+    let report = engine.run(job_for(&format!("{}/items/3", site.base), "returnData([document.title])")).await;
+    let (sandbox, user) = engine.sandbox();
+    if !host_can_sandbox(user.as_ref()) {
+        eprintln!("skipped: this host cannot give Chromium its sandbox, so no start succeeds");
+        engine.close().await;
+        return;
+    }
+    assert!(crashed.exists(), "the stand-in crashed on its first start");
+    assert!(matches!(report.result, ScriptResult::Data { length: 1, .. }), "{report:?}");
+    assert_eq!(sandbox, BrowserSandbox::On);
+    assert!(engine.browser_pid().await.is_some(), "the second start runs");
+    engine.close().await;
+}
+
 /// Where Chromium cannot have its sandbox (here: left as root, which it
 /// refuses to sandbox), the engine does not fall back to `--no-sandbox`:
 /// the run fails with what to fix. Only `SVC_BROWSER_SANDBOX=off` runs it
