@@ -13,6 +13,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use sha2::{Digest, Sha256};
 use sqlx::{Connection, PgConnection};
 
 use crate::Store;
@@ -48,13 +49,22 @@ const EMPTY: &str = "DO $$ DECLARE t text; BEGIN \
 /// The pool's databases are named for the migrations they hold, so that a
 /// server kept across builds never hands out a database of an older schema.
 fn migrations_tag() -> u32 {
-    let mut tag: u32 = 0x811c_9dc5;
+    let mut digest = Sha256::new();
     for m in crate::migrations::postgres().iter() {
-        for b in m.version.to_le_bytes().iter().chain(m.checksum.iter()) {
-            tag = (tag ^ u32::from(*b)).wrapping_mul(0x0100_0193);
-        }
+        digest.update(m.version.to_le_bytes());
+        digest.update(&m.checksum);
     }
-    tag
+    let digest = digest.finalize();
+    u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
+}
+
+/// The server named by `SVC_TEST_POSTGRES_URL`, when it is set.
+fn admin_url() -> Option<String> {
+    std::env::var("SVC_TEST_POSTGRES_URL").ok().filter(|s| !s.is_empty())
+}
+
+async fn connect_admin(admin_url: &str) -> PgConnection {
+    PgConnection::connect(admin_url).await.expect("connect to SVC_TEST_POSTGRES_URL")
 }
 
 /// Ends every other session connected to `name`, and waits until they are gone.
@@ -87,8 +97,8 @@ impl TestDb {
     /// An empty, migrated database of the pool, held until this value is
     /// dropped. `None` when `SVC_TEST_POSTGRES_URL` is not set.
     pub async fn postgres() -> Option<TestDb> {
-        let admin_url = std::env::var("SVC_TEST_POSTGRES_URL").ok().filter(|s| !s.is_empty())?;
-        let mut holder = PgConnection::connect(&admin_url).await.expect("connect to SVC_TEST_POSTGRES_URL");
+        let admin_url = admin_url()?;
+        let mut holder = connect_admin(&admin_url).await;
         let tag = migrations_tag();
         let mut slot: i32 = 0;
         loop {
@@ -135,9 +145,9 @@ impl TestDb {
     /// themselves), dropped with this value. `None` when
     /// `SVC_TEST_POSTGRES_URL` is not set.
     pub async fn postgres_unmigrated() -> Option<TestDb> {
-        let admin_url = std::env::var("SVC_TEST_POSTGRES_URL").ok().filter(|s| !s.is_empty())?;
+        let admin_url = admin_url()?;
         let name = format!("svc_test_{}", svc_domain::ObjectId::new());
-        let mut admin = PgConnection::connect(&admin_url).await.expect("connect to SVC_TEST_POSTGRES_URL");
+        let mut admin = connect_admin(&admin_url).await;
         create_database(&mut admin, &name).await;
         let _ = admin.close().await;
         Some(TestDb {
