@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::job::RunJob;
+use crate::job::{ReuseKey, RunJob};
 use crate::report::EngineReport;
 
 #[async_trait]
@@ -22,6 +22,15 @@ pub trait Engine: Send + Sync {
     /// skips starting one). Cheap: called before every claim.
     fn warm(&self) -> Vec<Warm> {
         Vec::new()
+    }
+
+    /// A worker claimed a run of `key` that loads `url`, possibly for
+    /// something [`Engine::warm`] listed: the engine keeps one fitting
+    /// warm page for that run until the run comes for it (or a short
+    /// while passes), so that the next claims do not count on it and no
+    /// new page pushes it out. Cheap: called after every claim.
+    fn claimed(&self, key: ReuseKey, url: &str) {
+        let _ = (key, url);
     }
 
     /// Runs `job` as [`Engine::run`] does, under the same isolation, and
@@ -78,6 +87,12 @@ impl EnginesByScrapper {
 impl Engine for EnginesByScrapper {
     fn warm(&self) -> Vec<Warm> {
         self.engines.values().flat_map(|engine| engine.warm()).collect()
+    }
+
+    fn claimed(&self, key: ReuseKey, url: &str) {
+        for engine in self.engines.values() {
+            engine.claimed(key, url);
+        }
     }
 
     async fn run(&self, job: RunJob) -> EngineReport {

@@ -228,6 +228,65 @@ struct Inner {
     /// Scraps whose documents could not be held: their runs get a context
     /// of their own (bounded: cleared when full).
     unholdable: std::sync::Mutex<std::collections::HashSet<ReuseKey>>,
+    /// The warm pages kept for runs on their way: one per claimed run
+    /// (`Engine::claimed`) until the run comes for it, and one per run in
+    /// `take_warm`. `warm()` leaves one fitting page out per promise, and a
+    /// new page pushes out a page no promise keeps first: without them,
+    /// two runs of one group were claimed for one page, and the second
+    /// made a new page that pushed out another group's.
+    promised: std::sync::Mutex<Vec<Promise>>,
+}
+
+/// How long a claimed run's page is kept for it when the run does not come
+/// for it (its scrap deleted meanwhile, a run that gets a page of its own).
+const CLAIM_KEPT: Duration = Duration::from_secs(2);
+
+/// A warm page kept for a run: see [`Inner::promised`].
+#[derive(Clone, Debug)]
+struct Promise {
+    key: ReuseKey,
+    /// The origin the run navigates to, when pages are shared (`take_warm`).
+    origin: Option<String>,
+    /// When a claim's promise lapses; `None` while its run is in `take_warm`.
+    until: Option<Instant>,
+}
+
+impl Promise {
+    /// Whether a page parked under `key` showing `origin` would serve the run.
+    fn fits(&self, key: &ReuseKey, origin: Option<&str>) -> bool {
+        *key == self.key
+            || (key.organization == self.key.organization && self.origin.is_some() && origin == self.origin.as_deref())
+    }
+}
+
+/// A run's promise while it is in `take_warm`; gone when dropped.
+struct Kept<'a> {
+    inner: &'a Inner,
+    key: ReuseKey,
+}
+
+impl<'a> Kept<'a> {
+    /// Takes over the claim's promise for `key`, or makes one.
+    fn new(inner: &'a Inner, key: ReuseKey, origin: Option<String>) -> Self {
+        let mut promised = inner.promised.lock().expect("promised lock");
+        match promised.iter_mut().find(|p| p.key == key && p.until.is_some()) {
+            Some(claim) => {
+                claim.until = None;
+                claim.origin = origin;
+            }
+            None => promised.push(Promise { key, origin, until: None }),
+        }
+        Kept { inner, key }
+    }
+}
+
+impl Drop for Kept<'_> {
+    fn drop(&mut self) {
+        let mut promised = self.inner.promised.lock().expect("promised lock");
+        if let Some(i) = promised.iter().position(|p| p.key == self.key && p.until.is_none()) {
+            promised.swap_remove(i);
+        }
+    }
 }
 
 /// What the guard hands a run from its page's new document (page_hold.rs).
@@ -474,6 +533,7 @@ impl ChromiumEngine {
                 fonts_refused: Arc::new(AtomicU64::new(0)),
                 hold: Hold::default(),
                 unholdable: std::sync::Mutex::new(std::collections::HashSet::new()),
+                promised: std::sync::Mutex::new(Vec::new()),
             }),
         }
     }
@@ -598,6 +658,7 @@ impl Inner {
     async fn prepare(&self, proxy: Option<std::net::SocketAddr>, fonts: Fonts) -> Result<GuardedPage, String> {
         let seat = self.seats.take();
         self.pages_made.fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(target: "svc_runner::pages", "page made");
         let warm = self.pool.get(fonts).await?;
         let params = match proxy {
             // Loopback too: Chromium's implicit bypass rules would send it around the proxy.
@@ -771,13 +832,30 @@ impl Inner {
             // One look at the parked pages (not under the spares' lock,
             // which `close` takes before this one): the count and the
             // eviction agree.
+            let mut promises = self.promises();
             let oldest = {
                 let mut warm = self.warm.lock().expect("warm lock");
                 let not_runs = warm.held() + others;
                 if taken.saturating_sub(not_runs) >= self.page_budget {
                     return Room::Made;
                 }
-                warm.take_oldest()
+                // The oldest page no run on its way is promised (each
+                // promise keeps one page); while pages are being emptied,
+                // none (one of them is waited for); else the oldest.
+                let unpromised = warm.take_oldest_where(|key, page| {
+                    let shown = page.state.shown.lock().expect("shown lock").clone();
+                    match promises.iter().position(|p| p.fits(key, shown.as_deref())) {
+                        Some(i) => {
+                            promises.swap_remove(i);
+                            false
+                        }
+                        None => true,
+                    }
+                });
+                let emptying = warm.held() > warm.len();
+                unpromised.or_else(|| {
+                    if emptying && tokio::time::Instant::now() < deadline { None } else { warm.take_oldest() }
+                })
             };
             let evicted = oldest.or_else(|| self.spares.lock().expect("spares lock").pop());
             if let Some(page) = evicted {
@@ -815,6 +893,31 @@ impl Inner {
         });
     }
 
+    /// The origin of `url` when warm pages serve other scraps of their
+    /// organization on the origin they show (`None`: only their own scrap).
+    fn sharing_origin(&self, url: &str) -> Option<String> {
+        url::Url::parse(url)
+            .ok()
+            .filter(|u| self.share_warm.load(Ordering::Relaxed) && u.fragment().is_none())
+            .map(|u| u.origin().ascii_serialization())
+    }
+
+    /// The promises in force (a lapsed claim's dropped).
+    fn promises(&self) -> Vec<Promise> {
+        let mut promised = self.promised.lock().expect("promised lock");
+        let now = Instant::now();
+        promised.retain(|p| p.until.is_none_or(|until| until > now));
+        promised.clone()
+    }
+
+    /// Drops the promise a claim of `key` left, for a run that takes no warm page.
+    fn forget_claim(&self, key: &ReuseKey) {
+        let mut promised = self.promised.lock().expect("promised lock");
+        if let Some(i) = promised.iter().position(|p| p.key == *key && p.until.is_some()) {
+            promised.swap_remove(i);
+        }
+    }
+
     /// A page the last run of `key` left, emptied, if one is parked or
     /// being emptied (then waited for, `RECYCLE_WAIT` at most); else one
     /// that a run of another scrap of the same organization left on the
@@ -823,10 +926,7 @@ impl Inner {
     /// changed its mind on fonts) is disposed.
     async fn take_warm(self: &Arc<Self>, key: ReuseKey, url: &str, fonts: Fonts) -> Result<GuardedPage, String> {
         let deadline = tokio::time::Instant::now() + RECYCLE_WAIT;
-        let origin = url::Url::parse(url)
-            .ok()
-            .filter(|u| self.share_warm.load(Ordering::Relaxed) && u.fragment().is_none())
-            .map(|u| u.origin().ascii_serialization());
+        let origin = self.sharing_origin(url);
         // Never across organizations; only a page that shows the run's origin.
         let shares = |parked: &ReuseKey, page: &GuardedPage| {
             parked.organization == key.organization
@@ -834,6 +934,7 @@ impl Inner {
                 && page.warm.fonts == fonts
                 && *page.state.shown.lock().expect("shown lock") == origin
         };
+        let _kept = Kept::new(self, key, origin.clone());
         loop {
             // Listening before looking: a page parked in between still wakes this run.
             let parked = self.recycled.notified();
@@ -861,6 +962,7 @@ impl Inner {
                         continue;
                     }
                     self.reused.fetch_add(1, Ordering::Relaxed);
+                    tracing::debug!(target: "svc_runner::pages", org = %key.organization, origin = origin.as_deref().unwrap_or("-"), own = page.scrap == Some(key.scrap), "warm page taken");
                     if page.scrap.is_some_and(|scrap| scrap != key.scrap) {
                         self.shared.fetch_add(1, Ordering::Relaxed);
                     }
@@ -869,7 +971,21 @@ impl Inner {
                 None if being_emptied && tokio::time::Instant::now() < deadline => {
                     let _ = tokio::time::timeout_at(deadline, parked).await;
                 }
-                None => return self.take(fonts).await,
+                None => {
+                    if tracing::enabled!(target: "svc_runner::pages", tracing::Level::DEBUG) {
+                        let seats = self
+                            .warm
+                            .lock()
+                            .expect("warm lock")
+                            .seats(|page| page.state.shown.lock().expect("shown lock").clone());
+                        let seats: Vec<String> = seats
+                            .iter()
+                            .map(|(k, o)| format!("{}@{}", k.organization, o.as_deref().unwrap_or("-")))
+                            .collect();
+                        tracing::debug!(target: "svc_runner::pages", org = %key.organization, origin = origin.as_deref().unwrap_or("-"), ?seats, taken = self.seats.taken(), "no warm page fits");
+                    }
+                    return self.take(fonts).await;
+                }
             }
         }
     }
@@ -923,6 +1039,7 @@ impl Inner {
             return;
         }
         self.disposing_pages.fetch_add(1, Ordering::SeqCst);
+        tracing::debug!(target: "svc_runner::pages", parkings = guarded.parkings, "page disposed");
         let disposed = tokio::time::timeout(
             DISPOSE_TIMEOUT,
             guarded.warm.browser.dispose_browser_context(guarded.context.clone()),
@@ -2023,6 +2140,14 @@ impl svc_engine::IsolationReport for ChromiumEngine {
 
 #[async_trait]
 impl Engine for ChromiumEngine {
+    fn claimed(&self, key: ReuseKey, url: &str) {
+        let origin = self.inner.sharing_origin(url);
+        let mut promised = self.inner.promised.lock().expect("promised lock");
+        let now = Instant::now();
+        promised.retain(|p| p.until.is_none_or(|until| until > now));
+        promised.push(Promise { key, origin, until: Some(now + CLAIM_KEPT) });
+    }
+
     fn warm(&self) -> Vec<svc_engine::Warm> {
         let seats = self
             .inner
@@ -2030,6 +2155,13 @@ impl Engine for ChromiumEngine {
             .lock()
             .expect("warm lock")
             .seats(|page| page.state.shown.lock().expect("shown lock").clone());
+        let mut seats = seats;
+        // A page kept for a run on its way is that run's.
+        for promise in self.inner.promises() {
+            if let Some(i) = seats.iter().position(|(key, origin)| promise.fits(key, origin.as_deref())) {
+                seats.swap_remove(i);
+            }
+        }
         seats.into_iter().map(|(key, origin)| svc_engine::Warm { organization: key.organization, origin }).collect()
     }
 
@@ -2090,6 +2222,12 @@ impl ChromiumEngine {
         let unholdable = |key: &ReuseKey| self.inner.unholdable.lock().expect("unholdable lock").contains(key);
         let mut reuse =
             job.reuse.filter(|key| job.tier == 0 && warm_enabled && job.account.is_none() && !unholdable(key));
+        // A run that takes no warm page lets go of what its claim kept.
+        if let Some(key) = job.reuse
+            && (reuse.is_none() || tier_proxy.is_some())
+        {
+            self.inner.forget_claim(&key);
+        }
         // The browser's start is svc's, not the run's: a cold Chromium on a
         // busy machine can take seconds, which the run timeout ("one script
         // run, navigation included") does not count (docs/decisions.md).

@@ -161,6 +161,13 @@ impl<K: Eq + Hash + Clone, P> WarmPages<K, P> {
         self.parked.len() + self.recycling.len()
     }
 
+    /// Removes and hands back the page parked first of those `evictable`
+    /// says may go, asked from the oldest on (to make room).
+    pub fn take_oldest_where(&mut self, mut evictable: impl FnMut(&K, &P) -> bool) -> Option<P> {
+        let index = self.parked.iter().position(|p| evictable(&p.key, &p.page))?;
+        Some(self.parked.remove(index).page)
+    }
+
     /// Removes and hands back the page parked first (to make room).
     pub fn take_oldest(&mut self) -> Option<P> {
         (!self.parked.is_empty()).then(|| self.parked.remove(0).page)

@@ -425,6 +425,8 @@ pub(crate) struct ClaimRecord {
     pub(crate) enqueued_at: i64,
     /// From the run's history row (a subquery: NULL when it is gone).
     pub(crate) triggered_by: Option<String>,
+    /// The scrap's URL (a subquery: NULL when the scrap is gone).
+    pub(crate) url: Option<String>,
 }
 }
 
@@ -439,6 +441,7 @@ impl ClaimRecord {
             worker_id: worker_id.to_string(),
             triggered_by: self.triggered_by.as_deref().map(triggered_by).transpose()?,
             enqueued_at: time(self.enqueued_at)?,
+            url: self.url,
         })
     }
 }

@@ -312,6 +312,9 @@ pub struct ClaimedRun {
     /// `created_at`), all a worker needs of the pending row.
     pub triggered_by: Option<TriggeredBy>,
     pub enqueued_at: DateTime<Utc>,
+    /// The scrap's URL when the run was claimed (`None` when the scrap is
+    /// gone): what a worker tells the engine of a claim (`Engine::claimed`).
+    pub url: Option<String>,
 }
 
 /// What [`RunStore::claim_next_run`] took, and whether another run for the

@@ -480,6 +480,9 @@ const HEADER: &str = "| variant | side | ok/runs | runs/s | trigger to finished,
 #[tokio::main]
 async fn main() -> Result<()> {
     let args = Args::parse();
+    if let Ok(filter) = std::env::var("FLEET_BENCH_LOG") {
+        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    }
     if args.sites == 0 || args.sites > 250 || args.scraps == 0 {
         bail!("--sites must be 1 to 250 and --scraps at least 1");
     }

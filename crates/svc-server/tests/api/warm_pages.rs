@@ -502,3 +502,46 @@ async fn the_page_budget_bounds_every_page_the_browser_has() {
     assert_eq!(engine.runs_in_warm_pages(), 0, "no organization had a page to reuse");
     engine.close().await;
 }
+
+/// A worker tells the engine of each claim (`Engine::claimed`): the warm
+/// page that fits the claimed run is kept for it until it comes. The next
+/// claims are not offered that page, and a new page made at the page
+/// budget pushes out another one, though the kept page is older; the
+/// claimed run then finds it. Without that, on a fleet two runs of one
+/// organization and site were claimed for one page, and the second made a
+/// page that pushed out another group's (docs/benchmarks.md).
+#[tokio::test]
+async fn a_page_kept_for_a_claimed_run_is_neither_offered_again_nor_pushed_out() {
+    let site = fixture::start().await;
+    // No spares, two pages at most.
+    let config = engine_config(svc_runner::sandbox::DEFAULT_BROWSER_USER, 100, 0);
+    let engine = Arc::new(svc_runner::ChromiumEngine::new(svc_runner::EngineConfig { warm_pages: 2, ..config }));
+    let url = format!("{}/state", site.base);
+    let other_origin = url.replace("127.0.0.1", "localhost");
+    let (alice, bob, carol) = (OrgId::new(), OrgId::new(), OrgId::new());
+    let key = |organization| ReuseKey { organization, scrap: ScrapId::new() };
+    let (a1, a2, b1, c1) = (key(alice), key(alice), key(bob), key(carol));
+    let offered = |org: OrgId| engine.warm().iter().filter(|w| w.organization == org).count();
+
+    // Alice's page first, then Bob's on another origin.
+    assert_eq!(state_seen(&*engine, job(&url, READ_STATE, a1)).await, clean());
+    assert_eq!(state_seen(&*engine, job(&other_origin, READ_STATE, b1)).await, clean());
+    assert_eq!((offered(alice), offered(bob)), (1, 1), "both pages are warm");
+    // A run of another scrap of Alice's on her page's origin is claimed.
+    engine.claimed(a2, &url);
+    assert_eq!((offered(alice), offered(bob)), (0, 1), "the page kept for the claimed run is not offered again");
+    // Carol's run needs a page at the budget: Bob's goes, not Alice's older one.
+    assert_eq!(state_seen(&*engine, job(&url, READ_STATE, c1)).await, clean());
+    assert_eq!(engine.runs_in_warm_pages(), 0);
+    // The claimed run finds Alice's page, and nothing a1's run left in it.
+    assert_eq!(state_seen(&*engine, job(&url, READ_STATE, a2)).await, clean());
+    assert_eq!((engine.runs_in_warm_pages(), engine.runs_in_shared_pages()), (1, 1));
+    assert_eq!(engine.pages_made(), 3, "Alice's, Bob's and Carol's");
+    // Kept no more once its run came: Alice's page (parked again) is offered.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while offered(alice) == 0 {
+        assert!(std::time::Instant::now() < deadline, "Alice's page was never offered again");
+        tokio::task::yield_now().await;
+    }
+    engine.close().await;
+}

@@ -594,3 +594,53 @@ async fn a_claim_prefers_the_runs_that_fit_what_the_engine_keeps_warm() {
             .is_none()
     );
 }
+
+/// An engine that answers every job with data and keeps what it was told
+/// of claims.
+#[derive(Default)]
+struct ToldOfClaims {
+    claimed: Mutex<Vec<(svc_engine::ReuseKey, String)>>,
+}
+
+#[async_trait]
+impl Engine for ToldOfClaims {
+    async fn run(&self, _job: RunJob) -> EngineReport {
+        EngineReport {
+            result: ScriptResult::Data { json: "[1]".into(), length: 1 },
+            duration_ms: 1,
+            bytes: 0,
+            snapshot: None,
+            status: None,
+            html: None,
+            session: None,
+            enqueued: Vec::new(),
+        }
+    }
+
+    fn claimed(&self, key: svc_engine::ReuseKey, url: &str) {
+        self.claimed.lock().unwrap().push((key, url.to_string()));
+    }
+}
+
+/// A worker tells the engine of each run it claims, with the scrap's URL,
+/// so that the engine keeps the warm page that fits it (`Engine::claimed`);
+/// a worker whose claims do not prefer warm pages does not.
+#[tokio::test]
+async fn a_worker_tells_the_engine_of_each_claim() {
+    let t = TestServices::start().await;
+    let ada = t.signup("ada@example.com").await;
+    let scrap = t.scrap(&ada, "Told").await;
+    let me = Principal::Session(ada.session.clone());
+    let engine = Arc::new(ToldOfClaims::default());
+    let slots = crate::schedule::RunSlots::new(1);
+    let worker = crate::runs::worker::Worker::new(t.shared(), engine.clone(), "default", slots.clone());
+    let unaffine = crate::runs::worker::Worker::new(t.shared(), engine.clone(), "default", slots).with_affinity(false);
+
+    t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+    assert!(worker.try_step().await.unwrap());
+    let key = svc_engine::ReuseKey { organization: ada.session.org(), scrap };
+    assert_eq!(*engine.claimed.lock().unwrap(), vec![(key, "https://example.com/items".to_string())]);
+    t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+    assert!(unaffine.try_step().await.unwrap());
+    assert_eq!(engine.claimed.lock().unwrap().len(), 1, "told once: the second worker does not prefer warm pages");
+}

@@ -73,6 +73,17 @@ impl Worker {
         if self.affinity { self.engine.warm() } else { Vec::new() }
     }
 
+    /// Tells the engine of a claim, when claims prefer runs that fit what
+    /// it keeps warm: it keeps the page that fits for this run.
+    fn tell_claimed(&self, claim: &ClaimedRun) {
+        if self.affinity
+            && let Some(url) = &claim.url
+        {
+            let key = svc_engine::ReuseKey { organization: claim.organization_id, scrap: claim.scrap_id };
+            self.engine.claimed(key, url);
+        }
+    }
+
     pub fn id(&self) -> &str {
         &self.worker_id
     }
@@ -83,6 +94,7 @@ impl Worker {
         let Some(claim) = self.services.runs.claim(&self.container, &self.worker_id, &warm).await? else {
             return Ok(false);
         };
+        self.tell_claimed(&claim);
         self.execute(claim).await?;
         Ok(true)
     }
@@ -162,6 +174,7 @@ impl Worker {
             let warm = self.warm();
             match self.services.runs.claim_next(&self.container, &self.worker_id, &warm).await {
                 Ok(Some(NextRun { claim, more_queued })) => {
+                    self.tell_claimed(&claim);
                     log_recovery(&mut backoff);
                     if !more_queued {
                         idle = Some(queued);

@@ -70,6 +70,11 @@ impl TestServices {
     }
 
     /// The database's url (for raw SQL in tests).
+    /// Services over the same store and settings, shared (what a `Worker` takes).
+    pub fn shared(&self) -> Arc<Services> {
+        Arc::new(Services::new(self.store.clone(), self.config.clone()))
+    }
+
     pub fn db_url(&self) -> &str {
         &self._db.url
     }

@@ -29,10 +29,13 @@ const CLAIM_NEXT_RUN: &str = "UPDATE run_queue SET state = 'running', worker_id 
                               ORDER BY enqueued_at, history_id LIMIT 1";
 
 /// The columns of a `ClaimRecord` from a `run_queue` row, the run's trigger
-/// read from its history row in the same statement.
+/// read from its history row and its scrap's URL from the scrap in the same
+/// statement.
 const CLAIM_COLUMNS: &str = "history_id, organization_id, scrap_id, param, attempts, enqueued_at, \
                              (SELECT h.triggered_by FROM history h WHERE h.organization_id = run_queue.organization_id \
-                             AND h.id = run_queue.history_id) AS triggered_by";
+                             AND h.id = run_queue.history_id) AS triggered_by, \
+                             (SELECT s.url FROM scraps s WHERE s.organization_id = run_queue.organization_id \
+                             AND s.id = run_queue.scrap_id) AS url";
 
 /// The end of [`CLAIM_NEXT_RUN`]: the columns of a `ClaimRecord`.
 const CLAIMED: &str = concatcp!(") RETURNING ", CLAIM_COLUMNS);
