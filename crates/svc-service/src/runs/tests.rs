@@ -605,16 +605,7 @@ struct ToldOfClaims {
 #[async_trait]
 impl Engine for ToldOfClaims {
     async fn run(&self, _job: RunJob) -> EngineReport {
-        EngineReport {
-            result: ScriptResult::Data { json: "[1]".into(), length: 1 },
-            duration_ms: 1,
-            bytes: 0,
-            snapshot: None,
-            status: None,
-            html: None,
-            session: None,
-            enqueued: Vec::new(),
-        }
+        report(ScriptResult::Data { json: "[1]".into(), length: 1 }, None, None)
     }
 
     fn claimed(&self, key: svc_engine::ReuseKey, url: &str) {
