@@ -194,6 +194,9 @@ pub trait KeyStore: Send + Sync {
 pub trait HistoryStore: Send + Sync {
     async fn insert_history(&self, row: &HistoryRow) -> Result<()>;
     async fn history_row(&self, org: OrgId, id: HistoryId) -> Result<Option<HistoryRow>>;
+    /// Which of `runs` (each with its organization) have finished, in no
+    /// particular order: one read for every caller waiting on a run.
+    async fn finished_among(&self, runs: &[(OrgId, HistoryId)]) -> Result<Vec<HistoryId>>;
     /// Newest first.
     async fn list_history(&self, org: OrgId, filter: &HistoryFilter) -> Result<Page<HistoryRow>>;
     /// The scrap runs of `org` among `ids`, without their data, in no

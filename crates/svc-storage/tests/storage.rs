@@ -1427,6 +1427,38 @@ async fn run_claims_tell_the_trigger_and_whether_more_are_queued(store: Arc<dyn 
     assert_eq!(expired.lost, vec![again], "handed back with its trigger");
 }
 
+/// Which of the runs callers wait on have finished: one read for many
+/// runs, each matched with its organization (a run id under another
+/// organization is not reported), pending runs and unknown ids left out.
+async fn finished_among_reports_the_finished_runs_of_each_organization(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "among@example.com").await;
+    let (other, other_user) = account(&store, "among-other@example.com").await;
+    let (mine, theirs) = (scrap(&user, "Mine", now()), scrap(&other_user, "Theirs", now()));
+    insert_scrap(&store, &mine).await;
+    insert_scrap(&store, &theirs).await;
+    let done = HistoryRow { status_detail: Some(StatusDetail::Success), ..history(&mine, now()) };
+    let pending = history(&mine, now());
+    let their_done = HistoryRow { status_detail: Some(StatusDetail::Error), ..history(&theirs, now()) };
+    for row in [&done, &pending, &their_done] {
+        store.insert_history(row).await.unwrap();
+    }
+    assert_eq!(store.finished_among(&[]).await.unwrap(), Vec::<HistoryId>::new());
+    let mut asked =
+        vec![(org.id, done.id), (org.id, pending.id), (other.id, their_done.id), (org.id, HistoryId::new())];
+    // Their finished run asked for under the wrong organization: not reported.
+    asked.push((org.id, their_done.id));
+    let mut found = store.finished_among(&asked).await.unwrap();
+    found.sort_by_key(|id| id.to_string());
+    let mut expected = vec![done.id, their_done.id];
+    expected.sort_by_key(|id| id.to_string());
+    assert_eq!(found, expected);
+    assert_eq!(store.finished_among(&[(org.id, their_done.id)]).await.unwrap(), Vec::<HistoryId>::new());
+    // More runs than one statement takes.
+    let many: Vec<(OrgId, HistoryId)> =
+        (0..250).map(|_| (org.id, HistoryId::new())).chain([(org.id, done.id)]).collect();
+    assert_eq!(store.finished_among(&many).await.unwrap(), vec![done.id]);
+}
+
 /// The scrap as a run reads it: with whether it has a site login, whether
 /// its organization has an active webhook, the length of its last success
 /// and its organization's balance and plan, in one read scoped by
@@ -4876,6 +4908,7 @@ storage_tests!(
     activities_newest_first,
     run_queue_claims,
     run_claims_tell_the_trigger_and_whether_more_are_queued,
+    finished_among_reports_the_finished_runs_of_each_organization,
     run_scrap_reads_what_a_run_needs,
     run_queue_claims_near_warm_pages,
     queue_state_follows_a_run,

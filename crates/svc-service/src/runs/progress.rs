@@ -4,12 +4,12 @@
 use std::time::Duration;
 
 use svc_domain::scope::Scope;
-use svc_domain::{HistoryId, ScrapId};
+use svc_domain::{HistoryId, OrgId, ScrapId};
 use svc_storage::QueueState;
 use tokio::sync::broadcast;
 
 use crate::runs::history::HistoryView;
-use crate::schedule::signals::MAX_WAIT;
+use crate::schedule::signals::{MAX_WAIT, RunSignals};
 use crate::{Principal, Result, ServiceError, Session};
 
 use super::RunService;
@@ -22,6 +22,35 @@ pub enum RunProgress {
     /// In a worker's browser.
     Running,
     Finished(Box<HistoryView>),
+}
+
+/// How often the runs callers wait on are read, for workers in other processes.
+const POLL: Duration = Duration::from_millis(250);
+
+/// A caller's place among the runs waited on ([`RunSignals::watched`]); gone when dropped.
+struct Watching<'a> {
+    signals: &'a RunSignals,
+    id: HistoryId,
+}
+
+impl<'a> Watching<'a> {
+    fn new(signals: &'a RunSignals, org: OrgId, id: HistoryId) -> Self {
+        let mut watched = signals.watched.lock().unwrap_or_else(|e| e.into_inner());
+        watched.runs.entry(id).or_insert((org, 0)).1 += 1;
+        Watching { signals, id }
+    }
+}
+
+impl Drop for Watching<'_> {
+    fn drop(&mut self) {
+        let mut watched = self.signals.watched.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, callers)) = watched.runs.get_mut(&self.id) {
+            *callers -= 1;
+            if *callers == 0 {
+                watched.runs.remove(&self.id);
+            }
+        }
+    }
 }
 
 impl RunService {
@@ -48,6 +77,7 @@ impl RunService {
         pending: bool,
     ) -> Result<Option<HistoryView>> {
         let deadline = tokio::time::Instant::now() + wait.min(MAX_WAIT);
+        let _watching = Watching::new(&self.signals, principal.org(), id);
         let mut read = !pending;
         loop {
             if read {
@@ -57,20 +87,53 @@ impl RunService {
                     return Ok(Some(HistoryView::for_principal(row, principal)));
                 }
             }
-            read = true;
-            // Woken by an in-process worker; polled for workers elsewhere.
-            let poll = tokio::time::Instant::now() + Duration::from_millis(250);
-            let until = poll.min(deadline);
-            loop {
-                match tokio::time::timeout_at(until, finished.recv()).await {
+            // Woken when the run finishes: by an in-process worker, or by
+            // the poll the callers of this process share (workers elsewhere).
+            let tick = (tokio::time::Instant::now() + POLL).min(deadline);
+            let woken = loop {
+                match tokio::time::timeout_at(tick, finished.recv()).await {
                     Ok(Ok(done)) if done != id => continue,
-                    _ => break,
+                    Err(_) => break false,
+                    // Its own id, or signals missed (lagged): read the row.
+                    Ok(_) => break true,
                 }
+            };
+            if woken {
+                read = true;
+                continue;
             }
             if tokio::time::Instant::now() >= deadline {
                 return Ok(None);
             }
+            read = match self.poll_watched().await {
+                Ok(_) => false,
+                Err(e) => {
+                    tracing::debug!("the shared poll of waited runs failed: {e}; reading the run's own row");
+                    true
+                }
+            };
         }
+    }
+
+    /// One poll for every caller of this process waiting on a run: which
+    /// of their runs have finished (one read), each then signalled as if an
+    /// in-process worker had finished it. At most one poll per [`POLL`]
+    /// whoever asks; the number of runs found finished.
+    pub async fn poll_watched(&self) -> Result<usize> {
+        let runs: Vec<(OrgId, HistoryId)> = {
+            let mut watched = self.signals.watched.lock().unwrap_or_else(|e| e.into_inner());
+            let now = tokio::time::Instant::now();
+            if watched.polled.is_some_and(|at| now.duration_since(at) < POLL) || watched.runs.is_empty() {
+                return Ok(0);
+            }
+            watched.polled = Some(now);
+            watched.runs.iter().map(|(id, (org, _))| (*org, *id)).collect()
+        };
+        let finished = self.store.finished_among(&runs).await?;
+        for id in &finished {
+            let _ = self.signals.finished.send(*id);
+        }
+        Ok(finished.len())
     }
 
     /// Whether a run is queued, running or finished (then the row), with

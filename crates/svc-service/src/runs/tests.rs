@@ -635,3 +635,45 @@ async fn a_worker_tells_the_engine_of_each_claim() {
     assert!(unaffine.try_step().await.unwrap());
     assert_eq!(engine.claimed.lock().unwrap().len(), 1, "told once: the second worker does not prefer warm pages");
 }
+
+/// A caller waits on a run that a worker in another process finishes: no
+/// signal of this process tells it, the poll its callers share does. The
+/// callers' runs are read for all of them at once, and a caller's run is
+/// watched only while it waits.
+#[tokio::test]
+async fn a_run_finished_in_another_process_is_seen_by_the_shared_poll() {
+    let t = TestServices::start().await;
+    let ada = t.signup("ada@example.com").await;
+    let scrap = t.scrap(&ada, "Elsewhere").await;
+    let me = Principal::Session(ada.session.clone());
+    let (first, second) = (
+        t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap(),
+        t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap(),
+    );
+    let wait = std::time::Duration::from_secs(10);
+    let waiters = async {
+        tokio::join!(
+            t.services.runs.wait_finished(&me, first.id, wait),
+            t.services.runs.wait_finished(&me, second.id, wait),
+        )
+    };
+    // The other process: its own services (its own signals) over the same database.
+    let elsewhere = t.shared();
+    let engine = ToldOfClaims::default();
+    let other = async {
+        for _ in 0..2 {
+            let claim = elsewhere.runs.claim("default", "other-process", &[]).await.unwrap().unwrap();
+            elsewhere.runs.execute(&claim, &engine).await.unwrap();
+        }
+    };
+    let ((first_seen, second_seen), ()) = tokio::join!(waiters, other);
+    for (seen, run) in [(first_seen, &first), (second_seen, &second)] {
+        let seen = seen.unwrap().expect("seen finished before the wait ended");
+        assert_eq!((seen.row.id, seen.row.status_detail), (run.id, Some(StatusDetail::Success)));
+    }
+    assert!(
+        t.services.runs.signals.watched.lock().unwrap().runs.is_empty(),
+        "no run is watched once its callers are gone"
+    );
+    assert_eq!(t.services.runs.poll_watched().await.unwrap(), 0, "nothing to poll");
+}

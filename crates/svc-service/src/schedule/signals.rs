@@ -3,11 +3,12 @@
 //! for the requests waiting on them), and how long a request may wait.
 //! Other processes do not hear them and fall back to polling.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use svc_domain::history::MAX_RUN_WAIT_SECS;
-use svc_domain::{HistoryId, ObjectId};
+use svc_domain::{HistoryId, ObjectId, OrgId};
 use tokio::sync::{Notify, broadcast};
 
 use crate::{Result, ServiceError};
@@ -42,6 +43,19 @@ pub struct RunSignals {
     pub tasks: Arc<Notify>,
     /// Tasks finished, for callers waiting on them.
     pub(crate) task_finished: broadcast::Sender<ObjectId>,
+    /// The runs callers of this process wait on, for the poll they share
+    /// (`RunService::poll_watched`): runs a worker in another process
+    /// finishes are read for all of them at once.
+    pub(crate) watched: std::sync::Mutex<Watched>,
+}
+
+/// See [`RunSignals::watched`].
+#[derive(Default)]
+pub(crate) struct Watched {
+    /// Each run with its organization and how many callers wait on it.
+    pub(crate) runs: HashMap<HistoryId, (OrgId, usize)>,
+    /// When the last shared poll started.
+    pub(crate) polled: Option<tokio::time::Instant>,
 }
 
 impl Default for RunSignals {
@@ -53,6 +67,7 @@ impl Default for RunSignals {
             emails: Arc::new(Notify::new()),
             tasks: Arc::new(Notify::new()),
             task_finished: broadcast::channel(256).0,
+            watched: std::sync::Mutex::default(),
         }
     }
 }

@@ -53,6 +53,27 @@ where
         row.map(HistoryRow::try_from).transpose()
     }
 
+    async fn finished_among(&self, runs: &[(OrgId, HistoryId)]) -> Result<Vec<HistoryId>> {
+        let mut finished = Vec::new();
+        // At most 200 bound values per statement.
+        for chunk in runs.chunks(100) {
+            let mut qb = QueryBuilder::<DB>::new("SELECT id FROM history WHERE status_detail IS NOT NULL AND (");
+            for (n, (org, run)) in chunk.iter().enumerate() {
+                if n > 0 {
+                    qb.push(" OR ");
+                }
+                qb.push("(organization_id = ").push_bind(org.to_string());
+                qb.push(" AND id = ").push_bind(run.to_string()).push(")");
+            }
+            qb.push(")");
+            let ids: Vec<String> = qb.build_query_scalar().fetch_all(&mut *self.reader().await?).await?;
+            for run in ids {
+                finished.push(id(&run)?);
+            }
+        }
+        Ok(finished)
+    }
+
     async fn list_history(&self, org: OrgId, filter: &HistoryFilter) -> Result<Page<HistoryRow>> {
         if filter.only_scraps.as_ref().is_some_and(Vec::is_empty) {
             return Ok(Page { items: vec![], total: 0 });
