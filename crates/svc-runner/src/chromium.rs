@@ -902,12 +902,17 @@ impl Inner {
             .map(|u| u.origin().ascii_serialization())
     }
 
-    /// The promises in force (a lapsed claim's dropped).
-    fn promises(&self) -> Vec<Promise> {
+    /// The promises in force, a lapsed claim's dropped (under the lock).
+    fn promises_in_force(&self) -> std::sync::MutexGuard<'_, Vec<Promise>> {
         let mut promised = self.promised.lock().expect("promised lock");
         let now = Instant::now();
         promised.retain(|p| p.until.is_none_or(|until| until > now));
-        promised.clone()
+        promised
+    }
+
+    /// A copy of the promises in force.
+    fn promises(&self) -> Vec<Promise> {
+        self.promises_in_force().clone()
     }
 
     /// Drops the promise a claim of `key` left, for a run that takes no warm page.
@@ -2142,20 +2147,17 @@ impl svc_engine::IsolationReport for ChromiumEngine {
 impl Engine for ChromiumEngine {
     fn claimed(&self, key: ReuseKey, url: &str) {
         let origin = self.inner.sharing_origin(url);
-        let mut promised = self.inner.promised.lock().expect("promised lock");
-        let now = Instant::now();
-        promised.retain(|p| p.until.is_none_or(|until| until > now));
-        promised.push(Promise { key, origin, until: Some(now + CLAIM_KEPT) });
+        let until = Some(Instant::now() + CLAIM_KEPT);
+        self.inner.promises_in_force().push(Promise { key, origin, until });
     }
 
     fn warm(&self) -> Vec<svc_engine::Warm> {
-        let seats = self
+        let mut seats = self
             .inner
             .warm
             .lock()
             .expect("warm lock")
             .seats(|page| page.state.shown.lock().expect("shown lock").clone());
-        let mut seats = seats;
         // A page kept for a run on its way is that run's.
         for promise in self.inner.promises() {
             if let Some(i) = seats.iter().position(|(key, origin)| promise.fits(key, origin.as_deref())) {

@@ -58,12 +58,10 @@ where
         // At most 200 bound values per statement.
         for chunk in runs.chunks(100) {
             let mut qb = QueryBuilder::<DB>::new("SELECT id FROM history WHERE status_detail IS NOT NULL AND (");
-            for (n, (org, run)) in chunk.iter().enumerate() {
-                if n > 0 {
-                    qb.push(" OR ");
-                }
-                qb.push("(organization_id = ").push_bind(org.to_string());
-                qb.push(" AND id = ").push_bind(run.to_string()).push(")");
+            let mut either = qb.separated(" OR ");
+            for (org, run) in chunk {
+                either.push("(organization_id = ").push_bind_unseparated(org.to_string());
+                either.push_unseparated(" AND id = ").push_bind_unseparated(run.to_string()).push_unseparated(")");
             }
             qb.push(")");
             let ids: Vec<String> = qb.build_query_scalar().fetch_all(&mut *self.reader().await?).await?;
