@@ -265,11 +265,16 @@ async fn start(
     let (mut browser, mut handler) =
         Browser::launch(config.build()?).await.map_err(|e| format!("cannot start Chromium: {e}"))?;
     let pid = browser.get_mut_child().and_then(|child| child.inner.id());
-    // `ws://127.0.0.1:PORT/devtools/browser/...`
-    let devtools = url::Url::parse(browser.websocket_address())
-        .ok()
-        .and_then(|url| url.port())
-        .map(svc_engine::own_ports::OwnPort::claim);
+    // `ws://127.0.0.1:PORT/devtools/browser/...`; a host that is not an
+    // address is claimed as every address (the port on any loopback one).
+    let devtools = url::Url::parse(browser.websocket_address()).ok().and_then(|url| {
+        let ip = match url.host() {
+            Some(url::Host::Ipv4(v4)) => std::net::IpAddr::V4(v4),
+            Some(url::Host::Ipv6(v6)) => std::net::IpAddr::V6(v6),
+            _ => std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED),
+        };
+        url.port().map(|port| svc_engine::own_ports::OwnPort::claim(SocketAddr::new(ip, port)))
+    });
     if devtools.is_none() {
         tracing::warn!(address = %browser.websocket_address(), "cannot tell the browser's DevTools port");
     }

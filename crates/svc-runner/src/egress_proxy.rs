@@ -214,7 +214,7 @@ impl EgressProxy {
                 });
             }
         });
-        let _own = svc_engine::own_ports::OwnPort::claim(addr.port());
+        let _own = svc_engine::own_ports::OwnPort::claim(addr);
         Ok(EgressProxy { addr, stats, failures, accept, stop, _own })
     }
 

@@ -853,10 +853,12 @@ async fn the_devtools_port_and_the_egress_proxy_are_never_reachable() {
     };
 
     for port in [devtools, egress] {
-        // As the page itself.
-        let url = format!("http://127.0.0.1:{port}/json/version");
-        let message = failed(&engine.run(job_for(&url, "returnData([document.body.innerText])")).await);
-        assert!(message.contains("one of svc's own"), "navigation to port {port}: {message}");
+        // As the page itself, by any name for the address it listens on.
+        for host in ["127.0.0.1", "localhost", "0.0.0.0"] {
+            let url = format!("http://{host}:{port}/json/version");
+            let message = failed(&engine.run(job_for(&url, "returnData([document.body.innerText])")).await);
+            assert!(message.contains("one of svc's own"), "navigation to {host}:{port}: {message}");
+        }
         // From the script, on an allowed page.
         let script = format!(
             "const r = await fetch('http://127.0.0.1:{port}/json/version').then(r => r.text().then(t => r.status + ' ' + t), e => 'rejected ' + e); returnData([r]);"
@@ -866,6 +868,28 @@ async fn the_devtools_port_and_the_egress_proxy_are_never_reachable() {
         assert!(!json.contains("webSocketDebuggerUrl") && !json.contains("Browser"), "port {port} answered: {json}");
         assert!(json.contains("one of svc's own") || json.contains("rejected"), "port {port}: {json}");
     }
+
+    // Another loopback address on the DevTools port number is another
+    // socket: a local site there is a target like any other.
+    let beside = tokio::net::TcpListener::bind(("127.0.0.2", devtools)).await.expect("the port on 127.0.0.2");
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        while let Ok((mut stream, _)) = beside.accept().await {
+            tokio::spawn(async move {
+                let mut request = vec![0u8; 4096];
+                let _ = stream.read(&mut request).await;
+                let body = "<title>beside</title>";
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+            });
+        }
+    });
+    let report = engine.run(job_for(&format!("http://127.0.0.2:{devtools}/"), "returnData([document.title])")).await;
+    let ScriptResult::Data { json, .. } = &report.result else { panic!("127.0.0.2 is not svc's own: {report:?}") };
+    assert!(json.contains("beside"), "{json}");
 
     // The static engine refuses them too.
     let fixed = svc_static::StaticEngine::new(svc_static::StaticConfig {
