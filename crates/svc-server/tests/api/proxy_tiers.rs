@@ -100,6 +100,38 @@ async fn auto_escalates_to_the_tier_that_gets_through_and_starts_there_next_time
     assert!(tier2.authorizations.lock().unwrap().iter().all(|a| a.starts_with("Basic ")));
 }
 
+/// With only `tier0` (no proxy configured), a run can go nowhere but direct:
+/// it runs and succeeds without reading or writing a host's tier memory.
+/// With a tier configured, the same run is remembered on `tier0`.
+#[tokio::test]
+async fn a_host_is_remembered_only_when_there_is_a_tier_to_remember() {
+    let site = crate::common::fixture::start().await;
+    let direct_only = TestApp::start_with(&[("SVC_ALLOW_PRIVATE_NETWORKS", "true")]).await;
+    let alice = direct_only.signup("alice@example.com").await;
+    let url = format!("{}/items/2", site.base);
+    let sid = direct_only.scrap_with(&alice, json!({"title": "Direct", "url": url, "request": ITEMS})).await;
+    for _ in 0..2 {
+        let row = run(&direct_only, &alice, &sid).await;
+        assert_eq!(
+            (row["statusDetail"].as_str(), row["proxyTier"].as_str()),
+            (Some("success"), Some("tier0")),
+            "{row}"
+        );
+    }
+    assert_eq!(direct_only.store.tier_memory(alice.org(), "127.0.0.1").await.unwrap(), None);
+
+    let tier1 = CountingProxy::start("tier1", "one", PASSWORD).await;
+    let with_tier =
+        TestApp::start_with(&[("SVC_ALLOW_PRIVATE_NETWORKS", "true"), ("SVC_PROXY_TIER1", tier1.url.as_str())]).await;
+    let bob = with_tier.signup("bob@example.com").await;
+    let sid = with_tier.scrap_with(&bob, json!({"title": "Direct", "url": url, "request": ITEMS})).await;
+    let row = run(&with_tier, &bob, &sid).await;
+    assert_eq!((row["statusDetail"].as_str(), row["proxyTier"].as_str()), (Some("success"), Some("tier0")), "{row}");
+    assert_eq!(tier1.handled(), 0, "not blocked: no escalation");
+    let memory = with_tier.store.tier_memory(bob.org(), "127.0.0.1").await.unwrap().unwrap();
+    assert_eq!((memory.tier, memory.runs), (0, 1));
+}
+
 #[tokio::test]
 async fn a_fixed_tier_never_escalates_and_unconfigured_tiers_are_refused() {
     let tier1 = CountingProxy::start("tier1", "one", PASSWORD).await;

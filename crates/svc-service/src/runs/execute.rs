@@ -147,7 +147,10 @@ impl RunService {
             STATIC_SCRAPPER => Some(0),
             _ => scrap.proxy_tier.as_deref().and_then(proxy_tiers::parse_tier),
         };
-        let host = proxy_tiers::memory_key(&scrap.url);
+        // With nothing configured but `tier0`, a host's memory could only say
+        // `tier0`, which is where a run without one starts: neither read nor
+        // written (two statements per browser run).
+        let host = proxy_tiers::memory_key(&scrap.url).filter(|_| !self.tiers.only_direct());
         let remembered = match (fixed, &host) {
             (None, Some(host)) => self
                 .store

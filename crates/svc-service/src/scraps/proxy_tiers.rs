@@ -62,6 +62,12 @@ impl TierSettings {
         self.configured.get(tier as usize).copied().unwrap_or(false)
     }
 
+    /// Whether no tier but `tier0` is configured: a run can go nowhere but
+    /// direct, so there is no tier to remember for a host.
+    pub fn only_direct(&self) -> bool {
+        self.next_up(0).is_none()
+    }
+
     /// The next configured tier above `tier`.
     pub fn next_up(&self, tier: u8) -> Option<u8> {
         ((tier + 1)..TIER_COUNT as u8).find(|&t| self.is_configured(t))
