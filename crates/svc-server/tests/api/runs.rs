@@ -871,23 +871,9 @@ async fn the_devtools_port_and_the_egress_proxy_are_never_reachable() {
 
     // Another loopback address on the DevTools port number is another
     // socket: a local site there is a target like any other.
-    let beside = tokio::net::TcpListener::bind(("127.0.0.2", devtools)).await.expect("the port on 127.0.0.2");
-    tokio::spawn(async move {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        while let Ok((mut stream, _)) = beside.accept().await {
-            tokio::spawn(async move {
-                let mut request = vec![0u8; 4096];
-                let _ = stream.read(&mut request).await;
-                let body = "<title>beside</title>";
-                let head = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                    body.len()
-                );
-                let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
-            });
-        }
-    });
-    let report = engine.run(job_for(&format!("http://127.0.0.2:{devtools}/"), "returnData([document.title])")).await;
+    let beside = common::site::Site::start_on(("127.0.0.2", devtools)).await;
+    beside.set("/", 200, "<title>beside</title>");
+    let report = engine.run(job_for(&beside.url("/"), "returnData([document.title])")).await;
     let ScriptResult::Data { json, .. } = &report.result else { panic!("127.0.0.2 is not svc's own: {report:?}") };
     assert!(json.contains("beside"), "{json}");
 

@@ -17,7 +17,7 @@ type Visits = Arc<Mutex<Vec<(String, String)>>>;
 
 #[derive(Clone)]
 pub struct Site {
-    /// `http://127.0.0.1:PORT`.
+    /// `http://127.0.0.1:PORT` (or the address it was started on).
     pub base: String,
     pages: Pages,
     visits: Visits,
@@ -38,10 +38,16 @@ async fn page(State((pages, visits)): State<(Pages, Visits)>, request: Request) 
 
 impl Site {
     pub async fn start() -> Site {
+        Site::start_on(("127.0.0.1", 0)).await
+    }
+
+    /// The site on another address (a loopback address beside 127.0.0.1,
+    /// a given port).
+    pub async fn start_on(addr: (&str, u16)) -> Site {
         let pages: Pages = Arc::default();
         let visits: Visits = Arc::default();
         let app = Router::new().fallback(page).with_state((pages.clone(), visits.clone()));
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = TcpListener::bind(addr).await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         Site { base, pages, visits }
