@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 use svc_domain::email::EmailState;
 use svc_domain::{OrgId, ScrapId};
 
@@ -259,21 +259,9 @@ async fn alerts_and_cron_results_reach_a_channel_through_the_outbox_without_smtp
         .find(|r| r.path.starts_with("/services/") && r.json()["text"].as_str().unwrap().contains("recovered"));
     assert!(recovered.is_some(), "{got:?}");
 
-    // The scrap's log says where each went, the channel URL redacted. A
-    // delivery's entry is written once the service has answered, so the
-    // last one may land just after the receiver saw the message: polled.
-    let deadline = tokio::time::Instant::now() + WITHIN;
-    let log = loop {
-        let (_, log) = app.get(&format!("/api/scraps/{sid}/activities?perPage=100"), &alice.token).await;
-        let sent = log["data"].as_array().unwrap().iter().filter(|a| a["type"] == "channel.sent").count();
-        if sent >= 3 || tokio::time::Instant::now() >= deadline {
-            break log;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    let sent: Vec<&Value> = log["data"].as_array().unwrap().iter().filter(|a| a["type"] == "channel.sent").collect();
-    assert!(sent.len() >= 3, "{log}");
-    assert!(sent.iter().any(|a| a["message"].as_str().unwrap().contains("channel:ops")), "{log}");
+    // The scrap's log says where each went, the channel URL redacted.
+    let sent = app.activities_of(&alice, &sid, "channel.sent", 3).await;
+    assert!(sent.iter().any(|a| a["message"].as_str().unwrap().contains("channel:ops")), "{sent:?}");
 }
 
 #[tokio::test]

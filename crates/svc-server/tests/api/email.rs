@@ -102,8 +102,7 @@ async fn a_cron_run_emails_its_data_as_json_then_as_csv() {
     let from_csv: Vec<Value> =
         rows[1..].iter().map(|r| json!({"name": r[0], "i": r[1].parse::<i64>().unwrap()})).collect();
     assert_eq!(from_csv, data);
-    let (_, log) = app.get(&format!("/api/scraps/{sid}/activities?perPage=100"), &alice.token).await;
-    assert!(log["data"].as_array().unwrap().iter().any(|a| a["type"] == "email.sent"), "{log}");
+    app.activities_of(&alice, &sid, "email.sent", 1).await;
 }
 
 #[tokio::test]

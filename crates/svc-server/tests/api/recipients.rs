@@ -23,21 +23,6 @@ async fn recipients(app: &TestApp, account: &Account) -> Vec<Value> {
     page["data"].as_array().unwrap().clone()
 }
 
-/// The scrap's activities of `kind`, once there are `n` (a run's emails are
-/// decided as it finishes).
-async fn activities(app: &TestApp, account: &Account, scrap: &str, kind: &str, n: usize) -> Vec<Value> {
-    let deadline = tokio::time::Instant::now() + WITHIN;
-    loop {
-        let (_, log) = app.get(&format!("/api/scraps/{scrap}/activities?perPage=100"), &account.token).await;
-        let found: Vec<Value> = log["data"].as_array().unwrap().iter().filter(|a| a["type"] == kind).cloned().collect();
-        if found.len() >= n {
-            return found;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "fewer than {n} `{kind}`: {log}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
 #[tokio::test]
 async fn a_stranger_receives_only_after_confirming_and_only_for_that_organization() {
     let smtp = SmtpServer::start().await;
@@ -68,7 +53,7 @@ async fn a_stranger_receives_only_after_confirming_and_only_for_that_organizatio
 
     // A cron run while pending: nothing to sam, and the run's activity says why.
     app.services.scheduler.tick(Utc::now() + chrono::Duration::seconds(61)).await.unwrap();
-    let skipped = activities(&app, &alice, &sid, "email.skipped", 1).await;
+    let skipped = app.activities_of(&alice, &sid, "email.skipped", 1).await;
     assert!(skipped[0]["message"].as_str().unwrap().contains("sam@example.com"), "{skipped:?}");
     assert_eq!(smtp.messages().len(), 1, "only the confirmation mail");
 

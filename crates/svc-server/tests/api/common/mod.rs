@@ -199,6 +199,23 @@ impl TestApp {
         (status, res.text().await.unwrap())
     }
 
+    /// The scrap's activities of `kind`, once there are `n` or more (polled
+    /// for up to a minute: a run's emails are decided as it finishes, and a
+    /// delivery's entry is written once the receiver has answered).
+    pub async fn activities_of(&self, account: &Account, scrap: &str, kind: &str, n: usize) -> Vec<Value> {
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let (_, log) = self.get(&format!("/api/scraps/{scrap}/activities?perPage=100"), &account.token).await;
+            let found: Vec<Value> =
+                log["data"].as_array().unwrap().iter().filter(|a| a["type"] == kind).cloned().collect();
+            if found.len() >= n {
+                return found;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "fewer than {n} `{kind}`: {log}");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
     /// Confirms the recipient whose confirmation mail is `mail`.
     pub async fn confirm_by_mail(&self, mail: &smtp::Captured) {
         let (status, page) = self.confirm_recipient(&mail.confirmation_token()).await;
