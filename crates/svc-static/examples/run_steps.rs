@@ -135,6 +135,7 @@ fn main() {
         Context::full(&rt).unwrap().with(|ctx| {
             let native = svc_static::dom_bindings::native(&ctx, d).unwrap();
             drop(read(&ctx, &bytecode).call::<_, Object>((native,)).unwrap());
+            svc_static::dom_members::release(&ctx);
         });
     });
     let shared = fresh();
@@ -143,6 +144,7 @@ fn main() {
         Context::full(&shared).unwrap().with(|ctx| {
             let native = svc_static::dom_bindings::native(&ctx, d).unwrap();
             drop(read(&ctx, &bytecode).call::<_, Object>((native,)).unwrap());
+            svc_static::dom_members::release(&ctx);
         });
         shared.run_gc();
     });

@@ -229,6 +229,15 @@ pub fn native<'js>(ctx: &Ctx<'js>, document: Rc<Document>) -> rquickjs::Result<O
             parsed.ok().map(|u| url_parts(&u))
         }),
     )?;
+    n.set(
+        "members",
+        Function::new(
+            f(ctx),
+            |ctx: Ctx<'js>, groups: Object<'js>, prototypes: rquickjs::Array<'js>, unsupported: Function<'js>| {
+                crate::dom_members::define(ctx, groups, prototypes, unsupported)
+            },
+        ),
+    )?;
     n.set("intlModule", Function::new(f(ctx), |ctx: Ctx<'js>| crate::script_runtime::intl_module(&ctx)))?;
     n.set("intlData", Function::new(f(ctx), |tag: String| intl_data(&tag)))?;
     n.set(

@@ -29,6 +29,7 @@ pub mod css;
 pub mod decode;
 pub mod document;
 pub mod dom_bindings;
+pub mod dom_members;
 pub mod engine;
 pub mod error;
 pub mod fetch;

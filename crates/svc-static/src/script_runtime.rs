@@ -203,6 +203,8 @@ pub fn run_with_network(
     rt.set_max_stack_size(limits.stack);
     rt.set_interrupt_handler(Some(Box::new(move || Instant::now() >= deadline)));
     let context = Context::full(&rt).map_err(internal)?;
+    // Declared after the context, so dropped before it on every return.
+    let members = Members(&context);
 
     // Set up: the prelude over the page, then the script up to its first await.
     let started = context.with(|ctx| -> Result<_, StaticError> {
@@ -300,7 +302,17 @@ pub fn run_with_network(
         };
         read().map_err(|e| StaticError::ScriptAborted(error_of(&ctx, e)))
     });
+    drop(members);
     drop(context);
     drop(rt);
     outcome
+}
+
+/// Frees what `dom_members` kept for the run when dropped (before its context).
+struct Members<'a>(&'a Context);
+
+impl Drop for Members<'_> {
+    fn drop(&mut self) {
+        self.0.with(|ctx| crate::dom_members::release(&ctx));
+    }
 }

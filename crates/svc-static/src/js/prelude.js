@@ -97,11 +97,13 @@
     return nodes;
   };
 
-  // The set-up below defines ~400 properties in every run: these helpers
-  // make no string and no array per property (a refusal's message is made
-  // when it is thrown), which halved their cost (docs/benchmarks.md).
+  // The DOM's prototypes get their members from native tables
+  // (dom_members.rs): each member forwards to the function of its name in a
+  // group below, and a group is made when one of its members is first
+  // called, so a run builds only what its script uses.
+  const groups = {};
+  // `location`'s accessors and methods, defined here.
   const setting = (name) => () => unsupported("setting `" + name + "`");
-  const refusal = (name, why) => () => unsupported(why ? name + " (" + why + ")" : name);
   const getters = (target, props) => {
     for (const name in props) {
       Object.defineProperty(target, name, { get: props[name], set: setting(name), configurable: true, enumerable: true });
@@ -112,18 +114,8 @@
       Object.defineProperty(target, name, { value: fns[name], writable: true, configurable: true });
     }
   };
-  const refuse = (target, names, why) => {
-    for (const name of names) {
-      Object.defineProperty(target, name, { value: refusal(name, why), writable: true, configurable: true });
-    }
-  };
-  const refuseGetters = (target, names, why) => {
-    for (const name of names) {
-      Object.defineProperty(target, name, { get: refusal(name, why), set: setting(name), configurable: true });
-    }
-  };
 
-  getters(Node.prototype, {
+  groups.node = () => ({
     nodeType() { return N.nodeType(idOf(this)); },
     nodeName() {
       const id = idOf(this);
@@ -152,36 +144,35 @@
     isConnected() { return true; },
     baseURI() { return N.baseUrl(); },
   });
-  methods(Node.prototype, {
+  groups.nodeMethods = () => ({
     hasChildNodes() { return N.children(idOf(this), false).length > 0; },
     contains(other) { return other != null && N.contains(idOf(this), idOf(other)); },
     isSameNode(other) { return other === this; },
     getRootNode() { return document; },
     compareDocumentPosition() { unsupported("compareDocumentPosition"); },
   });
-  refuse(Node.prototype, ["appendChild", "removeChild", "replaceChild", "insertBefore", "cloneNode", "normalize"], "the page is read-only");
-  refuse(Node.prototype, ["addEventListener", "removeEventListener", "dispatchEvent"], "no events");
 
-  getters(CharacterData.prototype, {
+  // CharacterData's, Text's and DocumentType's.
+  groups.characterData = () => ({
     data() { return N.data(idOf(this)) ?? ""; },
     length() { return (N.data(idOf(this)) ?? "").length; },
+    wholeText() { return N.data(idOf(this)) ?? ""; },
+    name() { return N.name(idOf(this)); },
   });
-  getters(Text.prototype, { wholeText() { return N.data(idOf(this)) ?? ""; } });
-  getters(DocumentType.prototype, { name() { return N.name(idOf(this)); } });
 
   // ------------------------------------------------------------- queries
-  const queries = {
+  groups.queries = () => ({
     querySelector(selectors) { return wrap(N.select(idOf(this), String(selectors), false)[0]); },
     querySelectorAll(selectors) { return list(N.select(idOf(this), String(selectors), true)); },
     getElementsByClassName(names) { return list(N.byClass(idOf(this), String(names))); },
     getElementsByTagName(name) { return list(N.byTag(idOf(this), String(name))); },
-  };
-  const elementTree = {
+  });
+  groups.tree = () => ({
     children() { return list(N.children(idOf(this), true)); },
     childElementCount() { return N.children(idOf(this), true).length; },
     firstElementChild() { return wrap(N.children(idOf(this), true)[0]); },
     lastElementChild() { return wrap(N.children(idOf(this), true).at(-1)); },
-  };
+  });
 
   // ------------------------------------------------------------- elements
   const attr = (el, name) => N.attr(idOf(el), name) ?? null;
@@ -212,7 +203,6 @@
     forEach(fn, thisArg) { this.#tokens.forEach((t, i) => fn.call(thisArg, t, i, this)); }
     [Symbol.iterator]() { return this.#tokens.values(); }
   }
-  refuse(DOMTokenList.prototype, ["add", "remove", "toggle", "replace"], "the page is read-only");
   g.DOMTokenList = DOMTokenList;
 
   const frozenView = (object, what) =>
@@ -266,207 +256,238 @@
     poster: ["video"],
   };
 
-  getters(Element.prototype, {
-    tagName() {
-      const id = idOf(this);
-      const name = N.name(id);
-      return N.isHtml(id) ? name.toUpperCase() : name;
-    },
-    localName() { return N.name(idOf(this)); },
-    namespaceURI() { return N.isHtml(idOf(this)) ? "http://www.w3.org/1999/xhtml" : null; },
-    id() { return attr(this, "id") ?? ""; },
-    className() { return attr(this, "class") ?? ""; },
-    classList() { return new DOMTokenList(attr(this, "class") ?? ""); },
-    attributes() {
-      const attributes = N.attrs(idOf(this)).map(([name, value]) =>
-        Object.freeze({ name, value, localName: name, nodeName: name, nodeValue: value, specified: true }),
-      );
-      Object.defineProperty(attributes, "item", { value: (i) => attributes[i] ?? null });
-      Object.defineProperty(attributes, "getNamedItem", { value: (n) => attributes.find((a) => a.name === String(n).toLowerCase()) ?? null });
-      return attributes;
-    },
-    dataset() {
-      const data = {};
-      for (const [name, value] of N.attrs(idOf(this))) {
-        if (name.startsWith("data-")) data[camel(name.slice(5))] = value;
-      }
-      return frozenView(data, "dataset");
-    },
-    innerHTML() { return N.html(idOf(this), false); },
-    outerHTML() { return N.html(idOf(this), true); },
-    innerText() { return N.innerText(idOf(this)); },
-    outerText() { return N.innerText(idOf(this)); },
-    nextElementSibling() { return wrap(N.sibling(idOf(this), true, true)); },
-    previousElementSibling() { return wrap(N.sibling(idOf(this), false, true)); },
-    style() { return inlineStyle(this); },
-    shadowRoot() { return null; },
-    slot() { return attr(this, "slot") ?? ""; },
-    ...elementTree,
-  });
-  for (const name in URL_ATTRIBUTES) {
-    const tags = URL_ATTRIBUTES[name];
-    getters(Element.prototype, {
-      [name]() {
-        if (!tagIs(this, ...tags)) return undefined;
-        if (name === "action" && !has(this, "action")) return pageUrl;
-        return urlAttr(this, name);
+  groups.element = () => {
+    const o = {};
+    Object.assign(o, {
+      tagName() {
+        const id = idOf(this);
+        const name = N.name(id);
+        return N.isHtml(id) ? name.toUpperCase() : name;
+      },
+      localName() { return N.name(idOf(this)); },
+      namespaceURI() { return N.isHtml(idOf(this)) ? "http://www.w3.org/1999/xhtml" : null; },
+      id() { return attr(this, "id") ?? ""; },
+      className() { return attr(this, "class") ?? ""; },
+      classList() { return new DOMTokenList(attr(this, "class") ?? ""); },
+      attributes() {
+        const attributes = N.attrs(idOf(this)).map(([name, value]) =>
+          Object.freeze({ name, value, localName: name, nodeName: name, nodeValue: value, specified: true }),
+        );
+        Object.defineProperty(attributes, "item", { value: (i) => attributes[i] ?? null });
+        Object.defineProperty(attributes, "getNamedItem", { value: (n) => attributes.find((a) => a.name === String(n).toLowerCase()) ?? null });
+        return attributes;
+      },
+      dataset() {
+        const data = {};
+        for (const [name, value] of N.attrs(idOf(this))) {
+          if (name.startsWith("data-")) data[camel(name.slice(5))] = value;
+        }
+        return frozenView(data, "dataset");
+      },
+      innerHTML() { return N.html(idOf(this), false); },
+      outerHTML() { return N.html(idOf(this), true); },
+      innerText() { return N.innerText(idOf(this)); },
+      outerText() { return N.innerText(idOf(this)); },
+      nextElementSibling() { return wrap(N.sibling(idOf(this), true, true)); },
+      previousElementSibling() { return wrap(N.sibling(idOf(this), false, true)); },
+      style() { return inlineStyle(this); },
+      shadowRoot() { return null; },
+      slot() { return attr(this, "slot") ?? ""; },
+    });
+    for (const name in URL_ATTRIBUTES) {
+      const tags = URL_ATTRIBUTES[name];
+      Object.assign(o, {
+        [name]() {
+          if (!tagIs(this, ...tags)) return undefined;
+          if (name === "action" && !has(this, "action")) return pageUrl;
+          return urlAttr(this, name);
+        },
+      });
+    }
+    Object.assign(o, {
+      protocol: linkPart("protocol"), host: linkPart("host"), hostname: linkPart("hostname"), port: linkPart("port"),
+      pathname: linkPart("pathname"), search: linkPart("search"), hash: linkPart("hash"), origin: linkPart("origin"),
+      username: linkPart("username"), password: linkPart("password"),
+    });
+    // Reflected string attributes.
+    const reflected = {
+      title: "title", lang: "lang", dir: "dir", alt: "alt", name: "name", rel: "rel", target: "target",
+      placeholder: "placeholder", htmlFor: "for", download: "download", srcset: "srcset",
+      sizes: "sizes", accessKey: "accesskey", referrerPolicy: "referrerpolicy", hreflang: "hreflang",
+      httpEquiv: "http-equiv", charset: "charset", media: "media", role: "role", autocomplete: "autocomplete",
+      pattern: "pattern", min: "min", max: "max", step: "step",
+      headers: "headers", abbr: "abbr", scope: "scope", datetime: "datetime", dateTime: "datetime",
+    };
+    for (const prop in reflected) {
+      const name = reflected[prop];
+      Object.assign(o, { [prop]() { return attr(this, name) ?? ""; } });
+    }
+    const booleans = {
+      hidden: "hidden", disabled: "disabled", required: "required",
+      readOnly: "readonly", multiple: "multiple", open: "open", defaultChecked: "checked", defaultSelected: "selected",
+      async: "async", defer: "defer", autofocus: "autofocus", noValidate: "novalidate",
+    };
+    for (const prop in booleans) {
+      const name = booleans[prop];
+      Object.assign(o, { [prop]() { return has(this, name); } });
+    }
+    Object.assign(o, {
+      // Checkedness and selectedness as the parse leaves them (a radio
+      // group's last `checked`, a drop-down's default option).
+      checked() {
+        if (tagIs(this, "input") && ["checkbox", "radio"].includes(this.type)) return N.matches(idOf(this), ":checked");
+        return has(this, "checked");
+      },
+      selected() {
+        if (tagIs(this, "option")) return N.matches(idOf(this), ":checked");
+        return has(this, "selected");
       },
     });
-  }
-  getters(Element.prototype, {
-    protocol: linkPart("protocol"), host: linkPart("host"), hostname: linkPart("hostname"), port: linkPart("port"),
-    pathname: linkPart("pathname"), search: linkPart("search"), hash: linkPart("hash"), origin: linkPart("origin"),
-    username: linkPart("username"), password: linkPart("password"),
-  });
-  // Reflected string attributes.
-  const reflected = {
-    title: "title", lang: "lang", dir: "dir", alt: "alt", name: "name", rel: "rel", target: "target",
-    placeholder: "placeholder", htmlFor: "for", download: "download", srcset: "srcset",
-    sizes: "sizes", accessKey: "accesskey", referrerPolicy: "referrerpolicy", hreflang: "hreflang",
-    httpEquiv: "http-equiv", charset: "charset", media: "media", role: "role", autocomplete: "autocomplete",
-    pattern: "pattern", min: "min", max: "max", step: "step",
-    headers: "headers", abbr: "abbr", scope: "scope", datetime: "datetime", dateTime: "datetime",
+    return o;
   };
-  for (const prop in reflected) {
-    const name = reflected[prop];
-    getters(Element.prototype, { [prop]() { return attr(this, name) ?? ""; } });
-  }
-  const booleans = {
-    hidden: "hidden", disabled: "disabled", required: "required",
-    readOnly: "readonly", multiple: "multiple", open: "open", defaultChecked: "checked", defaultSelected: "selected",
-    async: "async", defer: "defer", autofocus: "autofocus", noValidate: "novalidate",
-  };
-  for (const prop in booleans) {
-    const name = booleans[prop];
-    getters(Element.prototype, { [prop]() { return has(this, name); } });
-  }
-  getters(Element.prototype, {
-    // Checkedness and selectedness as the parse leaves them (a radio
-    // group's last `checked`, a drop-down's default option).
-    checked() {
-      if (tagIs(this, "input") && ["checkbox", "radio"].includes(this.type)) return N.matches(idOf(this), ":checked");
-      return has(this, "checked");
-    },
-    selected() {
-      if (tagIs(this, "option")) return N.matches(idOf(this), ":checked");
-      return has(this, "selected");
-    },
-  });
-  const optionValue = (option) => attr(option, "value") ?? collapse(option.textContent);
-  // Selectedness as the parse leaves it (`:checked`, css.rs): a drop-down's
-  // last option with `selected`, else its first option that is not disabled.
-  const selectedHandles = (select) => N.select(idOf(select), "option:checked", true);
-  const selectedOption = (select) => wrap(selectedHandles(select)[0]);
-  // The HTML standard's rules for parsing non-negative integers.
-  const nonNegative = (value, fallback) => {
-    const m = /^[\t\n\f\r ]*\+?(\d+)/.exec(value ?? "");
-    const n = m ? Number(m[1]) : NaN;
-    return Number.isFinite(n) && n <= 2147483647 ? n : fallback;
-  };
-  const positive = (value, fallback) => {
-    const n = nonNegative(value, fallback);
-    return n > 0 ? n : fallback;
-  };
-  const sectionRows = (section) => N.children(idOf(section), true).filter((c) => N.name(c) === "tr");
-  getters(Element.prototype, {
-    type() {
-      if (tagIs(this, "input")) return (attr(this, "type") ?? "text").toLowerCase();
-      if (tagIs(this, "button")) return (attr(this, "type") ?? "submit").toLowerCase();
-      if (tagIs(this, "select")) return has(this, "multiple") ? "select-multiple" : "select-one";
-      if (tagIs(this, "textarea")) return "textarea";
-      return attr(this, "type") ?? "";
-    },
-    value() {
-      if (tagIs(this, "textarea")) return this.textContent;
-      if (tagIs(this, "select")) {
+  groups.forms = () => {
+    const o = {};
+    const optionValue = (option) => attr(option, "value") ?? collapse(option.textContent);
+    // Selectedness as the parse leaves it (`:checked`, css.rs): a drop-down's
+    // last option with `selected`, else its first option that is not disabled.
+    const selectedHandles = (select) => N.select(idOf(select), "option:checked", true);
+    const selectedOption = (select) => wrap(selectedHandles(select)[0]);
+    // The HTML standard's rules for parsing non-negative integers.
+    const nonNegative = (value, fallback) => {
+      const m = /^[\t\n\f\r ]*\+?(\d+)/.exec(value ?? "");
+      const n = m ? Number(m[1]) : NaN;
+      return Number.isFinite(n) && n <= 2147483647 ? n : fallback;
+    };
+    const positive = (value, fallback) => {
+      const n = nonNegative(value, fallback);
+      return n > 0 ? n : fallback;
+    };
+    const sectionRows = (section) => N.children(idOf(section), true).filter((c) => N.name(c) === "tr");
+    Object.assign(o, {
+      type() {
+        if (tagIs(this, "input")) return (attr(this, "type") ?? "text").toLowerCase();
+        if (tagIs(this, "button")) return (attr(this, "type") ?? "submit").toLowerCase();
+        if (tagIs(this, "select")) return has(this, "multiple") ? "select-multiple" : "select-one";
+        if (tagIs(this, "textarea")) return "textarea";
+        return attr(this, "type") ?? "";
+      },
+      value() {
+        if (tagIs(this, "textarea")) return this.textContent;
+        if (tagIs(this, "select")) {
+          const option = selectedOption(this);
+          return option ? optionValue(option) : "";
+        }
+        if (tagIs(this, "option")) return optionValue(this);
+        if (tagIs(this, "input")) {
+          const type = this.type;
+          return attr(this, "value") ?? (type === "checkbox" || type === "radio" ? "on" : "");
+        }
+        return attr(this, "value") ?? "";
+      },
+      defaultValue() { return tagIs(this, "textarea") ? this.textContent : attr(this, "value") ?? ""; },
+      text() {
+        if (tagIs(this, "option")) return collapse(this.textContent);
+        return tagIs(this, "a", "script", "title") ? this.textContent : undefined;
+      },
+      label() { return tagIs(this, "option") ? attr(this, "label") ?? collapse(this.textContent) : attr(this, "label") ?? ""; },
+      options() { return tagIs(this, "select", "datalist") ? list(N.select(idOf(this), "option", true)) : undefined; },
+      selectedIndex() {
+        if (!tagIs(this, "select")) return undefined;
+        const options = N.select(idOf(this), "option", true).map(wrap);
         const option = selectedOption(this);
-        return option ? optionValue(option) : "";
+        return option ? options.indexOf(option) : -1;
+      },
+      selectedOptions() {
+        if (!tagIs(this, "select")) return undefined;
+        return list(selectedHandles(this));
+      },
+      index() {
+        if (!tagIs(this, "option")) return undefined;
+        const select = this.closest("select, datalist");
+        return select ? select.options.indexOf(this) : 0;
+      },
+      cells() {
+        if (!tagIs(this, "tr")) return undefined;
+        return list(N.children(idOf(this), true).filter((c) => ["td", "th"].includes(N.name(c))));
+      },
+      tBodies() { return tagIs(this, "table") ? list(N.children(idOf(this), true).filter((c) => N.name(c) === "tbody")) : undefined; },
+      tHead() { return tagIs(this, "table") ? wrap(N.children(idOf(this), true).find((c) => N.name(c) === "thead")) : undefined; },
+      tFoot() { return tagIs(this, "table") ? wrap(N.children(idOf(this), true).find((c) => N.name(c) === "tfoot")) : undefined; },
+      caption() { return tagIs(this, "table") ? wrap(N.children(idOf(this), true).find((c) => N.name(c) === "caption")) : undefined; },
+      rowIndex() {
+        if (!tagIs(this, "tr")) return undefined;
+        const table = this.closest("table");
+        return table ? table.rows.indexOf(this) : -1;
+      },
+      cellIndex() {
+        if (!tagIs(this, "td", "th")) return undefined;
+        return this.parentElement && this.parentElement.cells ? this.parentElement.cells.indexOf(this) : -1;
+      },
+      colSpan() { return tagIs(this, "td", "th") ? Number(attr(this, "colspan")) || 1 : undefined; },
+      rowSpan() { return tagIs(this, "td", "th") ? Number(attr(this, "rowspan")) || 1 : undefined; },
+      elements() { return tagIs(this, "form", "fieldset") ? list(N.select(idOf(this), "button, fieldset, input, object, output, select, textarea", true)) : undefined; },
+      // Enumerated attributes: their known values, lower-cased, else the default.
+      method() {
+        if (!tagIs(this, "form")) return attr(this, "method") ?? "";
+        const value = (attr(this, "method") ?? "").toLowerCase();
+        return ["get", "post", "dialog"].includes(value) ? value : "get";
+      },
+      enctype() {
+        if (!tagIs(this, "form")) return attr(this, "enctype") ?? "";
+        const value = (attr(this, "enctype") ?? "").toLowerCase();
+        return ["application/x-www-form-urlencoded", "multipart/form-data", "text/plain"].includes(value) ? value : "application/x-www-form-urlencoded";
+      },
+      // Numbers reflected from attributes, with their defaults.
+      rows() {
+        if (tagIs(this, "textarea")) return positive(attr(this, "rows"), 2);
+        if (tagIs(this, "thead", "tbody", "tfoot")) return list(sectionRows(this));
+        if (!tagIs(this, "table")) return undefined;
+        const kids = N.children(idOf(this), true);
+        const of = (tag) => kids.filter((c) => N.name(c) === tag).flatMap((s) => sectionRows(wrap(s)));
+        const body = kids.flatMap((c) => N.name(c) === "tr" ? [c] : N.name(c) === "tbody" ? sectionRows(wrap(c)) : []);
+        return list([...of("thead"), ...body, ...of("tfoot")]);
+      },
+      cols() { return tagIs(this, "textarea") ? positive(attr(this, "cols"), 20) : undefined; },
+      size() {
+        if (tagIs(this, "input")) return positive(attr(this, "size"), 20);
+        if (tagIs(this, "select")) return nonNegative(attr(this, "size"), 0);
+        return undefined;
+      },
+      maxLength() { return tagIs(this, "input", "textarea") ? nonNegative(attr(this, "maxlength"), -1) : undefined; },
+      minLength() { return tagIs(this, "input", "textarea") ? nonNegative(attr(this, "minlength"), -1) : undefined; },
+      form() {
+        return tagIs(this, "button", "fieldset", "input", "object", "output", "select", "textarea", "label", "option")
+          ? this.closest("form")
+          : undefined;
+      },
+    });
+    // `width` / `height`: an image's (and an image button's) are its laid-out
+    // size, which needs a browser; elsewhere they reflect the attribute.
+    const dimension = (name, fallback) => function () {
+      if (tagIs(this, "img") || (tagIs(this, "input") && this.type === "image")) {
+        unsupported(this.localName + "." + name + " (its laid-out size: no layout; getAttribute('" + name + "') reads the attribute)");
       }
-      if (tagIs(this, "option")) return optionValue(this);
-      if (tagIs(this, "input")) {
-        const type = this.type;
-        return attr(this, "value") ?? (type === "checkbox" || type === "radio" ? "on" : "");
+      if (tagIs(this, "canvas", "video")) {
+        const value = /^[\t\n\f\r ]*\+?(\d+)/.exec(attr(this, name) ?? "");
+        const n = value ? Number(value[1]) : NaN;
+        return Number.isFinite(n) && n <= 2147483647 ? n : tagIs(this, "video") ? 0 : fallback;
       }
-      return attr(this, "value") ?? "";
-    },
-    defaultValue() { return tagIs(this, "textarea") ? this.textContent : attr(this, "value") ?? ""; },
-    text() {
-      if (tagIs(this, "option")) return collapse(this.textContent);
-      return tagIs(this, "a", "script", "title") ? this.textContent : undefined;
-    },
-    label() { return tagIs(this, "option") ? attr(this, "label") ?? collapse(this.textContent) : attr(this, "label") ?? ""; },
-    options() { return tagIs(this, "select", "datalist") ? list(N.select(idOf(this), "option", true)) : undefined; },
-    selectedIndex() {
-      if (!tagIs(this, "select")) return undefined;
-      const options = N.select(idOf(this), "option", true).map(wrap);
-      const option = selectedOption(this);
-      return option ? options.indexOf(option) : -1;
-    },
-    selectedOptions() {
-      if (!tagIs(this, "select")) return undefined;
-      return list(selectedHandles(this));
-    },
-    index() {
-      if (!tagIs(this, "option")) return undefined;
-      const select = this.closest("select, datalist");
-      return select ? select.options.indexOf(this) : 0;
-    },
-    cells() {
-      if (!tagIs(this, "tr")) return undefined;
-      return list(N.children(idOf(this), true).filter((c) => ["td", "th"].includes(N.name(c))));
-    },
-    tBodies() { return tagIs(this, "table") ? list(N.children(idOf(this), true).filter((c) => N.name(c) === "tbody")) : undefined; },
-    tHead() { return tagIs(this, "table") ? wrap(N.children(idOf(this), true).find((c) => N.name(c) === "thead")) : undefined; },
-    tFoot() { return tagIs(this, "table") ? wrap(N.children(idOf(this), true).find((c) => N.name(c) === "tfoot")) : undefined; },
-    caption() { return tagIs(this, "table") ? wrap(N.children(idOf(this), true).find((c) => N.name(c) === "caption")) : undefined; },
-    rowIndex() {
-      if (!tagIs(this, "tr")) return undefined;
-      const table = this.closest("table");
-      return table ? table.rows.indexOf(this) : -1;
-    },
-    cellIndex() {
-      if (!tagIs(this, "td", "th")) return undefined;
-      return this.parentElement && this.parentElement.cells ? this.parentElement.cells.indexOf(this) : -1;
-    },
-    colSpan() { return tagIs(this, "td", "th") ? Number(attr(this, "colspan")) || 1 : undefined; },
-    rowSpan() { return tagIs(this, "td", "th") ? Number(attr(this, "rowspan")) || 1 : undefined; },
-    elements() { return tagIs(this, "form", "fieldset") ? list(N.select(idOf(this), "button, fieldset, input, object, output, select, textarea", true)) : undefined; },
-    // Enumerated attributes: their known values, lower-cased, else the default.
-    method() {
-      if (!tagIs(this, "form")) return attr(this, "method") ?? "";
-      const value = (attr(this, "method") ?? "").toLowerCase();
-      return ["get", "post", "dialog"].includes(value) ? value : "get";
-    },
-    enctype() {
-      if (!tagIs(this, "form")) return attr(this, "enctype") ?? "";
-      const value = (attr(this, "enctype") ?? "").toLowerCase();
-      return ["application/x-www-form-urlencoded", "multipart/form-data", "text/plain"].includes(value) ? value : "application/x-www-form-urlencoded";
-    },
-    // Numbers reflected from attributes, with their defaults.
-    rows() {
-      if (tagIs(this, "textarea")) return positive(attr(this, "rows"), 2);
-      if (tagIs(this, "thead", "tbody", "tfoot")) return list(sectionRows(this));
-      if (!tagIs(this, "table")) return undefined;
-      const kids = N.children(idOf(this), true);
-      const of = (tag) => kids.filter((c) => N.name(c) === tag).flatMap((s) => sectionRows(wrap(s)));
-      const body = kids.flatMap((c) => N.name(c) === "tr" ? [c] : N.name(c) === "tbody" ? sectionRows(wrap(c)) : []);
-      return list([...of("thead"), ...body, ...of("tfoot")]);
-    },
-    cols() { return tagIs(this, "textarea") ? positive(attr(this, "cols"), 20) : undefined; },
-    size() {
-      if (tagIs(this, "input")) return positive(attr(this, "size"), 20);
-      if (tagIs(this, "select")) return nonNegative(attr(this, "size"), 0);
-      return undefined;
-    },
-    maxLength() { return tagIs(this, "input", "textarea") ? nonNegative(attr(this, "maxlength"), -1) : undefined; },
-    minLength() { return tagIs(this, "input", "textarea") ? nonNegative(attr(this, "minlength"), -1) : undefined; },
-    form() {
-      return tagIs(this, "button", "fieldset", "input", "object", "output", "select", "textarea", "label", "option")
-        ? this.closest("form")
-        : undefined;
-    },
-  });
-  methods(Element.prototype, {
+      const reflecting = name === "width"
+        ? ["iframe", "embed", "object", "table", "td", "th", "col", "colgroup", "hr"]
+        : ["iframe", "embed", "object", "td", "th"];
+      return tagIs(this, ...reflecting) ? attr(this, name) ?? "" : undefined;
+    };
+    Object.assign(o, { width: dimension("width", 300), height: dimension("height", 150) });
+    Object.assign(o, {
+      // `<template>.content` would be a fragment of its own.
+      content() {
+        if (tagIs(this, "template")) unsupported("template.content");
+        return attr(this, "content") ?? "";
+      },
+    });
+    return o;
+  };
+  groups.elementMethods = () => ({
     getAttribute(name) { return attr(this, String(name)); },
     getAttributeNames() { return N.attrs(idOf(this)).map((a) => a[0]); },
     hasAttribute(name) { return has(this, String(name)); },
@@ -478,49 +499,12 @@
     scrollIntoView() {},
     scrollTo() {},
     scrollBy() {},
-    ...queries,
-  });
-  refuse(Element.prototype, [
-    "setAttribute", "removeAttribute", "toggleAttribute", "setAttributeNS", "removeAttributeNS", "remove", "append",
-    "prepend", "before", "after", "replaceWith", "replaceChildren", "insertAdjacentHTML", "insertAdjacentElement",
-    "insertAdjacentText", "attachShadow", "setHTMLUnsafe",
-  ], "the page is read-only");
-  refuse(Element.prototype, ["click", "focus", "blur", "submit", "reset", "requestSubmit", "showModal", "close", "play", "pause", "load"], "no events");
-  refuse(Element.prototype, ["getBoundingClientRect", "getClientRects", "animate", "requestFullscreen", "checkVisibility"], "no layout");
-  refuseGetters(Element.prototype, [
-    "offsetWidth", "offsetHeight", "offsetTop", "offsetLeft", "offsetParent", "clientWidth", "clientHeight",
-    "clientTop", "clientLeft", "scrollWidth", "scrollHeight", "scrollTop", "scrollLeft", "naturalWidth",
-    "naturalHeight", "currentSrc", "validity", "files",
-  ], "no layout");
-  // `width` / `height`: an image's (and an image button's) are its laid-out
-  // size, which needs a browser; elsewhere they reflect the attribute.
-  const dimension = (name, fallback) => function () {
-    if (tagIs(this, "img") || (tagIs(this, "input") && this.type === "image")) {
-      unsupported(this.localName + "." + name + " (its laid-out size: no layout; getAttribute('" + name + "') reads the attribute)");
-    }
-    if (tagIs(this, "canvas", "video")) {
-      const value = /^[\t\n\f\r ]*\+?(\d+)/.exec(attr(this, name) ?? "");
-      const n = value ? Number(value[1]) : NaN;
-      return Number.isFinite(n) && n <= 2147483647 ? n : tagIs(this, "video") ? 0 : fallback;
-    }
-    const reflecting = name === "width"
-      ? ["iframe", "embed", "object", "table", "td", "th", "col", "colgroup", "hr"]
-      : ["iframe", "embed", "object", "td", "th"];
-    return tagIs(this, ...reflecting) ? attr(this, name) ?? "" : undefined;
-  };
-  getters(Element.prototype, { width: dimension("width", 300), height: dimension("height", 150) });
-  getters(Element.prototype, {
-    // `<template>.content` would be a fragment of its own.
-    content() {
-      if (tagIs(this, "template")) unsupported("template.content");
-      return attr(this, "content") ?? "";
-    },
   });
 
   // ------------------------------------------------------------- document
   const document = wrap(root);
   const first = (css) => wrap(N.select(root, css, false)[0]);
-  getters(Document.prototype, {
+  groups.document = () => ({
     documentElement() { return wrap(N.children(root, true)[0]); },
     head() { return first("html > head"); },
     body() { return first("html > body") ?? first("html > frameset"); },
@@ -552,23 +536,18 @@
     hidden() { return false; },
     visibilityState() { return "visible"; },
     fonts() { return fonts; },
-    ...elementTree,
   });
-  methods(Document.prototype, {
+  groups.documentMethods = () => ({
     getElementById(id) { return wrap(N.byId(root, String(id))); },
     getElementsByName(name) { return list(N.byName(String(name))); },
     hasFocus() { return false; },
-    ...queries,
   });
-  refuse(Document.prototype, [
-    "createElement", "createElementNS", "createTextNode", "createComment", "createDocumentFragment", "createRange",
-    "createTreeWalker", "createNodeIterator", "createEvent", "importNode", "adoptNode", "write", "writeln", "open",
-    "close", "execCommand",
-  ], "the page is read-only");
-  refuse(Document.prototype, ["evaluate", "createExpression", "createNSResolver"], "XPath; use querySelector");
-  refuse(Document.prototype, ["elementFromPoint", "elementsFromPoint", "caretPositionFromPoint"], "no layout");
   // Fonts never load (there is no rendering): ready at once.
   const fonts = Object.freeze({ ready: Promise.resolve(), status: "loaded", load: () => Promise.resolve([]), check: () => true });
+  N.members(groups, [
+    Node.prototype, CharacterData.prototype, Text.prototype, DocumentType.prototype, Element.prototype,
+    Document.prototype, DOMTokenList.prototype,
+  ], unsupported);
 
   // ------------------------------------------------------------- URL
   const encodeForm = (s) =>

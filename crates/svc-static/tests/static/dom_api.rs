@@ -629,7 +629,7 @@ fn the_dom_s_properties_are_defined_as_before_and_its_functions_are_native_code(
             method,
             true,
             "function querySelector() {\n    [native code]\n}",
-            "function id() {\n    [native code]\n}",
+            "function get id() {\n    [native code]\n}",
             "getAttribute",
         ])
     );
@@ -656,4 +656,64 @@ fn the_realm_keeps_the_shape_it_was_recorded_with() {
         }
         assert_eq!(got.len(), expected.len(), "{name}");
     }
+}
+
+/// Every member of the DOM's prototypes (defined natively, `dom_members.rs`)
+/// reaches the prelude's implementation of its name: each accessor read and
+/// each method called on a node of its kind answers or throws the engine's
+/// own errors, never svc's "no implementation" one. Refusals and setters
+/// throw the refusal that names them.
+#[test]
+fn every_dom_member_reaches_its_implementation() {
+    let script = r#"
+        const text = [...document.body.childNodes].find((n) => n.nodeType === 3);
+        const instances = [
+          [Node.prototype, document.body], [CharacterData.prototype, text], [Text.prototype, text],
+          [DocumentType.prototype, document.doctype], [Element.prototype, document.querySelector('a')],
+          [Document.prototype, document], [DOMTokenList.prototype, document.body.classList],
+        ];
+        const broken = [];
+        let members = 0;
+        for (const [proto, node] of instances) {
+          for (const name of Object.getOwnPropertyNames(proto)) {
+            const d = Object.getOwnPropertyDescriptor(proto, name);
+            if (typeof d.get !== 'function' && typeof d.value !== 'function') continue;
+            if (proto === DOMTokenList.prototype && !['add', 'remove', 'toggle', 'replace'].includes(name)) continue;
+            members++;
+            try {
+              if (d.get) d.get.call(node); else d.value.call(node, 'a');
+            } catch (e) {
+              if (!(e instanceof Error) || /svc's DOM/.test(e.message)) broken.push(name + ': ' + e.message);
+            }
+          }
+        }
+        const refused = (f) => { try { f(); return null; } catch (e) { return e.message.split(' is not supported')[0]; } };
+        returnData([{
+          members, broken,
+          refusals: [
+            refused(() => document.body.appendChild(text)),
+            refused(() => document.body.offsetWidth),
+            refused(() => { document.body.id = 'x'; }),
+            refused(() => document.createElement('p')),
+            refused(() => document.body.classList.add('x')),
+          ],
+          values: [document.body.firstElementChild.tagName, document.querySelector('a').href, text.length > 0,
+            document.doctype.name, document.body.getAttributeNames().length >= 0],
+        }]);"#;
+    let got = data(RICH, script);
+    let got = &got[0];
+    assert_eq!(got["broken"], json!([]), "{got}");
+    assert!(got["members"].as_u64().unwrap() > 250, "{got}");
+    assert_eq!(
+        got["refusals"],
+        json!([
+            "appendChild (the page is read-only)",
+            "offsetWidth (no layout)",
+            "setting `id`",
+            "createElement (the page is read-only)",
+            "add (the page is read-only)",
+        ])
+    );
+    assert_eq!(got["values"][2], json!(true));
+    assert_eq!(got["values"][3], json!("html"));
 }
