@@ -5,9 +5,9 @@
 //! A run builds a fresh realm (nothing of a run may be visible to the next),
 //! and building ~400 properties and the ~600 JavaScript functions behind them
 //! was most of a run's CPU (docs/benchmarks.md, issue 36 part 3). Here each
-//! prototype gets its properties from one `JS_SetPropertyFunctionList`
-//! table: a method is a C function QuickJS creates only when the property is
-//! first read, an accessor a pair of C functions. Calling one forwards to the
+//! prototype gets its properties from the tables: a method is a C function
+//! QuickJS creates only when the property is first read (a
+//! `JS_SetPropertyFunctionList` entry), an accessor a pair of C functions. Calling one forwards to the
 //! prelude's implementation of that name, from a *group* of implementations
 //! (the Node accessors, the form and table accessors, ...) that the prelude
 //! makes when one of its members is first called. A run pays for the groups
@@ -16,10 +16,10 @@
 //! What a script can see is what the prelude defined before, name by name and
 //! in the same order: accessors enumerable and configurable, with a setter
 //! that refuses by name; methods writable and configurable; refusals that
-//! throw the prelude's "is not supported by the static engine" error. The
-//! functions are QuickJS's native functions, so they are named as a
-//! browser's are (`get id`, `set id`, `appendChild`): `realm_shape.json`
-//! records it.
+//! throw the prelude's "is not supported by the static engine" error. A
+//! getter is named as its property and a setter has no name, as before; a
+//! refusal now has its method's name (`appendChild`), as a browser's has
+//! (`realm_shape.json` records all of it).
 //!
 //! The per-run state (the groups, the implementations resolved so far, the
 //! prelude's `unsupported`) hangs from the context's opaque pointer, which
@@ -388,12 +388,23 @@ impl Member {
     }
 }
 
-/// The function lists, built once per process (QuickJS keeps pointers to
-/// their entries for the methods it creates on first use, so they live as
-/// long as the process).
+/// What [`define`] does for one section of a prototype, in order.
+enum Step {
+    /// Methods, as a function list (QuickJS keeps pointers to its entries
+    /// and creates each function when its property is first read, so the
+    /// list lives as long as the process).
+    List(Vec<qjs::JSCFunctionListEntry>),
+    /// Accessors (name, magic), defined one by one: a function list would
+    /// name each getter `get <name>`, a new atom per accessor and per run.
+    /// Here the getter is named as its property and the setter has no name,
+    /// as the prelude's JavaScript functions were.
+    Accessors { members: Vec<(&'static CStr, usize)>, get: Getter, flags: u8 },
+}
+
+/// The members and what defines them, built once per process.
 struct Tables {
     members: Vec<Member>,
-    lists: Vec<Vec<qjs::JSCFunctionListEntry>>,
+    prototypes: Vec<Vec<Step>>,
 }
 
 // SAFETY: the entries' pointers are to 'static C strings and to the extern
@@ -409,61 +420,62 @@ fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| {
         let mut members = Vec::new();
-        let mut lists = Vec::new();
+        let mut prototypes = Vec::new();
         for sections in PROTOTYPES {
-            let mut list = Vec::new();
+            let mut steps = Vec::new();
             for section in sections {
-                match section {
-                    Getters(group, names) => {
-                        for name in *names {
-                            list.push(accessor(name, members.len(), getter, ACCESSOR));
-                            members.push(Member::Forward { group, name });
-                        }
-                    }
-                    Methods(group, methods) => {
-                        for (name, length) in *methods {
-                            list.push(method(name, *length, members.len(), call));
-                            members.push(Member::Forward { group, name });
-                        }
-                    }
-                    Refusals(why, names) => {
-                        for name in *names {
-                            list.push(method(name, 0, members.len(), refuse));
-                            members.push(Member::Refuse { name, why });
-                        }
-                    }
-                    RefusedGetters(why, names) => {
-                        for name in *names {
-                            list.push(accessor(name, members.len(), refuse_get, REFUSED_ACCESSOR));
-                            members.push(Member::Refuse { name, why });
-                        }
-                    }
-                }
+                let step = match section {
+                    Getters(group, names) => Step::Accessors {
+                        members: names
+                            .iter()
+                            .map(|name| (*name, push(&mut members, Member::Forward { group, name })))
+                            .collect(),
+                        get: getter,
+                        flags: ACCESSOR,
+                    },
+                    RefusedGetters(why, names) => Step::Accessors {
+                        members: names
+                            .iter()
+                            .map(|name| (*name, push(&mut members, Member::Refuse { name, why })))
+                            .collect(),
+                        get: refuse_get,
+                        flags: REFUSED_ACCESSOR,
+                    },
+                    Methods(group, methods) => Step::List(
+                        methods
+                            .iter()
+                            .map(|(name, length)| {
+                                let magic = push(&mut members, Member::Forward { group, name });
+                                method(name, *length, magic, call)
+                            })
+                            .collect(),
+                    ),
+                    Refusals(why, names) => Step::List(
+                        names
+                            .iter()
+                            .map(|name| method(name, 0, push(&mut members, Member::Refuse { name, why }), refuse))
+                            .collect(),
+                    ),
+                };
+                steps.push(step);
             }
-            lists.push(list);
+            prototypes.push(steps);
         }
         assert!(members.len() <= i16::MAX as usize, "magic is an i16");
-        Tables { members, lists }
+        Tables { members, prototypes }
     })
 }
 
-type Getter = unsafe extern "C" fn(*mut qjs::JSContext, qjs::JSValue, c_int) -> qjs::JSValue;
-type Method = unsafe extern "C" fn(*mut qjs::JSContext, qjs::JSValue, c_int, *mut qjs::JSValue, c_int) -> qjs::JSValue;
-
-fn accessor(name: &'static CStr, magic: usize, get: Getter, flags: u8) -> qjs::JSCFunctionListEntry {
-    qjs::JSCFunctionListEntry {
-        name: name.as_ptr(),
-        prop_flags: flags,
-        def_type: qjs::JS_DEF_CGETSET_MAGIC as u8,
-        magic: magic as i16,
-        u: qjs::JSCFunctionListEntry__bindgen_ty_1 {
-            getset: qjs::JSCFunctionListEntry__bindgen_ty_1__bindgen_ty_2 {
-                get: qjs::JSCFunctionType { getter_magic: Some(get) },
-                set: qjs::JSCFunctionType { setter_magic: Some(setter) },
-            },
-        },
-    }
+/// Adds `member`; answers its magic.
+fn push(members: &mut Vec<Member>, member: Member) -> usize {
+    members.push(member);
+    members.len() - 1
 }
+
+type Getter = unsafe extern "C" fn(*mut qjs::JSContext, qjs::JSValue, c_int) -> qjs::JSValue;
+type Setter = unsafe extern "C" fn(*mut qjs::JSContext, qjs::JSValue, qjs::JSValue, c_int) -> qjs::JSValue;
+type Method = unsafe extern "C" fn(*mut qjs::JSContext, qjs::JSValue, c_int, *mut qjs::JSValue, c_int) -> qjs::JSValue;
+type Generic = unsafe extern "C" fn(*mut qjs::JSContext, qjs::JSValue, c_int, *mut qjs::JSValue) -> qjs::JSValue;
 
 fn method(name: &'static CStr, length: u8, magic: usize, f: Method) -> qjs::JSCFunctionListEntry {
     qjs::JSCFunctionListEntry {
@@ -478,6 +490,44 @@ fn method(name: &'static CStr, length: u8, magic: usize, f: Method) -> qjs::JSCF
                 cfunc: qjs::JSCFunctionType { generic_magic: Some(f) },
             },
         },
+    }
+}
+
+/// Defines accessor `name` on `object`: the getter `get`, named `name`, and
+/// the refusing setter, both with `magic`; false when QuickJS failed (its
+/// exception is pending).
+///
+/// # Safety
+/// `ctx` is a live context and `object` an object of it.
+unsafe fn define_accessor(
+    ctx: *mut qjs::JSContext,
+    object: qjs::JSValue,
+    name: &'static CStr,
+    magic: usize,
+    get: Getter,
+    flags: u8,
+) -> bool {
+    // SAFETY: QuickJS calls a function made with `JS_CFUNC_getter_magic` or
+    // `JS_CFUNC_setter_magic` with that signature (the variants of its
+    // `JSCFunctionType` union); `JS_DefinePropertyGetSet` takes both
+    // functions over.
+    unsafe {
+        let get = std::mem::transmute::<Getter, Generic>(get);
+        let set = std::mem::transmute::<Setter, Generic>(setter);
+        let magic = magic as c_int;
+        let getter =
+            qjs::JS_NewCFunction2(ctx, Some(get), name.as_ptr(), 0, qjs::JSCFunctionEnum_JS_CFUNC_getter_magic, magic);
+        let setter =
+            qjs::JS_NewCFunction2(ctx, Some(set), c"".as_ptr(), 0, qjs::JSCFunctionEnum_JS_CFUNC_setter_magic, magic);
+        if qjs::JS_IsException(getter) || qjs::JS_IsException(setter) {
+            qjs::JS_FreeValue(ctx, getter);
+            qjs::JS_FreeValue(ctx, setter);
+            return false;
+        }
+        let atom = qjs::JS_NewAtom(ctx, name.as_ptr());
+        let defined = qjs::JS_DefinePropertyGetSet(ctx, object, atom, getter, setter, flags as c_int);
+        qjs::JS_FreeAtom(ctx, atom);
+        defined >= 0
     }
 }
 
@@ -504,18 +554,27 @@ pub(crate) fn define<'js>(
     unsupported: Function<'js>,
 ) -> rquickjs::Result<()> {
     let tables = tables();
-    if prototypes.len() != tables.lists.len() {
-        return Err(rquickjs::Error::new_from_js_message("array", "prototypes", "one per table"));
+    if prototypes.len() != tables.prototypes.len() {
+        return Err(rquickjs::Exception::throw_type(&ctx, "N.members: one prototype per table"));
     }
     let raw = ctx.as_raw().as_ptr();
-    for (index, list) in tables.lists.iter().enumerate() {
+    for (index, steps) in tables.prototypes.iter().enumerate() {
         let prototype: Object = prototypes.get(index)?;
-        // SAFETY: `list` lives as long as the process (`tables`), its entries
-        // are well-formed, and `prototype` is an object of this context.
-        let failed =
-            unsafe { qjs::JS_SetPropertyFunctionList(raw, prototype.as_raw(), list.as_ptr(), list.len() as c_int) };
-        if failed != 0 {
-            return Err(rquickjs::Error::Exception);
+        for step in steps {
+            let defined = match step {
+                // SAFETY: `list` lives as long as the process (`tables`), its
+                // entries are well-formed, and `prototype` is of this context.
+                Step::List(list) => unsafe {
+                    qjs::JS_SetPropertyFunctionList(raw, prototype.as_raw(), list.as_ptr(), list.len() as c_int) == 0
+                },
+                Step::Accessors { members, get, flags } => members.iter().all(|(name, magic)| {
+                    // SAFETY: `prototype` is an object of this live context.
+                    unsafe { define_accessor(raw, prototype.as_raw(), name, *magic, *get, *flags) }
+                }),
+            };
+            if !defined {
+                return Err(rquickjs::Error::Exception);
+            }
         }
     }
     release(&ctx);

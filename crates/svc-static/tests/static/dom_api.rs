@@ -629,7 +629,7 @@ fn the_dom_s_properties_are_defined_as_before_and_its_functions_are_native_code(
             method,
             true,
             "function querySelector() {\n    [native code]\n}",
-            "function get id() {\n    [native code]\n}",
+            "function id() {\n    [native code]\n}",
             "getAttribute",
         ])
     );
