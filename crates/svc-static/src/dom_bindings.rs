@@ -238,6 +238,18 @@ pub fn native<'js>(ctx: &Ctx<'js>, document: Rc<Document>) -> rquickjs::Result<O
             },
         ),
     )?;
+    // `target`'s data properties of `source`'s names and values, not
+    // enumerable (as the globals are): without a descriptor object each.
+    n.set(
+        "hide",
+        Function::new(f(ctx), |target: Object<'js>, source: Object<'js>| -> rquickjs::Result<()> {
+            for entry in source.props::<rquickjs::Atom<'js>, rquickjs::Value<'js>>() {
+                let (name, value) = entry?;
+                target.prop(name, rquickjs::object::Property::from(value).writable().configurable())?;
+            }
+            Ok(())
+        }),
+    )?;
     n.set("intlModule", Function::new(f(ctx), |ctx: Ctx<'js>| crate::script_runtime::intl_module(&ctx)))?;
     n.set("intlData", Function::new(f(ctx), |tag: String| intl_data(&tag)))?;
     n.set(

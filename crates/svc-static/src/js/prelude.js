@@ -771,6 +771,14 @@
     });
   };
 
+  // A silent console: one function that does nothing (anonymous, as each
+  // of them was) under every name.
+  const quiet = [() => {}][0];
+  const console = {};
+  for (const name of ["log", "info", "warn", "error", "debug", "trace", "table", "dir", "group", "groupEnd", "groupCollapsed", "time", "timeEnd", "count", "assert"]) {
+    console[name] = quiet;
+  }
+  Object.freeze(console);
   const globals = {
     window: g, self: g, top: g, parent: g, frames: g, globalThis: g,
     document, location,
@@ -783,10 +791,7 @@
     cancelAnimationFrame: clear,
     requestIdleCallback: (fn) => schedule(() => fn({ didTimeout: false, timeRemaining: () => 50 }), 1, [], false),
     cancelIdleCallback: clear,
-    console: Object.freeze(Object.fromEntries(
-      ["log", "info", "warn", "error", "debug", "trace", "table", "dir", "group", "groupEnd", "groupCollapsed", "time", "timeEnd", "count", "assert"]
-        .map((name) => [name, () => {}]),
-    )),
+    console,
     CSS: Object.freeze({
       escape(value) {
         const s = String(value);
@@ -833,9 +838,7 @@
   ]) {
     globals[name] = { [name]: function () { unsupported(name); } }[name];
   }
-  for (const name in globals) {
-    Object.defineProperty(g, name, { value: globals[name], writable: true, configurable: true, enumerable: false });
-  }
+  N.hide(g, globals);
 
   return {
     /** Runs the earliest timer; false when none is left. */
