@@ -287,11 +287,18 @@ pub struct CpuSplit {
 }
 
 pub fn cpu_ticks(pid: u32, with_children: bool) -> Option<u64> {
+    let (own, children) = cpu_ticks_apart(pid)?;
+    Some(if with_children { own + children } else { own })
+}
+
+/// The ticks of `pid` itself and of its reaped children, from one reading
+/// (two readings could see its own time move on between them, and their
+/// difference go below zero).
+pub fn cpu_ticks_apart(pid: u32) -> Option<(u64, u64)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let fields: Vec<u64> =
         stat[stat.rfind(')')? + 2..].split_whitespace().skip(11).take(4).filter_map(|x| x.parse().ok()).collect();
-    let own = fields.first()? + fields.get(1)?;
-    Some(if with_children { own + fields.get(2)? + fields.get(3)? } else { own })
+    Some((fields.first()? + fields.get(1)?, fields.get(2)? + fields.get(3)?))
 }
 
 pub fn cpu_split(root: u32) -> CpuSplit {
@@ -299,7 +306,7 @@ pub fn cpu_split(root: u32) -> CpuSplit {
     let mut split = CpuSplit { bench: cpu_ticks(me, false).unwrap_or(0) as f64 * 10.0, ..Default::default() };
     if root == me {
         // Browsers this process started and reaped (replaced or closed ones).
-        split.chromium += (cpu_ticks(me, true).unwrap_or(0) - cpu_ticks(me, false).unwrap_or(0)) as f64 * 10.0;
+        split.chromium += cpu_ticks_apart(me).map_or(0, |(_, children)| children) as f64 * 10.0;
     } else {
         split.other += cpu_ticks(root, false).unwrap_or(0) as f64 * 10.0;
     }
@@ -319,13 +326,13 @@ pub fn cpu_split(root: u32) -> CpuSplit {
 pub fn chromium_cpu_by_kind(root: u32) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
     if root == std::process::id() {
-        let children = cpu_ticks(root, true).unwrap_or(0) - cpu_ticks(root, false).unwrap_or(0);
+        let children = cpu_ticks_apart(root).map_or(0, |(_, children)| children);
         out.insert("exited browsers (replaced or closed)".to_string(), children as f64 * 10.0);
     }
     for pid in descendants(root).into_iter().filter(|p| is_chromium(*p)) {
         let Some(kind) = process_kind(pid, root) else { continue };
-        let own = cpu_ticks(pid, false).unwrap_or(0) as f64 * 10.0;
-        let children = cpu_ticks(pid, true).unwrap_or(0) as f64 * 10.0 - own;
+        let (own, children) = cpu_ticks_apart(pid).unwrap_or((0, 0));
+        let (own, children) = (own as f64 * 10.0, children as f64 * 10.0);
         *out.entry(kind.clone()).or_insert(0.0) += own;
         if children > 0.0 {
             *out.entry(format!("exited children of {kind}")).or_insert(0.0) += children;
