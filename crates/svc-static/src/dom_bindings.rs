@@ -231,12 +231,9 @@ pub fn native<'js>(ctx: &Ctx<'js>, document: Rc<Document>) -> rquickjs::Result<O
     )?;
     n.set(
         "members",
-        Function::new(
-            f(ctx),
-            |ctx: Ctx<'js>, groups: Object<'js>, prototypes: rquickjs::Array<'js>, unsupported: Function<'js>| {
-                crate::dom_members::define(ctx, groups, prototypes, unsupported)
-            },
-        ),
+        Function::new(f(ctx), |ctx: Ctx<'js>, kit: Object<'js>, prototypes: rquickjs::Array<'js>| {
+            crate::dom_members::define(ctx, kit, prototypes)
+        }),
     )?;
     // `target`'s data properties of `source`'s names and values, not
     // enumerable (as the globals are): without a descriptor object each.

@@ -1,17 +1,19 @@
 //! The members of the DOM's prototypes (`Node.prototype`, `Element.prototype`,
 //! `Document.prototype`, ...), defined natively from the tables below, with
-//! their behaviour in JavaScript (`js/prelude.js`) made on first use.
+//! their behaviour in JavaScript (`js/groups/*.js`) read and made on first
+//! use.
 //!
 //! A run builds a fresh realm (nothing of a run may be visible to the next),
 //! and building ~400 properties and the ~600 JavaScript functions behind them
 //! was most of a run's CPU (docs/benchmarks.md, issue 36 part 3). Here each
 //! prototype gets its properties from the tables: a method is a C function
 //! QuickJS creates only when the property is first read (a
-//! `JS_SetPropertyFunctionList` entry), an accessor a pair of C functions. Calling one forwards to the
-//! prelude's implementation of that name, from a *group* of implementations
-//! (the Node accessors, the form and table accessors, ...) that the prelude
-//! makes when one of its members is first called. A run pays for the groups
-//! its script uses.
+//! `JS_SetPropertyFunctionList` entry), an accessor a pair of C functions.
+//! Calling one forwards to the function of that name in its *group* of
+//! implementations (the Node accessors, the form and table accessors, ...):
+//! a script of its own, compiled once per process, whose bytecode a run
+//! reads and runs over the prelude's kit when one of the group's members is
+//! first called. A run pays for the groups its script uses.
 //!
 //! What a script can see is what the prelude defined before, name by name and
 //! in the same order: accessors enumerable and configurable, with a setter
@@ -21,8 +23,8 @@
 //! refusal now has its method's name (`appendChild`), as a browser's has
 //! (`realm_shape.json` records all of it).
 //!
-//! The per-run state (the groups, the implementations resolved so far, the
-//! prelude's `unsupported`) hangs from the context's opaque pointer, which
+//! The per-run state (the prelude's kit, the groups made and the
+//! implementations resolved so far, the prelude's `unsupported`) hangs from the context's opaque pointer, which
 //! nothing else in svc or rquickjs uses; [`release`] frees it before the
 //! context goes.
 
@@ -367,6 +369,24 @@ const DOCUMENT: &[Section] = &[
 
 const DOM_TOKEN_LIST: &[Section] = &[Refusals(READ_ONLY, &[c"add", c"remove", c"toggle", c"replace"])];
 
+/// The groups of implementations, by the name the tables give them: each a
+/// script answering a function that takes the prelude's kit and answers an
+/// object of the group's functions by member name. Compiled once per
+/// process, read into a run on its first use there
+/// (`script_runtime::group_function`).
+pub(crate) const GROUPS: [(&CStr, &str); 10] = [
+    (c"node", include_str!("js/groups/node.js")),
+    (c"nodeMethods", include_str!("js/groups/node_methods.js")),
+    (c"characterData", include_str!("js/groups/character_data.js")),
+    (c"queries", include_str!("js/groups/queries.js")),
+    (c"tree", include_str!("js/groups/tree.js")),
+    (c"element", include_str!("js/groups/element.js")),
+    (c"forms", include_str!("js/groups/forms.js")),
+    (c"elementMethods", include_str!("js/groups/element_methods.js")),
+    (c"document", include_str!("js/groups/document.js")),
+    (c"documentMethods", include_str!("js/groups/document_methods.js")),
+];
+
 /// The prototypes, in the order `N.members` receives them.
 const PROTOTYPES: [&[Section]; 7] = [NODE, CHARACTER_DATA, TEXT, DOCUMENT_TYPE, ELEMENT, DOCUMENT, DOM_TOKEN_LIST];
 
@@ -533,8 +553,8 @@ unsafe fn define_accessor(
 
 /// A run's state: owned references, freed by [`release`].
 struct Dispatch {
-    /// The prelude's groups: name → a function making the group's object.
-    groups: qjs::JSValue,
+    /// What the prelude hands the groups (`kit`).
+    kit: qjs::JSValue,
     /// The prelude's `unsupported(what)`, which throws the refusal.
     unsupported: qjs::JSValue,
     /// Groups made so far.
@@ -543,16 +563,13 @@ struct Dispatch {
     functions: Vec<qjs::JSValue>,
 }
 
-/// `N.members(groups, prototypes, unsupported)`: defines every member on
-/// `prototypes` (Node, CharacterData, Text, DocumentType, Element, Document
-/// and DOMTokenList's prototypes, in that order) and keeps what calling them
-/// needs until [`release`].
-pub(crate) fn define<'js>(
-    ctx: Ctx<'js>,
-    groups: Object<'js>,
-    prototypes: Array<'js>,
-    unsupported: Function<'js>,
-) -> rquickjs::Result<()> {
+/// `N.members(kit, prototypes)`: defines every member on `prototypes`
+/// (Node, CharacterData, Text, DocumentType, Element, Document and
+/// DOMTokenList's prototypes, in that order) and keeps what calling them
+/// needs until [`release`]: the prelude's `kit`, handed to each group when
+/// it is made, and its `unsupported` (in the kit) for the refusals.
+pub(crate) fn define<'js>(ctx: Ctx<'js>, kit: Object<'js>, prototypes: Array<'js>) -> rquickjs::Result<()> {
+    let unsupported: Function = kit.get("unsupported")?;
     let tables = tables();
     if prototypes.len() != tables.prototypes.len() {
         return Err(rquickjs::Exception::throw_type(&ctx, "N.members: one prototype per table"));
@@ -579,10 +596,10 @@ pub(crate) fn define<'js>(
     }
     release(&ctx);
     // SAFETY: new references to values of this context, freed by `release`.
-    let (groups, unsupported) =
-        unsafe { (qjs::JS_DupValue(raw, groups.as_raw()), qjs::JS_DupValue(raw, unsupported.as_raw())) };
+    let (kit, unsupported) =
+        unsafe { (qjs::JS_DupValue(raw, kit.as_raw()), qjs::JS_DupValue(raw, unsupported.as_raw())) };
     let dispatch = Box::new(Dispatch {
-        groups,
+        kit,
         unsupported,
         made: Vec::new(),
         functions: vec![qjs::JS_UNDEFINED; tables.members.len()],
@@ -609,7 +626,7 @@ pub fn release(ctx: &Ctx<'_>) {
         for value in dispatch.functions.iter().chain(dispatch.made.iter().map(|(_, v)| v)) {
             qjs::JS_FreeValue(raw, *value);
         }
-        qjs::JS_FreeValue(raw, dispatch.groups);
+        qjs::JS_FreeValue(raw, dispatch.kit);
         qjs::JS_FreeValue(raw, dispatch.unsupported);
     }
 }
@@ -642,12 +659,16 @@ unsafe fn implementation(ctx: *mut qjs::JSContext, magic: c_int) -> qjs::JSValue
         let object = match made {
             Some(object) => object,
             None => {
-                let make = qjs::JS_GetPropertyStr(ctx, (*dispatch).groups, group.as_ptr());
-                if !qjs::JS_IsFunction(ctx, make) {
-                    qjs::JS_FreeValue(ctx, make);
+                let Some(index) = GROUPS.iter().position(|(name, _)| *name == group) else {
                     return internal(ctx, group);
+                };
+                let make = crate::script_runtime::group_function(ctx, index);
+                if qjs::JS_IsException(make) {
+                    return make;
                 }
-                let object = qjs::JS_Call(ctx, make, qjs::JS_UNDEFINED, 0, std::ptr::null_mut());
+                let mut kit = qjs::JS_DupValue(ctx, (*dispatch).kit);
+                let object = qjs::JS_Call(ctx, make, qjs::JS_UNDEFINED, 1, &mut kit);
+                qjs::JS_FreeValue(ctx, kit);
                 qjs::JS_FreeValue(ctx, make);
                 if qjs::JS_IsException(object) {
                     return object;

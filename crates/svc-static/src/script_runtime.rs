@@ -52,6 +52,8 @@ struct Compiled {
     prelude: Vec<u8>,
     wrapper: Vec<u8>,
     intl: Vec<u8>,
+    /// `dom_members::GROUPS`, in its order.
+    groups: Vec<Vec<u8>>,
 }
 
 static COMPILED: OnceLock<Result<Compiled, String>> = OnceLock::new();
@@ -71,6 +73,10 @@ fn compiled() -> Result<&'static Compiled, StaticError> {
                 prelude: compile(&ctx, PRELUDE, c"prelude.js")?,
                 wrapper: compile(&ctx, &WRAPPER, c"eval_script")?,
                 intl: compile(&ctx, INTL, c"intl.js")?,
+                groups: crate::dom_members::GROUPS
+                    .iter()
+                    .map(|(name, source)| compile(&ctx, source, name))
+                    .collect::<Result<_, _>>()?,
             })
         })
     });
@@ -82,6 +88,31 @@ fn compiled() -> Result<&'static Compiled, StaticError> {
 pub(crate) fn intl_module<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
     let compiled = compiled().map_err(|e| Exception::throw_message(ctx, &e.to_string()))?;
     evaluate(ctx, &compiled.intl).and_then(|v| Function::from_js(ctx, v))
+}
+
+/// The function of `dom_members::GROUPS[index]`, read into `ctx` from its
+/// bytecode (a new reference), or `JS_EXCEPTION` with the error thrown.
+///
+/// # Safety
+/// `ctx` is a live context.
+pub(crate) unsafe fn group_function(ctx: *mut qjs::JSContext, index: usize) -> qjs::JSValue {
+    let bytecode = match compiled() {
+        Ok(compiled) => compiled.groups.get(index),
+        Err(_) => None,
+    };
+    // SAFETY: as in `evaluate`: bytecode this process compiled, read into
+    // the live `ctx`; `JS_EvalFunction` takes the function read over.
+    unsafe {
+        let Some(bytecode) = bytecode else {
+            return qjs::JS_ThrowInternalError(ctx, c"svc's DOM: a group did not compile".as_ptr());
+        };
+        let function =
+            qjs::JS_ReadObject(ctx, bytecode.as_ptr(), bytecode.len() as _, qjs::JS_READ_OBJ_BYTECODE as i32);
+        if qjs::JS_IsException(function) {
+            return function;
+        }
+        qjs::JS_EvalFunction(ctx, function)
+    }
 }
 
 /// `source` compiled as a strict global script, as bytecode.

@@ -97,12 +97,7 @@
     return nodes;
   };
 
-  // The DOM's prototypes get their members from native tables
-  // (dom_members.rs): each member forwards to the function of its name in a
-  // group below, and a group is made when one of its members is first
-  // called, so a run builds only what its script uses.
-  const groups = {};
-  // `location`'s accessors and methods, defined here.
+  // `location`'s accessors and methods.
   const setting = (name) => () => unsupported("setting `" + name + "`");
   const getters = (target, props) => {
     for (const name in props) {
@@ -115,64 +110,6 @@
     }
   };
 
-  groups.node = () => ({
-    nodeType() { return N.nodeType(idOf(this)); },
-    nodeName() {
-      const id = idOf(this);
-      switch (N.nodeType(id)) {
-        case 1: return this.tagName;
-        case 3: return "#text";
-        case 8: return "#comment";
-        case 9: return "#document";
-        case 11: return "#document-fragment";
-        default: return N.name(id);
-      }
-    },
-    nodeValue() { return N.data(idOf(this)) ?? null; },
-    textContent() { return N.text(idOf(this)) ?? null; },
-    parentNode() { return wrap(N.parent(idOf(this))); },
-    parentElement() {
-      const p = N.parent(idOf(this));
-      return p !== undefined && N.nodeType(p) === 1 ? wrap(p) : null;
-    },
-    childNodes() { return list(N.children(idOf(this), false)); },
-    firstChild() { return wrap(N.children(idOf(this), false)[0]); },
-    lastChild() { return wrap(N.children(idOf(this), false).at(-1)); },
-    nextSibling() { return wrap(N.sibling(idOf(this), true, false)); },
-    previousSibling() { return wrap(N.sibling(idOf(this), false, false)); },
-    ownerDocument() { return idOf(this) === root ? null : document; },
-    isConnected() { return true; },
-    baseURI() { return N.baseUrl(); },
-  });
-  groups.nodeMethods = () => ({
-    hasChildNodes() { return N.children(idOf(this), false).length > 0; },
-    contains(other) { return other != null && N.contains(idOf(this), idOf(other)); },
-    isSameNode(other) { return other === this; },
-    getRootNode() { return document; },
-    compareDocumentPosition() { unsupported("compareDocumentPosition"); },
-  });
-
-  // CharacterData's, Text's and DocumentType's.
-  groups.characterData = () => ({
-    data() { return N.data(idOf(this)) ?? ""; },
-    length() { return (N.data(idOf(this)) ?? "").length; },
-    wholeText() { return N.data(idOf(this)) ?? ""; },
-    name() { return N.name(idOf(this)); },
-  });
-
-  // ------------------------------------------------------------- queries
-  groups.queries = () => ({
-    querySelector(selectors) { return wrap(N.select(idOf(this), String(selectors), false)[0]); },
-    querySelectorAll(selectors) { return list(N.select(idOf(this), String(selectors), true)); },
-    getElementsByClassName(names) { return list(N.byClass(idOf(this), String(names))); },
-    getElementsByTagName(name) { return list(N.byTag(idOf(this), String(name))); },
-  });
-  groups.tree = () => ({
-    children() { return list(N.children(idOf(this), true)); },
-    childElementCount() { return N.children(idOf(this), true).length; },
-    firstElementChild() { return wrap(N.children(idOf(this), true)[0]); },
-    lastElementChild() { return wrap(N.children(idOf(this), true).at(-1)); },
-  });
 
   // ------------------------------------------------------------- elements
   const attr = (el, name) => N.attr(idOf(el), name) ?? null;
@@ -205,349 +142,13 @@
   }
   g.DOMTokenList = DOMTokenList;
 
-  const frozenView = (object, what) =>
-    new Proxy(object, {
-      set: readOnly("changing " + what),
-      deleteProperty: readOnly("changing " + what),
-      defineProperty: readOnly("changing " + what),
-    });
 
-  /** The inline `style` attribute as a read-only declaration (no stylesheets). */
-  const inlineStyle = (el) => {
-    const text = attr(el, "style") ?? "";
-    const props = {};
-    const names = [];
-    for (const declaration of text.split(";")) {
-      const at = declaration.indexOf(":");
-      if (at < 0) continue;
-      const name = declaration.slice(0, at).trim().toLowerCase();
-      const value = declaration.slice(at + 1).replace(/!\s*important\s*$/i, "").trim();
-      if (!name) continue;
-      if (!(name in props)) names.push(name);
-      props[name] = value;
-    }
-    const style = {
-      cssText: text,
-      length: names.length,
-      item: (i) => names[i] ?? "",
-      getPropertyValue: (name) => props[String(name).toLowerCase()] ?? "",
-      getPropertyPriority: () => "",
-    };
-    for (const name of names) {
-      style[name.startsWith("--") ? name : camel(name)] = props[name];
-      style[name] = props[name];
-    }
-    return frozenView(style, "style");
-  };
-
-  const hyperlink = (el) => {
-    if (!tagIs(el, "a", "area") || !has(el, "href")) return null;
-    try { return new URL(urlAttr(el, "href")); } catch (e) { return null; }
-  };
-  const linkPart = (part) => function () {
-    const u = hyperlink(this);
-    return u ? u[part] : part === "origin" ? "null" : "";
-  };
-  const URL_ATTRIBUTES = {
-    href: ["a", "area", "link", "base"],
-    src: ["img", "script", "iframe", "frame", "source", "video", "audio", "embed", "track", "input"],
-    action: ["form"],
-    cite: ["blockquote", "q", "ins", "del"],
-    poster: ["video"],
-  };
-
-  groups.element = () => {
-    const o = {};
-    Object.assign(o, {
-      tagName() {
-        const id = idOf(this);
-        const name = N.name(id);
-        return N.isHtml(id) ? name.toUpperCase() : name;
-      },
-      localName() { return N.name(idOf(this)); },
-      namespaceURI() { return N.isHtml(idOf(this)) ? "http://www.w3.org/1999/xhtml" : null; },
-      id() { return attr(this, "id") ?? ""; },
-      className() { return attr(this, "class") ?? ""; },
-      classList() { return new DOMTokenList(attr(this, "class") ?? ""); },
-      attributes() {
-        const attributes = N.attrs(idOf(this)).map(([name, value]) =>
-          Object.freeze({ name, value, localName: name, nodeName: name, nodeValue: value, specified: true }),
-        );
-        Object.defineProperty(attributes, "item", { value: (i) => attributes[i] ?? null });
-        Object.defineProperty(attributes, "getNamedItem", { value: (n) => attributes.find((a) => a.name === String(n).toLowerCase()) ?? null });
-        return attributes;
-      },
-      dataset() {
-        const data = {};
-        for (const [name, value] of N.attrs(idOf(this))) {
-          if (name.startsWith("data-")) data[camel(name.slice(5))] = value;
-        }
-        return frozenView(data, "dataset");
-      },
-      innerHTML() { return N.html(idOf(this), false); },
-      outerHTML() { return N.html(idOf(this), true); },
-      innerText() { return N.innerText(idOf(this)); },
-      outerText() { return N.innerText(idOf(this)); },
-      nextElementSibling() { return wrap(N.sibling(idOf(this), true, true)); },
-      previousElementSibling() { return wrap(N.sibling(idOf(this), false, true)); },
-      style() { return inlineStyle(this); },
-      shadowRoot() { return null; },
-      slot() { return attr(this, "slot") ?? ""; },
-    });
-    for (const name in URL_ATTRIBUTES) {
-      const tags = URL_ATTRIBUTES[name];
-      Object.assign(o, {
-        [name]() {
-          if (!tagIs(this, ...tags)) return undefined;
-          if (name === "action" && !has(this, "action")) return pageUrl;
-          return urlAttr(this, name);
-        },
-      });
-    }
-    Object.assign(o, {
-      protocol: linkPart("protocol"), host: linkPart("host"), hostname: linkPart("hostname"), port: linkPart("port"),
-      pathname: linkPart("pathname"), search: linkPart("search"), hash: linkPart("hash"), origin: linkPart("origin"),
-      username: linkPart("username"), password: linkPart("password"),
-    });
-    // Reflected string attributes.
-    const reflected = {
-      title: "title", lang: "lang", dir: "dir", alt: "alt", name: "name", rel: "rel", target: "target",
-      placeholder: "placeholder", htmlFor: "for", download: "download", srcset: "srcset",
-      sizes: "sizes", accessKey: "accesskey", referrerPolicy: "referrerpolicy", hreflang: "hreflang",
-      httpEquiv: "http-equiv", charset: "charset", media: "media", role: "role", autocomplete: "autocomplete",
-      pattern: "pattern", min: "min", max: "max", step: "step",
-      headers: "headers", abbr: "abbr", scope: "scope", datetime: "datetime", dateTime: "datetime",
-    };
-    for (const prop in reflected) {
-      const name = reflected[prop];
-      Object.assign(o, { [prop]() { return attr(this, name) ?? ""; } });
-    }
-    const booleans = {
-      hidden: "hidden", disabled: "disabled", required: "required",
-      readOnly: "readonly", multiple: "multiple", open: "open", defaultChecked: "checked", defaultSelected: "selected",
-      async: "async", defer: "defer", autofocus: "autofocus", noValidate: "novalidate",
-    };
-    for (const prop in booleans) {
-      const name = booleans[prop];
-      Object.assign(o, { [prop]() { return has(this, name); } });
-    }
-    Object.assign(o, {
-      // Checkedness and selectedness as the parse leaves them (a radio
-      // group's last `checked`, a drop-down's default option).
-      checked() {
-        if (tagIs(this, "input") && ["checkbox", "radio"].includes(this.type)) return N.matches(idOf(this), ":checked");
-        return has(this, "checked");
-      },
-      selected() {
-        if (tagIs(this, "option")) return N.matches(idOf(this), ":checked");
-        return has(this, "selected");
-      },
-    });
-    return o;
-  };
-  groups.forms = () => {
-    const o = {};
-    const optionValue = (option) => attr(option, "value") ?? collapse(option.textContent);
-    // Selectedness as the parse leaves it (`:checked`, css.rs): a drop-down's
-    // last option with `selected`, else its first option that is not disabled.
-    const selectedHandles = (select) => N.select(idOf(select), "option:checked", true);
-    const selectedOption = (select) => wrap(selectedHandles(select)[0]);
-    // The HTML standard's rules for parsing non-negative integers.
-    const nonNegative = (value, fallback) => {
-      const m = /^[\t\n\f\r ]*\+?(\d+)/.exec(value ?? "");
-      const n = m ? Number(m[1]) : NaN;
-      return Number.isFinite(n) && n <= 2147483647 ? n : fallback;
-    };
-    const positive = (value, fallback) => {
-      const n = nonNegative(value, fallback);
-      return n > 0 ? n : fallback;
-    };
-    const sectionRows = (section) => N.children(idOf(section), true).filter((c) => N.name(c) === "tr");
-    Object.assign(o, {
-      type() {
-        if (tagIs(this, "input")) return (attr(this, "type") ?? "text").toLowerCase();
-        if (tagIs(this, "button")) return (attr(this, "type") ?? "submit").toLowerCase();
-        if (tagIs(this, "select")) return has(this, "multiple") ? "select-multiple" : "select-one";
-        if (tagIs(this, "textarea")) return "textarea";
-        return attr(this, "type") ?? "";
-      },
-      value() {
-        if (tagIs(this, "textarea")) return this.textContent;
-        if (tagIs(this, "select")) {
-          const option = selectedOption(this);
-          return option ? optionValue(option) : "";
-        }
-        if (tagIs(this, "option")) return optionValue(this);
-        if (tagIs(this, "input")) {
-          const type = this.type;
-          return attr(this, "value") ?? (type === "checkbox" || type === "radio" ? "on" : "");
-        }
-        return attr(this, "value") ?? "";
-      },
-      defaultValue() { return tagIs(this, "textarea") ? this.textContent : attr(this, "value") ?? ""; },
-      text() {
-        if (tagIs(this, "option")) return collapse(this.textContent);
-        return tagIs(this, "a", "script", "title") ? this.textContent : undefined;
-      },
-      label() { return tagIs(this, "option") ? attr(this, "label") ?? collapse(this.textContent) : attr(this, "label") ?? ""; },
-      options() { return tagIs(this, "select", "datalist") ? list(N.select(idOf(this), "option", true)) : undefined; },
-      selectedIndex() {
-        if (!tagIs(this, "select")) return undefined;
-        const options = N.select(idOf(this), "option", true).map(wrap);
-        const option = selectedOption(this);
-        return option ? options.indexOf(option) : -1;
-      },
-      selectedOptions() {
-        if (!tagIs(this, "select")) return undefined;
-        return list(selectedHandles(this));
-      },
-      index() {
-        if (!tagIs(this, "option")) return undefined;
-        const select = this.closest("select, datalist");
-        return select ? select.options.indexOf(this) : 0;
-      },
-      cells() {
-        if (!tagIs(this, "tr")) return undefined;
-        return list(N.children(idOf(this), true).filter((c) => ["td", "th"].includes(N.name(c))));
-      },
-      tBodies() { return tagIs(this, "table") ? list(N.children(idOf(this), true).filter((c) => N.name(c) === "tbody")) : undefined; },
-      tHead() { return tagIs(this, "table") ? wrap(N.children(idOf(this), true).find((c) => N.name(c) === "thead")) : undefined; },
-      tFoot() { return tagIs(this, "table") ? wrap(N.children(idOf(this), true).find((c) => N.name(c) === "tfoot")) : undefined; },
-      caption() { return tagIs(this, "table") ? wrap(N.children(idOf(this), true).find((c) => N.name(c) === "caption")) : undefined; },
-      rowIndex() {
-        if (!tagIs(this, "tr")) return undefined;
-        const table = this.closest("table");
-        return table ? table.rows.indexOf(this) : -1;
-      },
-      cellIndex() {
-        if (!tagIs(this, "td", "th")) return undefined;
-        return this.parentElement && this.parentElement.cells ? this.parentElement.cells.indexOf(this) : -1;
-      },
-      colSpan() { return tagIs(this, "td", "th") ? Number(attr(this, "colspan")) || 1 : undefined; },
-      rowSpan() { return tagIs(this, "td", "th") ? Number(attr(this, "rowspan")) || 1 : undefined; },
-      elements() { return tagIs(this, "form", "fieldset") ? list(N.select(idOf(this), "button, fieldset, input, object, output, select, textarea", true)) : undefined; },
-      // Enumerated attributes: their known values, lower-cased, else the default.
-      method() {
-        if (!tagIs(this, "form")) return attr(this, "method") ?? "";
-        const value = (attr(this, "method") ?? "").toLowerCase();
-        return ["get", "post", "dialog"].includes(value) ? value : "get";
-      },
-      enctype() {
-        if (!tagIs(this, "form")) return attr(this, "enctype") ?? "";
-        const value = (attr(this, "enctype") ?? "").toLowerCase();
-        return ["application/x-www-form-urlencoded", "multipart/form-data", "text/plain"].includes(value) ? value : "application/x-www-form-urlencoded";
-      },
-      // Numbers reflected from attributes, with their defaults.
-      rows() {
-        if (tagIs(this, "textarea")) return positive(attr(this, "rows"), 2);
-        if (tagIs(this, "thead", "tbody", "tfoot")) return list(sectionRows(this));
-        if (!tagIs(this, "table")) return undefined;
-        const kids = N.children(idOf(this), true);
-        const of = (tag) => kids.filter((c) => N.name(c) === tag).flatMap((s) => sectionRows(wrap(s)));
-        const body = kids.flatMap((c) => N.name(c) === "tr" ? [c] : N.name(c) === "tbody" ? sectionRows(wrap(c)) : []);
-        return list([...of("thead"), ...body, ...of("tfoot")]);
-      },
-      cols() { return tagIs(this, "textarea") ? positive(attr(this, "cols"), 20) : undefined; },
-      size() {
-        if (tagIs(this, "input")) return positive(attr(this, "size"), 20);
-        if (tagIs(this, "select")) return nonNegative(attr(this, "size"), 0);
-        return undefined;
-      },
-      maxLength() { return tagIs(this, "input", "textarea") ? nonNegative(attr(this, "maxlength"), -1) : undefined; },
-      minLength() { return tagIs(this, "input", "textarea") ? nonNegative(attr(this, "minlength"), -1) : undefined; },
-      form() {
-        return tagIs(this, "button", "fieldset", "input", "object", "output", "select", "textarea", "label", "option")
-          ? this.closest("form")
-          : undefined;
-      },
-    });
-    // `width` / `height`: an image's (and an image button's) are its laid-out
-    // size, which needs a browser; elsewhere they reflect the attribute.
-    const dimension = (name, fallback) => function () {
-      if (tagIs(this, "img") || (tagIs(this, "input") && this.type === "image")) {
-        unsupported(this.localName + "." + name + " (its laid-out size: no layout; getAttribute('" + name + "') reads the attribute)");
-      }
-      if (tagIs(this, "canvas", "video")) {
-        const value = /^[\t\n\f\r ]*\+?(\d+)/.exec(attr(this, name) ?? "");
-        const n = value ? Number(value[1]) : NaN;
-        return Number.isFinite(n) && n <= 2147483647 ? n : tagIs(this, "video") ? 0 : fallback;
-      }
-      const reflecting = name === "width"
-        ? ["iframe", "embed", "object", "table", "td", "th", "col", "colgroup", "hr"]
-        : ["iframe", "embed", "object", "td", "th"];
-      return tagIs(this, ...reflecting) ? attr(this, name) ?? "" : undefined;
-    };
-    Object.assign(o, { width: dimension("width", 300), height: dimension("height", 150) });
-    Object.assign(o, {
-      // `<template>.content` would be a fragment of its own.
-      content() {
-        if (tagIs(this, "template")) unsupported("template.content");
-        return attr(this, "content") ?? "";
-      },
-    });
-    return o;
-  };
-  groups.elementMethods = () => ({
-    getAttribute(name) { return attr(this, String(name)); },
-    getAttributeNames() { return N.attrs(idOf(this)).map((a) => a[0]); },
-    hasAttribute(name) { return has(this, String(name)); },
-    hasAttributes() { return N.attrs(idOf(this)).length > 0; },
-    closest(selectors) { return wrap(N.closest(idOf(this), String(selectors))); },
-    matches(selectors) { return N.matches(idOf(this), String(selectors)); },
-    webkitMatchesSelector(selectors) { return N.matches(idOf(this), String(selectors)); },
-    // Scrolling has nothing to load on a static page: a no-op, not an error.
-    scrollIntoView() {},
-    scrollTo() {},
-    scrollBy() {},
-  });
 
   // ------------------------------------------------------------- document
   const document = wrap(root);
   const first = (css) => wrap(N.select(root, css, false)[0]);
-  groups.document = () => ({
-    documentElement() { return wrap(N.children(root, true)[0]); },
-    head() { return first("html > head"); },
-    body() { return first("html > body") ?? first("html > frameset"); },
-    title() {
-      const t = first("title");
-      return t ? t.textContent.replace(/[\t\n\f\r ]+/g, " ").replace(/^ | $/g, "") : "";
-    },
-    URL() { return pageUrl; },
-    documentURI() { return pageUrl; },
-    location() { return location; },
-    domain() { return location.hostname; },
-    referrer() { return ""; },
-    cookie() { return ""; },
-    readyState() { return "complete"; },
-    contentType() { return "text/html"; },
-    characterSet() { return N.characterSet; },
-    charset() { return N.characterSet; },
-    inputEncoding() { return N.characterSet; },
-    compatMode() { return "CSS1Compat"; },
-    doctype() { return wrap(N.children(root, false).find((c) => N.nodeType(c) === 10)); },
-    defaultView() { return g; },
-    links() { return list(N.select(root, "a[href], area[href]", true)); },
-    images() { return list(N.select(root, "img", true)); },
-    forms() { return list(N.select(root, "form", true)); },
-    scripts() { return list(N.select(root, "script", true)); },
-    anchors() { return list(N.select(root, "a[name]", true)); },
-    embeds() { return list(N.select(root, "embed", true)); },
-    activeElement() { return this.body; },
-    hidden() { return false; },
-    visibilityState() { return "visible"; },
-    fonts() { return fonts; },
-  });
-  groups.documentMethods = () => ({
-    getElementById(id) { return wrap(N.byId(root, String(id))); },
-    getElementsByName(name) { return list(N.byName(String(name))); },
-    hasFocus() { return false; },
-  });
   // Fonts never load (there is no rendering): ready at once.
   const fonts = Object.freeze({ ready: Promise.resolve(), status: "loaded", load: () => Promise.resolve([]), check: () => true });
-  N.members(groups, [
-    Node.prototype, CharacterData.prototype, Text.prototype, DocumentType.prototype, Element.prototype,
-    Document.prototype, DOMTokenList.prototype,
-  ], unsupported);
 
   // ------------------------------------------------------------- URL
   const encodeForm = (s) =>
@@ -717,6 +318,22 @@
   if (g.performance) {
     try { g.performance.now = () => realNow() - started + clock; } catch (e) { /* read-only: real time */ }
   }
+
+  // ------------------------------------------------------------- the DOM's members
+  // The prototypes' members come from native tables (dom_members.rs): each
+  // forwards to the function of its name in a group (js/groups/*.js), read
+  // and made when one of its members is first called, over this kit; a run
+  // builds only the groups its script uses.
+  N.members({
+    g, N, root, pageUrl, unsupported, readOnly, idOf, wrap, list, attr, has, tagIs, urlAttr, collapse, camel,
+    DOMTokenList, URL, document, first, location, fonts,
+    // Captured now: a group is made after the script started, which may
+    // have replaced `Object.assign`.
+    assign: Object.assign,
+  }, [
+    Node.prototype, CharacterData.prototype, Text.prototype, DocumentType.prototype, Element.prototype,
+    Document.prototype, DOMTokenList.prototype,
+  ]);
 
   // ------------------------------------------------------------- fetch
   // Made at once by the host (N.fetch: the page's address rules and body

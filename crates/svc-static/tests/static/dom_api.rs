@@ -717,3 +717,14 @@ fn every_dom_member_reaches_its_implementation() {
     assert_eq!(got["values"][2], json!(true));
     assert_eq!(got["values"][3], json!("html"));
 }
+
+/// The DOM's groups are made when first used, after the script started: a
+/// script that replaced a builtin first still reads the page.
+#[test]
+fn a_script_that_replaces_builtins_first_still_reads_the_dom() {
+    let script = r#"
+        Object.assign = () => ({});
+        Object.freeze = (o) => o;
+        returnData([document.querySelector('h1').id, document.querySelector('input').value, document.title]);"#;
+    assert_eq!(data(RICH, script), json!(["t", "shoes", "Rich page"]));
+}
