@@ -394,8 +394,8 @@ const PROTOTYPES: [&[Section]; 7] = [NODE, CHARACTER_DATA, TEXT, DOCUMENT_TYPE, 
 /// C functions' magic.
 #[derive(Clone, Copy)]
 enum Member {
-    /// The function of that name in the group.
-    Forward { group: &'static CStr, name: &'static CStr },
+    /// The function of that name in the group (its index in [`GROUPS`]).
+    Forward { group: usize, name: &'static CStr },
     /// Throws the prelude's refusal, naming what and why.
     Refuse { name: &'static CStr, why: &'static str },
 }
@@ -446,10 +446,13 @@ fn tables() -> &'static Tables {
             for section in sections {
                 let step = match section {
                     Getters(group, names) => Step::Accessors {
-                        members: names
-                            .iter()
-                            .map(|name| (*name, push(&mut members, Member::Forward { group, name })))
-                            .collect(),
+                        members: {
+                            let group = group_index(group);
+                            names
+                                .iter()
+                                .map(|name| (*name, push(&mut members, Member::Forward { group, name })))
+                                .collect()
+                        },
                         get: getter,
                         flags: ACCESSOR,
                     },
@@ -461,15 +464,16 @@ fn tables() -> &'static Tables {
                         get: refuse_get,
                         flags: REFUSED_ACCESSOR,
                     },
-                    Methods(group, methods) => Step::List(
+                    Methods(group, methods) => Step::List({
+                        let group = group_index(group);
                         methods
                             .iter()
                             .map(|(name, length)| {
                                 let magic = push(&mut members, Member::Forward { group, name });
                                 method(name, *length, magic, call)
                             })
-                            .collect(),
-                    ),
+                            .collect()
+                    }),
                     Refusals(why, names) => Step::List(
                         names
                             .iter()
@@ -484,6 +488,11 @@ fn tables() -> &'static Tables {
         assert!(members.len() <= i16::MAX as usize, "magic is an i16");
         Tables { members, prototypes }
     })
+}
+
+/// The index in [`GROUPS`] of the group the tables name `group`.
+fn group_index(group: &CStr) -> usize {
+    GROUPS.iter().position(|(name, _)| *name == group).unwrap_or_else(|| panic!("no group {group:?} in GROUPS"))
 }
 
 /// Adds `member`; answers its magic.
@@ -557,8 +566,8 @@ struct Dispatch {
     kit: qjs::JSValue,
     /// The prelude's `unsupported(what)`, which throws the refusal.
     unsupported: qjs::JSValue,
-    /// Groups made so far.
-    made: Vec<(&'static CStr, qjs::JSValue)>,
+    /// Per group (by index in [`GROUPS`]), its object once made.
+    made: Vec<qjs::JSValue>,
     /// Per member (by magic), its implementation once resolved.
     functions: Vec<qjs::JSValue>,
 }
@@ -601,7 +610,7 @@ pub(crate) fn define<'js>(ctx: Ctx<'js>, kit: Object<'js>, prototypes: Array<'js
     let dispatch = Box::new(Dispatch {
         kit,
         unsupported,
-        made: Vec::new(),
+        made: vec![qjs::JS_UNDEFINED; GROUPS.len()],
         functions: vec![qjs::JS_UNDEFINED; tables.members.len()],
     });
     // SAFETY: the opaque pointer is this module's alone; [`release`] takes it back.
@@ -623,7 +632,7 @@ pub fn release(ctx: &Ctx<'_>) {
         }
         qjs::JS_SetContextOpaque(raw, std::ptr::null_mut());
         let dispatch = Box::from_raw(dispatch);
-        for value in dispatch.functions.iter().chain(dispatch.made.iter().map(|(_, v)| v)) {
+        for value in dispatch.functions.iter().chain(&dispatch.made) {
             qjs::JS_FreeValue(raw, *value);
         }
         qjs::JS_FreeValue(raw, dispatch.kit);
@@ -655,28 +664,28 @@ unsafe fn implementation(ctx: *mut qjs::JSContext, magic: c_int) -> qjs::JSValue
         if !qjs::JS_IsUndefined(known) {
             return qjs::JS_DupValue(ctx, known);
         }
-        let made = (&*dispatch).made.iter().find(|(g, _)| *g == group).map(|(_, v)| *v);
-        let object = match made {
-            Some(object) => object,
-            None => {
-                let Some(index) = GROUPS.iter().position(|(name, _)| *name == group) else {
-                    return internal(ctx, group);
-                };
-                let make = crate::script_runtime::group_function(ctx, index);
-                if qjs::JS_IsException(make) {
-                    return make;
-                }
-                let mut kit = qjs::JS_DupValue(ctx, (*dispatch).kit);
-                let object = qjs::JS_Call(ctx, make, qjs::JS_UNDEFINED, 1, &mut kit);
-                qjs::JS_FreeValue(ctx, kit);
-                qjs::JS_FreeValue(ctx, make);
-                if qjs::JS_IsException(object) {
-                    return object;
-                }
-                (&mut *dispatch).made.push((group, object));
-                object
+        let mut object = (&*dispatch).made[group];
+        if qjs::JS_IsUndefined(object) {
+            let make = crate::script_runtime::group_function(ctx, group);
+            if qjs::JS_IsException(make) {
+                return make;
             }
-        };
+            let mut kit = qjs::JS_DupValue(ctx, (*dispatch).kit);
+            object = qjs::JS_Call(ctx, make, qjs::JS_UNDEFINED, 1, &mut kit);
+            qjs::JS_FreeValue(ctx, kit);
+            qjs::JS_FreeValue(ctx, make);
+            if qjs::JS_IsException(object) {
+                return object;
+            }
+            let slot = &mut (&mut *dispatch).made[group];
+            if qjs::JS_IsUndefined(*slot) {
+                *slot = object;
+            } else {
+                // Made meanwhile by a call back into here: keep that one.
+                qjs::JS_FreeValue(ctx, object);
+                object = *slot;
+            }
+        }
         let function = qjs::JS_GetPropertyStr(ctx, object, name.as_ptr());
         if !qjs::JS_IsFunction(ctx, function) {
             qjs::JS_FreeValue(ctx, function);
