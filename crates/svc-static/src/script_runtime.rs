@@ -100,18 +100,12 @@ pub(crate) unsafe fn group_function(ctx: *mut qjs::JSContext, index: usize) -> q
         Ok(compiled) => compiled.groups.get(index),
         Err(_) => None,
     };
-    // SAFETY: as in `evaluate`: bytecode this process compiled, read into
-    // the live `ctx`; `JS_EvalFunction` takes the function read over.
+    // SAFETY: the caller's `ctx` is live; the format has no `%`.
     unsafe {
-        let Some(bytecode) = bytecode else {
-            return qjs::JS_ThrowInternalError(ctx, c"svc's DOM: a group did not compile".as_ptr());
-        };
-        let function =
-            qjs::JS_ReadObject(ctx, bytecode.as_ptr(), bytecode.len() as _, qjs::JS_READ_OBJ_BYTECODE as i32);
-        if qjs::JS_IsException(function) {
-            return function;
+        match bytecode {
+            Some(bytecode) => read_and_run(ctx, bytecode),
+            None => qjs::JS_ThrowInternalError(ctx, c"svc's DOM: a group did not compile".as_ptr()),
         }
-        qjs::JS_EvalFunction(ctx, function)
     }
 }
 
@@ -144,21 +138,33 @@ fn compile(ctx: &Ctx<'_>, source: &str, name: &CStr) -> Result<Vec<u8>, String> 
 /// Evaluates `bytecode` (from [`compile`]) in `ctx`: read into this context
 /// (its functions are of this realm), then run; answers the script's value.
 fn evaluate<'js>(ctx: &Ctx<'js>, bytecode: &[u8]) -> rquickjs::Result<Value<'js>> {
-    let raw = ctx.as_raw().as_ptr();
-    // SAFETY: `bytecode` is what JS_WriteObject wrote for a script compiled
-    // in this process by the same QuickJS; JS_EvalFunction takes ownership
-    // of the function read, and the value it answers is handed to a `Value`.
+    // SAFETY: `ctx` is live; the value answered is a new reference, handed
+    // to a `Value`.
     unsafe {
-        let function =
-            qjs::JS_ReadObject(raw, bytecode.as_ptr(), bytecode.len() as _, qjs::JS_READ_OBJ_BYTECODE as i32);
-        if qjs::JS_IsException(function) {
-            return Err(rquickjs::Error::Exception);
-        }
-        let value = qjs::JS_EvalFunction(raw, function);
+        let value = read_and_run(ctx.as_raw().as_ptr(), bytecode);
         if qjs::JS_IsException(value) {
             return Err(rquickjs::Error::Exception);
         }
         Ok(Value::from_raw(ctx.clone(), value))
+    }
+}
+
+/// [`evaluate`] on a raw context: the script's value (a new reference), or
+/// `JS_EXCEPTION` with the error pending.
+///
+/// # Safety
+/// `ctx` is a live context.
+unsafe fn read_and_run(ctx: *mut qjs::JSContext, bytecode: &[u8]) -> qjs::JSValue {
+    // SAFETY: `bytecode` is what JS_WriteObject wrote for a script compiled
+    // in this process by the same QuickJS; JS_EvalFunction takes ownership
+    // of the function read.
+    unsafe {
+        let function =
+            qjs::JS_ReadObject(ctx, bytecode.as_ptr(), bytecode.len() as _, qjs::JS_READ_OBJ_BYTECODE as i32);
+        if qjs::JS_IsException(function) {
+            return function;
+        }
+        qjs::JS_EvalFunction(ctx, function)
     }
 }
 
