@@ -3,11 +3,10 @@
 (function (kit) {
   "use strict";
   const { N, idOf } = kit;
-  const make = () => ({
+  return {
     data() { return N.data(idOf(this)) ?? ""; },
     length() { return (N.data(idOf(this)) ?? "").length; },
     wholeText() { return N.data(idOf(this)) ?? ""; },
     name() { return N.name(idOf(this)); },
-  });
-  return make();
+  };
 })

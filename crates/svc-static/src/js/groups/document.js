@@ -3,7 +3,7 @@
 (function (kit) {
   "use strict";
   const { g, N, root, pageUrl, wrap, list, first, location, fonts } = kit;
-  const make = () => ({
+  return {
     documentElement() { return wrap(N.children(root, true)[0]); },
     head() { return first("html > head"); },
     body() { return first("html > body") ?? first("html > frameset"); },
@@ -35,6 +35,5 @@
     hidden() { return false; },
     visibilityState() { return "visible"; },
     fonts() { return fonts; },
-  });
-  return make();
+  };
 })

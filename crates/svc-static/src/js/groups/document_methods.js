@@ -3,10 +3,9 @@
 (function (kit) {
   "use strict";
   const { N, root, wrap, list } = kit;
-  const make = () => ({
+  return {
     getElementById(id) { return wrap(N.byId(root, String(id))); },
     getElementsByName(name) { return list(N.byName(String(name))); },
     hasFocus() { return false; },
-  });
-  return make();
+  };
 })

@@ -3,7 +3,7 @@
 (function (kit) {
   "use strict";
   const { N, idOf, wrap, attr, has } = kit;
-  const make = () => ({
+  return {
     getAttribute(name) { return attr(this, String(name)); },
     getAttributeNames() { return N.attrs(idOf(this)).map((a) => a[0]); },
     hasAttribute(name) { return has(this, String(name)); },
@@ -15,6 +15,5 @@
     scrollIntoView() {},
     scrollTo() {},
     scrollBy() {},
-  });
-  return make();
+  };
 })

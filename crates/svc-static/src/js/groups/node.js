@@ -3,7 +3,7 @@
 (function (kit) {
   "use strict";
   const { N, root, idOf, wrap, list, document } = kit;
-  const make = () => ({
+  return {
     nodeType() { return N.nodeType(idOf(this)); },
     nodeName() {
       const id = idOf(this);
@@ -31,6 +31,5 @@
     ownerDocument() { return idOf(this) === root ? null : document; },
     isConnected() { return true; },
     baseURI() { return N.baseUrl(); },
-  });
-  return make();
+  };
 })

@@ -3,12 +3,11 @@
 (function (kit) {
   "use strict";
   const { N, unsupported, idOf, document } = kit;
-  const make = () => ({
+  return {
     hasChildNodes() { return N.children(idOf(this), false).length > 0; },
     contains(other) { return other != null && N.contains(idOf(this), idOf(other)); },
     isSameNode(other) { return other === this; },
     getRootNode() { return document; },
     compareDocumentPosition() { unsupported("compareDocumentPosition"); },
-  });
-  return make();
+  };
 })

@@ -3,11 +3,10 @@
 (function (kit) {
   "use strict";
   const { N, idOf, wrap, list } = kit;
-  const make = () => ({
+  return {
     querySelector(selectors) { return wrap(N.select(idOf(this), String(selectors), false)[0]); },
     querySelectorAll(selectors) { return list(N.select(idOf(this), String(selectors), true)); },
     getElementsByClassName(names) { return list(N.byClass(idOf(this), String(names))); },
     getElementsByTagName(name) { return list(N.byTag(idOf(this), String(name))); },
-  });
-  return make();
+  };
 })

@@ -3,11 +3,10 @@
 (function (kit) {
   "use strict";
   const { N, idOf, wrap, list } = kit;
-  const make = () => ({
+  return {
     children() { return list(N.children(idOf(this), true)); },
     childElementCount() { return N.children(idOf(this), true).length; },
     firstElementChild() { return wrap(N.children(idOf(this), true)[0]); },
     lastElementChild() { return wrap(N.children(idOf(this), true).at(-1)); },
-  });
-  return make();
+  };
 })
