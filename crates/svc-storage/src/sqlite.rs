@@ -13,11 +13,19 @@ use crate::sql::{Dialect, Readers, RowsAffected, SqlStore};
 
 pub type SqliteStore = SqlStore<Sqlite>;
 
-/// Connections kept beside the pool for the reads every request makes
-/// (`sql/readers.rs`). A read holds one for a single statement, so a few
-/// serve every worker thread of the runtime; when all are taken, a read
-/// goes through the pool.
+/// Connections kept beside the pool for the reads (`sql/readers.rs`). A
+/// read holds one for a single statement, so a few serve every worker
+/// thread of the runtime; when all are taken, a read waits for one.
 const READERS: usize = 4;
+
+/// The pool's connections: one, the writer. SQLite lets one connection
+/// write at a time anyway; and in WAL mode a connection drops its whole
+/// page cache when another one wrote since its last statement, so with
+/// several writers nearly every statement read its pages again (the pool
+/// had 8: 0.6-1.2 ms more CPU per run, docs/benchmarks.md). With one, the
+/// writes queue in the pool, woken in order, instead of in SQLite's busy
+/// handler, whose retries sleep; reads go to the readers, not behind them.
+const WRITERS: u32 = 1;
 
 impl SqliteStore {
     /// Opens (creating file and folder if needed) and migrates `sqlite://path`.
@@ -35,7 +43,7 @@ impl SqliteStore {
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true);
         let pool = SqlitePoolOptions::new()
-            .max_connections(8)
+            .max_connections(WRITERS)
             .min_connections(1)
             .acquire_timeout(settings.acquire_timeout)
             // A ping per acquire is a round-trip to the connection thread; a broken

@@ -42,7 +42,7 @@ where
         .bind(scrap.to_string())
         .bind(limit)
         .bind(offset)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.into_iter().map(Activity::try_from).collect::<Result<_>>()?;
         Ok(Page { items, total })

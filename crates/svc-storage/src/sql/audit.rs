@@ -108,7 +108,7 @@ where
         .bind(org.to_string())
         .bind(limit)
         .bind(offset)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.into_iter().map(AuditEntry::try_from).collect::<Result<_>>()?;
         Ok(Page { items, total })

@@ -71,7 +71,7 @@ where
             " FROM channels WHERE organization_id = $1 ORDER BY name"
         ))
         .bind(org.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.into_iter().map(|r| r.open(&self.sealer)).collect()
     }

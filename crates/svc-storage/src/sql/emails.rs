@@ -115,7 +115,7 @@ where
         .bind(org.to_string())
         .bind(scrap.to_string())
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.into_iter().map(EmailRecord::try_from).collect()
     }
@@ -128,7 +128,7 @@ where
         ))
         .bind(org.to_string())
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.into_iter().map(EmailRecord::try_from).collect()
     }
@@ -139,7 +139,7 @@ where
         )
         .bind(after.map(|a| a.to_string()).unwrap_or_default())
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.into_iter()
             .map(|(org, user, email)| Ok(Recipient { organization_id: id(&org)?, user_id: id(&user)?, email }))

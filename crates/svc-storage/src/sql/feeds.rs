@@ -124,7 +124,7 @@ where
         .bind(org.to_string())
         .bind(scrap.to_string())
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.into_iter().map(RunSummary::try_from).collect()
     }

@@ -133,7 +133,7 @@ where
         .bind(scrap.to_string())
         .bind(only_pending)
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.into_iter().map(FixProposal::try_from).collect()
     }

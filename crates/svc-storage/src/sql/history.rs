@@ -84,7 +84,7 @@ where
         Self::push_history_filter(&mut select, org, filter);
         select.push(" ORDER BY created_at DESC, id DESC LIMIT ").push_bind(filter.limit);
         select.push(" OFFSET ").push_bind(filter.offset);
-        let rows: Vec<HistoryRecord> = select.build_query_as().fetch_all(&self.pool).await?;
+        let rows: Vec<HistoryRecord> = select.build_query_as().fetch_all(&mut *self.reader().await?).await?;
         let items = rows.into_iter().map(HistoryRow::try_from).collect::<Result<_>>()?;
         Ok(Page { items, total })
     }
@@ -101,7 +101,7 @@ where
         // Scrap runs only: an AI operation row has no scrap for its summary.
         qb.push_bind(org.to_string()).push(" AND scrap_id IS NOT NULL AND id IN ");
         Self::push_id_list(&mut qb, ids);
-        let rows: Vec<RunSummaryRecord> = qb.build_query_as().fetch_all(&self.pool).await?;
+        let rows: Vec<RunSummaryRecord> = qb.build_query_as().fetch_all(&mut *self.reader().await?).await?;
         rows.into_iter().map(RunSummary::try_from).collect()
     }
 

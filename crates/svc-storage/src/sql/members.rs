@@ -136,7 +136,7 @@ where
         .bind(org.to_string())
         .bind(limit)
         .bind(offset)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         Ok(Page { items: rows.into_iter().map(Member::try_from).collect::<Result<_>>()?, total })
     }
@@ -161,7 +161,7 @@ where
              ORDER BY m.last_used_at DESC, m.organization_id",
         )
         .bind(user.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.into_iter()
             .map(|(org, name, r, joined)| {
@@ -266,7 +266,7 @@ where
         .bind(millis(now))
         .bind(limit)
         .bind(offset)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         Ok(Page { items: rows.into_iter().map(Invite::try_from).collect::<Result<_>>()?, total })
     }

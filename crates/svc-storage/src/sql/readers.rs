@@ -14,8 +14,11 @@
 //! nothing. PostgreSQL keeps no readers: its connections can break, and the
 //! pool's ping is how a broken one is found.
 //!
-//! Readers never wait for each other: when all are taken, the read goes
-//! through the pool.
+//! On SQLite the reads go to the readers and the writes to the pool, whose
+//! one connection is the writer (`sqlite.rs`): when every reader is taken a
+//! read waits for one, rather than for the writer, so reads do not queue
+//! behind writes nor writes behind reads. With no readers (PostgreSQL) a
+//! read goes through the pool.
 
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,6 +30,10 @@ use sqlx::{Connection, Database, Pool};
 /// The free readers of a store (none for PostgreSQL).
 pub(crate) struct Readers<DB: Database> {
     free: Mutex<Vec<DB::Connection>>,
+    /// A permit per free reader: a read waits for one (`get`).
+    permits: tokio::sync::Semaphore,
+    /// How many readers there are (none: every read goes through the pool).
+    count: usize,
     /// Set by [`Readers::close`]: a reader handed back then is dropped,
     /// which ends its connection.
     closed: AtomicBool,
@@ -40,11 +47,26 @@ impl<DB: Database> Readers<DB> {
 
     /// These connections as readers.
     pub(crate) fn of(connections: Vec<DB::Connection>) -> Self {
-        Readers { free: Mutex::new(connections), closed: AtomicBool::new(false) }
+        let count = connections.len();
+        Readers {
+            free: Mutex::new(connections),
+            permits: tokio::sync::Semaphore::new(count),
+            count,
+            closed: AtomicBool::new(false),
+        }
     }
 
-    /// A free reader, else a connection of `pool`.
+    /// A reader, waiting for one when all are taken; a connection of `pool`
+    /// when there are none (or the store is closing).
     pub(crate) async fn get<'a>(&'a self, pool: &Pool<DB>) -> sqlx::Result<Reader<'a, DB>> {
+        if self.count > 0 {
+            // Closed only when the store closes: then the read goes to the
+            // pool, which answers that it is closed.
+            if let Ok(permit) = self.permits.acquire().await {
+                // Given back with the connection (`give_back`).
+                permit.forget();
+            }
+        }
         let taken = self.free.lock().unwrap_or_else(PoisonError::into_inner).pop();
         Ok(match taken {
             Some(connection) => Reader::Kept { connection: Some(connection), home: self },
@@ -56,6 +78,7 @@ impl<DB: Database> Readers<DB> {
     /// and it is dropped.
     pub(crate) async fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
+        self.permits.close();
         let free = std::mem::take(&mut *self.free.lock().unwrap_or_else(PoisonError::into_inner));
         for connection in free {
             // Closing a connection that is going away anyway: its error
@@ -69,6 +92,7 @@ impl<DB: Database> Readers<DB> {
             return;
         }
         self.free.lock().unwrap_or_else(PoisonError::into_inner).push(connection);
+        self.permits.add_permits(1);
     }
 }
 
@@ -110,5 +134,73 @@ impl<DB: Database> Drop for Reader<'_, DB> {
         {
             home.give_back(connection);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::str::FromStr;
+
+    use futures::FutureExt;
+    use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+    use sqlx::{ConnectOptions, Sqlite};
+
+    use super::*;
+
+    async fn store_parts(readers: usize) -> (tempfile::TempDir, Pool<Sqlite>, Readers<Sqlite>) {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("readers.db").display());
+        let options = SqliteConnectOptions::from_str(&url)
+            .unwrap()
+            .create_if_missing(true)
+            .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal);
+        let pool = SqlitePoolOptions::new().max_connections(1).connect_with(options.clone()).await.unwrap();
+        sqlx::query("CREATE TABLE t (n INTEGER)").execute(&pool).await.unwrap();
+        let mut connections = Vec::new();
+        for _ in 0..readers {
+            connections.push(options.connect().await.unwrap());
+        }
+        (dir, pool, Readers::of(connections))
+    }
+
+    #[tokio::test]
+    async fn a_read_waits_for_a_reader_not_for_the_writer() {
+        let (_dir, pool, readers) = store_parts(1).await;
+        // The writer is busy: a write transaction holds the pool's one connection.
+        let mut write = pool.begin().await.unwrap();
+        sqlx::query("INSERT INTO t (n) VALUES (1)").execute(&mut *write).await.unwrap();
+
+        // A read meanwhile is served by the reader (the committed state).
+        let mut first = readers.get(&pool).await.unwrap();
+        assert!(matches!(first, Reader::Kept { .. }));
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM t").fetch_one(&mut *first).await.unwrap();
+        assert_eq!(n, 0);
+
+        // A second read while the only reader is taken waits for it: it
+        // neither goes to the busy writer nor fails.
+        let mut second = Box::pin(readers.get(&pool));
+        assert!((&mut second).now_or_never().is_none(), "no reader free: the read waits");
+        drop(first);
+        let mut second = second.await.unwrap();
+        assert!(matches!(second, Reader::Kept { .. }), "the reader handed back, not the pool's connection");
+
+        write.commit().await.unwrap();
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM t").fetch_one(&mut *second).await.unwrap();
+        assert_eq!(n, 1, "the reader sees the write once committed");
+    }
+
+    #[tokio::test]
+    async fn without_readers_a_read_goes_through_the_pool_and_after_closing_it_fails() {
+        let (_dir, pool, readers) = store_parts(0).await;
+        let mut read = readers.get(&pool).await.unwrap();
+        assert!(matches!(read, Reader::Pooled(_)));
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM t").fetch_one(&mut *read).await.unwrap();
+        assert_eq!(n, 0);
+        drop(read);
+
+        let (_dir, pool, readers) = store_parts(2).await;
+        readers.close().await;
+        pool.close().await;
+        assert!(readers.get(&pool).await.is_err(), "a closed store answers an error, it does not hang");
     }
 }

@@ -62,7 +62,7 @@ where
             " FROM recipients WHERE organization_id = $1 ORDER BY email"
         ))
         .bind(org.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.into_iter().map(RecipientAddress::try_from).collect()
     }

@@ -138,7 +138,7 @@ where
         )
         .bind(after.map(|o| o.to_string()).unwrap_or_default())
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.into_iter().map(|(org, days)| Ok((id(&org)?, days))).collect()
     }

@@ -113,7 +113,7 @@ where
         .bind(run.to_string())
         .bind(limit)
         .bind(offset)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.into_iter().map(RunPage::try_from).collect::<Result<_>>()?;
         Ok(Page { items, total })

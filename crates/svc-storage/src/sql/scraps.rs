@@ -161,7 +161,7 @@ where
         Self::push_scrap_filter(&mut select, org, filter);
         select.push(" ORDER BY created_at DESC, id DESC LIMIT ").push_bind(filter.limit);
         select.push(" OFFSET ").push_bind(filter.offset);
-        let rows: Vec<ScrapRecord> = select.build_query_as().fetch_all(&self.pool).await?;
+        let rows: Vec<ScrapRecord> = select.build_query_as().fetch_all(&mut *self.reader().await?).await?;
         let items = rows.into_iter().map(Scrap::try_from).collect::<Result<_>>()?;
         Ok(Page { items, total })
     }
@@ -173,7 +173,7 @@ where
         let mut qb = QueryBuilder::<DB>::new("SELECT id FROM scraps WHERE organization_id = ");
         qb.push_bind(org.to_string()).push(" AND id IN ");
         Self::push_id_list(&mut qb, ids);
-        let rows: Vec<(String,)> = qb.build_query_as().fetch_all(&self.pool).await?;
+        let rows: Vec<(String,)> = qb.build_query_as().fetch_all(&mut *self.reader().await?).await?;
         rows.iter().map(|(s,)| id(s)).collect()
     }
 }

@@ -155,7 +155,7 @@ where
         .bind(org.to_string())
         .bind(user.to_string())
         .bind(millis(now))
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.into_iter().map(LoginSession::try_from).collect()
     }

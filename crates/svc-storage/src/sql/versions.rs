@@ -138,7 +138,7 @@ where
         .bind(scrap.to_string())
         .bind(limit)
         .bind(offset)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.into_iter().map(ScriptVersion::try_from).collect::<Result<_>>()?;
         Ok(Page { items, total })

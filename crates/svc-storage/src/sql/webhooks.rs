@@ -125,7 +125,7 @@ where
         .bind(org.to_string())
         .bind(limit)
         .bind(offset)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         Ok(Page { items: rows.into_iter().map(|r| r.open(&self.sealer)).collect::<Result<_>>()?, total })
     }
@@ -137,7 +137,7 @@ where
             " FROM webhooks WHERE organization_id = $1 AND active ORDER BY created_at, id"
         ))
         .bind(org.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.into_iter().map(|r| r.open(&self.sealer)).collect()
     }
@@ -165,7 +165,7 @@ where
         .bind(webhook.to_string())
         .bind(limit)
         .bind(offset)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         Ok(Page { items: rows.into_iter().map(DeliveryAttempt::try_from).collect::<Result<_>>()?, total })
     }
