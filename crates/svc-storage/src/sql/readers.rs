@@ -1,5 +1,5 @@
-//! Connections kept beside the pool for the reads every request makes (a
-//! session, a scrap).
+//! Connections kept beside the pool for the statements that only read (a
+//! session, a scrap, a list).
 //!
 //! A statement through sqlx's pool costs two round trips to the
 //! connection: the statement, then the ping with which the pool tests every
