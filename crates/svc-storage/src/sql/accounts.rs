@@ -95,7 +95,7 @@ where
         let row: Option<UserWithHashRecord> =
             sqlx::query_as(concatcp!("SELECT ", columns::USER, ", password_hash FROM users WHERE email = $1"))
                 .bind(email)
-                .fetch_optional(&mut *self.reader().await?)
+                .fetch_optional(&self.pool)
                 .await?;
         row.map(|r| Ok((User::try_from(r.user)?, r.password_hash))).transpose()
     }
@@ -118,7 +118,7 @@ where
             sqlx::query_as("SELECT password_hash FROM users WHERE id IN (SELECT user_id FROM memberships WHERE organization_id = $1) AND id = $2")
                 .bind(org.to_string())
                 .bind(user.to_string())
-                .fetch_optional(&mut *self.reader().await?)
+                .fetch_optional(&self.pool)
                 .await?;
         Ok(row.map(|(hash,)| hash))
     }
@@ -171,7 +171,7 @@ where
         let row: Option<OrganizationRecord> =
             sqlx::query_as(concatcp!("SELECT ", columns::ORGANIZATION, " FROM organizations WHERE id = $1"))
                 .bind(org.to_string())
-                .fetch_optional(&mut *self.reader().await?)
+                .fetch_optional(&self.pool)
                 .await?;
         row.map(Organization::try_from).transpose()
     }
@@ -203,7 +203,7 @@ where
         let mut probe = QueryBuilder::<DB>::new("SELECT id");
         push_due(&mut probe, week, units);
         probe.push(" LIMIT 1");
-        if probe.build_query_scalar::<String>().fetch_optional(&mut *self.reader().await?).await?.is_none() {
+        if probe.build_query_scalar::<String>().fetch_optional(&self.pool).await?.is_none() {
             return Ok(vec![]);
         }
 
@@ -307,10 +307,8 @@ where
             .bind(value)
             .execute(&self.pool)
             .await?;
-        let (stored,): (String,) = sqlx::query_as("SELECT value FROM settings WHERE key = $1")
-            .bind(key)
-            .fetch_one(&mut *self.reader().await?)
-            .await?;
+        let (stored,): (String,) =
+            sqlx::query_as("SELECT value FROM settings WHERE key = $1").bind(key).fetch_one(&self.pool).await?;
         Ok(stored)
     }
 }

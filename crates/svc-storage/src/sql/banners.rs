@@ -94,7 +94,7 @@ where
         )
         .bind(token.to_string())
         .bind(path.to_string())
-        .fetch_optional(&mut *self.reader().await?)
+        .fetch_optional(&self.pool)
         .await?;
         Ok(row.map(|(content_type, bytes)| BannerImage { content_type, bytes }))
     }

@@ -147,7 +147,7 @@ where
         .bind(org.to_string())
         .bind(scrap.to_string())
         .bind(id.to_string())
-        .fetch_optional(&mut *self.reader().await?)
+        .fetch_optional(&self.pool)
         .await?;
         row.map(FixProposal::try_from).transpose()
     }

@@ -124,7 +124,7 @@ where
     async fn members(&self, org: OrgId, offset: i64, limit: i64) -> Result<Page<Member>> {
         let (total,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM memberships WHERE organization_id = $1")
             .bind(org.to_string())
-            .fetch_one(&mut *self.reader().await?)
+            .fetch_one(&self.pool)
             .await?;
         let rows: Vec<MemberRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
@@ -149,7 +149,7 @@ where
         ))
         .bind(org.to_string())
         .bind(user.to_string())
-        .fetch_optional(&mut *self.reader().await?)
+        .fetch_optional(&self.pool)
         .await?;
         row.map(Member::try_from).transpose()
     }
@@ -254,7 +254,7 @@ where
             sqlx::query_as("SELECT COUNT(*) FROM invites WHERE organization_id = $1 AND expires_at > $2")
                 .bind(org.to_string())
                 .bind(millis(now))
-                .fetch_one(&mut *self.reader().await?)
+                .fetch_one(&self.pool)
                 .await?;
         let rows: Vec<InviteRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
@@ -285,7 +285,7 @@ where
             sqlx::query_as(concatcp!("SELECT ", INVITE, " FROM invites WHERE token_hash = $1 AND expires_at > $2"))
                 .bind(token_hash)
                 .bind(millis(now))
-                .fetch_optional(&mut *self.reader().await?)
+                .fetch_optional(&self.pool)
                 .await?;
         row.map(Invite::try_from).transpose()
     }
@@ -295,7 +295,7 @@ where
             sqlx::query_as("SELECT id FROM invites WHERE email = $1 AND expires_at > $2 LIMIT 1")
                 .bind(email)
                 .bind(millis(now))
-                .fetch_optional(&mut *self.reader().await?)
+                .fetch_optional(&self.pool)
                 .await?;
         Ok(row.is_some())
     }

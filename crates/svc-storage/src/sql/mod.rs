@@ -77,7 +77,7 @@ pub trait RowsAffected {
 /// `PostgresStore`.
 pub struct SqlStore<DB: Dialect> {
     pool: Pool<DB>,
-    /// Connections beside the pool for the statements that only read.
+    /// Connections beside the pool for the hot reads and the lists.
     readers: Readers<DB>,
     /// Seals the secrets this store writes and opens those it reads.
     sealer: crate::Sealer,
@@ -85,13 +85,13 @@ pub struct SqlStore<DB: Dialect> {
 
 impl<DB: Dialect> SqlStore<DB> {
     /// A store over a pool whose database is migrated, with `readers` for
-    /// the statements that only read (`readers.rs`).
+    /// the hot reads and the lists (`readers.rs`).
     pub(crate) fn new(pool: Pool<DB>, readers: Readers<DB>, sealer: crate::Sealer) -> Self {
         SqlStore { pool, readers, sealer }
     }
 
-    /// A connection for a statement that only reads: a reader (waiting for
-    /// one when all are taken), the pool's when there are none.
+    /// A connection for a hot read or a list: a reader (waiting for one
+    /// when all are taken), the pool's when there are none.
     async fn reader(&self) -> crate::Result<Reader<'_, DB>> {
         Ok(self.readers.get(&self.pool).await?)
     }

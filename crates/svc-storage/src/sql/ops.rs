@@ -45,7 +45,7 @@ where
             i64,
             i64,
             i64,
-        ) = sqlx::query_as(BACKLOG).fetch_one(&mut *self.reader().await?).await?;
+        ) = sqlx::query_as(BACKLOG).fetch_one(&self.pool).await?;
         Ok(Backlog {
             runs_queued,
             runs_running,

@@ -1,5 +1,5 @@
-//! Connections kept beside the pool for the statements that only read (a
-//! session, a scrap, a list).
+//! Connections kept beside the pool for the reads every request makes (a
+//! session, a scrap) and the lists.
 //!
 //! A statement through sqlx's pool costs two round trips to the
 //! connection: the statement, then the ping with which the pool tests every
@@ -14,11 +14,10 @@
 //! nothing. PostgreSQL keeps no readers: its connections can break, and the
 //! pool's ping is how a broken one is found.
 //!
-//! On SQLite the reads go to the readers and the writes to the pool, whose
-//! one connection is the writer (`sqlite.rs`): when every reader is taken a
-//! read waits for one, rather than for the writer, so reads do not queue
-//! behind writes nor writes behind reads. With no readers (PostgreSQL) a
-//! read goes through the pool.
+//! On SQLite the pool's one connection is the writer (`sqlite.rs`): when
+//! every reader is taken a read waits for one, rather than for the writer,
+//! so the hot reads do not queue behind writes nor writes behind them. With
+//! no readers (PostgreSQL) a read goes through the pool.
 
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, Ordering};

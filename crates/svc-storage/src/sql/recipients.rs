@@ -127,7 +127,7 @@ where
         let row: Option<RecipientRecord> =
             sqlx::query_as(concatcp!("SELECT ", RECIPIENT, " FROM recipients WHERE token_hash = $1"))
                 .bind(token_hash)
-                .fetch_optional(&mut *self.reader().await?)
+                .fetch_optional(&self.pool)
                 .await?;
         row.map(RecipientAddress::try_from).transpose()
     }
@@ -151,7 +151,7 @@ where
         )
         .bind(org.to_string())
         .bind(email)
-        .fetch_optional(&mut *self.reader().await?)
+        .fetch_optional(&self.pool)
         .await?;
         Ok(row.is_some())
     }

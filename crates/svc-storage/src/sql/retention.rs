@@ -165,7 +165,7 @@ where
         let row: Option<(Option<i64>,)> =
             sqlx::query_as("SELECT history_retention_days FROM organizations WHERE id = $1")
                 .bind(org.to_string())
-                .fetch_optional(&mut *self.reader().await?)
+                .fetch_optional(&self.pool)
                 .await?;
         Ok(row.and_then(|(days,)| days))
     }

@@ -246,7 +246,7 @@ where
             sqlx::query_as("SELECT state FROM run_queue WHERE organization_id = $1 AND history_id = $2")
                 .bind(org.to_string())
                 .bind(history_id.to_string())
-                .fetch_optional(&mut *self.reader().await?)
+                .fetch_optional(&self.pool)
                 .await?;
         Ok(state.map(|(s,)| if s == "running" { QueueState::Running } else { QueueState::Queued }))
     }
@@ -260,7 +260,7 @@ where
         ))
         .bind(org.to_string())
         .bind(scrap.to_string())
-        .fetch_optional(&mut *self.reader().await?)
+        .fetch_optional(&self.pool)
         .await?;
         row.map(HistoryRow::try_from).transpose()
     }
@@ -277,7 +277,7 @@ where
             sqlx::query_as("SELECT tier, runs FROM tier_memory WHERE organization_id = $1 AND host = $2")
                 .bind(org.to_string())
                 .bind(host)
-                .fetch_optional(&mut *self.reader().await?)
+                .fetch_optional(&self.pool)
                 .await?;
         Ok(row.map(|(tier, runs)| TierMemory { tier: tier.clamp(0, 4) as u8, runs }))
     }
@@ -288,7 +288,7 @@ where
         )
         .bind(org.to_string())
         .bind(scrap.to_string())
-        .fetch_optional(&mut *self.reader().await?)
+        .fetch_optional(&self.pool)
         .await?;
         row.map(|(engine, fingerprint, checked_at)| {
             Ok(EngineMemory { engine, fingerprint, checked_at: time(checked_at)? })

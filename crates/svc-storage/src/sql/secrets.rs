@@ -156,7 +156,7 @@ where
     async fn key_check(&self) -> Result<Option<String>> {
         let row: Option<(String,)> = sqlx::query_as("SELECT value FROM settings WHERE key = $1")
             .bind(KEY_CHECK_SETTING)
-            .fetch_optional(&mut *self.reader().await?)
+            .fetch_optional(&self.pool)
             .await?;
         Ok(row.map(|(v,)| v))
     }
@@ -184,10 +184,8 @@ where
             .bind(self.sealer.seal(value))
             .execute(&self.pool)
             .await?;
-        let (stored,): (String,) = sqlx::query_as("SELECT value FROM settings WHERE key = $1")
-            .bind(key)
-            .fetch_one(&mut *self.reader().await?)
-            .await?;
+        let (stored,): (String,) =
+            sqlx::query_as("SELECT value FROM settings WHERE key = $1").bind(key).fetch_one(&self.pool).await?;
         self.sealer.open_or_plain(&stored)
     }
 

@@ -127,7 +127,7 @@ where
             sqlx::query_as("SELECT COUNT(*) FROM script_versions WHERE organization_id = $1 AND scrap_id = $2")
                 .bind(org.to_string())
                 .bind(scrap.to_string())
-                .fetch_one(&mut *self.reader().await?)
+                .fetch_one(&self.pool)
                 .await?;
         let rows: Vec<VersionRow> = sqlx::query_as(concatcp!(
             "SELECT ",
@@ -153,7 +153,7 @@ where
         .bind(org.to_string())
         .bind(scrap.to_string())
         .bind(id.to_string())
-        .fetch_optional(&mut *self.reader().await?)
+        .fetch_optional(&self.pool)
         .await?;
         row.map(ScriptVersion::try_from).transpose()
     }
@@ -217,7 +217,7 @@ where
         ))
         .bind(org.to_string())
         .bind(scrap.to_string())
-        .fetch_optional(&mut *self.reader().await?)
+        .fetch_optional(&self.pool)
         .await?;
         row.map(ScriptVersion::try_from).transpose()
     }
