@@ -13,18 +13,21 @@ use crate::sql::{Dialect, Readers, RowsAffected, SqlStore};
 
 pub type SqliteStore = SqlStore<Sqlite>;
 
-/// Connections kept beside the pool for the reads (`sql/readers.rs`). A
-/// read holds one for a single statement, so a few serve every worker
-/// thread of the runtime; when all are taken, a read waits for one.
+/// Connections kept beside the pool for the hot reads and the lists
+/// (`sql/readers.rs`). A read holds one for a single statement, so a few
+/// serve every worker thread of the runtime; when all are taken, a read
+/// waits for one.
 const READERS: usize = 4;
 
 /// The pool's connections: one, the writer. SQLite lets one connection
 /// write at a time anyway; and in WAL mode a connection drops its whole
 /// page cache when another one wrote since its last statement, so with
 /// several writers nearly every statement read its pages again (the pool
-/// had 8: 0.6-1.2 ms more CPU per run, docs/benchmarks.md). With one, the
-/// writes queue in the pool, woken in order, instead of in SQLite's busy
-/// handler, whose retries sleep; reads go to the readers, not behind them.
+/// had 8: 1.3-1.5 ms more CPU per static run end to end, docs/benchmarks.md).
+/// With one, the writes queue in the pool, woken in order, instead of in
+/// SQLite's busy handler, whose retries sleep. The hot reads and the lists
+/// go to the readers, not behind the writes; the other reads stay on the
+/// writer, whose cache no other connection invalidates.
 const WRITERS: u32 = 1;
 
 impl SqliteStore {
