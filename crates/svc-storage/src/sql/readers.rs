@@ -145,11 +145,11 @@ mod tests {
     use sqlx::{ConnectOptions, Sqlite};
 
     use super::*;
+    use crate::testing::TestDb;
 
-    async fn store_parts(readers: usize) -> (tempfile::TempDir, Pool<Sqlite>, Readers<Sqlite>) {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("readers.db").display());
-        let options = SqliteConnectOptions::from_str(&url)
+    async fn store_parts(readers: usize) -> (TestDb, Pool<Sqlite>, Readers<Sqlite>) {
+        let db = TestDb::sqlite();
+        let options = SqliteConnectOptions::from_str(&db.url)
             .unwrap()
             .create_if_missing(true)
             .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal);
@@ -159,7 +159,7 @@ mod tests {
         for _ in 0..readers {
             connections.push(options.connect().await.unwrap());
         }
-        (dir, pool, Readers::of(connections))
+        (db, pool, Readers::of(connections))
     }
 
     #[tokio::test]
