@@ -18,6 +18,7 @@ mod sqlite;
 mod task_records;
 mod traits;
 mod usage_records;
+mod wal_checkpoints;
 mod webhook_records;
 
 #[cfg(feature = "testing")]

@@ -10,6 +10,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{ConnectOptions, Pool, Sqlite, Transaction};
 
 use crate::sql::{Dialect, Readers, RowsAffected, SqlStore};
+use crate::wal_checkpoints::{Checkpointer, WRITER_BACKSTOP_PAGES};
 
 pub type SqliteStore = SqlStore<Sqlite>;
 
@@ -44,7 +45,8 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10))
-            .foreign_keys(true);
+            .foreign_keys(true)
+            .pragma("wal_autocheckpoint", WRITER_BACKSTOP_PAGES.to_string());
         let pool = SqlitePoolOptions::new()
             .max_connections(WRITERS)
             .min_connections(1)
@@ -59,7 +61,8 @@ impl SqliteStore {
         for _ in 0..READERS {
             readers.push(options.connect().await?);
         }
-        Ok(SqlStore::new(pool, Readers::of(readers), sealer))
+        let checkpoints = Checkpointer::connect(&options).await?.spawn();
+        Ok(SqlStore::new(pool, Readers::of(readers), sealer).with_checkpoints(checkpoints))
     }
 }
 

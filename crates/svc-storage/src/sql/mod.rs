@@ -81,13 +81,27 @@ pub struct SqlStore<DB: Dialect> {
     readers: Readers<DB>,
     /// Seals the secrets this store writes and opens those it reads.
     sealer: crate::Sealer,
+    /// SQLite's checkpointer (`wal_checkpoints.rs`), stopped on close.
+    checkpoints: std::sync::Mutex<Option<crate::wal_checkpoints::Running>>,
 }
 
 impl<DB: Dialect> SqlStore<DB> {
     /// A store over a pool whose database is migrated, with `readers` for
     /// the hot reads and the lists (`readers.rs`).
     pub(crate) fn new(pool: Pool<DB>, readers: Readers<DB>, sealer: crate::Sealer) -> Self {
-        SqlStore { pool, readers, sealer }
+        SqlStore { pool, readers, sealer, checkpoints: std::sync::Mutex::new(None) }
+    }
+
+    /// Checkpoints done by `running` until the store closes (SQLite).
+    pub(crate) fn with_checkpoints(self, running: crate::wal_checkpoints::Running) -> Self {
+        *self.checkpoints.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(running);
+        self
+    }
+
+    /// The pool, for a test's own statements.
+    #[cfg(test)]
+    pub(crate) fn pool(&self) -> &Pool<DB> {
+        &self.pool
     }
 
     /// A connection for a hot read or a list: a reader (waiting for one
@@ -126,6 +140,10 @@ where
     }
 
     async fn close(&self) {
+        let checkpoints = self.checkpoints.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some(running) = checkpoints {
+            running.stop().await;
+        }
         self.readers.close().await;
         self.pool.close().await;
     }
