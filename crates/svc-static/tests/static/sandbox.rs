@@ -99,6 +99,13 @@ async fn a_sandbox_process_holds_nothing_and_may_do_nothing_but_its_run() {
     assert_eq!(fds.iter().map(|(fd, _)| *fd).collect::<Vec<_>>(), [0, 1, 2, 3], "{fds:?}");
     assert_eq!(&names[..3], ["/dev/null"; 3]);
     assert!(names[3].starts_with("socket:"), "{fds:?}");
+    // Scheduled after svc's own threads: NICENESS nicer than this process, at most 19.
+    let nice = |pid: &str| -> i32 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        stat.rsplit_once(')').unwrap().1.split_whitespace().nth(16).unwrap().parse().unwrap()
+    };
+    let expected = (nice("self") + svc_static::sandbox::launch::NICENESS).min(19);
+    assert_eq!(nice(&pid.to_string()), expected, "the sandbox process's niceness");
     let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
     let core = limits.lines().find(|l| l.starts_with("Max core file size")).unwrap();
     assert!(core.split_whitespace().nth(4) == Some("0"), "{core}");
