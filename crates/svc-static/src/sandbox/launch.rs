@@ -171,9 +171,9 @@ fn check(rc: libc::c_int) -> io::Result<()> {
 /// the CPU a static run takes; svc's own threads (the API, the database's
 /// writer, the scheduler) run in short bursts that the runs behind them
 /// wait for. At the same priority a burst waited for a script's time slice:
-/// with the sandbox processes 10 nicer, a static run end to end went
-/// +6-10 % runs/s on 2 cores (docs/benchmarks.md). A script still gets
-/// every cycle svc does not want.
+/// with the sandbox processes 10 nicer, a static run end to end went +6 %
+/// runs/s on 2 cores (median of seven alternations, docs/benchmarks.md). A
+/// script still gets every cycle svc does not want.
 pub const NICENESS: libc::c_int = 10;
 
 /// In the child, between fork and exec: dies with its parent, the channel as
