@@ -23,9 +23,11 @@
 //! the writer's own checkpoint, which finds nearly everything copied already
 //! and is mostly the syncs, starts it over: one stop of the writer per
 //! 10,000 pages instead of one per 1,000, and a log file of up to ~40 MB
-//! (seen in `engine-bench`'s end to end: 41 MB, steady). Stopping it ([`Running::stop`], on the store's
-//! close) closes its connection, so that the last connection to close
-//! removes the log as SQLite does.
+//! (seen in `engine-bench`'s end to end: 41 MB, steady).
+//!
+//! Stopping it ([`Running::stop`], on the store's close) closes its
+//! connection, so that the last connection to close removes the log as
+//! SQLite does.
 
 use std::time::Duration;
 
