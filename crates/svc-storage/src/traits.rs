@@ -203,12 +203,14 @@ pub trait HistoryStore: Send + Sync {
     /// particular order (ids of other organizations, of no row or of an AI
     /// operation row are left out).
     async fn run_summaries(&self, org: OrgId, ids: &[HistoryId]) -> Result<Vec<RunSummary>>;
-    /// The runs of `row`'s scrap around it (ordered by creation, then id),
-    /// and the newest successful one created before it.
     /// How the finished runs of `scrap` other than `current` went: the
     /// newest one's outcome, how many failed since the newest success, and
-    /// whether any succeeded (for alerts).
+    /// whether any succeeded (for alerts). "Newest" and "since" are in
+    /// (created_at, id) order, so runs created in the same millisecond
+    /// count in the order they were made.
     async fn run_streak(&self, org: OrgId, scrap: ScrapId, current: HistoryId) -> Result<RunStreak>;
+    /// The runs of `row`'s scrap around it (ordered by creation, then id),
+    /// and the newest successful one created before it.
     async fn run_neighbours(&self, org: OrgId, row: &HistoryRow) -> Result<RunNeighbours>;
 }
 

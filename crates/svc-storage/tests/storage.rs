@@ -1848,6 +1848,16 @@ async fn run_streak_counts_failures_since_the_last_success(store: Arc<dyn Store>
         RunStreak { last: Some(StatusDetail::Error), failures_since_success: 2, ever_succeeded: true },
         "the pending run does not count"
     );
+    // Runs created in one millisecond count in the order they were made
+    // (their ids): the error made before the success is not after it.
+    let at = now() + Duration::seconds(60);
+    for detail in [StatusDetail::Error, StatusDetail::Success, StatusDetail::Error, StatusDetail::Empty] {
+        let mut row = history(&s, at);
+        row.status_detail = Some(detail);
+        store.insert_history(&row).await.unwrap();
+    }
+    let streak = store.run_streak(org.id, s.id, current).await.unwrap();
+    assert_eq!(streak, RunStreak { last: Some(StatusDetail::Empty), failures_since_success: 2, ever_succeeded: true });
     let (other, _) = account(&store, "streak-other@example.com").await;
     assert_eq!(store.run_streak(other.id, s.id, current).await.unwrap(), RunStreak::default(), "scoped");
 }

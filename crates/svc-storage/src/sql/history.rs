@@ -112,9 +112,13 @@ where
             " ORDER BY created_at DESC, id DESC LIMIT 1), \
              (SELECT COUNT(*) FROM history WHERE ",
             FINISHED_OTHERS,
-            " AND status_detail <> 'success' AND created_at > COALESCE((SELECT MAX(created_at) FROM history WHERE ",
+            " AND status_detail <> 'success' AND (created_at > COALESCE((SELECT MAX(created_at) FROM history WHERE ",
             FINISHED_OTHERS,
-            " AND status_detail = 'success'), -1)), \
+            " AND status_detail = 'success'), -1) OR (created_at = (SELECT MAX(created_at) FROM history WHERE ",
+            FINISHED_OTHERS,
+            " AND status_detail = 'success') AND id > (SELECT id FROM history WHERE ",
+            FINISHED_OTHERS,
+            " AND status_detail = 'success' ORDER BY created_at DESC, id DESC LIMIT 1)))), \
              (SELECT COUNT(*) FROM history WHERE ",
             FINISHED_OTHERS,
             " AND status_detail = 'success')"
