@@ -24,13 +24,14 @@ pub trait Engine: Send + Sync {
         Vec::new()
     }
 
-    /// A worker claimed a run of `key` that loads `url`, possibly for
-    /// something [`Engine::warm`] listed: the engine keeps one fitting
-    /// warm page for that run until the run comes for it (or a short
-    /// while passes), so that the next claims do not count on it and no
-    /// new page pushes it out. Cheap: called after every claim.
-    fn claimed(&self, key: ReuseKey, url: &str) {
-        let _ = (key, url);
+    /// A worker claimed a run of `key` that loads `url` on the engine its
+    /// scrap names (`scrapper`), possibly for something [`Engine::warm`]
+    /// listed: the engine keeps one fitting warm page for that run until
+    /// the run comes for it (or a short while passes), so that the next
+    /// claims do not count on it and no new page pushes it out. Cheap:
+    /// called after every claim.
+    fn claimed(&self, key: ReuseKey, url: &str, scrapper: &str) {
+        let _ = (key, url, scrapper);
     }
 
     /// Runs `job` as [`Engine::run`] does, under the same isolation, and
@@ -89,9 +90,18 @@ impl Engine for EnginesByScrapper {
         self.engines.values().flat_map(|engine| engine.warm()).collect()
     }
 
-    fn claimed(&self, key: ReuseKey, url: &str) {
-        for engine in self.engines.values() {
-            engine.claimed(key, url);
+    /// Only the engine that will run it hears of a claim: a browser that
+    /// heard of every static run's claim kept a page for each, for runs
+    /// that never came for one, and listed them all before every claim.
+    /// A scrap whose engine is picked per run (`auto`) may reach any.
+    fn claimed(&self, key: ReuseKey, url: &str, scrapper: &str) {
+        match self.engines.get(scrapper) {
+            Some(engine) => engine.claimed(key, url, scrapper),
+            None => {
+                for engine in self.engines.values() {
+                    engine.claimed(key, url, scrapper);
+                }
+            }
         }
     }
 
@@ -120,11 +130,20 @@ mod tests {
     use super::*;
     use crate::{Loads, PageCapture, ScriptResult};
 
-    /// Answers every job with its own name as data.
-    struct Named(&'static str);
+    /// Answers every job with its own name as data, and keeps the claims
+    /// it was told of.
+    struct Named(&'static str, std::sync::Mutex<Vec<String>>);
+
+    fn named(name: &'static str) -> Arc<Named> {
+        Arc::new(Named(name, Default::default()))
+    }
 
     #[async_trait]
     impl Engine for Named {
+        fn claimed(&self, _key: ReuseKey, url: &str, _scrapper: &str) {
+            self.1.lock().unwrap().push(url.to_string());
+        }
+
         async fn run(&self, _job: RunJob) -> EngineReport {
             EngineReport {
                 result: ScriptResult::Data { json: format!("[\"{}\"]", self.0), length: 1 },
@@ -163,9 +182,7 @@ mod tests {
 
     #[tokio::test]
     async fn jobs_go_to_the_engine_their_scrap_names() {
-        let engines = EnginesByScrapper::new()
-            .with("puppeteer", Arc::new(Named("browser")))
-            .with("static", Arc::new(Named("fetch")));
+        let engines = EnginesByScrapper::new().with("puppeteer", named("browser")).with("static", named("fetch"));
         let answer = |r: EngineReport| match r.result {
             ScriptResult::Data { json, .. } => json,
             ScriptResult::Failed { message } => message,
@@ -173,5 +190,22 @@ mod tests {
         assert_eq!(answer(engines.run(job("puppeteer")).await), r#"["browser"]"#);
         assert_eq!(answer(engines.run(job("static")).await), r#"["fetch"]"#);
         assert_eq!(answer(engines.run(job("playwright")).await), "this server has no `playwright` engine");
+    }
+
+    /// A claim reaches the engine that will run it, and only that one: a
+    /// browser told of a static run's claim kept a page for a run that
+    /// never came for one. A scrap whose engine is picked per run (`auto`)
+    /// may reach either, so both hear of it.
+    #[test]
+    fn a_claim_is_told_to_the_engine_its_scrap_names() {
+        let (browser, fetch) = (named("browser"), named("fetch"));
+        let engines = EnginesByScrapper::new().with("puppeteer", browser.clone()).with("static", fetch.clone());
+        let key = ReuseKey { organization: svc_domain::OrgId::new(), scrap: svc_domain::ScrapId::new() };
+        engines.claimed(key, "https://a.test/", "static");
+        engines.claimed(key, "https://b.test/", "puppeteer");
+        engines.claimed(key, "https://c.test/", "auto");
+        let told = |engine: &Named| engine.1.lock().unwrap().clone();
+        assert_eq!(told(&fetch), ["https://a.test/", "https://c.test/"]);
+        assert_eq!(told(&browser), ["https://b.test/", "https://c.test/"]);
     }
 }

@@ -2145,7 +2145,7 @@ impl svc_engine::IsolationReport for ChromiumEngine {
 
 #[async_trait]
 impl Engine for ChromiumEngine {
-    fn claimed(&self, key: ReuseKey, url: &str) {
+    fn claimed(&self, key: ReuseKey, url: &str, _scrapper: &str) {
         let origin = self.inner.sharing_origin(url);
         let until = Some(Instant::now() + CLAIM_KEPT);
         self.inner.promises_in_force().push(Promise { key, origin, until });

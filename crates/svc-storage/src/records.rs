@@ -427,6 +427,8 @@ pub(crate) struct ClaimRecord {
     pub(crate) triggered_by: Option<String>,
     /// The scrap's URL (a subquery: NULL when the scrap is gone).
     pub(crate) url: Option<String>,
+    /// The scrap's engine (a subquery, as `url`).
+    pub(crate) scrapper: Option<String>,
 }
 }
 
@@ -442,6 +444,7 @@ impl ClaimRecord {
             triggered_by: self.triggered_by.as_deref().map(triggered_by).transpose()?,
             enqueued_at: time(self.enqueued_at)?,
             url: self.url,
+            scrapper: self.scrapper,
         })
     }
 }

@@ -320,6 +320,9 @@ pub struct ClaimedRun {
     /// The scrap's URL when the run was claimed (`None` when the scrap is
     /// gone): what a worker tells the engine of a claim (`Engine::claimed`).
     pub url: Option<String>,
+    /// The scrap's engine when the run was claimed (`None` when the scrap
+    /// is gone): which engine a worker tells of the claim.
+    pub scrapper: Option<String>,
 }
 
 /// What [`RunStore::claim_next_run`] took, and whether another run for the

@@ -1366,6 +1366,7 @@ async fn run_queue_claims_near_warm_pages(store: Arc<dyn Store>) {
     assert_eq!((claim.history_id, claim.organization_id, claim.scrap_id), (queued[2], org_a.id, a_x.id));
     assert_eq!(claim.attempts, 1);
     assert_eq!(claim.url.as_deref(), Some(a_x.url.as_str()), "the scrap's URL comes with the claim");
+    assert_eq!(claim.scrapper.as_deref(), Some(a_x.scrapper.as_str()), "and its engine");
     // The next run of a on x was queued a minute after the oldest: not passed ahead of it.
     assert!(store.claim_run_near("default", "w-1", lease, std::slice::from_ref(&x), window).await.unwrap().is_none());
     // A process of organization a (any URL): its oldest run within the window.
@@ -1409,7 +1410,11 @@ async fn run_claims_tell_the_trigger_and_whether_more_are_queued(store: Arc<dyn 
         (next.claim.history_id, next.claim.triggered_by, next.claim.enqueued_at),
         (first.id, Some(TriggeredBy::Cron), first.created_at)
     );
-    assert_eq!(next.claim.url.as_deref(), Some(s.url.as_str()), "with its scrap's URL");
+    assert_eq!(
+        (next.claim.url.as_deref(), next.claim.scrapper.as_deref()),
+        (Some(s.url.as_str()), Some(s.scrapper.as_str())),
+        "with its scrap's URL and engine"
+    );
     assert!(next.more_queued, "the second run is still queued");
     let next = store.claim_next_run("default", "w", lease).await.unwrap().unwrap();
     assert_eq!((next.claim.history_id, next.claim.triggered_by), (second.id, Some(TriggeredBy::User)));
@@ -1524,6 +1529,10 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     let lease = now() + Duration::minutes(5);
     assert!(store.claim_run("other", "w-x", lease).await.unwrap().is_none(), "no run for another container");
     assert!(store.claim_run("eu", "w-x", lease).await.unwrap().is_none(), "container ids match whole");
+    for pattern in ["eu_1", "%", "eu%"] {
+        let claim = store.claim_run(pattern, "w-x", lease).await.unwrap();
+        assert!(claim.is_none(), "`{pattern}` is a container's name, not a pattern");
+    }
 
     let mut tasks = Vec::new();
     for w in 0..8 {

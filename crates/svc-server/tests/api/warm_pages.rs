@@ -528,7 +528,7 @@ async fn a_page_kept_for_a_claimed_run_is_neither_offered_again_nor_pushed_out()
     assert_eq!(state_seen(&*engine, job(&other_origin, READ_STATE, b1)).await, clean());
     assert_eq!((offered(alice), offered(bob)), (1, 1), "both pages are warm");
     // A run of another scrap of Alice's on her page's origin is claimed.
-    engine.claimed(a2, &url);
+    engine.claimed(a2, &url, "puppeteer");
     assert_eq!((offered(alice), offered(bob)), (0, 1), "the page kept for the claimed run is not offered again");
     // Carol's run needs a page at the budget: Bob's goes, not Alice's older one.
     assert_eq!(state_seen(&*engine, job(&url, READ_STATE, c1)).await, clean());

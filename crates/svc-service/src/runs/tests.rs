@@ -599,7 +599,7 @@ async fn a_claim_prefers_the_runs_that_fit_what_the_engine_keeps_warm() {
 /// of claims.
 #[derive(Default)]
 struct ToldOfClaims {
-    claimed: Mutex<Vec<(svc_engine::ReuseKey, String)>>,
+    claimed: Mutex<Vec<(svc_engine::ReuseKey, String, String)>>,
 }
 
 #[async_trait]
@@ -608,13 +608,13 @@ impl Engine for ToldOfClaims {
         report(ScriptResult::Data { json: "[1]".into(), length: 1 }, None, None)
     }
 
-    fn claimed(&self, key: svc_engine::ReuseKey, url: &str) {
-        self.claimed.lock().unwrap().push((key, url.to_string()));
+    fn claimed(&self, key: svc_engine::ReuseKey, url: &str, scrapper: &str) {
+        self.claimed.lock().unwrap().push((key, url.to_string(), scrapper.to_string()));
     }
 }
 
-/// A worker tells the engine of each run it claims, with the scrap's URL,
-/// so that the engine keeps the warm page that fits it (`Engine::claimed`);
+/// A worker tells the engine of each run it claims, with the scrap's URL
+/// and engine, so that the engine keeps the warm page that fits it (`Engine::claimed`);
 /// a worker whose claims do not prefer warm pages does not.
 #[tokio::test]
 async fn a_worker_tells_the_engine_of_each_claim() {
@@ -630,7 +630,8 @@ async fn a_worker_tells_the_engine_of_each_claim() {
     t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
     assert!(worker.try_step().await.unwrap());
     let key = svc_engine::ReuseKey { organization: ada.session.org(), scrap };
-    assert_eq!(*engine.claimed.lock().unwrap(), vec![(key, "https://example.com/items".to_string())]);
+    let told = (key, "https://example.com/items".to_string(), "puppeteer".to_string());
+    assert_eq!(*engine.claimed.lock().unwrap(), vec![told]);
     t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
     assert!(unaffine.try_step().await.unwrap());
     assert_eq!(engine.claimed.lock().unwrap().len(), 1, "told once: the second worker does not prefer warm pages");

@@ -77,10 +77,10 @@ impl Worker {
     /// it keeps warm: it keeps the page that fits for this run.
     fn tell_claimed(&self, claim: &ClaimedRun) {
         if self.affinity
-            && let Some(url) = &claim.url
+            && let (Some(url), Some(scrapper)) = (&claim.url, &claim.scrapper)
         {
             let key = svc_engine::ReuseKey { organization: claim.organization_id, scrap: claim.scrap_id };
-            self.engine.claimed(key, url);
+            self.engine.claimed(key, url, scrapper);
         }
     }
 

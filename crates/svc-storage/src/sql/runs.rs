@@ -19,23 +19,36 @@ use crate::traits::{
 };
 use crate::usage_records::{costs_json, meter_json};
 
-/// Takes the oldest queued run whose containers include the one whose
-/// `LIKE` pattern is `$3`, for worker `$1` until `$2`; [`Dialect::LOCK_DUE`]
-/// ends the subquery, then [`CLAIMED`] follows. One statement: on SQLite,
-/// under its single writer, claims cannot collide.
-const CLAIM_NEXT_RUN: &str = "UPDATE run_queue SET state = 'running', worker_id = $1, lease_until = $2, \
-                              attempts = attempts + 1 WHERE history_id = (SELECT history_id FROM run_queue \
-                              WHERE state = 'queued' AND containers LIKE $3 ESCAPE '\\' \
-                              ORDER BY enqueued_at, history_id LIMIT 1";
+/// Whether a row's `containers` (`,a,b,`) include the container `$3`,
+/// escaped for `LIKE` (`escape_like`). The pattern is built in SQL,
+/// not bound whole: SQLite compiles a statement with `column LIKE ?` for
+/// the value bound when it was prepared and prepares it again at every
+/// new binding, so each claim parsed and planned its statement afresh
+/// (3 % of the CPU of a static run end to end, docs/benchmarks.md).
+const IN_CONTAINER: &str = "containers LIKE ('%,' || $3 || ',%') ESCAPE '\\'";
+
+/// Takes the oldest queued run in container `$3` ([`IN_CONTAINER`]), for
+/// worker `$1` until `$2`; [`Dialect::LOCK_DUE`] ends the subquery, then
+/// [`CLAIMED`] follows. One statement: on SQLite, under its single writer,
+/// claims cannot collide.
+const CLAIM_NEXT_RUN: &str = concatcp!(
+    "UPDATE run_queue SET state = 'running', worker_id = $1, lease_until = $2, \
+     attempts = attempts + 1 WHERE history_id = (SELECT history_id FROM run_queue \
+     WHERE state = 'queued' AND ",
+    IN_CONTAINER,
+    " ORDER BY enqueued_at, history_id LIMIT 1"
+);
 
 /// The columns of a `ClaimRecord` from a `run_queue` row, the run's trigger
-/// read from its history row and its scrap's URL from the scrap in the same
-/// statement.
+/// read from its history row and its scrap's URL and engine from the scrap
+/// in the same statement.
 const CLAIM_COLUMNS: &str = "history_id, organization_id, scrap_id, param, attempts, enqueued_at, \
                              (SELECT h.triggered_by FROM history h WHERE h.organization_id = run_queue.organization_id \
                              AND h.id = run_queue.history_id) AS triggered_by, \
                              (SELECT s.url FROM scraps s WHERE s.organization_id = run_queue.organization_id \
-                             AND s.id = run_queue.scrap_id) AS url";
+                             AND s.id = run_queue.scrap_id) AS url, \
+                             (SELECT s.scrapper FROM scraps s WHERE s.organization_id = run_queue.organization_id \
+                             AND s.id = run_queue.scrap_id) AS scrapper";
 
 /// The end of [`CLAIM_NEXT_RUN`]: the columns of a `ClaimRecord`.
 const CLAIMED: &str = concatcp!(") RETURNING ", CLAIM_COLUMNS);
@@ -43,9 +56,11 @@ const CLAIMED: &str = concatcp!(") RETURNING ", CLAIM_COLUMNS);
 /// After [`CLAIMED`]: whether another run for the container (`$3`) is still
 /// queued. The claimed row is left out by its id, whichever state the
 /// subquery sees it in.
-const MORE_QUEUED: &str = ", EXISTS (SELECT 1 FROM run_queue q WHERE q.state = 'queued' \
-                           AND q.containers LIKE $3 ESCAPE '\\' AND q.history_id <> run_queue.history_id) \
-                           AS more_queued";
+const MORE_QUEUED: &str = concatcp!(
+    ", EXISTS (SELECT 1 FROM run_queue q WHERE q.state = 'queued' AND q.",
+    IN_CONTAINER,
+    " AND q.history_id <> run_queue.history_id) AS more_queued"
+);
 
 #[async_trait]
 impl<DB: Dialect> RunStore for SqlStore<DB>
@@ -85,7 +100,7 @@ where
             sqlx::query_as(AssertSqlSafe(format!("{CLAIM_NEXT_RUN}{}{CLAIMED}{MORE_QUEUED}", DB::LOCK_DUE)))
                 .bind(worker_id)
                 .bind(millis(lease_until))
-                .bind(format!("%,{},%", escape_like(container)))
+                .bind(escape_like(container))
                 .fetch_optional(&self.pool)
                 .await?;
         row.map(|r| Ok(NextRun { claim: r.claim.into_claim(worker_id)?, more_queued: r.more_queued })).transpose()
@@ -102,8 +117,9 @@ where
         if nearby.is_empty() {
             return Ok(None);
         }
-        // $1 worker, $2 lease, $3 containers pattern, $4 window (ms), then
-        // per nearby entry its organization and, when set, its URL pattern.
+        // $1 worker, $2 lease, $3 container ([`IN_CONTAINER`]), $4 window
+        // (ms), then per nearby entry its organization and, when set, its
+        // URL prefix escaped for `LIKE` (made a pattern in SQL, as `$3`).
         let mut fits = Vec::new();
         let mut n = 4;
         for near in nearby {
@@ -112,7 +128,7 @@ where
             if near.url_prefix.is_some() {
                 n += 1;
                 clause.push_str(&format!(
-                    " AND scrap_id IN (SELECT id FROM scraps WHERE organization_id = ${} AND url LIKE ${n} ESCAPE '\\')",
+                    " AND scrap_id IN (SELECT id FROM scraps WHERE organization_id = ${} AND url LIKE (${n} || '%') ESCAPE '\\')",
                     n - 1
                 ));
             }
@@ -122,9 +138,9 @@ where
         let sql = format!(
             "UPDATE run_queue SET state = 'running', worker_id = $1, lease_until = $2, attempts = attempts + 1 \
              WHERE history_id = (SELECT history_id FROM run_queue \
-             WHERE state = 'queued' AND containers LIKE $3 ESCAPE '\\' \
+             WHERE state = 'queued' AND {IN_CONTAINER} \
              AND enqueued_at <= (SELECT MIN(enqueued_at) FROM run_queue WHERE state = 'queued' \
-             AND containers LIKE $3 ESCAPE '\\') + $4 AND ({}) \
+             AND {IN_CONTAINER}) + $4 AND ({}) \
              ORDER BY enqueued_at, history_id LIMIT 1{}{CLAIMED}",
             fits.join(" OR "),
             DB::LOCK_DUE
@@ -132,12 +148,12 @@ where
         let mut query = sqlx::query_as::<_, ClaimRecord>(AssertSqlSafe(sql))
             .bind(worker_id)
             .bind(millis(lease_until))
-            .bind(format!("%,{},%", escape_like(container)))
+            .bind(escape_like(container))
             .bind(window.as_millis() as i64);
         for near in nearby {
             query = query.bind(near.organization.to_string());
             if let Some(prefix) = &near.url_prefix {
-                query = query.bind(format!("{}%", escape_like(prefix)));
+                query = query.bind(escape_like(prefix));
             }
         }
         let row: Option<ClaimRecord> = query.fetch_optional(&self.pool).await?;
