@@ -1145,6 +1145,41 @@ async fn scrap_history_lists_most_recent_ids(store: Arc<dyn Store>) {
     assert_eq!(page.items[2], got);
 }
 
+/// Runs inserted in the order they were made (the usual case, each the
+/// newest) go first in `history_ids`, which stays cut to the cap; a row
+/// older than the first one makes the list from the rows again. Runs of
+/// one millisecond order by id.
+async fn scrap_history_follows_each_new_run(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "steady@example.com").await;
+    let t0 = now();
+    let steady = scrap(&user, "steady", t0);
+    insert_scrap(&store, &steady).await;
+    let ids = |store: Arc<dyn Store>| async move { store.scrap(org.id, steady.id).await.unwrap().unwrap().history };
+
+    let mut runs: Vec<HistoryRow> = (0..55).map(|i| history(&steady, t0 + Duration::seconds(i))).collect();
+    // Two more in the last one's millisecond, made after it (greater ids).
+    runs.extend((0..2).map(|_| history(&steady, t0 + Duration::seconds(54))));
+    for row in &runs {
+        store.insert_history(row).await.unwrap();
+    }
+    let newest_first = |runs: &[HistoryRow]| {
+        let mut sorted: Vec<&HistoryRow> = runs.iter().collect();
+        sorted.sort_by_key(|h| std::cmp::Reverse((h.created_at, h.id)));
+        sorted.iter().take(HISTORY_IDS_CAP).map(|h| h.id).collect::<Vec<HistoryId>>()
+    };
+    assert_eq!(ids(store.clone()).await, newest_first(&runs));
+    assert_eq!(ids(store.clone()).await[..3], [runs[56].id, runs[55].id, runs[54].id]);
+
+    // A row made between two listed ones: the list is made again, with it in place.
+    let between = history(&steady, t0 + Duration::milliseconds(53_500));
+    store.insert_history(&between).await.unwrap();
+    runs.push(between.clone());
+    let listed = ids(store.clone()).await;
+    assert_eq!(listed, newest_first(&runs));
+    assert_eq!(listed[3], between.id, "after the three of second 54");
+    assert_eq!(listed.len(), HISTORY_IDS_CAP);
+}
+
 async fn delete_scrap_removes_history_keeps_activities(store: Arc<dyn Store>) {
     let (org, user) = account(&store, "ada@example.com").await;
     let t0 = now();
@@ -4922,6 +4957,7 @@ storage_tests!(
     run_summaries_of_the_organization,
     run_neighbours_in_creation_order,
     scrap_history_lists_most_recent_ids,
+    scrap_history_follows_each_new_run,
     delete_scrap_removes_history_keeps_activities,
     api_keys,
     activities_newest_first,
