@@ -1154,7 +1154,7 @@ async fn scrap_history_follows_each_new_run(store: Arc<dyn Store>) {
     let t0 = now();
     let steady = scrap(&user, "steady", t0);
     insert_scrap(&store, &steady).await;
-    let ids = |store: Arc<dyn Store>| async move { store.scrap(org.id, steady.id).await.unwrap().unwrap().history };
+    let ids = || async { store.scrap(org.id, steady.id).await.unwrap().unwrap().history };
 
     let mut runs: Vec<HistoryRow> = (0..55).map(|i| history(&steady, t0 + Duration::seconds(i))).collect();
     // Two more in the last one's millisecond, made after it (greater ids).
@@ -1167,14 +1167,15 @@ async fn scrap_history_follows_each_new_run(store: Arc<dyn Store>) {
         sorted.sort_by_key(|h| std::cmp::Reverse((h.created_at, h.id)));
         sorted.iter().take(HISTORY_IDS_CAP).map(|h| h.id).collect::<Vec<HistoryId>>()
     };
-    assert_eq!(ids(store.clone()).await, newest_first(&runs));
-    assert_eq!(ids(store.clone()).await[..3], [runs[56].id, runs[55].id, runs[54].id]);
+    let listed = ids().await;
+    assert_eq!(listed, newest_first(&runs));
+    assert_eq!(listed[..3], [runs[56].id, runs[55].id, runs[54].id]);
 
     // A row made between two listed ones: the list is made again, with it in place.
     let between = history(&steady, t0 + Duration::milliseconds(53_500));
     store.insert_history(&between).await.unwrap();
     runs.push(between.clone());
-    let listed = ids(store.clone()).await;
+    let listed = ids().await;
     assert_eq!(listed, newest_first(&runs));
     assert_eq!(listed[3], between.id, "after the three of second 54");
     assert_eq!(listed.len(), HISTORY_IDS_CAP);
