@@ -30,6 +30,9 @@ impl Dialect for Postgres {
     // instant).
     const LOCK_DUE: &'static str = " FOR UPDATE SKIP LOCKED";
 
+    // The extended protocol takes one statement per query.
+    const JOINS_STATEMENTS: bool = false;
+
     fn begin_write(pool: &Pool<Self>) -> impl Future<Output = sqlx::Result<Transaction<'static, Self>>> + Send {
         pool.begin()
     }

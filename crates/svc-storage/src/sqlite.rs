@@ -94,6 +94,8 @@ impl Dialect for Sqlite {
     // workers, schedulers and delivery workers.
     const LOCK_DUE: &'static str = "";
 
+    const JOINS_STATEMENTS: bool = true;
+
     /// SQLite allows one writer: take the write lock when the transaction
     /// starts, so that it waits on `busy_timeout` instead of failing when a
     /// read transaction cannot be upgraded.

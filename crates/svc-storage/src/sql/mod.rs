@@ -19,6 +19,7 @@ mod accounts;
 mod activities;
 mod audit;
 mod banners;
+mod batch;
 mod channels;
 mod columns;
 mod emails;
@@ -62,6 +63,10 @@ pub trait Dialect: Database<Arguments: IntoArguments<Self>, QueryResult: RowsAff
     /// updates: the next queued run, the due schedules, the due webhook
     /// deliveries.
     const LOCK_DUE: &'static str;
+
+    /// Whether one query may hold several statements with placeholders,
+    /// run in order in one round trip (`batch.rs`).
+    const JOINS_STATEMENTS: bool;
 
     /// Opens a transaction that will write.
     fn begin_write(pool: &Pool<Self>) -> impl Future<Output = sqlx::Result<Transaction<'static, Self>>> + Send;

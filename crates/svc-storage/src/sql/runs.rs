@@ -9,8 +9,9 @@ use svc_domain::history::HistoryRow;
 use svc_domain::scrap::ParamSet;
 use svc_domain::{HistoryId, OrgId, ScrapId};
 
+use super::batch::Batch;
+use super::shared::conflict_on_unique;
 use super::{Dialect, RowsAffected, SqlStore, columns};
-use crate::Result;
 use crate::records::{
     ClaimRecord, HistoryRecord, LostClaimRecord, NextRunRecord, escape_like, id, millis, opt_millis, time, to_json,
 };
@@ -18,6 +19,7 @@ use crate::traits::{
     ClaimedRun, EngineMemory, ExpiredLeases, FinishedRun, Nearby, NextRun, QueueState, RunStore, TierMemory, TierNote,
 };
 use crate::usage_records::{costs_json, meter_json};
+use crate::{Result, StoreError};
 
 /// Whether a row's `containers` (`,a,b,`) include the container `$3`,
 /// escaped for `LIKE` (`escape_like`). The pattern is built in SQL,
@@ -84,8 +86,13 @@ where
         activity: &Activity,
     ) -> Result<()> {
         let mut tx = self.begin_write().await?;
-        Self::insert_queued_run(&mut tx, row, containers, param).await?;
-        Self::insert_activity(&mut tx, activity).await?;
+        let mut batch = Batch::new();
+        Self::push_queued_run(&mut batch, row, containers, param);
+        Self::push_activities(batch.statement(), &[activity]);
+        batch.run(&mut tx).await.map_err(|e| match e {
+            StoreError::Database(e) => conflict_on_unique(e, "history row"),
+            other => other,
+        })?;
         tx.commit().await?;
         Ok(())
     }
@@ -163,42 +170,58 @@ where
     async fn finish_run(&self, claim: &ClaimedRun, run: &FinishedRun<'_>) -> Result<bool> {
         let FinishedRun { row: h, units, activity, deliveries, emails, tier } = *run;
         let mut tx = self.begin_write().await?;
-        let held = sqlx::query("DELETE FROM run_queue WHERE history_id = $1 AND worker_id = $2 AND attempts = $3")
-            .bind(claim.history_id.to_string())
-            .bind(&claim.worker_id)
-            .bind(claim.attempts)
-            .execute(&mut *tx)
-            .await?;
-        if held.rows_affected() != 1 {
+        // One round trip on SQLite (`batch.rs`); a claim that lost its lease
+        // changes no queue row, and the dropped transaction undoes the rest.
+        let mut batch = Batch::new();
+        batch
+            .statement()
+            .push("DELETE FROM run_queue WHERE history_id = ")
+            .push_bind(claim.history_id.to_string())
+            .push(" AND worker_id = ")
+            .push_bind(&claim.worker_id)
+            .push(" AND attempts = ")
+            .push_bind(claim.attempts);
+        batch.guard();
+        batch
+            .statement()
+            .push("UPDATE history SET status_detail = ")
+            .push_bind(h.status_detail.map(|d| d.as_str()))
+            .push(", data = ")
+            .push_bind(&h.data)
+            .push(", length = ")
+            .push_bind(h.length)
+            .push(", time_ms = ")
+            .push_bind(h.time_ms)
+            .push(", proxy_tier = ")
+            .push_bind(&h.proxy_tier)
+            .push(", costs = ")
+            .push_bind(h.costs.as_ref().map(costs_json))
+            .push(", meter = ")
+            .push_bind(h.meter.as_ref().map(meter_json))
+            .push(", error_snapshot = ")
+            .push_bind(h.error_snapshot.as_ref().map(to_json))
+            .push(", retries = ")
+            .push_bind(h.retries)
+            .push(", error = ")
+            .push_bind(&h.error)
+            .push(", finished_at = ")
+            .push_bind(opt_millis(h.finished_at))
+            .push(", digest = ")
+            .push_bind(&h.digest)
+            .push(" WHERE organization_id = ")
+            .push_bind(claim.organization_id.to_string())
+            .push(" AND id = ")
+            .push_bind(claim.history_id.to_string());
+        batch
+            .statement()
+            .push("UPDATE organizations SET balance = balance - ")
+            .push_bind(units)
+            .push(" WHERE id = ")
+            .push_bind(claim.organization_id.to_string());
+        Self::push_activities(batch.statement(), &[activity]);
+        if !batch.run(&mut tx).await? {
             return Ok(false);
         }
-        sqlx::query(
-            "UPDATE history SET status_detail = $3, data = $4, length = $5, time_ms = $6, proxy_tier = $7, \
-             costs = $8, meter = $9, error_snapshot = $10, retries = $11, error = $12, finished_at = $13, \
-             digest = $14 WHERE organization_id = $1 AND id = $2",
-        )
-        .bind(claim.organization_id.to_string())
-        .bind(claim.history_id.to_string())
-        .bind(h.status_detail.map(|d| d.as_str()))
-        .bind(&h.data)
-        .bind(h.length)
-        .bind(h.time_ms)
-        .bind(&h.proxy_tier)
-        .bind(h.costs.as_ref().map(costs_json))
-        .bind(h.meter.as_ref().map(meter_json))
-        .bind(h.error_snapshot.as_ref().map(to_json))
-        .bind(h.retries)
-        .bind(&h.error)
-        .bind(opt_millis(h.finished_at))
-        .bind(&h.digest)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query("UPDATE organizations SET balance = balance - $2 WHERE id = $1")
-            .bind(claim.organization_id.to_string())
-            .bind(units)
-            .execute(&mut *tx)
-            .await?;
-        Self::insert_activity(&mut tx, activity).await?;
         if let Some(note) = tier {
             Self::record_tier(&mut tx, claim, note).await?;
         }

@@ -13,6 +13,7 @@ use svc_domain::scrap::{HISTORY_IDS_CAP, ParamSet, Scrap};
 use svc_domain::webhook::{Delivery, DeliveryAttempt};
 use svc_domain::{OrgId, ScrapId};
 
+use super::batch::Batch;
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::email_records::attachment_b64;
 use crate::records::{like_pattern, millis, opt_millis, to_json};
@@ -106,7 +107,15 @@ where
         if rows.is_empty() {
             return Ok(());
         }
-        let mut qb = QueryBuilder::<DB>::new(concatcp!("INSERT INTO activities (", columns::ACTIVITY, ") "));
+        let mut qb = QueryBuilder::<DB>::new("");
+        Self::push_activities(&mut qb, rows);
+        qb.build().execute(&mut **tx).await?;
+        Ok(())
+    }
+
+    /// Writes the statement that inserts `rows` (at least one) into `qb`.
+    pub(super) fn push_activities(qb: &mut QueryBuilder<DB>, rows: &[&Activity]) {
+        qb.push(concatcp!("INSERT INTO activities (", columns::ACTIVITY, ") "));
         qb.push_values(rows, |mut b, a| {
             b.push_bind(a.id.to_string())
                 .push_bind(a.organization_id.to_string())
@@ -117,19 +126,21 @@ where
                 .push_bind(a.history_id.map(|h| h.to_string()))
                 .push_bind(millis(a.created_at));
         });
-        qb.build().execute(&mut **tx).await?;
-        Ok(())
     }
 
-    /// Inserts a pending history row and its run-queue entry.
-    pub(super) async fn insert_queued_run(
-        tx: &mut Transaction<'static, DB>,
+    /// Writes the statements that insert a pending history row, keep its
+    /// scrap's `history_ids` current and queue its run into `batch`.
+    pub(super) fn push_queued_run(
+        batch: &mut Batch<DB>,
         row: &HistoryRow,
         containers: &[String],
         param: Option<&ParamSet>,
-    ) -> Result<()> {
-        Self::insert_history_row(tx, row).await?;
-        Self::insert_queue_entries(tx, &[(row, containers, param)]).await
+    ) {
+        Self::push_history_rows(batch.statement(), &[row]);
+        if let Some(scrap) = row.scrap_id {
+            Self::push_note_history_row(batch.statement(), row, scrap);
+        }
+        Self::push_queue_entries(batch.statement(), &[(row, containers, param)]);
     }
 
     /// Queues runs of pending history rows: `(row, containers, param)`.
@@ -140,7 +151,15 @@ where
         if runs.is_empty() {
             return Ok(());
         }
-        let mut qb = QueryBuilder::<DB>::new(
+        let mut qb = QueryBuilder::<DB>::new("");
+        Self::push_queue_entries(&mut qb, runs);
+        qb.build().execute(&mut **tx).await?;
+        Ok(())
+    }
+
+    /// Writes the statement that queues `runs` (at least one) into `qb`.
+    fn push_queue_entries(qb: &mut QueryBuilder<DB>, runs: &[(&HistoryRow, &[String], Option<&ParamSet>)]) {
+        qb.push(
             "INSERT INTO run_queue (history_id, organization_id, scrap_id, containers, param, state, attempts, \
              enqueued_at) ",
         );
@@ -154,15 +173,18 @@ where
                 .push("0")
                 .push_bind(millis(row.created_at));
         });
-        qb.build().execute(&mut **tx).await?;
-        Ok(())
     }
 
     /// Inserts a history row and refreshes its scrap's `history_ids`.
     pub(super) async fn insert_history_row(tx: &mut Transaction<'static, DB>, h: &HistoryRow) -> Result<()> {
         Self::insert_history_rows(tx, &[h]).await?;
         match h.scrap_id {
-            Some(scrap) => Self::note_history_row(tx, h, scrap).await,
+            Some(scrap) => {
+                let mut qb = QueryBuilder::<DB>::new("");
+                Self::push_note_history_row(&mut qb, h, scrap);
+                qb.build().execute(&mut **tx).await?;
+                Ok(())
+            }
             None => Ok(()),
         }
     }
@@ -172,7 +194,15 @@ where
         if rows.is_empty() {
             return Ok(());
         }
-        let mut qb = QueryBuilder::<DB>::new(concatcp!("INSERT INTO history (", columns::HISTORY, ") "));
+        let mut qb = QueryBuilder::<DB>::new("");
+        Self::push_history_rows(&mut qb, rows);
+        qb.build().execute(&mut **tx).await.map_err(|e| conflict_on_unique(e, "history row"))?;
+        Ok(())
+    }
+
+    /// Writes the statement that inserts `rows` (at least one) into `qb`.
+    fn push_history_rows(qb: &mut QueryBuilder<DB>, rows: &[&HistoryRow]) {
+        qb.push(concatcp!("INSERT INTO history (", columns::HISTORY, ") "));
         qb.push_values(rows, |mut b, h| {
             b.push_bind(h.id.to_string())
                 .push_bind(h.organization_id.to_string())
@@ -195,21 +225,28 @@ where
                 .push_bind(millis(h.created_at))
                 .push_bind(opt_millis(h.finished_at));
         });
-        qb.build().execute(&mut **tx).await.map_err(|e| conflict_on_unique(e, "history row"))?;
-        Ok(())
     }
 
-    /// Keeps `scrap`'s `history_ids` current after `h` was inserted (in
-    /// the transaction that inserted it): [`NOTE_HISTORY_ROW`].
-    async fn note_history_row(tx: &mut Transaction<'static, DB>, h: &HistoryRow, scrap: ScrapId) -> Result<()> {
-        sqlx::query(NOTE_HISTORY_ROW)
-            .bind(h.organization_id.to_string())
-            .bind(scrap.to_string())
-            .bind(h.id.to_string())
-            .bind(millis(h.created_at))
-            .execute(&mut **tx)
-            .await?;
-        Ok(())
+    /// Writes the statement that keeps `scrap`'s `history_ids` current after
+    /// `h` was inserted (in the same transaction) into `qb`:
+    /// [`NOTE_HISTORY_ROW`], its placeholders bound in the order they come.
+    fn push_note_history_row(qb: &mut QueryBuilder<DB>, h: &HistoryRow, scrap: ScrapId) {
+        let (org, scrap, id, at) =
+            (h.organization_id.to_string(), scrap.to_string(), h.id.to_string(), millis(h.created_at));
+        let mut rest = NOTE_HISTORY_ROW;
+        while let Some(at_dollar) = rest.find('$') {
+            qb.push(&rest[..at_dollar]);
+            let n = rest.as_bytes()[at_dollar + 1];
+            match n {
+                b'1' => qb.push_bind(org.clone()),
+                b'2' => qb.push_bind(scrap.clone()),
+                b'3' => qb.push_bind(id.clone()),
+                b'4' => qb.push_bind(at),
+                _ => unreachable!("NOTE_HISTORY_ROW binds $1 to $4"),
+            };
+            rest = &rest[at_dollar + 2..];
+        }
+        qb.push(rest);
     }
 
     /// Queues deliveries (the outbox rows of a run's event), due at `due`.

@@ -1,0 +1,105 @@
+//! The statements of a transaction's hot path, sent to the engine together
+//! where it allows.
+//!
+//! With sqlx's SQLite driver every statement is a round trip to the
+//! connection's own thread, and while a write transaction waits for its
+//! task to send the next statement, the one writer is held idle: a run's
+//! queueing and its finish were four statements each between `BEGIN` and
+//! `COMMIT`, six round trips. SQLite takes several statements in one query
+//! string (sqlx prepares and runs them in order on its thread, and answers
+//! each one's result), so a [`Batch`] there is one round trip; its `?`
+//! placeholders number on from one statement to the next. PostgreSQL's
+//! extended protocol takes one statement per query: there a batch runs its
+//! statements one by one, as before.
+//!
+//! A batch runs inside the caller's transaction, which commits it or, when
+//! it is dropped, rolls it back: a statement that fails fails the batch, and
+//! a [`Batch::guard`]ed statement that changed no row stops it (on SQLite,
+//! after the rest ran; the rollback undoes them).
+
+use futures::TryStreamExt;
+use sqlx::{Executor, QueryBuilder, Transaction};
+
+use super::{Dialect, RowsAffected};
+use crate::{Result, StoreError};
+
+pub(crate) struct Batch<DB: Dialect> {
+    /// One builder holding every statement where the engine takes them
+    /// together (`Dialect::JOINS_STATEMENTS`), else one per statement.
+    builders: Vec<QueryBuilder<DB>>,
+    statements: usize,
+    /// Statements that must change a row for the batch to stand.
+    guarded: Vec<usize>,
+}
+
+impl<DB: Dialect> Batch<DB>
+where
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+{
+    pub(crate) fn new() -> Self {
+        Batch { builders: vec![QueryBuilder::new("")], statements: 0, guarded: Vec::new() }
+    }
+
+    /// Starts the next statement: the builder to write it into.
+    pub(crate) fn statement(&mut self) -> &mut QueryBuilder<DB> {
+        if self.statements > 0 {
+            if DB::JOINS_STATEMENTS {
+                self.last().push(";\n");
+            } else {
+                self.builders.push(QueryBuilder::new(""));
+            }
+        }
+        self.statements += 1;
+        self.last()
+    }
+
+    /// Marks the statement last started as one that must change a row:
+    /// when it changes none, [`Batch::run`] answers `false`.
+    pub(crate) fn guard(&mut self) {
+        if let Some(last) = self.statements.checked_sub(1) {
+            self.guarded.push(last);
+        }
+    }
+
+    fn last(&mut self) -> &mut QueryBuilder<DB> {
+        self.builders.last_mut().expect("a batch has a builder")
+    }
+
+    /// Runs the statements in order in `tx`. `false` when a guarded
+    /// statement changed no row; the caller then drops the transaction.
+    pub(crate) async fn run(mut self, tx: &mut Transaction<'static, DB>) -> Result<bool> {
+        let mut done = 0;
+        let mut stood = true;
+        for builder in &mut self.builders {
+            // Deprecated because only SQLite's driver runs several statements
+            // of one query; that is what it is used for here. Should a later
+            // sqlx run only the first, the count below fails every batch.
+            #[allow(deprecated)]
+            let mut results = builder.build().execute_many(&mut **tx).await;
+            loop {
+                match results.try_next().await {
+                    Ok(Some(result)) => {
+                        if result.rows_affected() == 0 && self.guarded.contains(&done) {
+                            stood = false;
+                        }
+                        done += 1;
+                    }
+                    Ok(None) => break,
+                    // On SQLite the statements after a failed guard ran in the
+                    // same round trip, and may fail for it (a row the claim's
+                    // new holder wrote): the rollback undoes them all.
+                    Err(_) if !stood => return Ok(false),
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            if !stood {
+                return Ok(false);
+            }
+        }
+        if done != self.statements {
+            let answered = format!("a batch of {} statements answered for {done}", self.statements);
+            return Err(StoreError::Database(sqlx::Error::Protocol(answered)));
+        }
+        Ok(true)
+    }
+}
