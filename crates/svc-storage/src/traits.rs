@@ -424,9 +424,9 @@ pub trait RunStore: Send + Sync {
         nearby: &[Nearby],
         window: std::time::Duration,
     ) -> Result<Option<ClaimedRun>>;
-    /// Writes what [`FinishedRun`] holds in one transaction; false (and
-    /// nothing written) when the claim was lost.
-    async fn finish_run(&self, claim: &ClaimedRun, run: &FinishedRun<'_>) -> Result<bool>;
+    /// Writes what [`FinishedRun`] holds in one transaction: the run's row
+    /// as stored; `None` (and nothing written) when the claim was lost.
+    async fn finish_run(&self, claim: &ClaimedRun, run: &FinishedRun<'_>) -> Result<Option<HistoryRow>>;
     /// Gives a claimed run back to the queue at once, as if this claim had
     /// not been made (its attempt is not counted): for a worker that stops
     /// before the run ends, or could not record it. False when the claim

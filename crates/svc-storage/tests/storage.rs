@@ -1602,11 +1602,20 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     done.finished_at = Some(now());
     let before = store.organization(s.organization_id).await.unwrap().unwrap().balance;
     let log = activity(s.organization_id, s.id, "run.finished", now());
-    assert!(store.finish_run(claim, &FinishedRun::new(&done, 3, &log)).await.unwrap());
-    assert!(!store.finish_run(claim, &FinishedRun::new(&done, 3, &log)).await.unwrap(), "a claim finishes once");
+    let stored = store.finish_run(claim, &FinishedRun::new(&done, 3, &log)).await.unwrap().expect("the claim holds");
+    let read = store.history_row(s.organization_id, claim.history_id).await.unwrap().unwrap();
+    assert_eq!(stored, read, "finishing answers the row as a read of it does");
+    assert_eq!(
+        stored.finished_at,
+        done.finished_at.map(|t| DateTime::from_timestamp_millis(t.timestamp_millis()).unwrap())
+    );
+    assert!(
+        store.finish_run(claim, &FinishedRun::new(&done, 3, &log)).await.unwrap().is_none(),
+        "a claim finishes once"
+    );
     let mut stranger = claims[1].clone();
     stranger.worker_id = "someone-else".into();
-    assert!(!store.finish_run(&stranger, &FinishedRun::new(&done, 3, &log)).await.unwrap());
+    assert!(store.finish_run(&stranger, &FinishedRun::new(&done, 3, &log)).await.unwrap().is_none());
     assert_eq!(store.organization(s.organization_id).await.unwrap().unwrap().balance, before - 3);
     let stored = store.history_row(s.organization_id, claim.history_id).await.unwrap().unwrap();
     assert_eq!(stored.status_detail, Some(StatusDetail::Success));
@@ -1621,7 +1630,7 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     let reclaimed = store.claim_run("default", "w-next", now() + Duration::minutes(5)).await.unwrap().unwrap();
     assert_eq!((reclaimed.history_id, reclaimed.attempts), (released.history_id, 1), "the same attempt again");
     assert!(
-        !store.finish_run(&released, &FinishedRun::new(&done, 3, &log)).await.unwrap(),
+        store.finish_run(&released, &FinishedRun::new(&done, 3, &log)).await.unwrap().is_none(),
         "the released claim is lost"
     );
     let row = store.history_row(s.organization_id, released.history_id).await.unwrap().unwrap();
@@ -1647,7 +1656,7 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     failed.retries = 1;
     let log = activity(s.organization_id, s.id, "run.finished", now());
     assert!(
-        store.finish_run(&again, &FinishedRun::new(&failed, 0, &log)).await.unwrap(),
+        store.finish_run(&again, &FinishedRun::new(&failed, 0, &log)).await.unwrap().is_some(),
         "the reaper finishes the lost claim"
     );
     let stored = store.history_row(s.organization_id, again.history_id).await.unwrap().unwrap();
@@ -1727,7 +1736,7 @@ async fn queue_state_follows_a_run(store: Arc<dyn Store>) {
     done.status_detail = Some(StatusDetail::Success);
     done.finished_at = Some(now());
     let finished = activity(s.organization_id, s.id, "run.finished", now());
-    assert!(store.finish_run(&claim, &FinishedRun::new(&done, 1, &finished)).await.unwrap());
+    assert!(store.finish_run(&claim, &FinishedRun::new(&done, 1, &finished)).await.unwrap().is_some());
     assert_eq!(store.queue_state(org.id, row.id).await.unwrap(), None, "finished runs have left the queue");
 }
 
@@ -1857,6 +1866,7 @@ async fn finished_runs_queue_their_emails(store: Arc<dyn Store>) {
             )
             .await
             .unwrap()
+            .is_some()
     );
     let queued = store.claim_emails(now() + Duration::seconds(1), now() + Duration::minutes(1), 10).await.unwrap();
     assert_eq!(queued.len(), 1);
@@ -1864,7 +1874,11 @@ async fn finished_runs_queue_their_emails(store: Arc<dyn Store>) {
     // A lost claim writes neither the run nor its emails.
     let other = Email { history_id: Some(row.id), ..email(org.id, Some(s.id), "owner@example.com", now()) };
     assert!(
-        !store.finish_run(&claim, &FinishedRun { emails: &[other], ..FinishedRun::new(&done, 1, &log) }).await.unwrap()
+        store
+            .finish_run(&claim, &FinishedRun { emails: &[other], ..FinishedRun::new(&done, 1, &log) })
+            .await
+            .unwrap()
+            .is_none()
     );
     assert_eq!(store.scrap_emails(org.id, s.id, 10).await.unwrap().len(), 1);
 }
@@ -1959,7 +1973,8 @@ async fn schedule_ticks_fire_once(store: Arc<dyn Store>) {
     store
         .finish_run(&claim, &FinishedRun::new(&done, 1, &activity(org.id, s.id, "run.finished", now())))
         .await
-        .unwrap();
+        .unwrap()
+        .expect("the claim holds");
     let fired = store.fire_due(t0 + Duration::seconds(92), 100, &keep).await.unwrap();
     assert_eq!(fired[0].outcome, TickOutcome::AlreadyFired);
     let kinds: Vec<String> =
@@ -2321,6 +2336,7 @@ async fn webhook_outbox_claims_records_and_skips(store: Arc<dyn Store>) {
             )
             .await
             .unwrap()
+            .is_some()
     );
 
     let t = now() + Duration::seconds(1);
@@ -3170,7 +3186,7 @@ async fn ai_fix_makes_the_repaired_script_current(store: Arc<dyn Store>) {
         ..pending.clone()
     };
     let finished = activity(org.id, s.id, "run.finished", t0 + Duration::seconds(3));
-    assert!(store.finish_run(&run_claim, &FinishedRun::new(&failed, 1, &finished)).await.unwrap());
+    assert!(store.finish_run(&run_claim, &FinishedRun::new(&failed, 1, &finished)).await.unwrap().is_some());
     assert_eq!(store.history_row(org.id, failed.id).await.unwrap(), Some(failed.clone()));
 
     let fix = Task { scrap_id: Some(s.id), history_id: Some(failed.id), ..task(&org, None, TaskKind::AiFix, t0) };
@@ -4472,7 +4488,11 @@ async fn engine_memory_is_per_scrap_and_scoped(store: Arc<dyn Store>) {
     let note = TierNote { tier: 0, remember: None, at: now(), engine: Some(memory("static", 61)) };
     let log = activity(org.id, s.id, "run.finished", now());
     assert!(
-        store.finish_run(&claim, &FinishedRun { tier: Some(&note), ..FinishedRun::new(&done, 1, &log) }).await.unwrap()
+        store
+            .finish_run(&claim, &FinishedRun { tier: Some(&note), ..FinishedRun::new(&done, 1, &log) })
+            .await
+            .unwrap()
+            .is_some()
     );
     assert_eq!(store.engine_memory(org.id, s.id).await.unwrap(), Some(memory("static", 61)));
     // Gone with its scrap.
@@ -4651,6 +4671,7 @@ async fn backlog_counts_what_waits_in_every_organization(store: Arc<dyn Store>) 
             )
             .await
             .unwrap()
+            .is_some()
     );
     let b = store.backlog().await.unwrap();
     assert_eq!((b.runs_queued, b.runs_running), (1, 0), "a finished run leaves the queue");

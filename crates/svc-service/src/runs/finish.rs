@@ -2,6 +2,7 @@
 //! activity, the emails and webhook deliveries it owes, all written in the
 //! transaction that finishes its row.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
@@ -23,6 +24,7 @@ use crate::outbox::recipients::Reach;
 use crate::outbox::redact::KnownSecrets;
 use crate::outbox::{channel_compose, email_compose};
 use crate::runs::outcome::classify;
+use crate::schedule::signals::RunEnded;
 use crate::scraps::proxy_tiers::{self, TierAttempt};
 use crate::scraps::site_accounts::run_login;
 use svc_domain::channel;
@@ -286,15 +288,15 @@ impl RunService {
     ) -> Result<bool> {
         let Recording { units, log, emails, tier, webhooks } = what;
         let deliveries = if webhooks { self.deliveries_for(row).await? } else { vec![] };
-        if self
+        let stored = self
             .store
             .finish_run(
                 claim,
                 &FinishedRun { deliveries: &deliveries, emails, tier, ..FinishedRun::new(row, units, log) },
             )
-            .await?
-        {
-            let _ = self.signals.finished.send(row.id);
+            .await?;
+        if let Some(stored) = stored {
+            let _ = self.signals.finished.send(RunEnded { id: row.id, row: Some(Arc::new(stored)) });
             if !deliveries.is_empty() {
                 self.signals.deliveries.notify_one();
             }

@@ -1,6 +1,7 @@
 //! A run while it goes: its progress, waiting for it to finish, and the
 //! live data of a scrap's last run.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use svc_domain::scope::Scope;
@@ -9,7 +10,7 @@ use svc_storage::QueueState;
 use tokio::sync::broadcast;
 
 use crate::runs::history::HistoryView;
-use crate::schedule::signals::{MAX_WAIT, RunSignals};
+use crate::schedule::signals::{MAX_WAIT, RunEnded, RunSignals};
 use crate::{Principal, Result, ServiceError, Session};
 
 use super::RunService;
@@ -73,7 +74,7 @@ impl RunService {
         principal: &Principal,
         id: HistoryId,
         wait: Duration,
-        mut finished: broadcast::Receiver<HistoryId>,
+        mut finished: broadcast::Receiver<RunEnded>,
         pending: bool,
     ) -> Result<Option<HistoryView>> {
         let deadline = tokio::time::Instant::now() + wait.min(MAX_WAIT);
@@ -92,9 +93,13 @@ impl RunService {
             let tick = (tokio::time::Instant::now() + POLL).min(deadline);
             let woken = loop {
                 match tokio::time::timeout_at(tick, finished.recv()).await {
-                    Ok(Ok(done)) if done != id => continue,
+                    Ok(Ok(done)) if done.id != id => continue,
+                    // Recorded by a worker of this process: the row as stored.
+                    Ok(Ok(RunEnded { row: Some(row), .. })) if row.organization_id == principal.org() => {
+                        return Ok(Some(HistoryView::for_principal(Arc::unwrap_or_clone(row), principal)));
+                    }
                     Err(_) => break false,
-                    // Its own id, or signals missed (lagged): read the row.
+                    // Found by the poll, or signals missed (lagged): read the row.
                     Ok(_) => break true,
                 }
             };
@@ -131,7 +136,7 @@ impl RunService {
         };
         let finished = self.store.finished_among(&runs).await?;
         for id in &finished {
-            let _ = self.signals.finished.send(*id);
+            let _ = self.signals.finished.send(RunEnded { id: *id, row: None });
         }
         Ok(finished.len())
     }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use svc_domain::history::MAX_RUN_WAIT_SECS;
+use svc_domain::history::{HistoryRow, MAX_RUN_WAIT_SECS};
 use svc_domain::{HistoryId, ObjectId, OrgId};
 use tokio::sync::{Notify, broadcast};
 
@@ -34,7 +34,7 @@ pub fn wait_refused() -> ServiceError {
 /// callers waiting on them. Other processes fall back to polling.
 pub struct RunSignals {
     pub queued: Notify,
-    pub(crate) finished: broadcast::Sender<HistoryId>,
+    pub(crate) finished: broadcast::Sender<RunEnded>,
     /// Webhook deliveries were queued (wakes the dispatcher).
     pub deliveries: Arc<Notify>,
     /// Emails were queued (wakes the mailer).
@@ -47,6 +47,15 @@ pub struct RunSignals {
     /// (`RunService::poll_watched`): runs a worker in another process
     /// finishes are read for all of them at once.
     pub(crate) watched: std::sync::Mutex<Watched>,
+}
+
+/// A run that finished, for the callers waiting on it: with its row as
+/// stored when an in-process worker recorded it (the callers answer with it,
+/// without reading it again), without when the shared poll found it.
+#[derive(Clone, Debug)]
+pub(crate) struct RunEnded {
+    pub(crate) id: HistoryId,
+    pub(crate) row: Option<Arc<HistoryRow>>,
 }
 
 /// See [`RunSignals::watched`].

@@ -18,7 +18,7 @@
 //! after the rest ran; the rollback undoes them).
 
 use futures::TryStreamExt;
-use sqlx::{Executor, QueryBuilder, Transaction};
+use sqlx::{Either, Executor, QueryBuilder, Transaction};
 
 use super::{Dialect, RowsAffected};
 use crate::{Result, StoreError};
@@ -54,7 +54,7 @@ where
     }
 
     /// Marks the statement last started as one that must change a row:
-    /// when it changes none, [`Batch::run`] answers `false`.
+    /// when it changes none, [`Batch::run`] answers `None`.
     pub(crate) fn guard(&mut self) {
         if let Some(last) = self.statements.checked_sub(1) {
             self.guarded.push(last);
@@ -65,41 +65,44 @@ where
         self.builders.last_mut().expect("a batch has a builder")
     }
 
-    /// Runs the statements in order in `tx`. `false` when a guarded
-    /// statement changed no row; the caller then drops the transaction.
-    pub(crate) async fn run(mut self, tx: &mut Transaction<'static, DB>) -> Result<bool> {
+    /// Runs the statements in order in `tx`: the rows they returned, in
+    /// order. `None` when a guarded statement changed no row; the caller
+    /// then drops the transaction.
+    pub(crate) async fn run(mut self, tx: &mut Transaction<'static, DB>) -> Result<Option<Vec<DB::Row>>> {
         let mut done = 0;
         let mut stood = true;
+        let mut rows = Vec::new();
         for builder in &mut self.builders {
             // Deprecated because only SQLite's driver runs several statements
             // of one query; that is what it is used for here. Should a later
             // sqlx run only the first, the count below fails every batch.
             #[allow(deprecated)]
-            let mut results = builder.build().execute_many(&mut **tx).await;
+            let mut results = builder.build().fetch_many(&mut **tx);
             loop {
                 match results.try_next().await {
-                    Ok(Some(result)) => {
+                    Ok(Some(Either::Left(result))) => {
                         if result.rows_affected() == 0 && self.guarded.contains(&done) {
                             stood = false;
                         }
                         done += 1;
                     }
+                    Ok(Some(Either::Right(row))) => rows.push(row),
                     Ok(None) => break,
                     // On SQLite the statements after a failed guard ran in the
                     // same round trip, and may fail for it (a row the claim's
                     // new holder wrote): the rollback undoes them all.
-                    Err(_) if !stood => return Ok(false),
+                    Err(_) if !stood => return Ok(None),
                     Err(e) => return Err(e.into()),
                 }
             }
             if !stood {
-                return Ok(false);
+                return Ok(None);
             }
         }
         if done != self.statements {
             let answered = format!("a batch of {} statements answered for {done}", self.statements);
             return Err(StoreError::Database(sqlx::Error::Protocol(answered)));
         }
-        Ok(true)
+        Ok(Some(rows))
     }
 }

@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
-use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, Transaction, Type};
+use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, FromRow, Transaction, Type};
 use svc_domain::activity::Activity;
 use svc_domain::history::HistoryRow;
 use svc_domain::scrap::ParamSet;
@@ -167,7 +167,7 @@ where
         row.map(|r| r.into_claim(worker_id)).transpose()
     }
 
-    async fn finish_run(&self, claim: &ClaimedRun, run: &FinishedRun<'_>) -> Result<bool> {
+    async fn finish_run(&self, claim: &ClaimedRun, run: &FinishedRun<'_>) -> Result<Option<HistoryRow>> {
         let FinishedRun { row: h, units, activity, deliveries, emails, tier } = *run;
         let mut tx = self.begin_write().await?;
         // One round trip on SQLite (`batch.rs`); a claim that lost its lease
@@ -211,7 +211,8 @@ where
             .push(" WHERE organization_id = ")
             .push_bind(claim.organization_id.to_string())
             .push(" AND id = ")
-            .push_bind(claim.history_id.to_string());
+            .push_bind(claim.history_id.to_string())
+            .push(concatcp!(" RETURNING ", columns::HISTORY));
         batch
             .statement()
             .push("UPDATE organizations SET balance = balance - ")
@@ -219,9 +220,17 @@ where
             .push(" WHERE id = ")
             .push_bind(claim.organization_id.to_string());
         Self::push_activities(batch.statement(), &[activity]);
-        if !batch.run(&mut tx).await? {
-            return Ok(false);
-        }
+        let Some(rows) = batch.run(&mut tx).await? else {
+            return Ok(None);
+        };
+        let [stored] = rows.as_slice() else {
+            return Err(StoreError::Corrupt(format!(
+                "finishing run {} returned {} rows",
+                claim.history_id,
+                rows.len()
+            )));
+        };
+        let stored = HistoryRow::try_from(HistoryRecord::from_row(stored)?)?;
         if let Some(note) = tier {
             Self::record_tier(&mut tx, claim, note).await?;
         }
@@ -229,7 +238,7 @@ where
         Self::insert_delivery_rows(&mut tx, deliveries, due).await?;
         Self::insert_email_rows(&mut tx, emails, due).await?;
         tx.commit().await?;
-        Ok(true)
+        Ok(Some(stored))
     }
 
     async fn release_run(&self, claim: &ClaimedRun) -> Result<bool> {
