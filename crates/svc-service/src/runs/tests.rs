@@ -18,6 +18,7 @@ use svc_storage::ClaimedRun;
 use super::*;
 use crate::accounts::rate_limits::TRIGGER_PER_KEY;
 use crate::runs::engine_choice;
+use crate::runs::history::HistoryView;
 use crate::testing::TestServices;
 use crate::{Principal, Result, ServiceError};
 use svc_domain::meter::BYTES_PER_UNIT;
@@ -36,6 +37,39 @@ impl Engine for Scripted {
         self.jobs.lock().unwrap().push(job);
         self.report.clone()
     }
+}
+
+/// A caller waiting on a run a worker of this process finishes answers with
+/// the row the finish stored (carried by the signal, not read again): the
+/// same row a read gives. Another organization's caller waiting on the same
+/// id is refused: its first read finds no such run, before any signal.
+#[tokio::test]
+async fn a_run_finished_here_answers_its_waiters_with_the_stored_row_of_their_own_organization() {
+    let t = TestServices::start().await;
+    let ada = t.signup("ada@example.com").await;
+    let eve = t.signup("eve@example.com").await;
+    let scrap = t.scrap(&ada, "Here").await;
+    let me = Principal::Session(ada.session.clone());
+    let stranger = Principal::Session(eve.session.clone());
+    let run = t.services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+    let wait = std::time::Duration::from_secs(10);
+    let waiters = async {
+        tokio::join!(
+            t.services.runs.wait_finished(&me, run.id, wait),
+            t.services.runs.wait_finished(&stranger, run.id, wait),
+        )
+    };
+    let engine = ToldOfClaims::default();
+    let worker = async {
+        let claim = t.services.runs.claim("default", "here", &[]).await.unwrap().unwrap();
+        t.services.runs.execute(&claim, &engine).await.unwrap();
+    };
+    let ((seen, strangers), ()) = tokio::join!(waiters, worker);
+    let seen = seen.unwrap().expect("seen finished before the wait ended");
+    let stored = t.store.history_row(ada.session.org(), run.id).await.unwrap().unwrap();
+    assert_eq!(seen, HistoryView::for_principal(stored, &me), "the row as a read of it gives");
+    assert_eq!(seen.row.status_detail, Some(StatusDetail::Success));
+    assert!(matches!(strangers, Err(ServiceError::NotFound(_))), "another organization's caller: {strangers:?}");
 }
 
 #[tokio::test]
