@@ -33,6 +33,8 @@ impl Dialect for Postgres {
     // The extended protocol takes one statement per query.
     const JOINS_STATEMENTS: bool = false;
 
+    const BEGIN_WRITE: &'static str = "BEGIN";
+
     fn begin_write(pool: &Pool<Self>) -> impl Future<Output = sqlx::Result<Transaction<'static, Self>>> + Send {
         pool.begin()
     }

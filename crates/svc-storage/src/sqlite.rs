@@ -99,8 +99,10 @@ impl Dialect for Sqlite {
     /// SQLite allows one writer: take the write lock when the transaction
     /// starts, so that it waits on `busy_timeout` instead of failing when a
     /// read transaction cannot be upgraded.
+    const BEGIN_WRITE: &'static str = "BEGIN IMMEDIATE";
+
     fn begin_write(pool: &Pool<Self>) -> impl Future<Output = sqlx::Result<Transaction<'static, Self>>> + Send {
-        pool.begin_with("BEGIN IMMEDIATE")
+        pool.begin_with(Self::BEGIN_WRITE)
     }
 }
 

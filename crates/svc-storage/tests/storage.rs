@@ -1550,6 +1550,43 @@ async fn run_scrap_reads_what_a_run_needs(store: Arc<dyn Store>) {
 
 /// Concurrent claimers never get the same run; each claim is honoured once;
 /// runs are taken only by workers serving one of the scrap's containers.
+/// An enqueue is one transaction (on SQLite one query, `BEGIN` and `COMMIT`
+/// included): one that fails writes nothing of itself, and neither it nor a
+/// caller that gave up waiting leaves the writer inside a transaction.
+async fn an_enqueue_that_fails_or_is_abandoned_leaves_the_writer_usable(store: Arc<dyn Store>) {
+    let (org, user) = account(&store, "enqueue@example.com").await;
+    let s = scrap(&user, "Enqueued", now());
+    insert_scrap(&store, &s).await;
+    let default = ["default".to_string()];
+    let first = history(&s, now());
+    let log = activity(org.id, s.id, "run.triggered", now());
+    store.enqueue_run(&first, &default, None, &log).await.unwrap();
+
+    // The same row again: refused; its activity (a new one) was not written.
+    let again = activity(org.id, s.id, "run.triggered", now());
+    let refused = store.enqueue_run(&first, &default, None, &again).await;
+    assert!(matches!(refused, Err(StoreError::Conflict(_))), "{refused:?}");
+    let logged = store.list_activities(org.id, s.id, 0, 50).await.unwrap().items;
+    assert!(logged.iter().any(|a| a.id == log.id) && !logged.iter().any(|a| a.id == again.id));
+
+    // A caller that stops waiting at once, then writes that must go through.
+    let abandoned = history(&s, now() + Duration::milliseconds(1));
+    let gave_up = tokio::time::timeout(std::time::Duration::ZERO, store.enqueue_run(&abandoned, &default, None, &log));
+    let _ = gave_up.await;
+    let next = history(&s, now() + Duration::milliseconds(2));
+    let next_log = activity(org.id, s.id, "run.triggered", now());
+    store.enqueue_run(&next, &default, None, &next_log).await.unwrap();
+    assert_eq!(store.queue_state(org.id, next.id).await.unwrap(), Some(QueueState::Queued));
+    assert_eq!(store.queue_state(org.id, first.id).await.unwrap(), Some(QueueState::Queued));
+    // The abandoned one was written whole or not at all.
+    let row = store.history_row(org.id, abandoned.id).await.unwrap();
+    let entry = store.queue_state(org.id, abandoned.id).await.unwrap();
+    assert_eq!(row.is_some(), entry.is_some(), "row {row:?}, queue entry {entry:?}");
+    let lease = now() + Duration::minutes(5);
+    let claim = store.claim_run("default", "w-1", lease).await.unwrap().expect("a queued run");
+    assert_eq!(claim.history_id, first.id, "the oldest first");
+}
+
 async fn run_queue_claims(store: Arc<dyn Store>) {
     let (_, user) = account(&store, "queue@example.com").await;
     let s = scrap(&user, "Queued", now());
@@ -4984,6 +5021,7 @@ storage_tests!(
     api_keys,
     activities_newest_first,
     run_queue_claims,
+    an_enqueue_that_fails_or_is_abandoned_leaves_the_writer_usable,
     run_claims_tell_the_trigger_and_whether_more_are_queued,
     finished_among_reports_the_finished_runs_of_each_organization,
     run_scrap_reads_what_a_run_needs,

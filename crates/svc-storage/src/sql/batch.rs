@@ -16,9 +16,18 @@
 //! it is dropped, rolls it back: a statement that fails fails the batch, and
 //! a [`Batch::guard`]ed statement that changed no row stops it (on SQLite,
 //! after the rest ran; the rollback undoes them).
+//!
+//! Or a batch is a write transaction of its own ([`Batch::transaction`],
+//! [`Batch::commit`]): on SQLite its `BEGIN` and `COMMIT` then go in the same
+//! query, one round trip in all. sqlx's transaction does not know of them, so
+//! the batch runs in a task of its own, which a cancelled caller does not
+//! stop; a batch that fails is rolled back there, and a connection that
+//! could not be (or whose task was dropped midway) is closed, never returned
+//! to the pool inside a transaction.
 
 use futures::TryStreamExt;
-use sqlx::{Either, Executor, QueryBuilder, Transaction};
+use sqlx::pool::PoolConnection;
+use sqlx::{Either, Executor, Pool, QueryBuilder, Transaction};
 
 use super::{Dialect, RowsAffected};
 use crate::{Result, StoreError};
@@ -36,8 +45,19 @@ impl<DB: Dialect> Batch<DB>
 where
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
 {
+    /// A batch run inside the caller's transaction ([`Batch::run`]).
     pub(crate) fn new() -> Self {
         Batch { builders: vec![QueryBuilder::new("")], statements: 0, guarded: Vec::new() }
+    }
+
+    /// A batch that is a write transaction of its own ([`Batch::commit`]);
+    /// it takes no guard.
+    pub(crate) fn transaction() -> Self {
+        let mut batch = Batch::new();
+        if DB::JOINS_STATEMENTS {
+            batch.statement().push(DB::BEGIN_WRITE);
+        }
+        batch
     }
 
     /// Starts the next statement: the builder to write it into.
@@ -68,7 +88,40 @@ where
     /// Runs the statements in order in `tx`: the rows they returned, in
     /// order. `None` when a guarded statement changed no row; the caller
     /// then drops the transaction.
-    pub(crate) async fn run(mut self, tx: &mut Transaction<'static, DB>) -> Result<Option<Vec<DB::Row>>> {
+    pub(crate) async fn run(self, tx: &mut Transaction<'static, DB>) -> Result<Option<Vec<DB::Row>>> {
+        self.run_on(tx).await
+    }
+
+    /// Runs and commits a [`Batch::transaction`]: on SQLite its statements,
+    /// `BEGIN` and `COMMIT` in one query, in a task of its own (see the
+    /// module's documentation); elsewhere in a transaction, one by one.
+    pub(crate) async fn commit(mut self, pool: &Pool<DB>) -> Result<()> {
+        debug_assert!(self.guarded.is_empty(), "a transaction of its own takes no guard");
+        if !DB::JOINS_STATEMENTS {
+            let mut tx = DB::begin_write(pool).await?;
+            self.run(&mut tx).await?;
+            tx.commit().await?;
+            return Ok(());
+        }
+        self.statement().push("COMMIT");
+        let writer = Writer { conn: pool.acquire().await?, clean: false };
+        let task = tokio::spawn(async move {
+            let mut writer = writer;
+            let ran = self.run_on(&mut writer.conn).await;
+            if ran.is_ok() {
+                writer.clean = true;
+            } else {
+                // A statement after `BEGIN` failed and left the transaction
+                // open, or `BEGIN` itself did (then this fails harmlessly, and
+                // the connection is closed all the same).
+                writer.clean = sqlx::query("ROLLBACK").execute(&mut *writer.conn).await.is_ok();
+            }
+            ran.map(drop)
+        });
+        task.await.map_err(|e| StoreError::Database(sqlx::Error::Protocol(format!("a write's task failed: {e}"))))?
+    }
+
+    async fn run_on(mut self, conn: &mut DB::Connection) -> Result<Option<Vec<DB::Row>>> {
         let mut done = 0;
         let mut stood = true;
         let mut rows = Vec::new();
@@ -77,7 +130,7 @@ where
             // of one query; that is what it is used for here. Should a later
             // sqlx run only the first, the count below fails every batch.
             #[allow(deprecated)]
-            let mut results = builder.build().fetch_many(&mut **tx);
+            let mut results = builder.build().fetch_many(&mut *conn);
             loop {
                 match results.try_next().await {
                     Ok(Some(Either::Left(result))) => {
@@ -104,5 +157,20 @@ where
             return Err(StoreError::Database(sqlx::Error::Protocol(answered)));
         }
         Ok(Some(rows))
+    }
+}
+
+/// The pool's connection a [`Batch::commit`] writes on: closed when dropped
+/// unless it is known outside any transaction.
+struct Writer<DB: Dialect> {
+    conn: PoolConnection<DB>,
+    clean: bool,
+}
+
+impl<DB: Dialect> Drop for Writer<DB> {
+    fn drop(&mut self) {
+        if !self.clean {
+            self.conn.close_on_drop();
+        }
     }
 }

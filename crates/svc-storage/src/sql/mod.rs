@@ -64,6 +64,9 @@ pub trait Dialect: Database<Arguments: IntoArguments<Self>, QueryResult: RowsAff
     /// deliveries.
     const LOCK_DUE: &'static str;
 
+    /// The statement that opens a transaction that will write.
+    const BEGIN_WRITE: &'static str;
+
     /// Whether one query may hold several statements with placeholders,
     /// run in order in one round trip (`batch.rs`).
     const JOINS_STATEMENTS: bool;

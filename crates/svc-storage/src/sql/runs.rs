@@ -85,16 +85,14 @@ where
         param: Option<&ParamSet>,
         activity: &Activity,
     ) -> Result<()> {
-        let mut tx = self.begin_write().await?;
-        let mut batch = Batch::new();
+        // One round trip on SQLite, `BEGIN` and `COMMIT` included (`batch.rs`).
+        let mut batch = Batch::transaction();
         Self::push_queued_run(&mut batch, row, containers, param);
         Self::push_activities(batch.statement(), &[activity]);
-        batch.run(&mut tx).await.map_err(|e| match e {
+        batch.commit(&self.pool).await.map_err(|e| match e {
             StoreError::Database(e) => conflict_on_unique(e, "history row"),
             other => other,
-        })?;
-        tx.commit().await?;
-        Ok(())
+        })
     }
 
     async fn claim_next_run(
