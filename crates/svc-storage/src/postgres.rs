@@ -1,9 +1,7 @@
 //! The engine for several processes sharing one database.
 
-use std::future::Future;
-
+use sqlx::Postgres;
 use sqlx::postgres::{PgPoolOptions, PgQueryResult};
-use sqlx::{Pool, Postgres, Transaction};
 
 use crate::sql::{Dialect, Readers, RowsAffected, SqlStore};
 
@@ -34,10 +32,6 @@ impl Dialect for Postgres {
     const JOINS_STATEMENTS: bool = false;
 
     const BEGIN_WRITE: &'static str = "BEGIN";
-
-    fn begin_write(pool: &Pool<Self>) -> impl Future<Output = sqlx::Result<Transaction<'static, Self>>> + Send {
-        pool.begin()
-    }
 }
 
 impl RowsAffected for PgQueryResult {

@@ -1,13 +1,12 @@
 //! The embedded default engine.
 
-use std::future::Future;
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::Once;
 use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteQueryResult, SqliteSynchronous};
-use sqlx::{ConnectOptions, Pool, Sqlite, Transaction};
+use sqlx::{ConnectOptions, Sqlite};
 
 use crate::sql::{Dialect, Readers, RowsAffected, SqlStore};
 use crate::wal_checkpoints::{Checkpointer, WRITER_BACKSTOP_PAGES};
@@ -100,10 +99,6 @@ impl Dialect for Sqlite {
     /// starts, so that it waits on `busy_timeout` instead of failing when a
     /// read transaction cannot be upgraded.
     const BEGIN_WRITE: &'static str = "BEGIN IMMEDIATE";
-
-    fn begin_write(pool: &Pool<Self>) -> impl Future<Output = sqlx::Result<Transaction<'static, Self>>> + Send {
-        pool.begin_with(Self::BEGIN_WRITE)
-    }
 }
 
 impl RowsAffected for SqliteQueryResult {

@@ -64,15 +64,19 @@ pub trait Dialect: Database<Arguments: IntoArguments<Self>, QueryResult: RowsAff
     /// deliveries.
     const LOCK_DUE: &'static str;
 
-    /// The statement that opens a transaction that will write.
+    /// The statement that opens a transaction that will write
+    /// ([`Dialect::begin_write`]; the first statement of a batch that is a
+    /// transaction of its own, `batch.rs`).
     const BEGIN_WRITE: &'static str;
 
     /// Whether one query may hold several statements with placeholders,
     /// run in order in one round trip (`batch.rs`).
     const JOINS_STATEMENTS: bool;
 
-    /// Opens a transaction that will write.
-    fn begin_write(pool: &Pool<Self>) -> impl Future<Output = sqlx::Result<Transaction<'static, Self>>> + Send;
+    /// Opens a transaction that will write, with [`Dialect::BEGIN_WRITE`].
+    fn begin_write(pool: &Pool<Self>) -> impl Future<Output = sqlx::Result<Transaction<'static, Self>>> + Send {
+        pool.begin_with(Self::BEGIN_WRITE)
+    }
 }
 
 /// The count of rows a statement changed, which each engine's result type
