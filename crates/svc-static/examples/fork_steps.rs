@@ -48,7 +48,9 @@ fn main() {
     let context = Context::full(&rt).unwrap();
     let document = Rc::new(Document::parse(&html, url.clone(), far).unwrap());
     context.with(|ctx| {
-        let native = svc_static::dom_bindings::native(&ctx, document).unwrap();
+        let native = svc_static::dom_bindings::native(&ctx, &document).unwrap();
+        // Shown for the process's life: this probe runs one page.
+        std::mem::forget(svc_static::dom_bindings::show_page(&native, document).unwrap());
         let prelude: Function = ctx.eval(PRELUDE).unwrap();
         let _: Object = prelude.call((native,)).unwrap();
     });

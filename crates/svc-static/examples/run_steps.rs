@@ -119,7 +119,7 @@ fn main() {
     step("+ native bindings", &mut || {
         let rt = fresh();
         let d = doc();
-        Context::full(&rt).unwrap().with(|ctx| drop(svc_static::dom_bindings::native(&ctx, d).unwrap()));
+        Context::full(&rt).unwrap().with(|ctx| drop(svc_static::dom_bindings::native(&ctx, &d).unwrap()));
     });
     step("+ prelude compiled from its text (before)", &mut || {
         let rt = fresh();
@@ -133,7 +133,8 @@ fn main() {
         let rt = fresh();
         let d = doc();
         Context::full(&rt).unwrap().with(|ctx| {
-            let native = svc_static::dom_bindings::native(&ctx, d).unwrap();
+            let native = svc_static::dom_bindings::native(&ctx, &d).unwrap();
+            let _shown = svc_static::dom_bindings::show_page(&native, d).unwrap();
             drop(read(&ctx, &bytecode).call::<_, Object>((native,)).unwrap());
             svc_static::dom_members::release(&ctx);
         });
@@ -142,7 +143,8 @@ fn main() {
     step("the same in a runtime kept across runs", &mut || {
         let d = doc();
         Context::full(&shared).unwrap().with(|ctx| {
-            let native = svc_static::dom_bindings::native(&ctx, d).unwrap();
+            let native = svc_static::dom_bindings::native(&ctx, &d).unwrap();
+            let _shown = svc_static::dom_bindings::show_page(&native, d).unwrap();
             drop(read(&ctx, &bytecode).call::<_, Object>((native,)).unwrap());
             svc_static::dom_members::release(&ctx);
         });

@@ -36,7 +36,9 @@ fn intl_data(tag: &str) -> Option<String> {
     data.get(tag).cloned()
 }
 
-/// Parsed selectors kept per run: scripts query in loops.
+/// Parsed selectors, kept for the realm's runs (one organization's: a
+/// process never serves two): scripts query in loops, and pages of one
+/// scrap with the same selectors.
 const SELECTOR_CACHE: usize = 512;
 
 struct Selectors(RefCell<HashMap<String, Rc<Selector>>>);
@@ -130,95 +132,139 @@ fn set_url_part(href: &str, part: &str, value: &str) -> Option<Vec<String>> {
     Some(url_parts(&url))
 }
 
-/// The native object handed to the prelude.
-pub fn native<'js>(ctx: &Ctx<'js>, document: Rc<Document>) -> rquickjs::Result<Object<'js>> {
+thread_local! {
+    /// The page of the run under way on this thread (`script_runtime` shows
+    /// it for the run's length): what the natives answer about. The natives
+    /// are made once per realm, before any page.
+    static PAGE: RefCell<Option<Rc<Document>>> = const { RefCell::new(None) };
+}
+
+/// The page the natives answer about until the guard is dropped.
+pub struct ShownPage(());
+
+impl Drop for ShownPage {
+    fn drop(&mut self) {
+        PAGE.with_borrow_mut(|page| *page = None);
+    }
+}
+
+/// Shows `document` to the natives, and sets `native`'s page properties
+/// (`url`, `characterSet`) for the prelude; `root`, read once at set-up,
+/// is every document's first handle.
+pub fn show_page<'js>(native: &Object<'js>, document: Rc<Document>) -> rquickjs::Result<ShownPage> {
+    native.set("url", document.url().as_str())?;
+    native.set("characterSet", document.character_set())?;
+    let root: Handle = native.get("root")?;
+    if root != document.root() {
+        return Err(Exception::throw_message(native.ctx(), "svc's DOM: the page's root is not the realm's"));
+    }
+    PAGE.with_borrow_mut(|page| *page = Some(document));
+    Ok(ShownPage(()))
+}
+
+/// The page shown, or an error thrown when none is (a bug of svc).
+fn page(ctx: &Ctx<'_>) -> rquickjs::Result<Rc<Document>> {
+    match PAGE.with_borrow(|page| page.clone()) {
+        Some(page) => Ok(page),
+        None => Err(Exception::throw_message(ctx, "svc's DOM: no page is shown")),
+    }
+}
+
+/// The native object handed to the prelude, over the page [`show_page`]
+/// shows; `template` gives `root` (every document's is the same handle).
+pub fn native<'js>(ctx: &Ctx<'js>, template: &Document) -> rquickjs::Result<Object<'js>> {
     let n = Object::new(ctx.clone())?;
     let selectors = Rc::new(Selectors(RefCell::new(HashMap::new())));
     let f = |ctx: &Ctx<'js>| ctx.clone();
 
-    let d = document.clone();
-    n.set("root", d.root())?;
-    n.set("url", d.url().as_str())?;
-    n.set("characterSet", d.character_set())?;
-    n.set("nodeType", Function::new(f(ctx), move |id: Handle| d.node_type(id)))?;
-    let d = document.clone();
-    n.set("name", Function::new(f(ctx), move |id: Handle| d.name(id)))?;
-    let d = document.clone();
-    n.set("isHtml", Function::new(f(ctx), move |id: Handle| d.is_html(id)))?;
-    let d = document.clone();
-    n.set("data", Function::new(f(ctx), move |id: Handle| d.data(id)))?;
-    let d = document.clone();
-    n.set("attr", Function::new(f(ctx), move |id: Handle, name: String| d.attr(id, &name)))?;
-    let d = document.clone();
+    n.set("root", template.root())?;
+    n.set("url", template.url().as_str())?;
+    n.set("characterSet", template.character_set())?;
+    n.set("nodeType", Function::new(f(ctx), |ctx: Ctx<'js>, id: Handle| page(&ctx).map(|d| d.node_type(id))))?;
+    n.set("name", Function::new(f(ctx), |ctx: Ctx<'js>, id: Handle| page(&ctx).map(|d| d.name(id))))?;
+    n.set("isHtml", Function::new(f(ctx), |ctx: Ctx<'js>, id: Handle| page(&ctx).map(|d| d.is_html(id))))?;
+    n.set("data", Function::new(f(ctx), |ctx: Ctx<'js>, id: Handle| page(&ctx).map(|d| d.data(id))))?;
+    n.set(
+        "attr",
+        Function::new(f(ctx), |ctx: Ctx<'js>, id: Handle, name: String| page(&ctx).map(|d| d.attr(id, &name))),
+    )?;
     n.set(
         "attrs",
-        Function::new(f(ctx), move |id: Handle| {
-            d.attrs(id).into_iter().map(|(k, v)| vec![k, v]).collect::<Vec<Vec<String>>>()
+        Function::new(f(ctx), |ctx: Ctx<'js>, id: Handle| {
+            let d = page(&ctx)?;
+            Ok::<_, rquickjs::Error>(d.attrs(id).into_iter().map(|(k, v)| vec![k, v]).collect::<Vec<Vec<String>>>())
         }),
     )?;
-    let d = document.clone();
-    n.set("parent", Function::new(f(ctx), move |id: Handle| d.parent(id)))?;
-    let d = document.clone();
+    n.set("parent", Function::new(f(ctx), |ctx: Ctx<'js>, id: Handle| page(&ctx).map(|d| d.parent(id))))?;
     n.set(
         "children",
-        Function::new(f(ctx), move |id: Handle, elements: bool| {
+        Function::new(f(ctx), |ctx: Ctx<'js>, id: Handle, elements: bool| {
+            let d = page(&ctx)?;
             let all = d.children(id);
-            if elements {
+            Ok::<_, rquickjs::Error>(if elements {
                 all.into_iter().filter(|c| d.node_type(*c) == crate::document::node_type::ELEMENT).collect()
             } else {
                 all
-            }
+            })
         }),
     )?;
-    let d = document.clone();
     n.set(
         "sibling",
-        Function::new(f(ctx), move |id: Handle, forward: bool, elements: bool| d.sibling(id, forward, elements)),
+        Function::new(f(ctx), |ctx: Ctx<'js>, id: Handle, forward: bool, elements: bool| {
+            page(&ctx).map(|d| d.sibling(id, forward, elements))
+        }),
     )?;
-    let d = document.clone();
-    n.set("text", Function::new(f(ctx), move |id: Handle| d.text_content(id)))?;
-    let d = document.clone();
-    n.set("innerText", Function::new(f(ctx), move |id: Handle| d.inner_text(id)))?;
-    let d = document.clone();
-    n.set("html", Function::new(f(ctx), move |id: Handle, outer: bool| d.html(id, outer)))?;
-    let (d, s) = (document.clone(), selectors.clone());
+    n.set("text", Function::new(f(ctx), |ctx: Ctx<'js>, id: Handle| page(&ctx).map(|d| d.text_content(id))))?;
+    n.set("innerText", Function::new(f(ctx), |ctx: Ctx<'js>, id: Handle| page(&ctx).map(|d| d.inner_text(id))))?;
+    n.set(
+        "html",
+        Function::new(f(ctx), |ctx: Ctx<'js>, id: Handle, outer: bool| page(&ctx).map(|d| d.html(id, outer))),
+    )?;
+    let s = selectors.clone();
     n.set(
         "select",
         Function::new(f(ctx), move |ctx: Ctx<'js>, id: Handle, css: String, all: bool| {
             let selector = s.get(&ctx, &css)?;
-            Ok::<_, rquickjs::Error>(d.select(id, &selector, all))
+            page(&ctx).map(|d| d.select(id, &selector, all))
         }),
     )?;
-    let (d, s) = (document.clone(), selectors.clone());
+    let s = selectors.clone();
     n.set(
         "matches",
         Function::new(f(ctx), move |ctx: Ctx<'js>, id: Handle, css: String| {
             let selector = s.get(&ctx, &css)?;
-            Ok::<_, rquickjs::Error>(d.matches(id, &selector))
+            page(&ctx).map(|d| d.matches(id, &selector))
         }),
     )?;
-    let (d, s) = (document.clone(), selectors);
+    let s = selectors;
     n.set(
         "closest",
         Function::new(f(ctx), move |ctx: Ctx<'js>, id: Handle, css: String| {
             let selector = s.get(&ctx, &css)?;
-            Ok::<_, rquickjs::Error>(d.closest(id, &selector))
+            page(&ctx).map(|d| d.closest(id, &selector))
         }),
     )?;
-    let d = document.clone();
-    n.set("byId", Function::new(f(ctx), move |scope: Handle, id: String| d.by_id(scope, &id)))?;
-    let d = document.clone();
-    n.set("byClass", Function::new(f(ctx), move |scope: Handle, names: String| d.by_class(scope, &names)))?;
-    let d = document.clone();
-    n.set("byTag", Function::new(f(ctx), move |scope: Handle, name: String| d.by_tag(scope, &name)))?;
-    let d = document.clone();
-    n.set("byName", Function::new(f(ctx), move |name: String| d.by_name(&name)))?;
-    let d = document.clone();
-    n.set("contains", Function::new(f(ctx), move |a: Handle, b: Handle| d.contains(a, b)))?;
-    let d = document.clone();
-    n.set("resolve", Function::new(f(ctx), move |url: String| d.resolve(&url)))?;
-    let d = document;
-    n.set("baseUrl", Function::new(f(ctx), move || d.resolve("").unwrap_or_default()))?;
+    n.set(
+        "byId",
+        Function::new(f(ctx), |ctx: Ctx<'js>, scope: Handle, id: String| page(&ctx).map(|d| d.by_id(scope, &id))),
+    )?;
+    n.set(
+        "byClass",
+        Function::new(f(ctx), |ctx: Ctx<'js>, scope: Handle, names: String| {
+            page(&ctx).map(|d| d.by_class(scope, &names))
+        }),
+    )?;
+    n.set(
+        "byTag",
+        Function::new(f(ctx), |ctx: Ctx<'js>, scope: Handle, name: String| page(&ctx).map(|d| d.by_tag(scope, &name))),
+    )?;
+    n.set("byName", Function::new(f(ctx), |ctx: Ctx<'js>, name: String| page(&ctx).map(|d| d.by_name(&name))))?;
+    n.set(
+        "contains",
+        Function::new(f(ctx), |ctx: Ctx<'js>, a: Handle, b: Handle| page(&ctx).map(|d| d.contains(a, b))),
+    )?;
+    n.set("resolve", Function::new(f(ctx), |ctx: Ctx<'js>, url: String| page(&ctx).map(|d| d.resolve(&url))))?;
+    n.set("baseUrl", Function::new(f(ctx), |ctx: Ctx<'js>| page(&ctx).map(|d| d.resolve("").unwrap_or_default())))?;
     n.set(
         "parseUrl",
         Function::new(f(ctx), |href: String, base: Option<String>| {

@@ -3,8 +3,8 @@
 //! their behaviour in JavaScript (`js/groups/*.js`) read and made on first
 //! use.
 //!
-//! A run builds a fresh realm (nothing of a run may be visible to the next),
-//! and building ~400 properties and the ~600 JavaScript functions behind them
+//! A run starts from a realm as built (nothing of a run may be visible to the
+//! next; `realm.rs` copies the realm back before each run), and building ~400 properties and the ~600 JavaScript functions behind them
 //! was most of a run's CPU (docs/benchmarks.md, issue 36 part 3). Here each
 //! prototype gets its properties from the tables: a method is a C function
 //! QuickJS creates only when the property is first read (a
@@ -23,10 +23,11 @@
 //! refusal now has its method's name (`appendChild`), as a browser's has
 //! (`realm_shape.json` records all of it).
 //!
-//! The per-run state (the prelude's kit, the groups made and the
-//! implementations resolved so far, the prelude's `unsupported`) hangs from the context's opaque pointer, which
-//! nothing else in svc or rquickjs uses; [`release`] frees it before the
-//! context goes.
+//! The state (the prelude's kit and its `unsupported`, the realm's; the
+//! groups made and the implementations resolved so far, a run's) hangs from
+//! the context's opaque pointer, which nothing else in svc or rquickjs uses;
+//! [`forget_run`] empties a run's slots after the realm is copied back, and
+//! [`release`] frees it all before the context goes.
 
 use std::ffi::{CStr, c_int};
 use std::sync::OnceLock;
@@ -560,7 +561,8 @@ unsafe fn define_accessor(
     }
 }
 
-/// A run's state: owned references, freed by [`release`].
+/// The realm's state: owned references, freed by [`release`] (the groups
+/// made and implementations resolved are a run's: [`forget_run`]).
 struct Dispatch {
     /// What the prelude hands the groups (`kit`).
     kit: qjs::JSValue,
@@ -637,6 +639,27 @@ pub fn release(ctx: &Ctx<'_>) {
         }
         qjs::JS_FreeValue(raw, dispatch.kit);
         qjs::JS_FreeValue(raw, dispatch.unsupported);
+    }
+}
+
+/// Forgets the groups made and the implementations resolved by a run,
+/// without freeing them: for `script_runtime` after it copied the realm
+/// back, when what they referred to went with the run. The realm is copied
+/// aside before any member is called, so its copy holds none of them.
+///
+/// # Safety
+/// The context's heap was restored to a state taken before any member was
+/// called (the values in the slots are not of this heap any more).
+pub(crate) unsafe fn forget_run(ctx: &Ctx<'_>) {
+    let raw = ctx.as_raw().as_ptr();
+    // SAFETY: a non-null opaque pointer is `define`'s live `Dispatch`; no
+    // other reference into it is held while no JavaScript runs.
+    unsafe {
+        let dispatch = qjs::JS_GetContextOpaque(raw).cast::<Dispatch>();
+        if let Some(dispatch) = dispatch.as_mut() {
+            dispatch.made.fill(qjs::JS_UNDEFINED);
+            dispatch.functions.fill(qjs::JS_UNDEFINED);
+        }
     }
 }
 

@@ -35,6 +35,7 @@ pub mod error;
 pub mod fetch;
 mod heap;
 pub mod inner_text;
+mod realm;
 pub mod sandbox;
 pub mod script;
 pub mod script_network;

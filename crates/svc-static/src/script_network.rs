@@ -11,6 +11,7 @@
 //!
 //! [`Fetcher`]: crate::fetch::Fetcher
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use rquickjs::{Ctx, Exception, Function, Object};
@@ -45,21 +46,37 @@ pub trait ScriptFetch {
     fn fetch(&self, request: &ScriptRequest) -> Result<ScriptResponse, String>;
 }
 
+thread_local! {
+    /// Where the run under way on this thread sends its requests (`script_runtime` sets it for the run's length).
+    static NETWORK: RefCell<Option<Rc<dyn ScriptFetch>>> = const { RefCell::new(None) };
+}
+
+/// The run's network until the guard is dropped.
+pub struct RunNetwork(());
+
+impl Drop for RunNetwork {
+    fn drop(&mut self) {
+        NETWORK.with_borrow_mut(|network| *network = None);
+    }
+}
+
+/// Gives the run under way `network` (`None`: `fetch` throws).
+pub fn give(network: Option<Rc<dyn ScriptFetch>>) -> RunNetwork {
+    NETWORK.with_borrow_mut(|slot| *slot = network);
+    RunNetwork(())
+}
+
 /// `N.fetch(method, url, headers, body)`: `{status, url, headers, body}`,
 /// or a `TypeError` as a browser's `fetch` rejects with. Without a network
-/// (tests of the DOM alone) it throws.
-pub fn register<'js>(
-    ctx: &Ctx<'js>,
-    native: &Object<'js>,
-    network: Option<Rc<dyn ScriptFetch>>,
-) -> rquickjs::Result<()> {
+/// given to the run (tests of the DOM alone) it throws.
+pub fn register<'js>(ctx: &Ctx<'js>, native: &Object<'js>) -> rquickjs::Result<()> {
     let fetch = move |ctx: Ctx<'js>,
                       method: String,
                       url: String,
                       headers: Vec<Vec<String>>,
                       body: Option<String>|
           -> rquickjs::Result<Object<'js>> {
-        let Some(network) = &network else {
+        let Some(network) = NETWORK.with_borrow(|network| network.clone()) else {
             return Err(Exception::throw_type(
                 &ctx,
                 "fetch is not available here (no network given to the static engine)",

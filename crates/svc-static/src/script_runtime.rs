@@ -1,14 +1,15 @@
-//! Runs the wrapped script in QuickJS (rquickjs) over a parsed page: a fresh
-//! runtime per run, a memory limit, a stack limit, and an interrupt handler
+//! Runs the wrapped script in QuickJS (rquickjs) over a parsed page: in a
+//! realm as it was before any run (`realm.rs`: built once per thread, copied
+//! back before each run), a memory limit, a stack limit, and an interrupt handler
 //! that stops the script at the run's deadline (a `while (true) {}` ends
 //! there). Blocking: the engine calls it in its sandbox process
 //! (`sandbox/child.rs`).
 //!
 //! The prelude and the wrapper (`script::WRAPPER`) are svc's own text, the
 //! same for every run: they are compiled to bytecode once per process
-//! ([`prepare`]; parsing the prelude was two thirds of a run), and each run
-//! reads that bytecode into its own fresh context, so that every function
-//! and object of a run is of that run's realm, as when it compiled the text.
+//! ([`prepare`]; parsing the prelude was two thirds of a run), and the realm
+//! reads that bytecode into its context once; the groups of the DOM's
+//! members and `Intl` are read into a run's realm when it first uses them.
 //!
 //! The event loop is the host's: microtasks run until none is left, then the
 //! earliest timer of the prelude's virtual clock fires; when neither is left
@@ -45,12 +46,12 @@ const STRIP: u32 = qjs::JS_WRITE_OBJ_STRIP_SOURCE | qjs::JS_WRITE_OBJ_STRIP_DEBU
 /// Bytes allocated before QuickJS first collects garbage (its default,
 /// 256 KiB, is less than the prelude allocates: most runs collected several
 /// times before the script even started, then once more at the end).
-const GC_THRESHOLD: usize = 8 * 1024 * 1024;
+pub(crate) const GC_THRESHOLD: usize = 8 * 1024 * 1024;
 
 /// The bytecode of svc's own JavaScript, compiled once per process.
-struct Compiled {
-    prelude: Vec<u8>,
-    wrapper: Vec<u8>,
+pub(crate) struct Compiled {
+    pub(crate) prelude: Vec<u8>,
+    pub(crate) wrapper: Vec<u8>,
     intl: Vec<u8>,
     /// `dom_members::GROUPS`, in its order.
     groups: Vec<Vec<u8>>,
@@ -64,7 +65,7 @@ pub fn prepare() -> Result<(), StaticError> {
     compiled().map(|_| ())
 }
 
-fn compiled() -> Result<&'static Compiled, StaticError> {
+pub(crate) fn compiled() -> Result<&'static Compiled, StaticError> {
     let compiled = COMPILED.get_or_init(|| {
         let rt = Runtime::new().map_err(|e| e.to_string())?;
         let context = Context::full(&rt).map_err(|e| e.to_string())?;
@@ -137,7 +138,7 @@ fn compile(ctx: &Ctx<'_>, source: &str, name: &CStr) -> Result<Vec<u8>, String> 
 
 /// Evaluates `bytecode` (from [`compile`]) in `ctx`: read into this context
 /// (its functions are of this realm), then run; answers the script's value.
-fn evaluate<'js>(ctx: &Ctx<'js>, bytecode: &[u8]) -> rquickjs::Result<Value<'js>> {
+pub(crate) fn evaluate<'js>(ctx: &Ctx<'js>, bytecode: &[u8]) -> rquickjs::Result<Value<'js>> {
     // SAFETY: `ctx` is live; the value answered is a new reference, handed
     // to a `Value`.
     unsafe {
@@ -232,37 +233,47 @@ pub fn run_with_network(
     limits: ScriptLimits,
     network: Option<Rc<dyn ScriptFetch>>,
 ) -> Result<ScriptRun, StaticError> {
+    crate::realm::with_realm(|realm| run_in(realm, document, wrapped, deadline, timeout_secs, limits, network))
+        .map_err(StaticError::Internal)?
+}
+
+/// [`run_with_network`] in this thread's realm.
+fn run_in(
+    realm: &crate::realm::Realm,
+    document: Rc<Document>,
+    wrapped: &Wrapped,
+    deadline: Instant,
+    timeout_secs: u64,
+    limits: ScriptLimits,
+    network: Option<Rc<dyn ScriptFetch>>,
+) -> Result<ScriptRun, StaticError> {
     let internal = |e: rquickjs::Error| StaticError::Internal(e.to_string());
     let timed_out = || StaticError::TimedOut(timeout_secs);
-    let compiled = compiled()?;
-    let rt = Runtime::new_with_alloc(crate::heap::CappedHeap::new(limits.memory)).map_err(internal)?;
-    rt.set_gc_threshold(GC_THRESHOLD.min(limits.memory / 2));
-    rt.set_max_stack_size(limits.stack);
-    rt.set_interrupt_handler(Some(Box::new(move || Instant::now() >= deadline)));
-    let context = Context::full(&rt).map_err(internal)?;
-    // Declared after the context, so dropped before it on every return.
-    let members = Members(&context);
+    // SAFETY: no value of a previous run is held (each is dropped before
+    // its run answers, below), and no JavaScript runs on this thread now.
+    let _run = unsafe { realm.restore(limits, deadline) };
+    let _network = crate::script_network::give(network);
+    let (rt, context) = (&realm.rt, &realm.context);
 
-    // Set up: the prelude over the page, then the script up to its first await.
+    // Set up: the page shown, the prelude's `begin`, then the script up to its first await.
     let started = context.with(|ctx| -> Result<_, StaticError> {
-        let native = crate::dom_bindings::native(&ctx, document).map_err(internal)?;
-        crate::script_network::register(&ctx, &native, network).map_err(internal)?;
-        #[cfg(feature = "sandbox-probes")]
-        crate::sandbox::probes::register(&ctx).map_err(internal)?;
         let failed = |e| StaticError::Internal(error_of(&ctx, e));
-        let prelude = evaluate(&ctx, &compiled.prelude).and_then(|v| Function::from_js(&ctx, v)).map_err(failed)?;
-        let controls: Object = prelude.call((native,)).map_err(failed)?;
+        let native = realm.native.clone().restore(&ctx).map_err(internal)?;
+        let shown = crate::dom_bindings::show_page(&native, document).map_err(failed)?;
+        let controls = realm.controls.clone().restore(&ctx).map_err(internal)?;
+        let begin: Function = controls.get("begin").map_err(internal)?;
+        begin.call::<_, ()>(()).map_err(failed)?;
         let next_timer: Function = controls.get("nextTimer").map_err(internal)?;
-        let wrapper = evaluate(&ctx, &compiled.wrapper).and_then(|v| Function::from_js(&ctx, v)).map_err(failed)?;
+        let wrapper = realm.wrapper.clone().restore(&ctx).map_err(internal)?;
         let input = ctx.json_parse(wrapped.input.as_str()).map_err(failed)?;
         let promise: Promise = match wrapper.call((input, wrapped.script.as_str())) {
             Ok(promise) => promise,
             Err(_) if Instant::now() >= deadline => return Err(timed_out()),
             Err(e) => return Err(StaticError::Script(error_of(&ctx, e))),
         };
-        Ok((Persistent::save(&ctx, promise), Persistent::save(&ctx, next_timer)))
+        Ok((Persistent::save(&ctx, promise), Persistent::save(&ctx, next_timer), shown))
     });
-    let (promise, next_timer) = started?;
+    let (promise, next_timer, _shown) = started?;
 
     // The event loop.
     let settled = loop {
@@ -304,7 +315,7 @@ pub fn run_with_network(
         }
     };
 
-    let outcome = context.with(|ctx| -> Result<ScriptRun, StaticError> {
+    context.with(|ctx| -> Result<ScriptRun, StaticError> {
         let promise = promise.restore(&ctx).map_err(internal)?;
         drop(next_timer);
         if !settled {
@@ -338,18 +349,5 @@ pub fn run_with_network(
             }
         };
         read().map_err(|e| StaticError::ScriptAborted(error_of(&ctx, e)))
-    });
-    drop(members);
-    drop(context);
-    drop(rt);
-    outcome
-}
-
-/// Frees what `dom_members` kept for the run when dropped (before its context).
-struct Members<'a>(&'a Context);
-
-impl Drop for Members<'_> {
-    fn drop(&mut self) {
-        self.0.with(|ctx| crate::dom_members::release(&ctx));
-    }
+    })
 }

@@ -1,6 +1,8 @@
 // The browser the static engine pretends to be, built over the native DOM
-// functions `N` (dom_bindings.rs). Evaluated once per run before the user's
-// script; answers the controls the host drives the run with.
+// functions `N` (dom_bindings.rs). Evaluated once per realm, before any page
+// (script_runtime.rs: the realm is built once per process, and copied back
+// before each run); answers the controls the host drives the run with:
+// `begin` takes the run's page (`N.url`) before the user's script starts.
 //
 // What it offers: `document` and read-only nodes (`querySelector(All)`,
 // `getElementById`, `getElementsBy*`, `textContent`, `innerText`,
@@ -17,7 +19,7 @@
   "use strict";
   const g = globalThis;
   const root = N.root;
-  const pageUrl = N.url;
+  let pageUrl = N.url;
 
   const unsupported = (what) => {
     throw new Error(
@@ -286,7 +288,7 @@
   });
 
   // ------------------------------------------------------------- window
-  const pageLocation = new URL(pageUrl);
+  let pageLocation = null;
   const location = {};
   for (const part of URL_PARTS) {
     getters(location, { [part]: () => pageLocation[part] });
@@ -313,7 +315,7 @@
   };
   const clear = (id) => { timers.delete(id); };
   const realNow = Date.now;
-  const started = realNow();
+  let started = realNow();
   Date.now = () => realNow() + clock;
   if (g.performance) {
     try { g.performance.now = () => realNow() - started + clock; } catch (e) { /* read-only: real time */ }
@@ -324,13 +326,14 @@
   // forwards to the function of its name in a group (js/groups/*.js), read
   // and made when one of its members is first called, over this kit; a run
   // builds only the groups its script uses.
-  N.members({
+  const kit = {
     g, N, root, pageUrl, unsupported, readOnly, idOf, wrap, list, attr, has, tagIs, urlAttr, collapse, camel,
     DOMTokenList, URL, document, first, location, fonts,
     // Captured now: a group is made after the script started, which may
     // have replaced `Object.assign`.
     assign: Object.assign,
-  }, [
+  };
+  N.members(kit, [
     Node.prototype, CharacterData.prototype, Text.prototype, DocumentType.prototype, Element.prototype,
     Document.prototype, DOMTokenList.prototype,
   ]);
@@ -458,6 +461,13 @@
   N.hide(g, globals);
 
   return {
+    /** The run's page (`N.url`) and clock, before its script. */
+    begin() {
+      pageUrl = N.url;
+      kit.pageUrl = pageUrl;
+      pageLocation = new URL(pageUrl);
+      started = realNow();
+    },
     /** Runs the earliest timer; false when none is left. */
     nextTimer() {
       let next = null;

@@ -7,8 +7,9 @@
 //! and say `Ready`. Then serve runs (see `protocol`) until the channel
 //! closes: parse the page (`document`), run the script (`script_runtime`),
 //! its `fetch` a request to the engine over the channel, and answer
-//! `Done`. Each run has a fresh QuickJS runtime; svc's own JavaScript (the
-//! prelude, the wrapper) is compiled once, at start-up.
+//! `Done`. Each run starts from the realm as built (`realm.rs`: QuickJS's
+//! runtime and context with svc's prelude, built once at start-up and
+//! copied back before each run).
 
 use std::cell::RefCell;
 use std::io;

@@ -208,6 +208,70 @@ async fn nothing_of_a_run_is_visible_to_the_next_run_in_its_process() {
     assert_ne!(name, Some(serde_json::json!("run 1")));
 }
 
+/// The realm a run starts from is built once per process and copied back
+/// before each run: a run in a kept process still reads its own page
+/// (`location`, `document.URL`, its nodes, its encoding), and its
+/// `Math.random` is seeded for it: not the numbers of the run before, nor
+/// those of another process's first run.
+#[tokio::test]
+async fn a_kept_process_shows_each_run_its_own_page_and_fresh_randomness() {
+    let site = site::start().await;
+    let e = engine();
+    let org = Some(OrgId::new());
+    let look = r#"returnData([__svcProbe('pid'), location.href, document.URL, document.characterSet,
+        document.querySelectorAll('li').length, document.querySelector('li:last-child').textContent,
+        [Math.random(), Math.random(), Math.random()], performance.now() >= 0])"#;
+    let mut seen = Vec::new();
+    for path in ["items/3", "items/5", "items/3"] {
+        seen.push(data(&e.run(for_org(job(&format!("{}/{path}", site.base), look), org)).await));
+    }
+    assert!(seen.iter().all(|s| s[0] == seen[0][0]), "one process served the three runs: {seen:?}");
+    for (s, (path, count)) in seen.iter().zip([("items/3", 3), ("items/5", 5), ("items/3", 3)]) {
+        let url = format!("{}/{path}", site.base);
+        assert_eq!((&s[1], &s[2], &s[3]), (&Value::from(url.clone()), &Value::from(url), &Value::from("UTF-8")));
+        assert_eq!(s[4], count, "{s:?}");
+        assert_eq!(s[5], format!("Item {}", count - 1));
+        assert_eq!(s[7], true);
+    }
+    // And the first run of another process (another organization's).
+    let other = data(&e.run(for_org(job(&format!("{}/items/3", site.base), look), Some(OrgId::new()))).await);
+    assert_ne!(other[0], seen[0][0]);
+    let randoms: HashSet<String> = seen.iter().chain([&other]).map(|s| s[6].to_string()).collect();
+    assert_eq!(randoms.len(), 4, "each run has its own random numbers: {randoms:?}");
+}
+
+/// A run stopped by its deadline (in the middle of its script) or by its
+/// memory cap leaves nothing for the next run of its process, and the cap
+/// holds again for the run after.
+#[tokio::test]
+async fn a_run_stopped_by_its_deadline_or_its_memory_leaves_the_next_run_a_clean_realm() {
+    let site = site::start().await;
+    let e = engine();
+    let org = Some(OrgId::new());
+    let url = format!("{}/items/3", site.base);
+    let check = r#"returnData([__svcProbe('pid'), typeof spoiled, [].spoiled ?? null,
+        [...document.querySelectorAll('li')].map(li => li.textContent)])"#;
+    let clean = |report: &EngineReport| {
+        let seen = data(report);
+        let items = serde_json::json!(["Item 0", "Item 1", "Item 2"]);
+        assert_eq!(seen.as_array().unwrap()[1..], [Value::from("undefined"), Value::Null, items]);
+        seen[0].clone()
+    };
+    let mut stop = for_org(job(&url, "globalThis.spoiled = 1; Array.prototype.spoiled = 1; for (;;) {}"), org);
+    stop.timeout = Duration::from_secs(1);
+    let stopped = e.run(stop).await;
+    assert!(crate::engine_runs::error(&stopped).contains("timed out"), "{:?}", stopped.result);
+    clean(&e.run(for_org(job(&url, check), org)).await);
+
+    let exhaust = "globalThis.spoiled = 1; Array.prototype.spoiled = 1; const a = []; for (;;) a.push('x'.repeat(1e6) + a.length);";
+    let first = e.run(for_org(job(&url, exhaust), org)).await;
+    assert!(crate::engine_runs::error(&first).contains("out of memory"), "{:?}", first.result);
+    let pid = clean(&e.run(for_org(job(&url, check), org)).await);
+    let again = e.run(for_org(job(&url, exhaust), org)).await;
+    assert!(crate::engine_runs::error(&again).contains("out of memory"), "the cap holds again: {:?}", again.result);
+    assert_eq!(clean(&e.run(for_org(job(&url, check), org)).await), pid, "the same process served them");
+}
+
 /// A selector whose matching takes minutes in native code (`:has` with a
 /// sibling chain over 2,000 siblings: cubic), which the script's interrupt
 /// cannot stop: the run
