@@ -1646,14 +1646,19 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
         stored.finished_at,
         done.finished_at.map(|t| DateTime::from_timestamp_millis(t.timestamp_millis()).unwrap())
     );
+    // Each attempt below with an activity of its own, so that nothing but
+    // the lost claim stops it (the same activity twice would fail anyway).
+    let fresh = || activity(s.organization_id, s.id, "run.finished", now());
     assert!(
-        store.finish_run(claim, &FinishedRun::new(&done, 3, &log)).await.unwrap().is_none(),
+        store.finish_run(claim, &FinishedRun::new(&done, 3, &fresh())).await.unwrap().is_none(),
         "a claim finishes once"
     );
     let mut stranger = claims[1].clone();
     stranger.worker_id = "someone-else".into();
-    assert!(store.finish_run(&stranger, &FinishedRun::new(&done, 3, &log)).await.unwrap().is_none());
+    assert!(store.finish_run(&stranger, &FinishedRun::new(&done, 3, &fresh())).await.unwrap().is_none());
     assert_eq!(store.organization(s.organization_id).await.unwrap().unwrap().balance, before - 3);
+    let activities = store.list_activities(s.organization_id, s.id, 0, 100).await.unwrap().items;
+    assert_eq!(activities.iter().filter(|a| a.kind == "run.finished").count(), 1, "lost claims write no activity");
     let stored = store.history_row(s.organization_id, claim.history_id).await.unwrap().unwrap();
     assert_eq!(stored.status_detail, Some(StatusDetail::Success));
     assert_eq!(store.last_success(s.organization_id, s.id).await.unwrap().unwrap().id, claim.history_id);
@@ -1667,9 +1672,10 @@ async fn run_queue_claims(store: Arc<dyn Store>) {
     let reclaimed = store.claim_run("default", "w-next", now() + Duration::minutes(5)).await.unwrap().unwrap();
     assert_eq!((reclaimed.history_id, reclaimed.attempts), (released.history_id, 1), "the same attempt again");
     assert!(
-        store.finish_run(&released, &FinishedRun::new(&done, 3, &log)).await.unwrap().is_none(),
+        store.finish_run(&released, &FinishedRun::new(&done, 3, &fresh())).await.unwrap().is_none(),
         "the released claim is lost"
     );
+    assert_eq!(store.organization(s.organization_id).await.unwrap().unwrap().balance, before - 3);
     let row = store.history_row(s.organization_id, released.history_id).await.unwrap().unwrap();
     assert_eq!((row.retries, row.status_detail), (0, None), "a release is not a retry");
     claims[1] = reclaimed;

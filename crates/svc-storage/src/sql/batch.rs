@@ -18,12 +18,17 @@
 //! after the rest ran; the rollback undoes them).
 //!
 //! Or a batch is a write transaction of its own ([`Batch::transaction`],
-//! [`Batch::commit`]): on SQLite its `BEGIN` and `COMMIT` then go in the same
-//! query, one round trip in all. sqlx's transaction does not know of them, so
-//! the batch runs in a task of its own, which a cancelled caller does not
-//! stop; a batch that fails is rolled back there, and a connection that
-//! could not be (or whose task was dropped midway) is closed, never returned
-//! to the pool inside a transaction.
+//! [`Batch::commit`], [`Batch::commit_returning`]): on SQLite its `BEGIN` and
+//! `COMMIT` then go in the same query, one round trip in all. sqlx's
+//! transaction does not know of them, so the batch runs in a task of its
+//! own, which a cancelled caller does not stop; a batch that fails is rolled
+//! back there, and a connection that could not be (or whose task was dropped
+//! midway) is closed, never returned to the pool inside a transaction.
+//!
+//! A guard in such a batch must stop it before its `COMMIT`, in the same
+//! query: on SQLite the guarded statement is followed by a check that fails
+//! when it changed no row ([`GUARD_CHECK`]); the batch answers `None` and is
+//! rolled back.
 
 use futures::TryStreamExt;
 use sqlx::pool::PoolConnection;
@@ -32,6 +37,13 @@ use sqlx::{Either, Executor, Pool, QueryBuilder, Transaction};
 use super::{Dialect, RowsAffected};
 use crate::{Result, StoreError};
 
+/// After a guarded statement in a SQLite transaction batch: fails the query
+/// (SQLite's "integer overflow", from `abs` of the smallest integer) when
+/// that statement changed no row, and returns no row otherwise. SQLite
+/// cannot raise an error from a plain statement; this expression depends on
+/// `changes()`, so it is evaluated when the statement runs, not once ahead.
+const GUARD_CHECK: &str = "SELECT 1 WHERE abs(changes() - 9223372036854775807 - 1) < 0";
+
 pub(crate) struct Batch<DB: Dialect> {
     /// One builder holding every statement where the engine takes them
     /// together (`Dialect::JOINS_STATEMENTS`), else one per statement.
@@ -39,6 +51,11 @@ pub(crate) struct Batch<DB: Dialect> {
     statements: usize,
     /// Statements that must change a row for the batch to stand.
     guarded: Vec<usize>,
+    /// SQLite's checks after guarded statements ([`GUARD_CHECK`]), in a
+    /// transaction batch: the statement's index.
+    checks: Vec<usize>,
+    /// Whether the batch opens its own transaction (`Batch::transaction`).
+    own: bool,
 }
 
 impl<DB: Dialect> Batch<DB>
@@ -47,13 +64,20 @@ where
 {
     /// A batch run inside the caller's transaction ([`Batch::run`]).
     pub(crate) fn new() -> Self {
-        Batch { builders: vec![QueryBuilder::new("")], statements: 0, guarded: Vec::new() }
+        Batch {
+            builders: vec![QueryBuilder::new("")],
+            statements: 0,
+            guarded: Vec::new(),
+            checks: Vec::new(),
+            own: false,
+        }
     }
 
-    /// A batch that is a write transaction of its own ([`Batch::commit`]);
-    /// it takes no guard.
+    /// A batch that is a write transaction of its own ([`Batch::commit`],
+    /// [`Batch::commit_returning`]).
     pub(crate) fn transaction() -> Self {
         let mut batch = Batch::new();
+        batch.own = true;
         if DB::JOINS_STATEMENTS {
             batch.statement().push(DB::BEGIN_WRITE);
         }
@@ -74,10 +98,15 @@ where
     }
 
     /// Marks the statement last started as one that must change a row:
-    /// when it changes none, [`Batch::run`] answers `None`.
+    /// when it changes none, [`Batch::run`] (or [`Batch::commit_returning`])
+    /// answers `None`.
     pub(crate) fn guard(&mut self) {
         if let Some(last) = self.statements.checked_sub(1) {
             self.guarded.push(last);
+            if self.own && DB::JOINS_STATEMENTS {
+                self.statement().push(GUARD_CHECK);
+                self.checks.push(last + 1);
+            }
         }
     }
 
@@ -95,28 +124,37 @@ where
     /// Runs and commits a [`Batch::transaction`]: on SQLite its statements,
     /// `BEGIN` and `COMMIT` in one query, in a task of its own (see the
     /// module's documentation); elsewhere in a transaction, one by one.
-    pub(crate) async fn commit(mut self, pool: &Pool<DB>) -> Result<()> {
-        debug_assert!(self.guarded.is_empty(), "a transaction of its own takes no guard");
+    pub(crate) async fn commit(self, pool: &Pool<DB>) -> Result<()> {
+        debug_assert!(self.guarded.is_empty(), "`commit_returning` answers whether a guard stood");
+        self.commit_returning(pool).await.map(drop)
+    }
+
+    /// [`Batch::commit`], answering the rows the statements returned, in
+    /// order; `None` (and nothing written) when a guarded statement changed
+    /// no row.
+    pub(crate) async fn commit_returning(mut self, pool: &Pool<DB>) -> Result<Option<Vec<DB::Row>>> {
+        debug_assert!(self.own, "a batch of the caller's transaction is run with `run`");
         if !DB::JOINS_STATEMENTS {
             let mut tx = DB::begin_write(pool).await?;
-            self.run(&mut tx).await?;
+            let Some(rows) = self.run(&mut tx).await? else { return Ok(None) };
             tx.commit().await?;
-            return Ok(());
+            return Ok(Some(rows));
         }
         self.statement().push("COMMIT");
         let writer = Writer { conn: pool.acquire().await?, clean: false };
         let task = tokio::spawn(async move {
             let mut writer = writer;
             let ran = self.run_on(&mut writer.conn).await;
-            if ran.is_ok() {
+            if matches!(ran, Ok(Some(_))) {
                 writer.clean = true;
             } else {
-                // A statement after `BEGIN` failed and left the transaction
-                // open, or `BEGIN` itself did (then this fails harmlessly, and
-                // the connection is closed all the same).
+                // A statement after `BEGIN` failed (a guard's check among
+                // them) and left the transaction open, or `BEGIN` itself did
+                // (then this fails harmlessly, and the connection is closed
+                // all the same).
                 writer.clean = sqlx::query("ROLLBACK").execute(&mut *writer.conn).await.is_ok();
             }
-            ran.map(drop)
+            ran
         });
         task.await.map_err(|e| StoreError::Database(sqlx::Error::Protocol(format!("a write's task failed: {e}"))))?
     }
@@ -145,6 +183,8 @@ where
                     // same round trip, and may fail for it (a row the claim's
                     // new holder wrote): the rollback undoes them all.
                     Err(_) if !stood => return Ok(None),
+                    // The check after a guarded statement that changed no row.
+                    Err(_) if self.checks.contains(&done) => return Ok(None),
                     Err(e) => return Err(e.into()),
                 }
             }

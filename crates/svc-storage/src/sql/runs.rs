@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
-use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, FromRow, Transaction, Type};
+use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, FromRow, QueryBuilder, Transaction, Type};
 use svc_domain::activity::Activity;
 use svc_domain::history::HistoryRow;
 use svc_domain::scrap::ParamSet;
@@ -167,10 +167,11 @@ where
 
     async fn finish_run(&self, claim: &ClaimedRun, run: &FinishedRun<'_>) -> Result<Option<HistoryRow>> {
         let FinishedRun { row: h, units, activity, deliveries, emails, tier } = *run;
-        let mut tx = self.begin_write().await?;
-        // One round trip on SQLite (`batch.rs`); a claim that lost its lease
-        // changes no queue row, and the dropped transaction undoes the rest.
-        let mut batch = Batch::new();
+        // One round trip on SQLite, `BEGIN` and `COMMIT` included (`batch.rs`);
+        // a claim that lost its lease changes no queue row, and its guard
+        // stops the batch, which is rolled back. Emails (attachments of
+        // megabytes) are written one by one in a transaction around the batch.
+        let mut batch = if emails.is_empty() { Batch::transaction() } else { Batch::new() };
         batch
             .statement()
             .push("DELETE FROM run_queue WHERE history_id = ")
@@ -218,7 +219,25 @@ where
             .push(" WHERE id = ")
             .push_bind(claim.organization_id.to_string());
         Self::push_activities(batch.statement(), &[activity]);
-        let Some(rows) = batch.run(&mut tx).await? else {
+        if let Some(note) = tier {
+            Self::push_tier_note(&mut batch, claim, note);
+        }
+        let due = h.finished_at.unwrap_or_else(Utc::now);
+        if !deliveries.is_empty() {
+            Self::push_delivery_rows(batch.statement(), deliveries, due);
+        }
+        let rows = if emails.is_empty() {
+            batch.commit_returning(&self.pool).await?
+        } else {
+            let mut tx = self.begin_write().await?;
+            let rows = batch.run(&mut tx).await?;
+            if rows.is_some() {
+                Self::insert_email_rows(&mut tx, emails, due).await?;
+                tx.commit().await?;
+            }
+            rows
+        };
+        let Some(rows) = rows else {
             return Ok(None);
         };
         let [stored] = rows.as_slice() else {
@@ -228,15 +247,7 @@ where
                 rows.len()
             )));
         };
-        let stored = HistoryRow::try_from(HistoryRecord::from_row(stored)?)?;
-        if let Some(note) = tier {
-            Self::record_tier(&mut tx, claim, note).await?;
-        }
-        let due = h.finished_at.unwrap_or_else(Utc::now);
-        Self::insert_delivery_rows(&mut tx, deliveries, due).await?;
-        Self::insert_email_rows(&mut tx, emails, due).await?;
-        tx.commit().await?;
-        Ok(Some(stored))
+        Ok(Some(HistoryRow::try_from(HistoryRecord::from_row(stored)?)?))
     }
 
     async fn release_run(&self, claim: &ClaimedRun) -> Result<bool> {
@@ -396,34 +407,44 @@ where
     /// The tier a finished run used: the scrap's `lastTierChangeAt` for any
     /// tier but `tier0`, and the host's remembered tier (one more run in a
     /// row on the same tier, or the new tier with one run).
-    async fn record_tier(tx: &mut Transaction<'static, DB>, claim: &ClaimedRun, note: &TierNote) -> Result<()> {
+    /// What a run's tier note changes (none, one, two or three statements).
+    fn push_tier_note(batch: &mut Batch<DB>, claim: &ClaimedRun, note: &TierNote) {
         let org = claim.organization_id.to_string();
         if note.tier != 0 {
-            sqlx::query("UPDATE scraps SET last_tier_change_at = $3 WHERE organization_id = $1 AND id = $2")
-                .bind(&org)
-                .bind(claim.scrap_id.to_string())
-                .bind(millis(note.at))
-                .execute(&mut **tx)
-                .await?;
+            batch
+                .statement()
+                .push("UPDATE scraps SET last_tier_change_at = ")
+                .push_bind(millis(note.at))
+                .push(" WHERE organization_id = ")
+                .push_bind(org.clone())
+                .push(" AND id = ")
+                .push_bind(claim.scrap_id.to_string());
         }
         if let Some(host) = &note.remember {
-            sqlx::query(
-                "INSERT INTO tier_memory (organization_id, host, tier, runs, updated_at) VALUES ($1, $2, $3, 1, $4) \
-                 ON CONFLICT (organization_id, host) DO UPDATE SET \
-                 runs = CASE WHEN tier_memory.tier = $3 THEN tier_memory.runs + 1 ELSE 1 END, \
-                 tier = $3, updated_at = $4",
-            )
-            .bind(&org)
-            .bind(host.as_str())
-            .bind(i64::from(note.tier))
-            .bind(millis(note.at))
-            .execute(&mut **tx)
-            .await?;
+            let (tier, at) = (i64::from(note.tier), millis(note.at));
+            batch
+                .statement()
+                .push("INSERT INTO tier_memory (organization_id, host, tier, runs, updated_at) VALUES (")
+                .push_bind(org)
+                .push(", ")
+                .push_bind(host.to_string())
+                .push(", ")
+                .push_bind(tier)
+                .push(", 1, ")
+                .push_bind(at)
+                .push(
+                    ") ON CONFLICT (organization_id, host) DO UPDATE SET \
+                     runs = CASE WHEN tier_memory.tier = ",
+                )
+                .push_bind(tier)
+                .push(" THEN tier_memory.runs + 1 ELSE 1 END, tier = ")
+                .push_bind(tier)
+                .push(", updated_at = ")
+                .push_bind(at);
         }
         if let Some(memory) = &note.engine {
-            Self::write_engine_memory(tx, claim.organization_id, claim.scrap_id, memory).await?;
+            Self::push_engine_memory(batch.statement(), claim.organization_id, claim.scrap_id, memory);
         }
-        Ok(())
     }
 
     /// Replaces the scrap's `engine_memory` row.
@@ -433,18 +454,31 @@ where
         scrap: ScrapId,
         memory: &EngineMemory,
     ) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO engine_memory (organization_id, scrap_id, engine, fingerprint, checked_at) \
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (organization_id, scrap_id) DO UPDATE SET \
-             engine = $3, fingerprint = $4, checked_at = $5",
-        )
-        .bind(org.to_string())
-        .bind(scrap.to_string())
-        .bind(memory.engine.as_str())
-        .bind(memory.fingerprint.as_str())
-        .bind(millis(memory.checked_at))
-        .execute(&mut **tx)
-        .await?;
+        let mut qb = QueryBuilder::new("");
+        Self::push_engine_memory(&mut qb, org, scrap, memory);
+        qb.build().execute(&mut **tx).await?;
         Ok(())
+    }
+
+    /// [`Self::write_engine_memory`]'s statement, written into `qb`.
+    fn push_engine_memory(qb: &mut QueryBuilder<DB>, org: OrgId, scrap: ScrapId, memory: &EngineMemory) {
+        let (engine, fingerprint, at) =
+            (memory.engine.as_str().to_string(), memory.fingerprint.clone(), millis(memory.checked_at));
+        qb.push("INSERT INTO engine_memory (organization_id, scrap_id, engine, fingerprint, checked_at) VALUES (")
+            .push_bind(org.to_string())
+            .push(", ")
+            .push_bind(scrap.to_string())
+            .push(", ")
+            .push_bind(engine.clone())
+            .push(", ")
+            .push_bind(fingerprint.clone())
+            .push(", ")
+            .push_bind(at)
+            .push(") ON CONFLICT (organization_id, scrap_id) DO UPDATE SET engine = ")
+            .push_bind(engine)
+            .push(", fingerprint = ")
+            .push_bind(fingerprint)
+            .push(", checked_at = ")
+            .push_bind(at);
     }
 }

@@ -293,11 +293,15 @@ where
         if deliveries.is_empty() {
             return Ok(());
         }
-        let mut qb = QueryBuilder::<DB>::new(concatcp!(
-            "INSERT INTO webhook_deliveries (",
-            columns::DELIVERY,
-            ", state, next_attempt_at) "
-        ));
+        let mut qb = QueryBuilder::<DB>::new("");
+        Self::push_delivery_rows(&mut qb, deliveries, due);
+        qb.build().execute(&mut **tx).await?;
+        Ok(())
+    }
+
+    /// [`Self::insert_delivery_rows`]'s statement, written into `qb` (`deliveries` not empty).
+    pub(super) fn push_delivery_rows(qb: &mut QueryBuilder<DB>, deliveries: &[Delivery], due: DateTime<Utc>) {
+        qb.push(concatcp!("INSERT INTO webhook_deliveries (", columns::DELIVERY, ", state, next_attempt_at) "));
         qb.push_values(deliveries, |mut b, d| {
             b.push_bind(d.id.to_string())
                 .push_bind(d.organization_id.to_string())
@@ -311,8 +315,6 @@ where
                 .push("'pending'")
                 .push_bind(millis(due));
         });
-        qb.build().execute(&mut **tx).await?;
-        Ok(())
     }
 
     pub(super) async fn insert_attempt_row(tx: &mut Transaction<'static, DB>, a: &DeliveryAttempt) -> Result<()> {
