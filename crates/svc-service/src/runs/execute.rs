@@ -76,7 +76,15 @@ impl RunService {
         let (org, scrap_id) = (claim.organization_id, claim.scrap_id);
         // No trigger: the history row is gone (with its scrap).
         let Some(row) = pending_row(claim) else { return Ok(None) };
-        let Some(run) = self.store.run_scrap(org, scrap_id).await? else { return Ok(None) };
+        // What the trigger read, when this process's worker claimed it at once.
+        let handed = self.handover.take(claim.history_id, org, scrap_id);
+        let run = match handed {
+            Some(run) => run,
+            None => match self.store.run_scrap(org, scrap_id).await? {
+                Some(run) => run,
+                None => return Ok(None),
+            },
+        };
         let scrap = &run.scrap;
         let loads = svc_engine::directives::loads_for_run(&scrap.request);
         let login = if run.has_login { run_login(&*self.store, org, scrap_id).await? } else { Ok(RunLogin::default()) };

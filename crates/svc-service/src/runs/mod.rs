@@ -7,6 +7,7 @@ pub mod crawl;
 pub mod engine_choice;
 mod execute;
 mod finish;
+mod handover;
 pub mod history;
 pub mod outcome;
 mod progress;
@@ -63,6 +64,8 @@ pub struct RunService {
     metrics: Arc<Metrics>,
     /// The operator's caps on crawls.
     crawl: crawl::CrawlSettings,
+    /// What triggers read, for this process's claims of their runs.
+    handover: handover::Handover,
 }
 
 /// What a [`RunService`] is made of, besides its store.
@@ -92,6 +95,7 @@ impl RunService {
             tiers,
             metrics,
             crawl,
+            handover: handover::Handover::default(),
         }
     }
 

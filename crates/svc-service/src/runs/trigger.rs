@@ -74,7 +74,7 @@ impl RunService {
         if run.balance <= 0 {
             return Err(ServiceError::InsufficientBalance);
         }
-        let scrap = run.scrap;
+        let scrap = &run.scrap;
         match (via, principal) {
             (Trigger::Worker, Principal::Key { grant, .. }) => {
                 self.limits.take_in_any_window(&format!("trigger:key:{}", grant.key_id), TRIGGER_PER_KEY).await?;
@@ -95,7 +95,9 @@ impl RunService {
             Principal::Session(_) => TriggeredBy::User,
             Principal::Key { .. } => TriggeredBy::Api,
         };
-        self.enqueue(&scrap, triggered_by, param, principal.actor()).await
+        let row = self.enqueue(scrap, triggered_by, param, principal.actor()).await?;
+        self.handover.put(row.id, run);
+        Ok(row)
     }
 
     async fn enqueue(
