@@ -97,9 +97,10 @@ const FIRST: usize = std::mem::size_of::<State>().next_multiple_of(HEADER);
 /// The region, owned: unmapped on drop.
 pub struct Heap {
     base: NonNull<u8>,
-    /// The prefix as [`Heap::snapshot`] copied it.
-    image: Vec<u8>,
 }
+
+/// A copy of a [`Heap`]'s used prefix ([`Heap::snapshot`]).
+pub struct Image(Vec<u8>);
 
 impl Heap {
     /// Reserves the region; its cap is `cap` bytes until [`Heap::set_cap`].
@@ -125,7 +126,7 @@ impl Heap {
         unsafe {
             base.as_ptr().cast::<State>().write(State { end: FIRST, used: 0, cap, refused: false, free: [0; CLASSES] })
         };
-        Ok(Heap { base, image: Vec::new() })
+        Ok(Heap { base })
     }
 
     /// The allocator QuickJS is given: a handle on this region (which must
@@ -156,24 +157,25 @@ impl Heap {
     }
 
     /// Copies the used prefix aside: what [`Heap::restore`] writes back.
-    pub fn snapshot(&mut self) {
+    pub fn snapshot(&self) -> Image {
         // SAFETY: as `used`.
         let end = unsafe { (*self.state()).end };
         // SAFETY: `[base, base + end)` is inside the mapping and initialized.
-        self.image = unsafe { std::slice::from_raw_parts(self.base.as_ptr(), end) }.to_vec();
+        Image(unsafe { std::slice::from_raw_parts(self.base.as_ptr(), end) }.to_vec())
     }
 
-    /// Writes the snapshot back: the region as it was when it was taken.
+    /// Writes `image` back: the region as it was when it was taken.
     ///
     /// # Safety
-    /// Nothing may use a pointer into the region obtained after the snapshot
-    /// (every value of the run before must be gone or forgotten).
-    pub unsafe fn restore(&self) {
+    /// `image` is of this heap, and nothing may use a pointer into the
+    /// region obtained after it was taken (every value of the run before
+    /// must be gone or forgotten).
+    pub unsafe fn restore(&self, image: &Image) {
         // SAFETY: as `used`.
         let end = unsafe { (*self.state()).end };
-        let len = self.image.len();
-        // SAFETY: the image is the prefix of this same mapping.
-        unsafe { std::ptr::copy_nonoverlapping(self.image.as_ptr(), self.base.as_ptr(), len) };
+        let len = image.0.len();
+        // SAFETY: the image is a prefix of this same mapping.
+        unsafe { std::ptr::copy_nonoverlapping(image.0.as_ptr(), self.base.as_ptr(), len) };
         if end > len + KEEP_RESIDENT {
             let from = len.next_multiple_of(4096);
             // SAFETY: pages of our own mapping, past the image; nothing in the
@@ -370,12 +372,12 @@ mod tests {
 
     #[test]
     fn a_restore_brings_back_the_prefix_and_forgets_what_came_after() {
-        let mut heap = Heap::new(1 << 20).unwrap();
+        let heap = Heap::new(1 << 20).unwrap();
         let mut a = heap.allocator();
         let kept = a.alloc(64);
         // SAFETY: blocks of this heap, used while live.
         unsafe { std::ptr::write_bytes(kept, 1, 64) };
-        heap.snapshot();
+        let image = heap.snapshot();
         let used = heap.used();
         // SAFETY: as above; after the restore only `kept` (of the snapshot) is used.
         unsafe {
@@ -383,7 +385,7 @@ mod tests {
             let later = a.alloc(64);
             a.dealloc(kept);
             assert!(!later.is_null());
-            heap.restore();
+            heap.restore(&image);
             assert!(std::slice::from_raw_parts(kept, 64).iter().all(|b| *b == 1));
             assert_eq!(heap.used(), used);
             assert_eq!(a.alloc(64), later, "the block after the prefix is handed out again");

@@ -59,10 +59,12 @@ pub(crate) struct Compiled {
 
 static COMPILED: OnceLock<Result<Compiled, String>> = OnceLock::new();
 
-/// Compiles the prelude and the wrapper to bytecode, if not done yet (the
-/// sandbox process does it at start-up; otherwise the first run does).
+/// Compiles the prelude and the wrapper to bytecode and builds this
+/// thread's realm (`realm.rs`), if not done yet (the sandbox process does it
+/// at start-up, before it says it is ready; otherwise the first run does).
 pub fn prepare() -> Result<(), StaticError> {
-    compiled().map(|_| ())
+    compiled()?;
+    crate::realm::with_realm(|_| ()).map_err(StaticError::Internal)
 }
 
 pub(crate) fn compiled() -> Result<&'static Compiled, StaticError> {
@@ -251,7 +253,7 @@ fn run_in(
     let timed_out = || StaticError::TimedOut(timeout_secs);
     // SAFETY: no value of a previous run is held (each is dropped before
     // its run answers, below), and no JavaScript runs on this thread now.
-    let _run = unsafe { realm.restore(limits, deadline) };
+    let _run = unsafe { realm.restore(crate::realm::wants_intl(&wrapped.script), limits, deadline) };
     let _network = crate::script_network::give(network);
     let (rt, context) = (&realm.rt, &realm.context);
 

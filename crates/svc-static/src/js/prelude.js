@@ -461,6 +461,10 @@
   N.hide(g, globals);
 
   return {
+    /** Reads `Intl`'s module (the realm's build, for its copy with it read). */
+    warm() {
+      intl();
+    },
     /** The run's page (`N.url`) and clock, before its script. */
     begin() {
       pageUrl = N.url;

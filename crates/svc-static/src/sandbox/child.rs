@@ -69,7 +69,7 @@ pub fn serve() -> u8 {
         eprintln!("svc sandbox: cannot install the system call filter: {e}");
         return 3;
     }
-    // svc's own JavaScript compiled once, for every run of this process.
+    // svc's own JavaScript compiled and its realm built once, for every run of this process.
     if let Err(e) = crate::script_runtime::prepare() {
         eprintln!("svc sandbox: {e}");
         return 4;

@@ -272,6 +272,35 @@ async fn a_run_stopped_by_its_deadline_or_its_memory_leaves_the_next_run_a_clean
     assert_eq!(clean(&e.run(for_org(job(&url, check), org)).await), pid, "the same process served them");
 }
 
+/// A run whose script names `Intl` starts from the realm's copy with its
+/// module read: what a run before changed in it is gone, a script that
+/// reaches `Intl` without naming it still has it, and `Intl` is still the
+/// accessor the realm's shape records until a script reads it.
+#[tokio::test]
+async fn intl_is_there_read_ahead_or_not_and_clean_in_every_run() {
+    let site = site::start().await;
+    let e = engine();
+    let org = Some(OrgId::new());
+    let url = format!("{}/items/3", site.base);
+    let spoil = r#"Intl.NumberFormat.prototype.format = () => "spoiled";
+        Number.prototype.toLocaleString = () => "spoiled";
+        returnData([__svcProbe('pid'), (1234.5).toLocaleString('de-DE')])"#;
+    let named = r#"returnData([__svcProbe('pid'), typeof Object.getOwnPropertyDescriptor(globalThis, "Intl").get,
+        new Intl.NumberFormat('de-DE').format(1234.5), (1234.5).toLocaleString('en-US'), 'b'.localeCompare('a')])"#;
+    let unnamed = r#"const I = globalThis['In' + 'tl'];
+        returnData([__svcProbe('pid'), "function", new I.NumberFormat('de-DE').format(1234.5), (1234.5)['toLocale' + 'String']('en-US'), 1])"#;
+    let first = data(&e.run(for_org(job(&url, spoil), org)).await);
+    assert_eq!(first[1], "spoiled");
+    for script in [named, unnamed, named] {
+        let seen = data(&e.run(for_org(job(&url, script), org)).await);
+        assert_eq!(seen[0], first[0], "one process served every run");
+        assert_eq!(
+            seen.as_array().unwrap()[1..],
+            [Value::from("function"), "1.234,5".into(), "1,234.5".into(), 1.into()]
+        );
+    }
+}
+
 /// A selector whose matching takes minutes in native code (`:has` with a
 /// sibling chain over 2,000 siblings: cubic), which the script's interrupt
 /// cannot stop: the run
