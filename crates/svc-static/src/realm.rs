@@ -87,7 +87,6 @@ pub(crate) fn with_realm<R>(f: impl FnOnce(&Realm) -> R) -> Result<R, String> {
 }
 
 fn build() -> Result<Realm, String> {
-    let compiled = compiled().map_err(|e| e.to_string())?;
     let heap = Heap::new(BUILD_CAP).map_err(|e| format!("the script's heap: {e}"))?;
     let rt = Runtime::new_with_alloc(heap.allocator()).map_err(|e| e.to_string())?;
     rt.set_gc_threshold(GC_THRESHOLD);
@@ -96,6 +95,21 @@ fn build() -> Result<Realm, String> {
     let url = url::Url::parse(TEMPLATE_URL).map_err(|e| e.to_string())?;
     let template = Document::parse(TEMPLATE_PAGE, url, Instant::now() + Duration::from_secs(60))
         .map_err(|_| "the template page did not parse".to_string())?;
+    let built = set_up(&rt, &context, &heap, template);
+    if built.is_err() {
+        // What the prelude's set-up kept, freed before the runtime is.
+        context.with(|ctx| crate::dom_members::release(&ctx));
+    }
+    let (native, controls, wrapper, plain, with_intl) = built?;
+    Ok(Realm { native, controls, wrapper, context, rt, plain, with_intl, heap })
+}
+
+/// The realm's values and its two copies.
+type Built = (Persistent<Object<'static>>, Persistent<Object<'static>>, Persistent<Function<'static>>, Image, Image);
+
+/// Sets the realm up in `context` over `template`, and copies it aside twice.
+fn set_up(rt: &Runtime, context: &Context, heap: &Heap, template: Document) -> Result<Built, String> {
+    let compiled = compiled().map_err(|e| e.to_string())?;
     let (native, controls, wrapper) = context
         .with(|ctx| -> rquickjs::Result<_> {
             // SAFETY: `ctx` is live.
@@ -121,7 +135,7 @@ fn build() -> Result<Realm, String> {
         .map_err(|e| format!("svc's Intl did not load: {e}"))?;
     rt.run_gc();
     let with_intl = heap.snapshot();
-    Ok(Realm { native, controls, wrapper, context, rt, plain, with_intl, heap })
+    Ok((native, controls, wrapper, plain, with_intl))
 }
 
 /// Whether `script` names what `Intl`'s module serves (a run of it starts
