@@ -36,10 +36,11 @@ pub use traits::{
     ChannelStore, ClaimedRun, ConfirmationLink, Decided, DueScrap, EmailOutcome, EmailStore, EngineMemory,
     ExpiredLeases, FeedStore, FinishedRun, FiredTick, FixProposalStore, HistoryFilter, HistoryStore, Joined, KeyStore,
     MemberChange, MemberStore, Nearby, NewAccount, NewBanner, NextRun, OpsStore, Page, PlanRenewal, PlannedTick,
-    PoolUse, ProposalDecision, QueueState, RateStore, Recipient, RecipientStore, RenewalOutcome, RetentionStore,
-    RotationReport, RunNeighbours, RunPageStore, RunScrap, RunStore, RunStreak, ScheduleStore, ScrapFilter, ScrapStore,
-    SealReport, SecretStore, SessionStore, SiteAccountStore, Store, StoredFeedToken, TaskEnd, TaskFinish, TaskStore,
-    TickAction, TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore, WebhookStore,
+    PoolUse, ProposalDecision, QueueState, QueuedRun, RateStore, Recipient, RecipientStore, RenewalOutcome,
+    RetentionStore, RotationReport, RunNeighbours, RunPageStore, RunScrap, RunStore, RunStreak, ScheduleStore,
+    ScrapFilter, ScrapStore, SealReport, SecretStore, SessionStore, SiteAccountStore, Store, StoredFeedToken, TaskEnd,
+    TaskFinish, TaskStore, TickAction, TickOutcome, TickPlan, TickPlanner, TierMemory, TierNote, VersionStore,
+    WebhookStore,
 };
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -381,6 +381,16 @@ pub struct ExpiredLeases {
     pub lost: Vec<ClaimedRun>,
 }
 
+/// A run to queue: its pending history row, the containers whose workers
+/// may claim it, its parameter set and the activity that records it.
+#[derive(Clone, Copy)]
+pub struct QueuedRun<'a> {
+    pub row: &'a HistoryRow,
+    pub containers: &'a [String],
+    pub param: Option<&'a ParamSet>,
+    pub activity: &'a Activity,
+}
+
 #[async_trait]
 pub trait RunStore: Send + Sync {
     /// Writes the pending history row, its queue entry (claimable by workers
@@ -392,6 +402,15 @@ pub trait RunStore: Send + Sync {
         param: Option<&ParamSet>,
         activity: &Activity,
     ) -> Result<()>;
+    /// [`RunStore::enqueue_run`], the run claimed at once by `worker_id`
+    /// until `lease_until`, in the same transaction: for a worker of the
+    /// trigger's process with a slot free and nothing queued for it.
+    async fn enqueue_claimed_run(
+        &self,
+        queued: QueuedRun<'_>,
+        worker_id: &str,
+        lease_until: DateTime<Utc>,
+    ) -> Result<ClaimedRun>;
     /// Takes the oldest queued run for `container`, leased until `lease_until`.
     async fn claim_run(
         &self,

@@ -44,7 +44,7 @@ use svc_storage::testing::TestDb;
 use svc_storage::{
     AddressSeen, AppliedFix, Asked, BannerImage, ConfirmationLink, Decided, DueScrap, EmailOutcome, EngineMemory,
     FinishedRun, HistoryFilter, Joined, MemberChange, Nearby, NewAccount, NewBanner, Page, PlanRenewal, PlannedTick,
-    ProposalDecision, QueueState, RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store, StoreError,
+    ProposalDecision, QueueState, QueuedRun, RenewalOutcome, RunNeighbours, RunStreak, ScrapFilter, Store, StoreError,
     StoredFeedToken, TaskEnd, TaskFinish, TickAction, TickOutcome, TickPlan, TickPlanner, TierNote,
 };
 use svc_storage::{MasterKey, Sealer};
@@ -1585,6 +1585,45 @@ async fn an_enqueue_that_fails_or_is_abandoned_leaves_the_writer_usable(store: A
     let lease = now() + Duration::minutes(5);
     let claim = store.claim_run("default", "w-1", lease).await.unwrap().expect("a queued run");
     assert_eq!(claim.history_id, first.id, "the oldest first");
+}
+
+/// A run queued and claimed in one transaction (its trigger's process has a
+/// worker with a free slot): running for that worker as a claim would have
+/// it, no other worker's claim takes it, its claim finishes it, and its lease
+/// expires as any claim's.
+async fn a_run_queued_claimed_is_its_workers_like_any_claim(store: Arc<dyn Store>) {
+    let (_, user) = account(&store, "queued-claimed@example.com").await;
+    let s = scrap(&user, "Claimed at once", now());
+    insert_scrap(&store, &s).await;
+    let row = history(&s, now());
+    let param = ParamSet { key: "k".into(), value: json!(1) };
+    let log = activity(s.organization_id, s.id, "run.triggered", now());
+    let containers = ["default".to_string()];
+    let queued = QueuedRun { row: &row, containers: &containers, param: Some(&param), activity: &log };
+    let lease = now() + Duration::minutes(5);
+    let claim = store.enqueue_claimed_run(queued, "w-direct", lease).await.unwrap();
+    assert_eq!((claim.history_id, claim.organization_id, claim.scrap_id), (row.id, s.organization_id, s.id));
+    assert_eq!((claim.attempts, claim.worker_id.as_str()), (1, "w-direct"));
+    assert_eq!((claim.url.as_deref(), claim.scrapper.as_deref()), (Some(s.url.as_str()), Some(s.scrapper.as_str())));
+    assert_eq!(claim.param, Some(param.clone()));
+    assert_eq!(claim.triggered_by, Some(row.triggered_by));
+    assert!(store.claim_run("default", "w-other", lease).await.unwrap().is_none(), "not claimable again");
+    let stored = store.history_row(s.organization_id, row.id).await.unwrap().unwrap();
+    assert_eq!(stored.id, row.id, "the history row is written");
+    let again = store.enqueue_claimed_run(queued, "w-direct", lease).await;
+    assert!(matches!(again, Err(StoreError::Conflict(_))), "the same row twice: {again:?}");
+
+    // The lease expires as any claim's: queued again, then claimed by another worker.
+    let expired = store.expire_leases(lease + Duration::seconds(1), 2).await.unwrap();
+    assert_eq!(expired.requeued, vec![row.id]);
+    let reclaimed = store.claim_run("default", "w-other", lease + Duration::minutes(5)).await.unwrap().unwrap();
+    assert_eq!((reclaimed.history_id, reclaimed.attempts), (row.id, 2));
+    let mut done = stored.clone();
+    done.status_detail = Some(StatusDetail::Success);
+    done.finished_at = Some(now());
+    let finished = activity(s.organization_id, s.id, "run.finished", now());
+    assert!(store.finish_run(&claim, &FinishedRun::new(&done, 1, &finished)).await.unwrap().is_none(), "lost");
+    assert!(store.finish_run(&reclaimed, &FinishedRun::new(&done, 1, &finished)).await.unwrap().is_some());
 }
 
 async fn run_queue_claims(store: Arc<dyn Store>) {
@@ -5027,6 +5066,7 @@ storage_tests!(
     api_keys,
     activities_newest_first,
     run_queue_claims,
+    a_run_queued_claimed_is_its_workers_like_any_claim,
     an_enqueue_that_fails_or_is_abandoned_leaves_the_writer_usable,
     run_claims_tell_the_trigger_and_whether_more_are_queued,
     finished_among_reports_the_finished_runs_of_each_organization,

@@ -4,6 +4,7 @@
 //! the worker that claims queued runs (`worker`).
 
 pub mod crawl;
+mod direct;
 pub mod engine_choice;
 mod execute;
 mod finish;
@@ -19,6 +20,7 @@ pub mod worker;
 
 use crate::schedule::{RunSlots, SlotUse, SlottedEngine};
 pub use crawl::PageRecord;
+pub use direct::LaneEnd;
 pub use progress::RunProgress;
 pub use test_run::{NO_ENGINE_HERE, StaticAlternative, TestRun, TestRunOutcome};
 pub use trigger::{Trigger, Triggered};
@@ -66,6 +68,8 @@ pub struct RunService {
     crawl: crawl::CrawlSettings,
     /// What triggers read, for this process's claims of their runs.
     handover: handover::Handover,
+    /// This process's worker, to hand it triggered runs claimed at once.
+    direct: direct::DirectLane,
 }
 
 /// What a [`RunService`] is made of, besides its store.
@@ -96,6 +100,7 @@ impl RunService {
             metrics,
             crawl,
             handover: handover::Handover::default(),
+            direct: direct::DirectLane::default(),
         }
     }
 

@@ -11,8 +11,10 @@ use svc_storage::{ClaimedRun, ExpiredLeases, Nearby, NextRun};
 
 use crate::Result;
 
+use super::direct::LaneEnd;
 use super::finish::{Recording, finished_activity};
 use super::{MAX_ATTEMPTS, RunService};
+use crate::schedule::RunSlots;
 
 /// How much later than the oldest queued run a run may be queued and still
 /// be claimed before it for fitting a warm page: a run waits only behind
@@ -49,9 +51,7 @@ impl RunService {
     /// claim looks in the same statement. A worker told none is queued waits
     /// for the next enqueue rather than claiming again for nothing.
     pub async fn claim_next(&self, container: &str, worker_id: &str, warm: &[Warm]) -> Result<Option<NextRun>> {
-        let lease = chrono::Duration::from_std(self.run_timeout + Duration::from_secs(30))
-            .unwrap_or(chrono::Duration::minutes(2));
-        let lease_until = Utc::now() + lease;
+        let lease_until = self.lease_until();
         let nearby = nearby(warm);
         if !nearby.is_empty()
             && let Some(claim) =
@@ -60,6 +60,25 @@ impl RunService {
             return Ok(Some(NextRun { claim, more_queued: true }));
         }
         Ok(self.store.claim_next_run(container, worker_id, lease_until).await?)
+    }
+
+    /// When a claim made now expires: the run's timeout and half a minute.
+    pub(super) fn lease_until(&self) -> chrono::DateTime<Utc> {
+        let lease = chrono::Duration::from_std(self.run_timeout + Duration::from_secs(30))
+            .unwrap_or(chrono::Duration::minutes(2));
+        Utc::now() + lease
+    }
+
+    /// Opens the lane that hands this process's worker `worker_id` (serving
+    /// `container` with `slots`) the runs triggered while it is idle
+    /// (`direct.rs`).
+    pub fn open_direct_lane(&self, container: &str, worker_id: &str, slots: RunSlots) -> LaneEnd {
+        self.direct.open(container, worker_id, slots)
+    }
+
+    /// Closes worker `worker_id`'s lane (at its shutdown).
+    pub fn close_direct_lane(&self, worker_id: &str) {
+        self.direct.close(worker_id);
     }
 
     /// Gives a claimed run back to the queue for any worker, its attempt not

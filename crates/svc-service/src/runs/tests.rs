@@ -712,3 +712,100 @@ async fn a_run_finished_in_another_process_is_seen_by_the_shared_poll() {
     );
     assert_eq!(t.services.runs.poll_watched().await.unwrap(), 0, "nothing to poll");
 }
+
+/// A run triggered while this process's worker is idle (its lane says so)
+/// with a slot free is queued claimed by that worker, in the same
+/// transaction, and handed over its lane with the slot; otherwise (the
+/// worker busy, another container, no slot, the lane closed) the run is
+/// queued for the next claim, as before.
+#[tokio::test]
+async fn a_run_triggered_while_the_worker_is_idle_is_handed_to_it_claimed() {
+    let t = TestServices::start().await;
+    let ada = t.signup("ada@example.com").await;
+    let scrap = t.scrap(&ada, "Handed").await;
+    let me = Principal::Session(ada.session.clone());
+    let org = ada.session.org();
+    let runs = &t.services.runs;
+    let slots = crate::schedule::RunSlots::new(1);
+    let store = t.store.clone();
+    let state = |id| {
+        let store = store.clone();
+        async move { store.queue_state(org, id).await.unwrap() }
+    };
+
+    // Not idle yet: queued.
+    let mut lane = runs.open_direct_lane("default", "w-here", slots.clone());
+    let row = runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+    assert_eq!(state(row.id).await, Some(svc_storage::QueueState::Queued));
+    assert!(lane.claims.try_recv().is_err());
+
+    // Idle with a slot: claimed for the worker and handed over with the slot.
+    lane.set_idle(true);
+    let row = runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+    assert_eq!(state(row.id).await, Some(svc_storage::QueueState::Running));
+    let (claim, permit) = lane.claims.try_recv().expect("handed over");
+    assert_eq!((claim.history_id, claim.worker_id.as_str(), claim.attempts), (row.id, "w-here", 1));
+    assert!(slots.try_take().is_none(), "the run holds the worker's one slot");
+
+    // No slot free: queued.
+    let row = runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+    assert_eq!(state(row.id).await, Some(svc_storage::QueueState::Queued));
+    drop(permit);
+
+    // A worker of another container: queued.
+    let other = runs.open_direct_lane("eu-1", "w-eu", slots.clone());
+    other.set_idle(true);
+    let row = runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+    assert_eq!(state(row.id).await, Some(svc_storage::QueueState::Queued));
+
+    // The lane's worker gone between the claim and the hand-over: the run goes back to the queue.
+    let mut lane = runs.open_direct_lane("default", "w-gone", slots.clone());
+    lane.set_idle(true);
+    lane.claims.close();
+    let row = runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+    assert_eq!(state(row.id).await, Some(svc_storage::QueueState::Queued));
+    assert!(slots.try_take().is_some(), "its slot is free again");
+    runs.close_direct_lane("w-gone");
+}
+
+/// The worker's loop runs what it is handed: with the worker idle, a caller
+/// that triggers and waits gets its finished run, and the engine was told
+/// of the claim; once the worker stopped, a run is queued for any worker.
+#[tokio::test]
+async fn the_worker_runs_the_runs_handed_to_it_and_closes_its_lane_when_it_stops() {
+    let t = TestServices::start().await;
+    let ada = t.signup("ada@example.com").await;
+    let scrap = t.scrap(&ada, "Looped").await;
+    let me = Principal::Session(ada.session.clone());
+    let services = t.shared();
+    let engine = Arc::new(ToldOfClaims::default());
+    let worker = Arc::new(crate::runs::worker::Worker::new(
+        services.clone(),
+        engine.clone(),
+        "default",
+        crate::schedule::RunSlots::new(2),
+    ));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(worker.clone().run(async {
+        let _ = stopped.await;
+    }));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !services.runs.direct.is_idle() {
+        assert!(std::time::Instant::now() < deadline, "the worker never went idle");
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let wait = std::time::Duration::from_secs(10);
+    for _ in 0..3 {
+        let done = services.runs.trigger_and_wait(&me, Trigger::Worker, scrap, None, wait).await.unwrap();
+        let Triggered::Finished(done) = done else { panic!("not finished within the wait") };
+        assert_eq!(done.row.status_detail, Some(StatusDetail::Success));
+    }
+    assert_eq!(engine.claimed.lock().unwrap().len(), 3, "the engine is told of every claim");
+
+    stop.send(()).unwrap();
+    running.await.unwrap();
+    assert!(!services.runs.direct.is_idle(), "the lane is closed");
+    let row = services.runs.trigger(&me, Trigger::Worker, scrap, None).await.unwrap();
+    let queued = t.store.queue_state(ada.session.org(), row.id).await.unwrap();
+    assert_eq!(queued, Some(svc_storage::QueueState::Queued));
+}

@@ -9,6 +9,7 @@ use svc_domain::activity::Activity;
 use svc_domain::history::{DIRECT_TIER, HistoryRow, TriggeredBy};
 use svc_domain::scope::Scope;
 use svc_domain::scrap::{ParamSet, Scrap};
+use svc_storage::QueuedRun;
 
 use crate::accounts::rate_limits::{TRIGGER_PER_KEY, load_quota};
 use crate::runs::history::HistoryView;
@@ -116,6 +117,17 @@ impl RunService {
             format!("Run triggered ({})", triggered_by.as_str()),
         );
         log.history_id = Some(row.id);
+        if let Some(taker) = self.direct.taker(&scrap.containers) {
+            // This process's worker is idle with a slot free: the run is
+            // queued claimed by it, and handed over (`direct.rs`).
+            let queued = QueuedRun { row: &row, containers: &scrap.containers, param: param.as_ref(), activity: &log };
+            let claim = self.store.enqueue_claimed_run(queued, &taker.worker_id, self.lease_until()).await?;
+            if let Err(claim) = taker.hand(claim) {
+                // The worker stopped meanwhile: the run goes back to the queue.
+                self.release(&claim).await?;
+            }
+            return Ok(row);
+        }
         self.store.enqueue_run(&row, &scrap.containers, param.as_ref(), &log).await?;
         self.signals.queued.notify_waiters();
         Ok(row)

@@ -149,20 +149,38 @@ impl Worker {
         // of the next enqueue (armed before that claim, so none is missed),
         // waited for before claiming again, without holding a slot.
         let mut idle: Option<Pin<Box<Notified<'_>>>> = None;
+        // Runs triggered in this process while this worker is idle come
+        // claimed for it, with their slot (`direct.rs`).
+        let mut lane = self.services.runs.open_direct_lane(&self.container, &self.worker_id, self.slots.clone());
         tracing::info!(worker = %self.worker_id, container = %self.container, "run worker started");
         loop {
             while tasks.try_join_next().is_some() {}
+            while let Ok((claim, permit)) = lane.claims.try_recv() {
+                self.spawn_run(&mut tasks, &in_flight, claim, permit);
+            }
             if tokio::time::Instant::now() >= next_reap {
                 if let Err(e) = self.services.runs.reap_lost_runs().await {
                     tracing::warn!("reaping lost runs failed: {e}");
                 }
                 next_reap = tokio::time::Instant::now() + REAP_EVERY;
             }
-            if let Some(queued) = idle.take() {
-                tokio::select! {
-                    _ = queued => {},
-                    _ = tokio::time::sleep(IDLE_POLL) => {},
-                    _ = &mut shutdown => break,
+            if let Some(mut queued) = idle.take() {
+                lane.set_idle(true);
+                let poll = tokio::time::sleep(IDLE_POLL);
+                tokio::pin!(poll);
+                let stop = loop {
+                    tokio::select! {
+                        _ = &mut queued => break false,
+                        _ = &mut poll => break false,
+                        Some((claim, permit)) = lane.claims.recv() => {
+                            self.spawn_run(&mut tasks, &in_flight, claim, permit);
+                        }
+                        _ = &mut shutdown => break true,
+                    }
+                };
+                lane.set_idle(false);
+                if stop {
+                    break;
                 }
             }
             let permit = tokio::select! {
@@ -174,20 +192,11 @@ impl Worker {
             let warm = self.warm();
             match self.services.runs.claim_next(&self.container, &self.worker_id, &warm).await {
                 Ok(Some(NextRun { claim, more_queued })) => {
-                    self.tell_claimed(&claim);
                     log_recovery(&mut backoff);
                     if !more_queued {
                         idle = Some(queued);
                     }
-                    let me = self.clone();
-                    let in_flight = in_flight.clone();
-                    in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(claim.history_id, claim.clone());
-                    tasks.spawn(async move {
-                        let history = claim.history_id;
-                        me.execute_or_release(claim).await;
-                        in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&history);
-                        drop(permit);
-                    });
+                    self.spawn_run(&mut tasks, &in_flight, claim, permit);
                 }
                 Ok(None) => {
                     log_recovery(&mut backoff);
@@ -209,8 +218,35 @@ impl Worker {
                 }
             }
         }
+        // No run is handed over from now on; those handed meanwhile run
+        // within the grace period as the others.
+        self.services.runs.close_direct_lane(&self.worker_id);
+        lane.claims.close();
+        while let Ok((claim, permit)) = lane.claims.try_recv() {
+            self.spawn_run(&mut tasks, &in_flight, claim, permit);
+        }
         self.drain(tasks, &in_flight).await;
         tracing::info!(worker = %self.worker_id, "run worker stopped");
+    }
+
+    /// Runs `claim` in the slot `permit` holds, as one of the runs in flight.
+    fn spawn_run(
+        self: &Arc<Self>,
+        tasks: &mut JoinSet<()>,
+        in_flight: &InFlight,
+        claim: ClaimedRun,
+        permit: tokio::sync::OwnedSemaphorePermit,
+    ) {
+        self.tell_claimed(&claim);
+        let me = self.clone();
+        let in_flight = in_flight.clone();
+        in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(claim.history_id, claim.clone());
+        tasks.spawn(async move {
+            let history = claim.history_id;
+            me.execute_or_release(claim).await;
+            in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&history);
+            drop(permit);
+        });
     }
 
     /// At shutdown: waits up to the grace period for the runs in flight,

@@ -16,7 +16,8 @@ use crate::records::{
     ClaimRecord, HistoryRecord, LostClaimRecord, NextRunRecord, escape_like, id, millis, opt_millis, time, to_json,
 };
 use crate::traits::{
-    ClaimedRun, EngineMemory, ExpiredLeases, FinishedRun, Nearby, NextRun, QueueState, RunStore, TierMemory, TierNote,
+    ClaimedRun, EngineMemory, ExpiredLeases, FinishedRun, Nearby, NextRun, QueueState, QueuedRun, RunStore, TierMemory,
+    TierNote,
 };
 use crate::usage_records::{costs_json, meter_json};
 use crate::{Result, StoreError};
@@ -93,6 +94,37 @@ where
             StoreError::Database(e) => conflict_on_unique(e, "history row"),
             other => other,
         })
+    }
+
+    async fn enqueue_claimed_run(
+        &self,
+        queued: QueuedRun<'_>,
+        worker_id: &str,
+        lease_until: DateTime<Utc>,
+    ) -> Result<ClaimedRun> {
+        let QueuedRun { row, containers, param, activity } = queued;
+        // The enqueue's batch, then the claim of that entry (as a worker's
+        // claim takes it), all in one round trip on SQLite.
+        let mut batch = Batch::transaction();
+        Self::push_queued_run(&mut batch, row, containers, param);
+        Self::push_activities(batch.statement(), &[activity]);
+        batch
+            .statement()
+            .push("UPDATE run_queue SET state = 'running', worker_id = ")
+            .push_bind(worker_id.to_string())
+            .push(", lease_until = ")
+            .push_bind(millis(lease_until))
+            .push(", attempts = attempts + 1 WHERE history_id = ")
+            .push_bind(row.id.to_string())
+            .push(concatcp!(" RETURNING ", CLAIM_COLUMNS));
+        let rows = batch.commit_returning(&self.pool).await.map_err(|e| match e {
+            StoreError::Database(e) => conflict_on_unique(e, "history row"),
+            other => other,
+        })?;
+        match rows.as_deref() {
+            Some([claimed]) => ClaimRecord::from_row(claimed)?.into_claim(worker_id),
+            _ => Err(StoreError::Corrupt(format!("claiming run {} as it was queued answered no row", row.id))),
+        }
     }
 
     async fn claim_next_run(
