@@ -8,8 +8,8 @@ use svc_domain::ScrapId;
 use svc_domain::activity::Activity;
 use svc_domain::history::{DIRECT_TIER, HistoryRow, TriggeredBy};
 use svc_domain::scope::Scope;
-use svc_domain::scrap::{ParamSet, Scrap};
-use svc_storage::QueuedRun;
+use svc_domain::scrap::ParamSet;
+use svc_storage::{QueuedRun, RunScrap};
 
 use crate::accounts::rate_limits::{TRIGGER_PER_KEY, load_quota};
 use crate::runs::history::HistoryView;
@@ -96,18 +96,20 @@ impl RunService {
             Principal::Session(_) => TriggeredBy::User,
             Principal::Key { .. } => TriggeredBy::Api,
         };
-        let row = self.enqueue(scrap, triggered_by, param, principal.actor()).await?;
-        self.handover.put(row.id, run);
-        Ok(row)
+        self.enqueue(run, triggered_by, param, principal.actor()).await
     }
 
+    /// Queues the run (or hands it to this process's idle worker, claimed),
+    /// with the trigger's read of its scrap kept for the claim
+    /// (`handover.rs`) before any worker can claim it.
     async fn enqueue(
         &self,
-        scrap: &Scrap,
+        run: RunScrap,
         triggered_by: TriggeredBy,
         param: Option<ParamSet>,
         actor: String,
     ) -> Result<HistoryRow> {
+        let scrap = &run.scrap;
         let row = HistoryRow::pending(scrap.id, scrap.organization_id, triggered_by, DIRECT_TIER, Utc::now());
         let mut log = Activity::new(
             scrap.organization_id,
@@ -122,6 +124,7 @@ impl RunService {
             // queued claimed by it, and handed over (`direct.rs`).
             let queued = QueuedRun { row: &row, containers: &scrap.containers, param: param.as_ref(), activity: &log };
             let claim = self.store.enqueue_claimed_run(queued, &taker.worker_id, self.lease_until()).await?;
+            self.handover.put(row.id, run);
             if let Err(claim) = taker.hand(claim) {
                 // The worker stopped meanwhile: the run goes back to the queue.
                 self.release(&claim).await?;
@@ -129,6 +132,7 @@ impl RunService {
             return Ok(row);
         }
         self.store.enqueue_run(&row, &scrap.containers, param.as_ref(), &log).await?;
+        self.handover.put(row.id, run);
         self.signals.queued.notify_waiters();
         Ok(row)
     }
