@@ -235,20 +235,25 @@ pub fn run_with_network(
     limits: ScriptLimits,
     network: Option<Rc<dyn ScriptFetch>>,
 ) -> Result<ScriptRun, StaticError> {
-    crate::realm::with_realm(|realm| run_in(realm, document, wrapped, deadline, timeout_secs, limits, network))
-        .map_err(StaticError::Internal)?
+    crate::realm::with_realm(|realm| {
+        run_in(realm, RunInput { document, wrapped, deadline, timeout_secs, limits, network })
+    })
+    .map_err(StaticError::Internal)?
 }
 
-/// [`run_with_network`] in this thread's realm.
-fn run_in(
-    realm: &crate::realm::Realm,
+/// What [`run_with_network`] runs.
+struct RunInput<'a> {
     document: Rc<Document>,
-    wrapped: &Wrapped,
+    wrapped: &'a Wrapped,
     deadline: Instant,
     timeout_secs: u64,
     limits: ScriptLimits,
     network: Option<Rc<dyn ScriptFetch>>,
-) -> Result<ScriptRun, StaticError> {
+}
+
+/// [`run_with_network`] in this thread's realm.
+fn run_in(realm: &crate::realm::Realm, input: RunInput<'_>) -> Result<ScriptRun, StaticError> {
+    let RunInput { document, wrapped, deadline, timeout_secs, limits, network } = input;
     let internal = |e: rquickjs::Error| StaticError::Internal(e.to_string());
     let timed_out = || StaticError::TimedOut(timeout_secs);
     // SAFETY: no value of a previous run is held (each is dropped before

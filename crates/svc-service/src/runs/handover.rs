@@ -82,20 +82,23 @@ mod tests {
         }
     }
 
+    /// Puts a read of a new scrap of `org` for `run` at `t`: the scrap's id.
+    fn put(handover: &Handover, org: OrgId, run: HistoryId, t: Instant) -> ScrapId {
+        let read = read_of(org);
+        let scrap = read.scrap.id;
+        handover.put_at(run, read, t);
+        scrap
+    }
+
     #[test]
     fn a_read_serves_its_own_run_once_while_fresh() {
         let handover = Handover::default();
         let t = Instant::now();
         let (org, run) = (OrgId::new(), HistoryId::new());
-        let read = read_of(org);
-        let scrap = read.scrap.id;
-        handover.put_at(run, read, t);
+        let scrap = put(&handover, org, run, t);
         assert!(handover.take_at(run, org, scrap, t + FRESH / 2).is_some());
         assert!(handover.take_at(run, org, scrap, t + FRESH / 2).is_none(), "taken once");
-
-        let read = read_of(org);
-        let scrap = read.scrap.id;
-        handover.put_at(run, read, t);
+        let scrap = put(&handover, org, run, t);
         assert!(handover.take_at(run, org, scrap, t + FRESH).is_none(), "too old");
     }
 
@@ -104,12 +107,10 @@ mod tests {
         let handover = Handover::default();
         let t = Instant::now();
         let (org, run) = (OrgId::new(), HistoryId::new());
-        let read = read_of(org);
-        let scrap = read.scrap.id;
-        handover.put_at(run, read, t);
+        let scrap = put(&handover, org, run, t);
         assert!(handover.take_at(HistoryId::new(), org, scrap, t).is_none(), "another run");
         assert!(handover.take_at(run, OrgId::new(), scrap, t).is_none(), "another organization");
-        handover.put_at(run, read_of(org), t);
+        put(&handover, org, run, t);
         assert!(handover.take_at(run, org, ScrapId::new(), t).is_none(), "another scrap");
     }
 
