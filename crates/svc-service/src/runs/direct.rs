@@ -87,9 +87,7 @@ impl DirectLane {
         let permit = lane.slots.try_take()?;
         Some(Taker { worker_id: lane.worker_id.clone(), permit, sender: lane.sender.clone() })
     }
-}
 
-impl DirectLane {
     /// Whether a lane is open and its worker idle.
     #[cfg(test)]
     pub(crate) fn is_idle(&self) -> bool {

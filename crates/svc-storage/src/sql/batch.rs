@@ -51,9 +51,6 @@ pub(crate) struct Batch<DB: Dialect> {
     statements: usize,
     /// Statements that must change a row for the batch to stand.
     guarded: Vec<usize>,
-    /// SQLite's checks after guarded statements ([`GUARD_CHECK`]), in a
-    /// transaction batch: the statement's index.
-    checks: Vec<usize>,
     /// Whether the batch opens its own transaction (`Batch::transaction`).
     own: bool,
 }
@@ -64,13 +61,7 @@ where
 {
     /// A batch run inside the caller's transaction ([`Batch::run`]).
     pub(crate) fn new() -> Self {
-        Batch {
-            builders: vec![QueryBuilder::new("")],
-            statements: 0,
-            guarded: Vec::new(),
-            checks: Vec::new(),
-            own: false,
-        }
+        Batch { builders: vec![QueryBuilder::new("")], statements: 0, guarded: Vec::new(), own: false }
     }
 
     /// A batch that is a write transaction of its own ([`Batch::commit`],
@@ -105,7 +96,6 @@ where
             self.guarded.push(last);
             if self.own && DB::JOINS_STATEMENTS {
                 self.statement().push(GUARD_CHECK);
-                self.checks.push(last + 1);
             }
         }
     }
@@ -181,10 +171,9 @@ where
                     Ok(None) => break,
                     // On SQLite the statements after a failed guard ran in the
                     // same round trip, and may fail for it (a row the claim's
-                    // new holder wrote): the rollback undoes them all.
+                    // new holder wrote), or its check ([`GUARD_CHECK`]) failed
+                    // right after it: the rollback undoes them all.
                     Err(_) if !stood => return Ok(None),
-                    // The check after a guarded statement that changed no row.
-                    Err(_) if self.checks.contains(&done) => return Ok(None),
                     Err(e) => return Err(e.into()),
                 }
             }
