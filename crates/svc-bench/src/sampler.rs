@@ -22,8 +22,8 @@ pub struct SamplerState {
     /// means the browser was replaced during the phase; renderers are one
     /// or more per run).
     pub kinds: BTreeMap<String, HashMap<u32, String>>,
-    /// At each label's peak PSS: processes and PSS (KiB) by kind.
-    pub at_peak: BTreeMap<String, BTreeMap<String, (usize, u64)>>,
+    /// At each label's peak PSS: processes and their PSS by kind.
+    pub at_peak: BTreeMap<String, BTreeMap<String, (usize, Pss)>>,
     /// Sampling passes made and the time they took (the sampler's own cost).
     pub passes: u64,
     pub pass_ms: f64,
@@ -117,8 +117,28 @@ pub fn rss_of(pid: u32) -> Option<u64> {
 /// PSS_EVERY-th pass only; RSS on every pass.
 pub const PSS_EVERY: u64 = 10;
 
+/// A process's PSS in KiB, whole and split by what backs the pages:
+/// anonymous memory (heaps), files (the binary's code and data, fonts) and
+/// shared memory (what a renderer shares with the compositor).
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Pss {
+    pub total: u64,
+    pub anon: u64,
+    pub file: u64,
+    pub shmem: u64,
+}
+
+impl std::ops::AddAssign for Pss {
+    fn add_assign(&mut self, other: Pss) {
+        self.total += other.total;
+        self.anon += other.anon;
+        self.file += other.file;
+        self.shmem += other.shmem;
+    }
+}
+
 /// (PSS, RSS) in KiB.
-pub fn memory_of(pid: u32) -> Option<(u64, u64)> {
+pub fn memory_of(pid: u32) -> Option<(Pss, u64)> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
     let field = |name: &str| {
         text.lines()
@@ -126,7 +146,13 @@ pub fn memory_of(pid: u32) -> Option<(u64, u64)> {
             .and_then(|l| l.split_whitespace().nth(1))
             .and_then(|v| v.parse::<u64>().ok())
     };
-    Some((field("Pss:")?, field("Rss:")?))
+    let pss = Pss {
+        total: field("Pss:")?,
+        anon: field("Pss_Anon:").unwrap_or(0),
+        file: field("Pss_File:").unwrap_or(0),
+        shmem: field("Pss_Shmem:").unwrap_or(0),
+    };
+    Some((pss, field("Rss:")?))
 }
 
 impl Sampler {
@@ -158,7 +184,7 @@ impl Sampler {
                         passes += 1;
                         let mut sum = MemPeak::default();
                         let mut seen = Vec::new();
-                        let mut by_kind: BTreeMap<String, (usize, u64)> = BTreeMap::new();
+                        let mut by_kind: BTreeMap<String, (usize, Pss)> = BTreeMap::new();
                         for pid in descendants(root) {
                             if !*chromium.entry(pid).or_insert_with(|| is_chromium(pid)) {
                                 continue;
@@ -169,8 +195,8 @@ impl Sampler {
                                 sum.processes += 1;
                             }
                             if with_pss {
-                                let pss = memory_of(pid).map_or(0, |(pss, _)| pss);
-                                sum.pss_kib += pss;
+                                let pss = memory_of(pid).map_or(Pss::default(), |(pss, _)| pss);
+                                sum.pss_kib += pss.total;
                                 let entry = by_kind.entry(kind.clone()).or_default();
                                 entry.0 += 1;
                                 entry.1 += pss;
@@ -233,14 +259,23 @@ impl Sampler {
         (s.passes, s.pass_ms / s.passes.max(1) as f64, s.cpu_ms)
     }
 
-    /// Processes and PSS (KiB) by kind at the label's peak PSS, as
-    /// `kind: count x MiB` items.
+    /// Processes and PSS by kind at the label's peak PSS, as `kind count:
+    /// MiB (anon a, file f, shmem s)` items.
     pub fn at_peak(&self, label: &str) -> String {
         let s = self.state.lock().unwrap();
         let Some(kinds) = s.at_peak.get(label) else { return String::new() };
+        let mib = |kib: u64| kib as f64 / 1024.0;
         kinds
             .iter()
-            .map(|(kind, (count, pss))| format!("{kind} {count}: {:.0} MiB", *pss as f64 / 1024.0))
+            .map(|(kind, (count, pss))| {
+                format!(
+                    "{kind} {count}: {:.0} MiB (anon {:.0}, file {:.0}, shmem {:.0})",
+                    mib(pss.total),
+                    mib(pss.anon),
+                    mib(pss.file),
+                    mib(pss.shmem)
+                )
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }
