@@ -10,10 +10,10 @@
 //! run's sites; the guard adds to them the sites its first navigation's
 //! redirects lead to, before each goes on (first_navigation.rs). A run of a
 //! saved scrap that ends normally leaves its page to the scrap's next run
-//! (`warm_pages.rs`), frozen (`Inner::recycle`, `empty`); that run
-//! navigates a renderer that is already running, and its new document is
-//! held until what the earlier runs left is cleared (`navigate`,
-//! page_hold.rs; no page uses the HTTP cache). Any other page's context is
+//! (`warm_pages.rs`), its document ended with `about:blank` (`Inner::recycle`,
+//! `empty`); that run navigates a renderer that is already running, and its
+//! new document is held until what the earlier runs left is cleared
+//! (`navigate`, page_hold.rs; no page uses the HTTP cache). Any other page's context is
 //! disposed at the end whatever happened.
 //!
 //! Runs that load web fonts (`// svc:load fonts`) run in a second browser
@@ -36,9 +36,6 @@ use async_trait::async_trait;
 use base64::Engine as _;
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
-use chromiumoxide::cdp::browser_protocol::browser::{
-    Bounds, GetWindowForTargetParams, SetWindowBoundsParams, WindowId, WindowState,
-};
 use chromiumoxide::cdp::browser_protocol::fetch::{
     ContinueRequestParams, ContinueResponseParams, EnableParams as FetchEnableParams, EventRequestPaused,
     FailRequestParams, FulfillRequestParams, RequestId as PausedRequestId, RequestPattern, RequestStage,
@@ -52,7 +49,6 @@ use chromiumoxide::cdp::browser_protocol::network::{
 use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, CreateIsolatedWorldParams, FrameId,
     RemoveScriptToEvaluateOnNewDocumentParams, ResetNavigationHistoryParams, ScriptIdentifier, SetBypassCspParams,
-    SetWebLifecycleStateParams, SetWebLifecycleStateState,
 };
 use chromiumoxide::cdp::browser_protocol::performance::DisableParams as PerformanceDisableParams;
 use chromiumoxide::cdp::browser_protocol::storage::{
@@ -368,9 +364,6 @@ struct GuardedPage {
     /// Set when emptying the page for a run failed, or its new document
     /// could not be held: it serves no other run.
     spoiled: Option<Spoiled>,
-    /// Whether the page is frozen (parked), and its window (to show it again).
-    frozen: bool,
-    window: Option<WindowId>,
     /// Where the page's previous runs reached, cleared when the page was
     /// parked and again when the next document is held.
     left: StorageReach,
@@ -723,8 +716,6 @@ impl Inner {
                 releases,
                 hold_installed: false,
                 spoiled: None,
-                frozen: false,
-                window: None,
                 left: StorageReach::default(),
                 bytes,
                 watch,
@@ -1361,7 +1352,7 @@ impl Judge {
             // A finished run's document, parked.
             None => Err("the run is over".to_string()),
             Some(_) if phase == Phase::Ending => Err("the previous document is being ended".to_string()),
-            // The previous run's document (frozen, thawed to be ended, or
+            // The previous run's document (being ended, or
             // unloading): only the next document may load.
             Some(_) if unloading && !main_document => Err(UNLOADING.to_string()),
             Some(run_loads) if skipped(run_loads, &event.resource_type) => {
@@ -1634,24 +1625,16 @@ async fn execute(
 /// loaded). In a page an earlier run of the scrap left, the new document is
 /// held by its first script until what the old one left is cleared again
 /// (page_hold.rs); a clearing that fails fails the navigation. The steps:
-/// holds left from before answered; a parked page's old document ended
-/// first when the URL calls for it (`end_first`) and its cookies cleared
+/// holds left from before answered; a parked page's cookies cleared
 /// while the navigation starts (`clear_cookies_first`); the navigation
 /// followed, the held document cleared meanwhile (`follow`, `clear_held`);
 /// the page settled (`settle`).
 async fn navigate(guarded: &mut GuardedPage, url: &str) -> Result<(), String> {
     answer_stale_holds(guarded).await;
-    // A URL with a fragment would be a same-document navigation in a page
-    // already showing it, and another origin's document may get another
-    // renderer (page_hold::ends_first): `about:blank` first (what the old
-    // document does once thawed is cleared later, as below).
-    let shown_origin = guarded.state.shown.lock().expect("shown lock").clone();
-    let ends_first = url::Url::parse(url).is_ok_and(|u| page_hold::ends_first(shown_origin.as_deref(), &u));
-    let begin = guarded.state.handover.begin(ends_first);
-    if begin == Begin::EndsFirst {
-        end_first(guarded).await?;
-    }
-    let parked = begin != Begin::Unparked;
+    // A parked page shows `about:blank` (`empty`): whatever the URL (another
+    // origin's, one with a fragment), nothing of the old document is left
+    // to run when the new one commits.
+    let parked = guarded.state.handover.begin() == Begin::Parked;
     if parked {
         clear_cookies_first(guarded);
     }
@@ -1680,31 +1663,8 @@ async fn answer_stale_holds(guarded: &mut GuardedPage) {
     }
 }
 
-/// Ends a parked page's old document with `about:blank` (the page thawed
-/// first), then parks the page again for the navigation
-/// (`Handover::blanked`). A failure spoils the page.
-async fn end_first(guarded: &mut GuardedPage) -> Result<(), String> {
-    let ended = async {
-        thaw(&guarded.warm, &guarded.page, &mut guarded.frozen, &mut guarded.window).await?;
-        guarded.page.goto("about:blank").await.map_err(|e| e.to_string())?;
-        // Its entry is no earlier run's to show.
-        guarded.page.execute(ResetNavigationHistoryParams::default()).await.map_err(|e| e.to_string())?;
-        Ok::<_, String>(())
-    }
-    .await;
-    let blanked = ended.and_then(|()| {
-        *guarded.state.shown.lock().expect("shown lock") = None;
-        guarded.state.handover.blanked().map_err(|refused| refused.to_string())
-    });
-    if let Err(e) = blanked {
-        guarded.spoiled = Some(Spoiled::NotEmptied);
-        return Err(format!("the page could not be emptied of the previous run: {e}"));
-    }
-    Ok(())
-}
-
 /// Clears a parked page's cookies while its navigation starts: a cookie
-/// the old page set just before it was frozen can reach the jar late (the
+/// the old page set just before it was ended can reach the jar late (the
 /// renderer writes to the network service directly), and the document
 /// request must carry none of it. The guard holds that request until
 /// this is done (`Judge::decide`).
@@ -1744,28 +1704,20 @@ async fn follow(guarded: &mut GuardedPage, url: &str, navigation: &mut Navigatio
     }
 }
 
-/// Clears what the old document's unload handlers wrote while the new
-/// document is held (`clear_after_commit`), releasing or refusing what
-/// waited for that (`Handover::release`), and shows the page again
-/// meanwhile; then answers the hold: [`page_hold::CLEARED`], or the
-/// request fails and the page serves no other run.
+/// Clears what the old document wrote before and while it was ended
+/// (`clear_after_commit`), releasing or refusing what waited for that
+/// (`Handover::release`); then answers the hold: [`page_hold::CLEARED`], or
+/// the request fails and the page serves no other run.
 async fn clear_held(guarded: &mut GuardedPage, held: PausedRequestId, navigation: &mut Navigation) {
     let jar_then = guarded.state.jar.lock().expect("jar lock").take();
-    let GuardedPage { warm, context, page, state, releases, left, frozen, window, spoiled, .. } = guarded;
-    let reach: &StorageReach = left;
-    let clearing = async {
-        let cleared = clear_after_commit(warm, context, page, reach, jar_then).await;
-        // What the new document asked for meanwhile goes now, or nothing
-        // more of the page does.
-        state.handover.release(cleared, releases)
-    };
-    // Shown again while the clearings run: browser-side commands only (the
-    // document's thread waits), and nothing of the old document is left to run.
-    let (cleared, shown) = tokio::join!(clearing, thaw(warm, page, frozen, window));
+    let GuardedPage { warm, context, page, state, releases, left, spoiled, .. } = guarded;
+    let cleared = clear_after_commit(warm, context, page, left, jar_then).await;
+    // What the new document asked for meanwhile goes now, or nothing more
+    // of the page does.
+    let cleared = state.handover.release(cleared, releases);
     if cleared.is_ok() {
         *left = StorageReach::default();
     }
-    let cleared = cleared.and(shown);
     let answer = match cleared {
         Ok(()) => page.execute(FulfillRequestParams::new(held, page_hold::CLEARED)).await.map(drop),
         Err(e) => {
@@ -1864,66 +1816,13 @@ async fn settle(
     }
 }
 
-/// Makes a frozen (parked) page active and visible again: freezing hid it
-/// (`Page.setWebLifecycleState` hides a page it freezes and does not show
-/// it again: restoring its window, minimized when it was parked, does).
-/// Browser-side commands only, so it may be sent while the page's document
-/// is held.
-async fn thaw(warm: &WarmBrowser, page: &Page, frozen: &mut bool, window: &mut Option<WindowId>) -> Result<(), String> {
-    if !*frozen {
-        return Ok(());
-    }
-    let active = async {
-        let active = || page.execute(SetWebLifecycleStateParams::new(SetWebLifecycleStateState::Active));
-        // Right after a commit Chromium may not have the new document's page
-        // as its active one yet ("Not attached to an active page"): once more.
-        if active().await.is_err() {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            active().await.map_err(|e| format!("thawing the page: {e}"))?;
-        }
-        Ok::<_, String>(())
-    };
-    let (active, shown) = tokio::join!(active, set_window_state(warm, page, window, WindowState::Normal));
-    active?;
-    shown?;
-    *frozen = false;
-    Ok(())
-}
-
-/// Minimizes or restores the page's window (its id asked for once).
-/// Restoring a minimized window shows its page (`WasShown`).
-async fn set_window_state(
-    warm: &WarmBrowser,
-    page: &Page,
-    window: &mut Option<WindowId>,
-    state: WindowState,
-) -> Result<(), String> {
-    let id = match *window {
-        Some(id) => id,
-        None => {
-            let params = GetWindowForTargetParams::builder().target_id(page.target_id().clone()).build();
-            let id =
-                warm.browser.execute(params).await.map_err(|e| format!("the page's window: {e}"))?.result.window_id;
-            *window = Some(id);
-            id
-        }
-    };
-    let bounds = Bounds { window_state: Some(state), ..Default::default() };
-    warm.browser
-        .execute(SetWindowBoundsParams::new(id, bounds))
-        .await
-        .map(drop)
-        .map_err(|e| format!("the page's window: {e}"))
-}
-
 /// Ends the document of a warm page whose next document was not held:
-/// the page thawed, `about:blank`, then the cookies, the storage of every
+/// `about:blank`, then the cookies, the storage of every
 /// origin the earlier runs reached and the history cleared. The page shows
 /// no origin after (`PageState::shown`), whatever happened.
 async fn end_unheld(guarded: &mut GuardedPage) -> Result<(), String> {
-    let GuardedPage { warm, context, page, state, left, frozen, window, .. } = guarded;
+    let GuardedPage { warm, context, page, state, left, .. } = guarded;
     let ended = async {
-        thaw(warm, page, frozen, window).await?;
         page.goto("about:blank").await.map_err(|e| format!("about:blank: {e}"))?;
         clear_storage(page, left).await?;
         clear_cookies(warm, context).await?;
@@ -1989,38 +1888,37 @@ async fn clear_storage(page: &Page, reach: &StorageReach) -> Result<(), String> 
 /// Empties a finished run's page for the next run of its scrap, leaving
 /// nothing the run or its page made (page_hold.rs):
 /// - the guard refuses every request from now on (until the next run's
-///   job opens it);
-/// - the page is frozen, so that the document (the page's
-///   scripts and the user's isolated world alike: timers, handlers,
-///   promises) writes nothing after what follows;
+///   job opens it), and not even a document loads while the page is
+///   ended (`Handover::park`: `Ending`);
+/// - the document is ended with `about:blank`, so that nothing of it (the
+///   page's scripts and the user's isolated world alike: timers, handlers,
+///   promises) runs any more; its unload handlers run then, and what they
+///   ask for is refused. The page then waits `Parked`, still in the
+///   renderer of the origin it showed;
 /// - the hold script goes on the page's new documents (once per page);
 /// - the service workers of every document the run loaded are removed (one
 ///   would otherwise answer the next run's document request), and the tab's
 ///   history is cleared;
 /// - the next run clears the context's cookies before it navigates, and
-///   once its new document has replaced this one, before that document
+///   once its new document has replaced `about:blank`, before that document
 ///   runs, every kind of storage (local and session storage, IndexedDB,
 ///   Cache Storage, ...) of every document the runs since the last such
 ///   clearing loaded, their iframes' partitioned storage included
-///   (storage_reach.rs), and the cookies the old document's unload handlers
-///   set; the hold script then empties `window.name` (`navigate`);
+///   (storage_reach.rs), and the cookies the old document and its unload
+///   handlers set; the hold script then empties `window.name` (`navigate`);
 /// - what the engine noted of the run (bytes, the refused document, page
 ///   events) is forgotten.
 ///
 /// The HTTP cache needs nothing: no page uses it (`prepare`).
 async fn empty(guarded: &mut GuardedPage, hold: &Hold) -> Result<(), String> {
     *guarded.state.loads.lock().expect("loads lock") = None;
-    let page = &guarded.page;
-    // Frozen: no task of the document runs any more, in any world (scripts
-    // turned off would stop the page's own, not the isolated world's timers).
-    page.execute(SetWebLifecycleStateParams::new(SetWebLifecycleStateState::Frozen))
-        .await
-        .map_err(|e| format!("freezing the page: {e}"))?;
-    guarded.frozen = true;
-    // Hidden already (frozen); minimized now, so that restoring the window
-    // is all it takes to show the page again (`thaw`).
-    set_window_state(&guarded.warm, page, &mut guarded.window, WindowState::Minimized).await?;
     guarded.state.handover.park().map_err(|refused| format!("parking the page: {refused}"))?;
+    let page = &guarded.page;
+    // Ended rather than frozen: with the renderer's frame kept across
+    // documents (browser.rs, `RenderDocument`), a frozen page's next
+    // navigation would never commit.
+    page.goto("about:blank").await.map_err(|e| format!("ending the page's document: {e}"))?;
+    guarded.state.handover.blanked().map_err(|refused| format!("parking the page: {refused}"))?;
     if !guarded.hold_installed {
         let script = AddScriptToEvaluateOnNewDocumentParams::builder().source(hold.script()).build()?;
         page.execute(script).await.map_err(|e| format!("the hold script: {e}"))?;
@@ -2028,7 +1926,7 @@ async fn empty(guarded: &mut GuardedPage, hold: &Hold) -> Result<(), String> {
     }
     let reach = std::mem::take(&mut *guarded.state.reach.lock().expect("reach lock"));
     guarded.left.absorb(reach);
-    // After the freeze: the document could otherwise register a worker or
+    // After the document is gone: it could otherwise register a worker or
     // add a history entry after these.
     let history = async {
         page.execute(ResetNavigationHistoryParams::default()).await.map(drop).map_err(|e| format!("history: {e}"))

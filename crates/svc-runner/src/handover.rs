@@ -19,16 +19,14 @@
 //! [`Handover::settle`]), tell the guard so through `releases` after the
 //! phase has moved: the guard judges those requests by the new phase.
 //!
-//! A page's round, when it is held (its next document within the origin
-//! it shows):
+//! A page's round:
 //!
 //! ```text
-//! Running --park--> Parked --answered--> Navigating --hold--> Held --release(Ok)--> Running
+//! Running --park--> Ending --blanked--> Parked --answered--> Navigating --hold--> Held --release(Ok)--> Running
 //! ```
 //!
-//! Around it: a URL of another origin or with a fragment ends the old
-//! document first (`begin`: Parked -> Ending, `blanked`: Ending ->
-//! Parked); a document whose hold script cannot make its request ends the
+//! (`park`: the run is over and its document is being ended with
+//! `about:blank`; `blanked`: it is.) Around it: a document whose hold script cannot make its request ends the
 //! page (`unheld`: Navigating -> Ending), so do failed clearings
 //! (`release(Err)`: Held -> Ending), an answer without a document (`end`)
 //! and a navigation that held no document (`settle`); a page whose
@@ -44,7 +42,8 @@ use tokio::sync::mpsc::UnboundedSender;
 pub enum Phase {
     /// A run, or a page that was never parked.
     Running,
-    /// Frozen since the last run ended; the next document's answer is awaited.
+    /// Showing `about:blank` since the last run's document was ended; the
+    /// next document's answer is awaited.
     Parked,
     /// The new document answered and is not yet held: the old document's
     /// unload handlers may run now. Nothing but the main document loads
@@ -54,7 +53,7 @@ pub enum Phase {
     /// The new document is held while the run clears: what its preload
     /// scanner asks for waits, the rest is refused.
     Held,
-    /// The old document is thawed to be ended with `about:blank`, or the
+    /// The last run's document is being ended with `about:blank`, or the
     /// clearings failed: nothing loads, not even a document.
     Ending,
 }
@@ -65,8 +64,7 @@ impl Phase {
     pub fn after(self, step: Step) -> Option<Phase> {
         use Phase::*;
         match (step, self) {
-            (Step::Park, Running) => Some(Parked),
-            (Step::EndFirst, Parked) => Some(Ending),
+            (Step::Park, Running) => Some(Ending),
             (Step::Blanked, Ending) => Some(Parked),
             (Step::Answered, Parked) => Some(Navigating),
             (Step::Hold, Navigating) => Some(Held),
@@ -81,9 +79,9 @@ impl Phase {
         }
     }
 
-    /// Whether the previous run's document may still be the page's
-    /// (frozen, or unloading while the next one commits and is held): only
-    /// the next main document may load.
+    /// Whether the page waits for its next document, or that document
+    /// commits and is held (the unload handlers of the document it
+    /// replaces may run then): only the next main document may load.
     pub fn unloading(self) -> bool {
         matches!(self, Phase::Parked | Phase::Navigating | Phase::Held)
     }
@@ -99,12 +97,10 @@ impl Phase {
 /// A change of phase, named for what makes it (who takes it, in brackets).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
-    /// (Run) The run is over and its page frozen: Running -> Parked.
+    /// (Run) The run is over: its document is ended with `about:blank`.
+    /// Running -> Ending.
     Park,
-    /// (Run) The next URL is of another origin or has a fragment: the old
-    /// document is thawed to be ended with `about:blank`. Parked -> Ending.
-    EndFirst,
-    /// (Run) `about:blank` shows: the page is navigated as a parked one.
+    /// (Run) `about:blank` shows: the page waits for its next run.
     /// Ending -> Parked.
     Blanked,
     /// (Guard) The main frame's next document answered (not a redirect,
@@ -151,9 +147,6 @@ pub enum Begin {
     Unparked,
     /// The page is parked and its next document will be held.
     Parked,
-    /// The page was parked and is now `Ending`: its old document is to be
-    /// ended with `about:blank` first, then [`Handover::blanked`].
-    EndsFirst,
 }
 
 /// A page's phase and every change of it (see the module's text).
@@ -189,25 +182,18 @@ impl Handover {
 
     // The run's steps.
 
-    /// The run is over and the page frozen (chromium.rs, `empty`):
-    /// `Running -> Parked`.
+    /// The run is over and its document is about to be ended (chromium.rs,
+    /// `empty`): `Running -> Ending`.
     pub fn park(&self) -> Result<(), Refused> {
         self.take(Step::Park).map(drop)
     }
 
-    /// A run's navigation starts: whether the page was parked, and whether
-    /// its old document is ended first (`ends_first`, for the URL: then
-    /// `Parked -> Ending`, in the same look at the phase).
-    pub fn begin(&self, ends_first: bool) -> Begin {
-        match ends_first {
-            true if self.take(Step::EndFirst).is_ok() => Begin::EndsFirst,
-            true => Begin::Unparked,
-            false if self.phase() == Phase::Parked => Begin::Parked,
-            false => Begin::Unparked,
-        }
+    /// A run's navigation starts: whether the page was parked (it moves nothing).
+    pub fn begin(&self) -> Begin {
+        if self.phase() == Phase::Parked { Begin::Parked } else { Begin::Unparked }
     }
 
-    /// The old document was ended with `about:blank`: `Ending -> Parked`.
+    /// The last run's document was ended with `about:blank`: `Ending -> Parked`.
     pub fn blanked(&self) -> Result<(), Refused> {
         self.take(Step::Blanked).map(drop)
     }
@@ -273,9 +259,8 @@ mod tests {
     use Phase::*;
 
     const PHASES: [Phase; 5] = [Running, Parked, Navigating, Held, Ending];
-    const STEPS: [Step; 11] = [
+    const STEPS: [Step; 10] = [
         Step::Park,
-        Step::EndFirst,
         Step::Blanked,
         Step::Answered,
         Step::Hold,
@@ -287,19 +272,25 @@ mod tests {
         Step::Run,
     ];
 
+    /// A run's page parked: its document ended, `about:blank` showing.
+    fn parked(page: &Handover) {
+        page.park().unwrap();
+        page.blanked().unwrap();
+    }
+
     /// A page in `phase` (reached through the protocol's own steps).
     fn page_in(phase: Phase) -> Handover {
         let page = Handover::new();
         let (releases, _) = tokio::sync::mpsc::unbounded_channel();
         match phase {
             Running => {}
-            Parked => page.park().unwrap(),
+            Parked => parked(&page),
             Navigating => {
-                page.park().unwrap();
+                parked(&page);
                 assert!(page.answered());
             }
             Held => {
-                page.park().unwrap();
+                parked(&page);
                 assert!(page.answered() && page.hold());
             }
             Ending => page.end(&releases),
@@ -311,8 +302,7 @@ mod tests {
     #[test]
     fn the_table_allows_these_steps_and_no_other() {
         let allowed = [
-            (Step::Park, Running, Parked),
-            (Step::EndFirst, Parked, Ending),
+            (Step::Park, Running, Ending),
             (Step::Blanked, Ending, Parked),
             (Step::Answered, Parked, Navigating),
             (Step::Hold, Navigating, Held),
@@ -354,7 +344,11 @@ mod tests {
         let (releases, mut released) = tokio::sync::mpsc::unbounded_channel();
         let page = Handover::new();
         page.park().unwrap();
-        assert_eq!(page.begin(false), Begin::Parked);
+        assert_eq!(page.phase(), Ending, "nothing loads while the document is ended");
+        assert!(!page.answered(), "not even a document");
+        assert_eq!(page.begin(), Begin::Unparked, "not parked until about:blank shows");
+        page.blanked().unwrap();
+        assert_eq!(page.begin(), Begin::Parked);
         assert_eq!(page.phase(), Parked, "begin alone moves nothing");
         assert!(page.answered());
         assert!(!page.answered(), "a second answer (a later document) is not the one awaited");
@@ -394,24 +388,11 @@ mod tests {
     }
 
     #[test]
-    fn another_origin_ends_the_old_document_first() {
-        let page = page_in(Parked);
-        assert_eq!(page.begin(true), Begin::EndsFirst);
-        assert_eq!(page.phase(), Ending, "nothing loads while it is ended");
-        assert!(!page.answered(), "not even a document");
-        page.blanked().unwrap();
-        assert_eq!(page.phase(), Parked, "then navigated as a parked page");
-        assert!(page.answered() && page.hold());
-    }
-
-    #[test]
     fn a_page_that_is_not_parked_begins_unparked_and_stays_as_it_is() {
         for phase in [Running, Navigating, Held, Ending] {
-            for ends_first in [false, true] {
-                let page = page_in(phase);
-                assert_eq!(page.begin(ends_first), Begin::Unparked, "{phase:?}");
-                assert_eq!(page.phase(), phase);
-            }
+            let page = page_in(phase);
+            assert_eq!(page.begin(), Begin::Unparked, "{phase:?}");
+            assert_eq!(page.phase(), phase);
         }
         assert_eq!(page_in(Running).blanked(), Err(Refused { step: Step::Blanked, phase: Running }));
     }

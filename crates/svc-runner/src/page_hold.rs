@@ -1,28 +1,25 @@
-//! How a warm page goes from one run of its scrap to the next without a
-//! document in between (docs/decisions.md, "Warm pages"; chromium.rs,
-//! `empty` and `navigate`):
+//! How a warm page goes from one run of its scrap to the next (docs/decisions.md,
+//! "Warm pages"; chromium.rs, `empty` and `navigate`):
 //!
 //! 1. **Parked.** When a run ends, the guard refuses every request and the
-//!    page is frozen (`Page.setWebLifecycleState`) and its window
-//!    minimized: the old document stays, but no task of it runs any more,
-//!    in any world and its workers
-//!    (turning scripts off, tried first, left the isolated world's timers
-//!    running: one wrote a cookie that reached the next run). Its service
-//!    workers are removed (one would answer the next document request) and
-//!    the tab's history is cleared.
-//! 2. **Navigating.** The next run navigates the frozen page and at the same
-//!    time clears the context's cookies (a cookie the old page set just
-//!    before it was frozen may have reached the jar after any earlier
+//!    page's document is ended with `about:blank`: no task of it runs any
+//!    more, in any world and its workers, and its unload handlers run then
+//!    (what they ask for is refused). Its service workers are removed (one
+//!    would answer the next document request) and the tab's history is
+//!    cleared. The page stays in the renderer of the origin it showed.
+//!    (Until 2026-11-29 the document was frozen instead and navigated
+//!    frozen; that needs Chromium's `RenderDocument`, a new frame in the
+//!    renderer per document, which browser.rs turns off: docs/decisions.md.)
+//! 2. **Navigating.** The next run navigates the page and at the same time
+//!    clears the context's cookies (a cookie the old document set just
+//!    before it was ended may have reached the jar after any earlier
 //!    clearing); the guard lets the document request go once that is done.
 //!    When the main frame's document answers (not a redirect), the guard
 //!    reads the cookie jar (what this navigation's answers set) before that
-//!    document commits. At the commit the old document's unload handlers
-//!    run (frozen or not: the page goes on held only within the origin it
-//!    shows, so in the same renderer, [`ends_first`]). Until the clearings are done the
-//!    guard lets nothing else go at once: what the new document's preload
-//!    scanner asks for waits for them ([`waits_for_the_hold`]), anything
-//!    else (the old document's beacons) is refused. While the page is
-//!    parked, only the main document's request goes.
+//!    document commits. Until the clearings are done the guard lets nothing
+//!    else go at once: what the new document's preload scanner asks for
+//!    waits for them ([`waits_for_the_hold`]), anything else is refused.
+//!    While the page is parked, only the main document's request goes.
 //! 3. **Held.** The new document's first script (this module's
 //!    [`Hold::script`], put on the page's documents when it is first parked)
 //!    asks for [`Hold::path`] synchronously: the guard holds that request
@@ -31,18 +28,15 @@
 //!    what it read, then answers [`CLEARED`]; the script empties the
 //!    document's `localStorage` and `sessionStorage` (the renderer may have
 //!    cached them) and `window.name` before any of the page's own scripts
-//!    start. Before answering, and while the clearings run, the run makes
-//!    the page active and visible again (freezing hid it; its window,
-//!    minimized when the page was parked, is restored), so the document's
-//!    first script already sees it visible. (DevTools commands that the
-//!    renderer must run, such as `Emulation`, would wait for the held
-//!    thread: only browser-side ones are sent while it is held.)
+//!    start. (DevTools commands that the renderer must run, such as
+//!    `Emulation`, would wait for the held thread: only browser-side ones
+//!    are sent while it is held.)
 //!
-//! A document that is never held (no commit: the old one is still there)
-//! is ended with `about:blank` and the page emptied as a whole before the
-//! run reads it (`Phase::Ending` meanwhile: nothing loads); a URL with a
-//! fragment, or of another origin than the one the page shows, gets
-//! `about:blank` first ([`ends_first`]). A document that commits
+//! A document that is never held (no commit: `about:blank` is still there)
+//! is ended with `about:blank` again and the page emptied as a whole before
+//! the run reads it (`Phase::Ending` meanwhile: nothing loads). The parked
+//! page shows no document of an earlier run, so any URL (another origin's,
+//! one with a fragment) is navigated to the same way. A document that commits
 //! but whose hold script cannot make its request says so ([`UNHELD`]): it
 //! was not emptied, so the run starts again in a context of its own, and
 //! so do the scrap's later runs. Pages bypass Content-Security-Policy
@@ -156,17 +150,6 @@ pub fn without_sync_xhr_ban(name: &str, value: &str) -> Option<String> {
     Some(kept.iter().map(|m| m.trim()).collect::<Vec<_>>().join(if separator == ',' { ", " } else { "; " }))
 }
 
-/// Whether a parked page's old document, showing `shown` (the origin of
-/// its last top-level document, if known), is ended with `about:blank`
-/// before the page goes to `target`, rather than held: a URL with a
-/// fragment would be a navigation within a document already showing it,
-/// and a document of another origin may get another renderer, where the
-/// old document's unload handlers run after the new one commits, with
-/// nothing to tell their requests from its own.
-pub fn ends_first(shown: Option<&str>, target: &url::Url) -> bool {
-    target.fragment().is_some() || shown != Some(target.origin().ascii_serialization().as_str())
-}
-
 /// A top-level document's response headers with [`without_sync_xhr_ban`]
 /// applied (a policy left empty goes), or `None` when none forbids what
 /// the hold needs.
@@ -269,19 +252,6 @@ mod tests {
         let request = url::Url::parse(&format!("https://example.com{}", hold.path)).unwrap();
         assert!(hold.is_hold(&request) && !is_unheld_signal(&request));
         assert!(hold.script().contains("sendBeacon"));
-    }
-
-    #[test]
-    fn a_page_goes_on_held_only_within_the_origin_it_shows() {
-        let url = |u: &str| url::Url::parse(u).unwrap();
-        let shown = Some("http://127.0.0.1:8080");
-        assert!(!ends_first(shown, &url("http://127.0.0.1:8080/state")));
-        assert!(!ends_first(shown, &url("http://127.0.0.1:8080/other?page=2")));
-        assert!(ends_first(shown, &url("http://127.0.0.1:8080/state#top")), "a fragment");
-        assert!(ends_first(shown, &url("http://localhost:8080/state")), "another site");
-        assert!(ends_first(shown, &url("http://127.0.0.1:8081/state")), "another origin");
-        assert!(ends_first(shown, &url("https://127.0.0.1:8080/state")), "another scheme");
-        assert!(ends_first(None, &url("http://127.0.0.1:8080/state")), "nothing known");
     }
 
     #[test]
