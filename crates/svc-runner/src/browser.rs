@@ -88,7 +88,11 @@ pub const ARGS: &[&str] = &[
     // (docs/benchmarks.md, "The renderer's frame kept across documents").
     // Process isolation is unchanged: another site still gets another
     // renderer, and a context never shares one.
-    "disable-features=TranslateUI,Translate,MediaRouter,OptimizationHints,WebUIOmniboxPopup,WebUIOmniboxAimPopup,SpareRendererForSitePerProcess,RenderDocument",
+    // `BackForwardCache` off: no run goes back in its history (cleared
+    // after every run), and to keep a page for it Chromium's full browser
+    // moves a navigation that follows `about:blank` (a parked page's) to a
+    // new renderer, so warm pages would never keep theirs there.
+    "disable-features=TranslateUI,Translate,MediaRouter,OptimizationHints,WebUIOmniboxPopup,WebUIOmniboxAimPopup,SpareRendererForSitePerProcess,RenderDocument,BackForwardCache",
 ];
 
 /// Which of the two browsers a run needs: whether its pages may load web
