@@ -14,14 +14,19 @@
 //! on every new document). Each page serves `--runs / --concurrency` runs
 //! in a row: navigate, find the world, evaluate the extraction, empty.
 //! Some variants leave the old document alive and are not isolated: they
-//! measure what a step costs, not a design. `freeze-hold` is the shipped
-//! design's DevTools steps (svc also clears cookies before the navigation
-//! and reads the jar at the answer) and `scripts-off-hold` its first,
-//! dropped version (docs/decisions.md, "Warm pages"); `freeze-hold-hidden`,
+//! measure what a step costs, not a design. `svc` is the shipped design's
+//! DevTools steps (`about:blank` at parking, the next document held; svc
+//! also clears cookies before the navigation and reads the jar at the
+//! answer), `blank-clear` the design before the hold, `freeze-hold` the
+//! design from 2026-11-25 to 2026-11-29 (run with Chromium's
+//! `RenderDocument` back on: a frozen page's next document needs it) and
+//! `scripts-off-hold` its first, dropped version (docs/decisions.md, "Warm
+//! pages" and "A warm page's document is ended at parking"); `freeze-hold-hidden`,
 //! `freeze-hold-front` and `freeze-shown-hold` price ways of showing the
 //! page again. `--probe` shows what the state page finds in four runs of a
 //! page emptied as `freeze-hold`, `freeze-hold-front`, `freeze-shown-hold`
-//! and `scripts-off-hold` do.
+//! and `scripts-off-hold` do (and what the old document still does after
+//! it was emptied: `svc` leaves none to ask).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -76,8 +81,12 @@ struct Args {
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Empty {
-    /// svc today: `about:blank`, then cookies, storage, history, name.
+    /// svc until 2026-11-25: `about:blank`, then cookies, storage, history, name.
     BlankThenClear,
+    /// svc since 2026-11-29: `about:blank` at parking, cleared; the next
+    /// document's first script waits as in `FreezeHold`, while what the
+    /// old document's unload handlers wrote is cleared again.
+    BlankHold,
     /// The clearings with the old document alive (not isolated).
     ClearOnly,
     /// `about:blank` alone.
@@ -92,7 +101,8 @@ enum Empty {
     FrozenThenClear,
     /// Frozen while parked, cleared; the next navigation commits frozen,
     /// its document's first script (a synchronous request the guard
-    /// holds) waits until the page is active and shown again.
+    /// holds) waits until the page is active and shown again (svc from
+    /// 2026-11-25 to 2026-11-29).
     FreezeHold,
     /// `FreezeHold` without showing the page again (it stays hidden: prices the showing).
     FreezeHoldHidden,
@@ -108,11 +118,27 @@ enum Empty {
 }
 
 impl Empty {
+    /// Whether a parked page is frozen and navigated frozen: that needs
+    /// Chromium's `RenderDocument`, which svc's flags turn off (a frozen
+    /// page's next document would never commit), so these variants get it
+    /// back (`launch`).
+    fn freezes(self) -> bool {
+        matches!(
+            self,
+            Empty::FrozenThenClear
+                | Empty::FreezeHold
+                | Empty::FreezeHoldHidden
+                | Empty::FreezeHoldFront
+                | Empty::FreezeShownHold
+        )
+    }
+
     /// Whether the next document is held by its first script.
     fn holds(self) -> bool {
         matches!(
             self,
-            Empty::FreezeHold
+            Empty::BlankHold
+                | Empty::FreezeHold
                 | Empty::FreezeHoldHidden
                 | Empty::FreezeShownHold
                 | Empty::FreezeHoldFront
@@ -133,7 +159,8 @@ struct Variant {
 }
 
 const VARIANTS: &[Variant] = &[
-    Variant { name: "svc", empty: Empty::BlankThenClear, world_on_new_documents: true, network_events: true },
+    Variant { name: "svc", empty: Empty::BlankHold, world_on_new_documents: true, network_events: true },
+    Variant { name: "blank-clear", empty: Empty::BlankThenClear, world_on_new_documents: true, network_events: true },
     Variant { name: "clear-only", empty: Empty::ClearOnly, world_on_new_documents: true, network_events: true },
     Variant { name: "blank-only", empty: Empty::BlankOnly, world_on_new_documents: true, network_events: true },
     Variant { name: "nothing", empty: Empty::Nothing, world_on_new_documents: true, network_events: true },
@@ -237,6 +264,8 @@ struct WarmPage {
         tokio::sync::mpsc::UnboundedReceiver<chromiumoxide::cdp::browser_protocol::fetch::RequestId>,
     >,
     frozen: std::sync::atomic::AtomicBool,
+    /// Ended with `about:blank` at parking (`BlankHold`): cleared at the hold.
+    blanked: std::sync::atomic::AtomicBool,
     /// How the page is emptied (and so how a frozen page is shown at the hold).
     empty: Empty,
     window: std::sync::Mutex<Option<chromiumoxide::cdp::browser_protocol::browser::WindowId>>,
@@ -324,6 +353,7 @@ async fn open(browser: &Browser, variant: Variant, origin: &str) -> Result<WarmP
         origin: origin.to_string(),
         ready: tokio::sync::Mutex::new(ready_rx),
         frozen: false.into(),
+        blanked: false.into(),
         empty: variant.empty,
         window: std::sync::Mutex::new(None),
         scripts_off,
@@ -391,7 +421,8 @@ async fn navigate_held(browser: &Browser, warm: &WarmPage, url: &str) -> Result<
         }
         _ => {}
     }
-    if was_frozen {
+    let was_blanked = warm.blanked.swap(false, std::sync::atomic::Ordering::SeqCst);
+    if was_frozen || was_blanked {
         // What the old document's unload handlers wrote, at the commit (not
         // `window.name`: the document is blocked in the hold script, which
         // empties it itself).
@@ -483,6 +514,20 @@ async fn empty(browser: &Browser, warm: &WarmPage, how: Empty) -> Result<()> {
             c?;
             Ok(())
         }
+        Empty::BlankHold => {
+            page.goto("about:blank").await?;
+            warm.blanked.store(true, std::sync::atomic::Ordering::SeqCst);
+            let cookies = ClearCookiesParams::builder().browser_context_id(warm.context.clone()).build();
+            let (a, b, c) = tokio::join!(
+                browser.execute(cookies),
+                page.execute(ResetNavigationHistoryParams::default()),
+                page.execute(ClearDataForOriginParams::new(warm.origin.clone(), "all")),
+            );
+            a?;
+            b?;
+            c?;
+            Ok(())
+        }
         Empty::FreezeHold | Empty::FreezeHoldHidden | Empty::FreezeShownHold | Empty::FreezeHoldFront => {
             page.execute(SetWebLifecycleStateParams::new(SetWebLifecycleStateState::Frozen)).await?;
             if how == Empty::FreezeShownHold {
@@ -519,14 +564,20 @@ struct Launched {
     _profile: tempfile::TempDir,
 }
 
-async fn launch(args: &Args, request_timeout: Duration) -> Result<Launched> {
+/// svc's Chromium; with `render_document`, with Chromium's `RenderDocument`
+/// left on (see [`Empty::freezes`]).
+async fn launch(args: &Args, request_timeout: Duration, render_document: bool) -> Result<Launched> {
     let profile = tempfile::Builder::new().prefix("warm-bench-chromium-").tempdir()?;
+    let flag = |a: &&str| {
+        let a = a.to_string();
+        if render_document && a.starts_with("disable-features=") { a.replace(",RenderDocument", "") } else { a }
+    };
     let config = BrowserConfig::builder()
         .chrome_executable(&args.chromium)
         .no_sandbox()
         .user_data_dir(profile.path())
         .disable_default_args()
-        .args(svc_runner::browser::ARGS.iter().map(|a| a.to_string()))
+        .args(svc_runner::browser::ARGS.iter().map(flag))
         .launch_timeout(Duration::from_secs(30))
         .request_timeout(request_timeout)
         .viewport(None)
@@ -538,7 +589,8 @@ async fn launch(args: &Args, request_timeout: Duration) -> Result<Launched> {
 }
 
 async fn measure(args: &Args, variant: Variant, url: &str) -> Result<Measured> {
-    let Launched { browser, handler, _profile } = launch(args, Duration::from_secs(60)).await?;
+    let Launched { browser, handler, _profile } =
+        launch(args, Duration::from_secs(60), variant.empty.freezes()).await?;
     let browser = Arc::new(browser);
     let origin = url.trim_end_matches("/items").to_string();
     let mut pages = Vec::new();
@@ -601,7 +653,7 @@ async fn probe_hold(args: &Args, items_url: &str, how: Empty) -> Result<()> {
     println!("{how:?}");
     let url = items_url.replace("/items", "/state");
     let origin = items_url.trim_end_matches("/items").to_string();
-    let Launched { mut browser, handler, _profile } = launch(args, Duration::from_secs(10)).await?;
+    let Launched { mut browser, handler, _profile } = launch(args, Duration::from_secs(10), how.freezes()).await?;
     let variant = *VARIANTS.iter().find(|v| v.empty == how).unwrap();
     let warm = open(&browser, variant, &origin).await?;
     for round in 0..4 {
