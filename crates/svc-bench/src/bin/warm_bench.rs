@@ -481,6 +481,22 @@ async fn clear(browser: &Browser, warm: &WarmPage) -> Result<()> {
     Ok(())
 }
 
+/// What the held variants clear when a page is parked: the cookies, the
+/// history and the origin's storage, at the same time.
+async fn clear_parked(browser: &Browser, warm: &WarmPage) -> Result<()> {
+    let page = &warm.page;
+    let cookies = ClearCookiesParams::builder().browser_context_id(warm.context.clone()).build();
+    let (a, b, c) = tokio::join!(
+        browser.execute(cookies),
+        page.execute(ResetNavigationHistoryParams::default()),
+        page.execute(ClearDataForOriginParams::new(warm.origin.clone(), "all")),
+    );
+    a?;
+    b?;
+    c?;
+    Ok(())
+}
+
 async fn empty(browser: &Browser, warm: &WarmPage, how: Empty) -> Result<()> {
     let page = &warm.page;
     match how {
@@ -503,30 +519,12 @@ async fn empty(browser: &Browser, warm: &WarmPage, how: Empty) -> Result<()> {
             page.execute(SetScriptExecutionDisabledParams::new(true)).await?;
             warm.scripts_off.store(true, std::sync::atomic::Ordering::SeqCst);
             warm.parked_off.store(true, std::sync::atomic::Ordering::SeqCst);
-            let cookies = ClearCookiesParams::builder().browser_context_id(warm.context.clone()).build();
-            let (a, b, c) = tokio::join!(
-                browser.execute(cookies),
-                page.execute(ResetNavigationHistoryParams::default()),
-                page.execute(ClearDataForOriginParams::new(warm.origin.clone(), "all")),
-            );
-            a?;
-            b?;
-            c?;
-            Ok(())
+            clear_parked(browser, warm).await
         }
         Empty::BlankHold => {
             page.goto("about:blank").await?;
             warm.blanked.store(true, std::sync::atomic::Ordering::SeqCst);
-            let cookies = ClearCookiesParams::builder().browser_context_id(warm.context.clone()).build();
-            let (a, b, c) = tokio::join!(
-                browser.execute(cookies),
-                page.execute(ResetNavigationHistoryParams::default()),
-                page.execute(ClearDataForOriginParams::new(warm.origin.clone(), "all")),
-            );
-            a?;
-            b?;
-            c?;
-            Ok(())
+            clear_parked(browser, warm).await
         }
         Empty::FreezeHold | Empty::FreezeHoldHidden | Empty::FreezeShownHold | Empty::FreezeHoldFront => {
             page.execute(SetWebLifecycleStateParams::new(SetWebLifecycleStateState::Frozen)).await?;
@@ -534,16 +532,7 @@ async fn empty(browser: &Browser, warm: &WarmPage, how: Empty) -> Result<()> {
                 show(browser, warm).await?;
             }
             warm.frozen.store(true, std::sync::atomic::Ordering::SeqCst);
-            let cookies = ClearCookiesParams::builder().browser_context_id(warm.context.clone()).build();
-            let (a, b, c) = tokio::join!(
-                browser.execute(cookies),
-                page.execute(ResetNavigationHistoryParams::default()),
-                page.execute(ClearDataForOriginParams::new(warm.origin.clone(), "all")),
-            );
-            a?;
-            b?;
-            c?;
-            Ok(())
+            clear_parked(browser, warm).await
         }
     }
 }
