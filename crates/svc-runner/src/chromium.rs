@@ -312,8 +312,10 @@ struct PageState {
     /// Where the page is between two runs of its scrap, and every change
     /// of it (handover.rs): nothing else writes the phase.
     handover: Handover,
-    /// The origin of the last top-level document the guard let go (none
-    /// after `about:blank`): a warm page is held only within it.
+    /// The origin of the last top-level document the guard let go, kept
+    /// while the page is parked on `about:blank` (none after the
+    /// `about:blank` of a document that was not held): the renderer's
+    /// site, by which a parked page is offered to its organization's runs.
     shown: std::sync::Mutex<Option<String>>,
     /// The context's cookies when the next document answered, before it
     /// committed (theirs and their redirects' included): what the cookie
