@@ -76,7 +76,7 @@ use tokio::sync::Mutex;
 use crate::browser::{BrowserPool, Fonts, WarmBrowser};
 use crate::egress_proxy::{ANSWER_HEADER, EgressProxy, EgressStats};
 use crate::first_navigation::{FirstNavigation, Hop};
-use crate::handover::{Begin, Handover, Phase};
+use crate::handover::{Handover, Phase};
 use crate::net_guard;
 use crate::page_hold::{self, Hold};
 use crate::page_seats::{Seat, Seats};
@@ -1635,8 +1635,9 @@ async fn navigate(guarded: &mut GuardedPage, url: &str) -> Result<(), String> {
     answer_stale_holds(guarded).await;
     // A parked page shows `about:blank` (`empty`): whatever the URL (another
     // origin's, one with a fragment), nothing of the old document is left
-    // to run when the new one commits.
-    let parked = guarded.state.handover.begin() == Begin::Parked;
+    // to run when the new one commits. A page never parked (new, or left
+    // unparked by its last run) has nothing to clear.
+    let parked = guarded.state.handover.phase() == Phase::Parked;
     if parked {
         clear_cookies_first(guarded);
     }

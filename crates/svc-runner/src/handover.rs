@@ -139,16 +139,6 @@ impl fmt::Display for Refused {
     }
 }
 
-/// How a run's navigation starts ([`Handover::begin`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Begin {
-    /// The page was not parked (a new page, or one a run of its scrap
-    /// left without parking it): nothing to clear.
-    Unparked,
-    /// The page is parked and its next document will be held.
-    Parked,
-}
-
 /// A page's phase and every change of it (see the module's text).
 #[derive(Debug)]
 pub struct Handover {
@@ -186,11 +176,6 @@ impl Handover {
     /// `empty`): `Running -> Ending`.
     pub fn park(&self) -> Result<(), Refused> {
         self.take(Step::Park).map(drop)
-    }
-
-    /// A run's navigation starts: whether the page was parked (it moves nothing).
-    pub fn begin(&self) -> Begin {
-        if self.phase() == Phase::Parked { Begin::Parked } else { Begin::Unparked }
     }
 
     /// The last run's document was ended with `about:blank`: `Ending -> Parked`.
@@ -346,10 +331,8 @@ mod tests {
         page.park().unwrap();
         assert_eq!(page.phase(), Ending, "nothing loads while the document is ended");
         assert!(!page.answered(), "not even a document");
-        assert_eq!(page.begin(), Begin::Unparked, "not parked until about:blank shows");
         page.blanked().unwrap();
-        assert_eq!(page.begin(), Begin::Parked);
-        assert_eq!(page.phase(), Parked, "begin alone moves nothing");
+        assert_eq!(page.phase(), Parked, "parked once about:blank shows");
         assert!(page.answered());
         assert!(!page.answered(), "a second answer (a later document) is not the one awaited");
         assert!(page.hold());
@@ -388,13 +371,10 @@ mod tests {
     }
 
     #[test]
-    fn a_page_that_is_not_parked_begins_unparked_and_stays_as_it_is() {
-        for phase in [Running, Navigating, Held, Ending] {
-            let page = page_in(phase);
-            assert_eq!(page.begin(), Begin::Unparked, "{phase:?}");
-            assert_eq!(page.phase(), phase);
+    fn only_a_page_being_ended_is_blanked() {
+        for phase in [Running, Parked, Navigating, Held] {
+            assert_eq!(page_in(phase).blanked(), Err(Refused { step: Step::Blanked, phase }));
         }
-        assert_eq!(page_in(Running).blanked(), Err(Refused { step: Step::Blanked, phase: Running }));
     }
 
     #[test]
