@@ -22,6 +22,14 @@ use crate::traits::{
 use crate::usage_records::{costs_json, meter_json};
 use crate::{Result, StoreError};
 
+/// A queueing that failed on a unique key: the history row's id was taken.
+fn history_row_conflict(e: StoreError) -> StoreError {
+    match e {
+        StoreError::Database(e) => conflict_on_unique(e, "history row"),
+        other => other,
+    }
+}
+
 /// Whether a row's `containers` (`,a,b,`) include the container `$3`,
 /// escaped for `LIKE` (`escape_like`). The pattern is built in SQL,
 /// not bound whole: SQLite compiles a statement with `column LIKE ?` for
@@ -87,13 +95,8 @@ where
         activity: &Activity,
     ) -> Result<()> {
         // One round trip on SQLite, `BEGIN` and `COMMIT` included (`batch.rs`).
-        let mut batch = Batch::transaction();
-        Self::push_queued_run(&mut batch, row, containers, param);
-        Self::push_activities(batch.statement(), &[activity]);
-        batch.commit(&self.pool).await.map_err(|e| match e {
-            StoreError::Database(e) => conflict_on_unique(e, "history row"),
-            other => other,
-        })
+        let queued = QueuedRun { row, containers, param, activity };
+        Self::enqueue_batch(queued).commit(&self.pool).await.map_err(history_row_conflict)
     }
 
     async fn enqueue_claimed_run(
@@ -102,12 +105,10 @@ where
         worker_id: &str,
         lease_until: DateTime<Utc>,
     ) -> Result<ClaimedRun> {
-        let QueuedRun { row, containers, param, activity } = queued;
+        let row = queued.row;
         // The enqueue's batch, then the claim of that entry (as a worker's
         // claim takes it), all in one round trip on SQLite.
-        let mut batch = Batch::transaction();
-        Self::push_queued_run(&mut batch, row, containers, param);
-        Self::push_activities(batch.statement(), &[activity]);
+        let mut batch = Self::enqueue_batch(queued);
         batch
             .statement()
             .push("UPDATE run_queue SET state = 'running', worker_id = ")
@@ -117,10 +118,7 @@ where
             .push(", attempts = attempts + 1 WHERE history_id = ")
             .push_bind(row.id.to_string())
             .push(concatcp!(" RETURNING ", CLAIM_COLUMNS));
-        let rows = batch.commit_returning(&self.pool).await.map_err(|e| match e {
-            StoreError::Database(e) => conflict_on_unique(e, "history row"),
-            other => other,
-        })?;
+        let rows = batch.commit_returning(&self.pool).await.map_err(history_row_conflict)?;
         match rows.as_deref() {
             Some([claimed]) => ClaimRecord::from_row(claimed)?.into_claim(worker_id),
             _ => Err(StoreError::Corrupt(format!("claiming run {} as it was queued answered no row", row.id))),
@@ -436,10 +434,20 @@ where
     str: Type<DB>,
     usize: ColumnIndex<DB::Row>,
 {
-    /// The tier a finished run used: the scrap's `lastTierChangeAt` for any
-    /// tier but `tier0`, and the host's remembered tier (one more run in a
-    /// row on the same tier, or the new tier with one run).
-    /// What a run's tier note changes (none, one, two or three statements).
+    /// What a run's queueing writes, as a transaction of its own: the
+    /// pending history row, its queue entry and the activity.
+    fn enqueue_batch(queued: QueuedRun<'_>) -> Batch<DB> {
+        let QueuedRun { row, containers, param, activity } = queued;
+        let mut batch = Batch::transaction();
+        Self::push_queued_run(&mut batch, row, containers, param);
+        Self::push_activities(batch.statement(), &[activity]);
+        batch
+    }
+
+    /// The tier a finished run used (none, one, two or three statements):
+    /// the scrap's `lastTierChangeAt` for any tier but `tier0`, and the
+    /// host's remembered tier (one more run in a row on the same tier, or
+    /// the new tier with one run).
     fn push_tier_note(batch: &mut Batch<DB>, claim: &ClaimedRun, note: &TierNote) {
         let org = claim.organization_id.to_string();
         if note.tier != 0 {
