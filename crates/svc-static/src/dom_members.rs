@@ -4,8 +4,9 @@
 //! use.
 //!
 //! A run starts from a realm as built (nothing of a run may be visible to the
-//! next; `realm.rs` copies the realm back before each run), and building ~400 properties and the ~600 JavaScript functions behind them
-//! was most of a run's CPU (docs/benchmarks.md, issue 36 part 3). Here each
+//! next; `realm.rs` copies the realm back before each run), and building ~400
+//! properties and the ~600 JavaScript functions behind them was most of a
+//! run's CPU (docs/benchmarks.md, issue 36 part 3). Here each
 //! prototype gets its properties from the tables: a method is a C function
 //! QuickJS creates only when the property is first read (a
 //! `JS_SetPropertyFunctionList` entry), an accessor a pair of C functions.
