@@ -3,7 +3,7 @@
 use sqlx::Postgres;
 use sqlx::postgres::{PgPoolOptions, PgQueryResult};
 
-use crate::sql::{Dialect, Readers, RowsAffected, SqlStore};
+use crate::sql::{Dialect, Readers, RowsAffected, SqlStore, Writers};
 
 pub type PostgresStore = SqlStore<Postgres>;
 
@@ -15,7 +15,7 @@ impl PostgresStore {
             PgPoolOptions::new().max_connections(16).acquire_timeout(settings.acquire_timeout).connect(url).await?;
         crate::migrations::postgres().run(&pool).await?;
         // No readers: the pool's ping on release finds a broken connection.
-        Ok(SqlStore::new(pool, Readers::none(), sealer))
+        Ok(SqlStore::new(Writers::Pool(pool), Readers::none(), sealer))
     }
 }
 

@@ -5,10 +5,10 @@ use std::str::FromStr;
 use std::sync::Once;
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteQueryResult, SqliteSynchronous};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteQueryResult, SqliteSynchronous};
 use sqlx::{ConnectOptions, Sqlite};
 
-use crate::sql::{Dialect, Readers, RowsAffected, SqlStore};
+use crate::sql::{Dialect, Readers, RowsAffected, SqlStore, Writers};
 use crate::wal_checkpoints::{Checkpointer, WRITER_BACKSTOP_PAGES};
 
 pub type SqliteStore = SqlStore<Sqlite>;
@@ -19,17 +19,15 @@ pub type SqliteStore = SqlStore<Sqlite>;
 /// waits for one.
 const READERS: usize = 4;
 
-/// The pool's connections: one, the writer. SQLite lets one connection
-/// write at a time anyway; and in WAL mode a connection drops its whole
-/// page cache when another one wrote since its last statement, so with
-/// several writers nearly every statement read its pages again (the pool
-/// had 8: 1.3-1.5 ms more CPU per static run end to end, docs/benchmarks.md).
-/// With one, the writes queue in the pool, woken in order, instead of in
-/// SQLite's busy handler, whose retries sleep. The hot reads and the lists
-/// go to the readers, not behind the writes; the other reads stay on the
-/// writer, whose cache no other connection invalidates.
-const WRITERS: u32 = 1;
-
+/// The writer: one connection, lent to one write at a time (`sql/writer.rs`).
+/// SQLite lets one connection write at a time anyway; and in WAL mode a
+/// connection drops its whole page cache when another one wrote since its
+/// last statement, so with several writers nearly every statement read its
+/// pages again (a pool of 8: 1.3-1.5 ms more CPU per static run end to end,
+/// docs/benchmarks.md). With one, the writes queue for it, in order,
+/// instead of in SQLite's busy handler, whose retries sleep. The hot reads
+/// and the lists go to the readers, not behind the writes; the other reads
+/// stay on the writer, whose cache no other connection invalidates.
 impl SqliteStore {
     /// Opens (creating file and folder if needed) and migrates `sqlite://path`.
     pub async fn open(url: &str, sealer: crate::Sealer, settings: crate::PoolSettings) -> crate::Result<Self> {
@@ -46,22 +44,19 @@ impl SqliteStore {
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true)
             .pragma("wal_autocheckpoint", WRITER_BACKSTOP_PAGES.to_string());
-        let pool = SqlitePoolOptions::new()
-            .max_connections(WRITERS)
-            .min_connections(1)
-            .acquire_timeout(settings.acquire_timeout)
-            // A ping per acquire is a round-trip to the connection thread; a broken
-            // SQLite file connection is not something a ping would repair.
-            .test_before_acquire(false)
-            .connect_with(options.clone())
-            .await?;
-        crate::migrations::sqlite().run(&pool).await?;
+        let writers = Writers::kept(options.clone(), settings.acquire_timeout).await?;
+        let mut writer = writers.acquire().await?;
+        // `run` over a borrowed connection makes this future `Send` for one
+        // lifetime only (rustc's "`Acquire` is not general enough");
+        // `run_direct` is what sqlx's `run` calls, and says so.
+        crate::migrations::sqlite().run_direct(None, &mut *writer, false).await?;
+        drop(writer);
         let mut readers = Vec::with_capacity(READERS);
         for _ in 0..READERS {
             readers.push(options.connect().await?);
         }
         let checkpoints = Checkpointer::connect(&options).await?.spawn();
-        Ok(SqlStore::new(pool, Readers::of(readers), sealer).with_checkpoints(checkpoints))
+        Ok(SqlStore::new(writers, Readers::of(readers), sealer).with_checkpoints(checkpoints))
     }
 }
 

@@ -152,13 +152,13 @@ mod tests {
 
     /// Rows written through the store's writer.
     async fn write_rows(store: &crate::SqliteStore, n: usize) {
-        let pool = store.pool();
-        sqlx::query("CREATE TABLE IF NOT EXISTS t (n INTEGER, pad TEXT)").execute(pool).await.unwrap();
+        let mut writer = store.writer().await.unwrap();
+        sqlx::query("CREATE TABLE IF NOT EXISTS t (n INTEGER, pad TEXT)").execute(&mut *writer).await.unwrap();
         for i in 0..n {
             sqlx::query("INSERT INTO t (n, pad) VALUES ($1, $2)")
                 .bind(i as i64)
                 .bind("x".repeat(500))
-                .execute(pool)
+                .execute(&mut *writer)
                 .await
                 .unwrap();
         }
@@ -168,7 +168,8 @@ mod tests {
     async fn a_step_copies_the_log_into_the_database_file_and_the_writer_only_backstops() {
         let db = TestDb::sqlite();
         let store = open(&db).await;
-        let (backstop,): (i64,) = sqlx::query_as("PRAGMA wal_autocheckpoint").fetch_one(store.pool()).await.unwrap();
+        let (backstop,): (i64,) =
+            sqlx::query_as("PRAGMA wal_autocheckpoint").fetch_one(&mut *store.writer().await.unwrap()).await.unwrap();
         assert_eq!(backstop, i64::from(WRITER_BACKSTOP_PAGES), "the writer checkpoints only past the backstop");
         write_rows(&store, 50).await;
 

@@ -95,7 +95,7 @@ where
         let row: Option<UserWithHashRecord> =
             sqlx::query_as(concatcp!("SELECT ", columns::USER, ", password_hash FROM users WHERE email = $1"))
                 .bind(email)
-                .fetch_optional(&self.pool)
+                .fetch_optional(&mut *self.writer().await?)
                 .await?;
         row.map(|r| Ok((User::try_from(r.user)?, r.password_hash))).transpose()
     }
@@ -118,7 +118,7 @@ where
             sqlx::query_as("SELECT password_hash FROM users WHERE id IN (SELECT user_id FROM memberships WHERE organization_id = $1) AND id = $2")
                 .bind(org.to_string())
                 .bind(user.to_string())
-                .fetch_optional(&self.pool)
+                .fetch_optional(&mut *self.writer().await?)
                 .await?;
         Ok(row.map(|(hash,)| hash))
     }
@@ -161,7 +161,7 @@ where
             .bind(org.to_string())
             .bind(user.to_string())
             .bind(email)
-            .execute(&self.pool)
+            .execute(&mut *self.writer().await?)
             .await
             .map_err(|e| conflict_on_unique(e, "email"))?;
         Ok(done.rows_affected() == 1)
@@ -171,7 +171,7 @@ where
         let row: Option<OrganizationRecord> =
             sqlx::query_as(concatcp!("SELECT ", columns::ORGANIZATION, " FROM organizations WHERE id = $1"))
                 .bind(org.to_string())
-                .fetch_optional(&self.pool)
+                .fetch_optional(&mut *self.writer().await?)
                 .await?;
         row.map(Organization::try_from).transpose()
     }
@@ -184,7 +184,7 @@ where
         .bind(org.to_string())
         .bind(plan.as_str())
         .bind(millis(Utc::now()))
-        .execute(&self.pool)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -203,7 +203,7 @@ where
         let mut probe = QueryBuilder::<DB>::new("SELECT id");
         push_due(&mut probe, week, units);
         probe.push(" LIMIT 1");
-        if probe.build_query_scalar::<String>().fetch_optional(&self.pool).await?.is_none() {
+        if probe.build_query_scalar::<String>().fetch_optional(&mut *self.writer().await?).await?.is_none() {
             return Ok(vec![]);
         }
 
@@ -286,7 +286,7 @@ where
             .bind(org.to_string())
             .bind(user.to_string())
             .bind(is_admin)
-            .execute(&self.pool)
+            .execute(&mut *self.writer().await?)
             .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -296,7 +296,7 @@ where
             sqlx::query_as("UPDATE organizations SET balance = balance + $2 WHERE id = $1 RETURNING balance")
                 .bind(org.to_string())
                 .bind(units)
-                .fetch_optional(&self.pool)
+                .fetch_optional(&mut *self.writer().await?)
                 .await?;
         Ok(row.map(|(b,)| b))
     }
@@ -305,10 +305,12 @@ where
         sqlx::query("INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING")
             .bind(key)
             .bind(value)
-            .execute(&self.pool)
+            .execute(&mut *self.writer().await?)
             .await?;
-        let (stored,): (String,) =
-            sqlx::query_as("SELECT value FROM settings WHERE key = $1").bind(key).fetch_one(&self.pool).await?;
+        let (stored,): (String,) = sqlx::query_as("SELECT value FROM settings WHERE key = $1")
+            .bind(key)
+            .fetch_one(&mut *self.writer().await?)
+            .await?;
         Ok(stored)
     }
 }

@@ -30,7 +30,7 @@ where
             sqlx::query_as("SELECT COUNT(*) FROM activities WHERE organization_id = $1 AND scrap_id = $2")
                 .bind(org.to_string())
                 .bind(scrap.to_string())
-                .fetch_one(&self.pool)
+                .fetch_one(&mut *self.writer().await?)
                 .await?;
         let rows: Vec<ActivityRecord> = sqlx::query_as(concatcp!(
             "SELECT ",

@@ -91,7 +91,7 @@ where
         .bind(e.detail.clone())
         .bind(e.address.clone())
         .bind(millis(e.created_at))
-        .execute(&self.pool)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -99,7 +99,7 @@ where
     async fn list_audit(&self, org: OrgId, offset: i64, limit: i64) -> Result<Page<AuditEntry>> {
         let (total,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM audit_entries WHERE organization_id = $1")
             .bind(org.to_string())
-            .fetch_one(&self.pool)
+            .fetch_one(&mut *self.writer().await?)
             .await?;
         let rows: Vec<AuditRecord> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
             "SELECT {AUDIT_COLUMNS} FROM audit_entries WHERE organization_id = $1 \

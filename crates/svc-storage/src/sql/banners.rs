@@ -94,7 +94,7 @@ where
         )
         .bind(token.to_string())
         .bind(path.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         Ok(row.map(|(content_type, bytes)| BannerImage { content_type, bytes }))
     }

@@ -23,7 +23,7 @@
 //! transaction does not know of them, so the batch runs in a task of its
 //! own, which a cancelled caller does not stop; a batch that fails is rolled
 //! back there, and a connection that could not be (or whose task was dropped
-//! midway) is closed, never returned to the pool inside a transaction.
+//! midway) is closed, never handed back inside a transaction (`writer.rs`).
 //!
 //! A guard in such a batch must stop it before its `COMMIT`, in the same
 //! query: on SQLite the guarded statement is followed by a check that fails
@@ -31,10 +31,9 @@
 //! rolled back.
 
 use futures::TryStreamExt;
-use sqlx::pool::PoolConnection;
-use sqlx::{Either, Executor, Pool, QueryBuilder, Transaction};
+use sqlx::{Either, Executor, QueryBuilder};
 
-use super::{Dialect, RowsAffected};
+use super::{Dialect, RowsAffected, WriteTx, Writers};
 use crate::{Result, StoreError};
 
 /// After a guarded statement in a SQLite transaction batch: fails the query
@@ -107,42 +106,46 @@ where
     /// Runs the statements in order in `tx`: the rows they returned, in
     /// order. `None` when a guarded statement changed no row; the caller
     /// then drops the transaction.
-    pub(crate) async fn run(self, tx: &mut Transaction<'static, DB>) -> Result<Option<Vec<DB::Row>>> {
+    pub(crate) async fn run(self, tx: &mut WriteTx<DB>) -> Result<Option<Vec<DB::Row>>> {
         self.run_on(tx).await
     }
 
     /// Runs and commits a [`Batch::transaction`]: on SQLite its statements,
     /// `BEGIN` and `COMMIT` in one query, in a task of its own (see the
     /// module's documentation); elsewhere in a transaction, one by one.
-    pub(crate) async fn commit(self, pool: &Pool<DB>) -> Result<()> {
+    pub(crate) async fn commit(self, writers: &Writers<DB>) -> Result<()> {
         debug_assert!(self.guarded.is_empty(), "`commit_returning` answers whether a guard stood");
-        self.commit_returning(pool).await.map(drop)
+        self.commit_returning(writers).await.map(drop)
     }
 
     /// [`Batch::commit`], answering the rows the statements returned, in
     /// order; `None` (and nothing written) when a guarded statement changed
     /// no row.
-    pub(crate) async fn commit_returning(mut self, pool: &Pool<DB>) -> Result<Option<Vec<DB::Row>>> {
+    pub(crate) async fn commit_returning(mut self, writers: &Writers<DB>) -> Result<Option<Vec<DB::Row>>> {
         debug_assert!(self.own, "a batch of the caller's transaction is run with `run`");
         if !DB::JOINS_STATEMENTS {
-            let mut tx = DB::begin_write(pool).await?;
+            let mut tx = writers.begin(DB::BEGIN_WRITE).await?;
             let Some(rows) = self.run(&mut tx).await? else { return Ok(None) };
             tx.commit().await?;
             return Ok(Some(rows));
         }
         self.statement().push("COMMIT");
-        let writer = Writer { conn: pool.acquire().await?, clean: false };
+        let mut writer = writers.acquire().await?;
+        // Closed, not handed back, unless known outside the transaction:
+        // should this task be dropped midway, it is not.
+        writer.set_clean(false);
         let task = tokio::spawn(async move {
             let mut writer = writer;
-            let ran = self.run_on(&mut writer.conn).await;
+            let ran = self.run_on(&mut writer).await;
             if matches!(ran, Ok(Some(_))) {
-                writer.clean = true;
+                writer.set_clean(true);
             } else {
                 // A statement after `BEGIN` failed (a guard's check among
                 // them) and left the transaction open, or `BEGIN` itself did
                 // (then this fails harmlessly, and the connection is closed
                 // all the same).
-                writer.clean = sqlx::query("ROLLBACK").execute(&mut *writer.conn).await.is_ok();
+                let rolled_back = sqlx::query("ROLLBACK").execute(&mut *writer).await.is_ok();
+                writer.set_clean(rolled_back);
             }
             ran
         });
@@ -186,20 +189,5 @@ where
             return Err(StoreError::Database(sqlx::Error::Protocol(answered)));
         }
         Ok(Some(rows))
-    }
-}
-
-/// The pool's connection a [`Batch::commit`] writes on: closed when dropped
-/// unless it is known outside any transaction.
-struct Writer<DB: Dialect> {
-    conn: PoolConnection<DB>,
-    clean: bool,
-}
-
-impl<DB: Dialect> Drop for Writer<DB> {
-    fn drop(&mut self) {
-        if !self.clean {
-            self.conn.close_on_drop();
-        }
     }
 }

@@ -84,7 +84,7 @@ where
         ))
         .bind(org.to_string())
         .bind(name)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         row.map(|r| r.open(&self.sealer)).transpose()
     }
@@ -97,7 +97,7 @@ where
         ))
         .bind(org.to_string())
         .bind(id.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         row.map(|r| r.open(&self.sealer)).transpose()
     }

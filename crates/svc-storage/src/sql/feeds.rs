@@ -36,7 +36,7 @@ where
         )
         .bind(org.to_string())
         .bind(scrap.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         let Some((sealed, created_at)) = row else { return Ok(None) };
         Ok(Some(StoredFeedToken { token: self.sealer.open(&sealed)?, created_at: time(created_at)? }))
@@ -109,7 +109,7 @@ where
         let row: Option<(String, String)> =
             sqlx::query_as("SELECT organization_id, scrap_id FROM scrap_feeds WHERE token_hash = $1")
                 .bind(token_hash)
-                .fetch_optional(&self.pool)
+                .fetch_optional(&mut *self.writer().await?)
                 .await?;
         row.map(|(org, scrap)| Ok((id(&org)?, id(&scrap)?))).transpose()
     }

@@ -6,10 +6,11 @@
 
 use async_trait::async_trait;
 use const_format::concatcp;
-use sqlx::{ColumnIndex, Decode, Encode, Executor, Transaction, Type};
+use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
 use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion, VersionSource};
 use svc_domain::{ObjectId, OrgId, ScrapId};
 
+use super::WriteTx;
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
 use crate::records::{millis, opt_millis};
@@ -31,7 +32,7 @@ where
 {
     /// Stores `p` as pending for `org` (whatever it says), superseding the
     /// scrap's older pending proposals.
-    pub(super) async fn insert_proposal(tx: &mut Transaction<'static, DB>, org: OrgId, p: &FixProposal) -> Result<()> {
+    pub(super) async fn insert_proposal(tx: &mut WriteTx<DB>, org: OrgId, p: &FixProposal) -> Result<()> {
         sqlx::query(
             "UPDATE fix_proposals SET state = 'superseded', decided_at = $3 \
              WHERE organization_id = $1 AND scrap_id = $2 AND state = 'pending'",
@@ -61,7 +62,7 @@ where
     }
 
     async fn proposal_in(
-        tx: &mut Transaction<'static, DB>,
+        tx: &mut WriteTx<DB>,
         org: OrgId,
         scrap: ScrapId,
         id: ObjectId,
@@ -80,7 +81,7 @@ where
     }
 
     async fn mark_decided(
-        tx: &mut Transaction<'static, DB>,
+        tx: &mut WriteTx<DB>,
         p: &FixProposal,
         state: ProposalState,
         decided: &Decided<'_>,
@@ -147,7 +148,7 @@ where
         .bind(org.to_string())
         .bind(scrap.to_string())
         .bind(id.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         row.map(FixProposal::try_from).transpose()
     }

@@ -78,7 +78,7 @@ where
         }
         let mut count = QueryBuilder::<DB>::new("SELECT COUNT(*)");
         Self::push_history_filter(&mut count, org, filter);
-        let (total,): (i64,) = count.build_query_as().fetch_one(&self.pool).await?;
+        let (total,): (i64,) = count.build_query_as().fetch_one(&mut *self.writer().await?).await?;
 
         let mut select = QueryBuilder::<DB>::new(concatcp!("SELECT ", columns::HISTORY));
         Self::push_history_filter(&mut select, org, filter);
@@ -126,7 +126,7 @@ where
         .bind(org.to_string())
         .bind(scrap.to_string())
         .bind(current.to_string())
-        .fetch_one(&self.pool)
+        .fetch_one(&mut *self.writer().await?)
         .await?;
         let last = match last {
             Some(s) => Some(StatusDetail::parse(&s).ok_or_else(|| StoreError::Corrupt(format!("status `{s}`")))?),
@@ -148,7 +148,7 @@ where
         .bind(scrap.to_string())
         .bind(millis(row.created_at))
         .bind(row.id.to_string())
-        .fetch_one(&self.pool)
+        .fetch_one(&mut *self.writer().await?)
         .await?;
         let success: Option<HistoryRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
@@ -161,7 +161,7 @@ where
         .bind(scrap.to_string())
         .bind(millis(row.created_at))
         .bind(row.id.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         Ok(RunNeighbours {
             previous: previous.as_deref().map(id).transpose()?,

@@ -80,7 +80,7 @@ where
         let (total,): (i64,) =
             sqlx::query_as("SELECT COUNT(*) FROM api_keys WHERE organization_id = $1 AND revoked_at IS NULL")
                 .bind(org.to_string())
-                .fetch_one(&self.pool)
+                .fetch_one(&mut *self.writer().await?)
                 .await?;
         let rows: Vec<KeyRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
@@ -105,7 +105,7 @@ where
         ))
         .bind(org.to_string())
         .bind(key.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         row.map(ApiKey::try_from).transpose()
     }

@@ -3,10 +3,11 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
-use sqlx::{ColumnIndex, Decode, Encode, Executor, Transaction, Type};
+use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
 use svc_domain::member::{Invite, Member, Membership, Role};
 use svc_domain::{InviteId, KeyId, OrgId, UserId};
 
+use super::WriteTx;
 use super::{Dialect, RowsAffected, SqlStore};
 use crate::records::{id, millis, role, time};
 use crate::traits::{Joined, MemberChange, MemberStore, Page};
@@ -74,7 +75,7 @@ impl TryFrom<InviteRecord> for Invite {
 /// holds the database already), so that two writes that each leave one
 /// owner cannot both pass the last-owner check; answers the member's
 /// current role.
-async fn lock_member<DB: Dialect>(tx: &mut Transaction<'static, DB>, org: OrgId, user: UserId) -> Result<Option<Role>>
+async fn lock_member<DB: Dialect>(tx: &mut WriteTx<DB>, org: OrgId, user: UserId) -> Result<Option<Role>>
 where
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'q> String: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
@@ -92,7 +93,7 @@ where
 }
 
 /// Whether `user` is the organization's only owner.
-async fn only_owner<DB: Dialect>(tx: &mut Transaction<'static, DB>, org: OrgId) -> Result<bool>
+async fn only_owner<DB: Dialect>(tx: &mut WriteTx<DB>, org: OrgId) -> Result<bool>
 where
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'q> String: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
@@ -124,7 +125,7 @@ where
     async fn members(&self, org: OrgId, offset: i64, limit: i64) -> Result<Page<Member>> {
         let (total,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM memberships WHERE organization_id = $1")
             .bind(org.to_string())
-            .fetch_one(&self.pool)
+            .fetch_one(&mut *self.writer().await?)
             .await?;
         let rows: Vec<MemberRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
@@ -149,7 +150,7 @@ where
         ))
         .bind(org.to_string())
         .bind(user.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         row.map(Member::try_from).transpose()
     }
@@ -183,7 +184,7 @@ where
         .bind(org.to_string())
         .bind(user.to_string())
         .bind(millis(at))
-        .execute(&self.pool)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -244,7 +245,7 @@ where
         .bind(millis(invite.created_at))
         .bind(millis(invite.expires_at))
         .bind(token_hash)
-        .execute(&self.pool)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -254,7 +255,7 @@ where
             sqlx::query_as("SELECT COUNT(*) FROM invites WHERE organization_id = $1 AND expires_at > $2")
                 .bind(org.to_string())
                 .bind(millis(now))
-                .fetch_one(&self.pool)
+                .fetch_one(&mut *self.writer().await?)
                 .await?;
         let rows: Vec<InviteRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
@@ -275,7 +276,7 @@ where
         let done = sqlx::query("DELETE FROM invites WHERE organization_id = $1 AND id = $2")
             .bind(org.to_string())
             .bind(invite.to_string())
-            .execute(&self.pool)
+            .execute(&mut *self.writer().await?)
             .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -285,7 +286,7 @@ where
             sqlx::query_as(concatcp!("SELECT ", INVITE, " FROM invites WHERE token_hash = $1 AND expires_at > $2"))
                 .bind(token_hash)
                 .bind(millis(now))
-                .fetch_optional(&self.pool)
+                .fetch_optional(&mut *self.writer().await?)
                 .await?;
         row.map(Invite::try_from).transpose()
     }
@@ -295,7 +296,7 @@ where
             sqlx::query_as("SELECT id FROM invites WHERE email = $1 AND expires_at > $2 LIMIT 1")
                 .bind(email)
                 .bind(millis(now))
-                .fetch_optional(&self.pool)
+                .fetch_optional(&mut *self.writer().await?)
                 .await?;
         Ok(row.is_some())
     }

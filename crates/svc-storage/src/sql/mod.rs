@@ -45,14 +45,14 @@ mod site_accounts;
 mod tasks;
 mod versions;
 mod webhooks;
-
-use std::future::Future;
+mod writer;
 
 use async_trait::async_trait;
-use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Transaction, Type};
+use sqlx::{ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Type};
 
 use crate::Store;
 pub(crate) use readers::{Reader, Readers};
+pub(crate) use writer::{WriteTx, Writer, Writers};
 
 /// What differs between the engines.
 pub trait Dialect: Database<Arguments: IntoArguments<Self>, QueryResult: RowsAffected> {
@@ -65,18 +65,13 @@ pub trait Dialect: Database<Arguments: IntoArguments<Self>, QueryResult: RowsAff
     const LOCK_DUE: &'static str;
 
     /// The statement that opens a transaction that will write
-    /// ([`Dialect::begin_write`]; the first statement of a batch that is a
+    /// (`SqlStore::begin_write`; the first statement of a batch that is a
     /// transaction of its own, `batch.rs`).
     const BEGIN_WRITE: &'static str;
 
     /// Whether one query may hold several statements with placeholders,
     /// run in order in one round trip (`batch.rs`).
     const JOINS_STATEMENTS: bool;
-
-    /// Opens a transaction that will write, with [`Dialect::BEGIN_WRITE`].
-    fn begin_write(pool: &Pool<Self>) -> impl Future<Output = sqlx::Result<Transaction<'static, Self>>> + Send {
-        pool.begin_with(Self::BEGIN_WRITE)
-    }
 }
 
 /// The count of rows a statement changed, which each engine's result type
@@ -85,11 +80,13 @@ pub trait RowsAffected {
     fn rows_affected(&self) -> u64;
 }
 
-/// The storage traits over one engine's pool: `SqliteStore` or
+/// The storage traits over one engine's connections: `SqliteStore` or
 /// `PostgresStore`.
 pub struct SqlStore<DB: Dialect> {
-    pool: Pool<DB>,
-    /// Connections beside the pool for the hot reads and the lists.
+    /// What the writes (and the reads without a reader) go to: SQLite's one
+    /// kept writer, PostgreSQL's pool (`writer.rs`).
+    writers: Writers<DB>,
+    /// Connections beside the writer for the hot reads and the lists.
     readers: Readers<DB>,
     /// Seals the secrets this store writes and opens those it reads.
     sealer: crate::Sealer,
@@ -98,10 +95,10 @@ pub struct SqlStore<DB: Dialect> {
 }
 
 impl<DB: Dialect> SqlStore<DB> {
-    /// A store over a pool whose database is migrated, with `readers` for
-    /// the hot reads and the lists (`readers.rs`).
-    pub(crate) fn new(pool: Pool<DB>, readers: Readers<DB>, sealer: crate::Sealer) -> Self {
-        SqlStore { pool, readers, sealer, checkpoints: std::sync::Mutex::new(None) }
+    /// A store writing on `writers` to a database that is migrated, with
+    /// `readers` for the hot reads and the lists (`readers.rs`).
+    pub(crate) fn new(writers: Writers<DB>, readers: Readers<DB>, sealer: crate::Sealer) -> Self {
+        SqlStore { writers, readers, sealer, checkpoints: std::sync::Mutex::new(None) }
     }
 
     /// Checkpoints done by `running` until the store closes (SQLite).
@@ -110,20 +107,21 @@ impl<DB: Dialect> SqlStore<DB> {
         self
     }
 
-    /// The pool, for a test's own statements.
-    #[cfg(test)]
-    pub(crate) fn pool(&self) -> &Pool<DB> {
-        &self.pool
+    /// A connection to write on (or for a read that needs no reader),
+    /// waiting for it when it is lent (`writer.rs`).
+    pub(crate) async fn writer(&self) -> crate::Result<Writer<DB>> {
+        Ok(self.writers.acquire().await?)
     }
 
     /// A connection for a hot read or a list: a reader (waiting for one
-    /// when all are taken), the pool's when there are none.
+    /// when all are taken), the writer's when there are none.
     async fn reader(&self) -> crate::Result<Reader<'_, DB>> {
-        Ok(self.readers.get(&self.pool).await?)
+        Ok(self.readers.get(&self.writers).await?)
     }
 
-    async fn begin_write(&self) -> crate::Result<Transaction<'static, DB>> {
-        Ok(DB::begin_write(&self.pool).await?)
+    /// A transaction that will write, opened with [`Dialect::BEGIN_WRITE`].
+    async fn begin_write(&self) -> crate::Result<WriteTx<DB>> {
+        Ok(self.writers.begin(DB::BEGIN_WRITE).await?)
     }
 }
 
@@ -147,7 +145,7 @@ where
     }
 
     async fn ping(&self) -> crate::Result<()> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        sqlx::query("SELECT 1").execute(&mut *self.writer().await?).await?;
         Ok(())
     }
 
@@ -157,6 +155,6 @@ where
             running.stop().await;
         }
         self.readers.close().await;
-        self.pool.close().await;
+        self.writers.close().await;
     }
 }

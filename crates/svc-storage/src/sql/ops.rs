@@ -45,7 +45,7 @@ where
             i64,
             i64,
             i64,
-        ) = sqlx::query_as(BACKLOG).fetch_one(&self.pool).await?;
+        ) = sqlx::query_as(BACKLOG).fetch_one(&mut *self.writer().await?).await?;
         Ok(Backlog {
             runs_queued,
             runs_running,
@@ -58,8 +58,6 @@ where
     }
 
     fn pool_use(&self) -> PoolUse {
-        let open = self.pool.size();
-        let idle = u32::try_from(self.pool.num_idle()).unwrap_or(u32::MAX).min(open);
-        PoolUse { open, idle, max: self.pool.options().get_max_connections() }
+        self.writers.pool_use()
     }
 }

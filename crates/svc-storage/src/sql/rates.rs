@@ -54,7 +54,8 @@ where
     {
         let Buckets { table, column, unused, used_at } = kind;
         let read = format!("SELECT {column} FROM {table} WHERE bucket = $1");
-        let seen: Option<T> = sqlx::query_scalar(AssertSqlSafe(read)).bind(bucket).fetch_optional(&self.pool).await?;
+        let seen: Option<T> =
+            sqlx::query_scalar(AssertSqlSafe(read)).bind(bucket).fetch_optional(&mut *self.writer().await?).await?;
         if let Some(seen) = seen
             && decide(seen).is_none()
         {

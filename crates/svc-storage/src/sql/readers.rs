@@ -14,7 +14,7 @@
 //! nothing. PostgreSQL keeps no readers: its connections can break, and the
 //! pool's ping is how a broken one is found.
 //!
-//! On SQLite the pool's one connection is the writer (`sqlite.rs`): when
+//! On SQLite the one writer is kept beside the pool too (`writer.rs`): when
 //! every reader is taken a read waits for one, rather than for the writer,
 //! so the hot reads do not queue behind writes nor writes behind them. With
 //! no readers (PostgreSQL) a read goes through the pool.
@@ -23,8 +23,9 @@ use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use sqlx::pool::PoolConnection;
-use sqlx::{Connection, Database, Pool};
+use sqlx::{Connection, Database};
+
+use super::{Writer, Writers};
 
 /// The free readers of a store (none for PostgreSQL).
 pub(crate) struct Readers<DB: Database> {
@@ -55,12 +56,12 @@ impl<DB: Database> Readers<DB> {
         }
     }
 
-    /// A reader, waiting for one when all are taken; a connection of `pool`
-    /// when there are none (or the store is closing).
-    pub(crate) async fn get<'a>(&'a self, pool: &Pool<DB>) -> sqlx::Result<Reader<'a, DB>> {
+    /// A reader, waiting for one when all are taken; a connection of
+    /// `writers` when there are none (or the store is closing).
+    pub(crate) async fn get<'a>(&'a self, writers: &Writers<DB>) -> sqlx::Result<Reader<'a, DB>> {
         if self.count > 0 {
             // Closed only when the store closes: then the read goes to the
-            // pool, which answers that it is closed.
+            // writers, which answer that they are closed.
             if let Ok(permit) = self.permits.acquire().await {
                 // Given back with the connection (`give_back`).
                 permit.forget();
@@ -69,7 +70,7 @@ impl<DB: Database> Readers<DB> {
         let taken = self.free.lock().unwrap_or_else(PoisonError::into_inner).pop();
         Ok(match taken {
             Some(connection) => Reader::Kept { connection: Some(connection), home: self },
-            None => Reader::Pooled(pool.acquire().await?),
+            None => Reader::Writer(writers.acquire().await?),
         })
     }
 
@@ -99,8 +100,8 @@ impl<DB: Database> Readers<DB> {
 pub(crate) enum Reader<'a, DB: Database> {
     /// One of the store's readers, handed back when dropped.
     Kept { connection: Option<DB::Connection>, home: &'a Readers<DB> },
-    /// From the pool, when every reader was taken.
-    Pooled(PoolConnection<DB>),
+    /// The writer's, when the store has no readers (or is closing).
+    Writer(Writer<DB>),
 }
 
 impl<DB: Database> Deref for Reader<'_, DB> {
@@ -110,7 +111,7 @@ impl<DB: Database> Deref for Reader<'_, DB> {
             Reader::Kept { connection, .. } => {
                 connection.as_ref().expect("a kept reader holds its connection until dropped")
             }
-            Reader::Pooled(connection) => connection,
+            Reader::Writer(connection) => connection,
         }
     }
 }
@@ -121,7 +122,7 @@ impl<DB: Database> DerefMut for Reader<'_, DB> {
             Reader::Kept { connection, .. } => {
                 connection.as_mut().expect("a kept reader holds its connection until dropped")
             }
-            Reader::Pooled(connection) => connection,
+            Reader::Writer(connection) => connection,
         }
     }
 }
@@ -139,49 +140,50 @@ impl<DB: Database> Drop for Reader<'_, DB> {
 #[cfg(test)]
 mod tests {
     use std::str::FromStr;
+    use std::time::Duration;
 
     use futures::FutureExt;
-    use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+    use sqlx::sqlite::SqliteConnectOptions;
     use sqlx::{ConnectOptions, Sqlite};
 
     use super::*;
     use crate::testing::TestDb;
 
-    async fn store_parts(readers: usize) -> (TestDb, Pool<Sqlite>, Readers<Sqlite>) {
+    async fn store_parts(readers: usize) -> (TestDb, Writers<Sqlite>, Readers<Sqlite>) {
         let db = TestDb::sqlite();
         let options = SqliteConnectOptions::from_str(&db.url)
             .unwrap()
             .create_if_missing(true)
             .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal);
-        let pool = SqlitePoolOptions::new().max_connections(1).connect_with(options.clone()).await.unwrap();
-        sqlx::query("CREATE TABLE t (n INTEGER)").execute(&pool).await.unwrap();
+        let writers = Writers::kept(options.clone(), Duration::from_secs(5)).await.unwrap();
+        sqlx::query("CREATE TABLE t (n INTEGER)").execute(&mut *writers.acquire().await.unwrap()).await.unwrap();
         let mut connections = Vec::new();
         for _ in 0..readers {
             connections.push(options.connect().await.unwrap());
         }
-        (db, pool, Readers::of(connections))
+        (db, writers, Readers::of(connections))
     }
 
     #[tokio::test]
     async fn a_read_waits_for_a_reader_not_for_the_writer() {
-        let (_dir, pool, readers) = store_parts(1).await;
-        // The writer is busy: a write transaction holds the pool's one connection.
-        let mut write = pool.begin().await.unwrap();
+        let (_dir, writers, readers) = store_parts(1).await;
+        // The writer is busy: a write transaction holds it.
+        let mut write = writers.begin("BEGIN IMMEDIATE").await.unwrap();
         sqlx::query("INSERT INTO t (n) VALUES (1)").execute(&mut *write).await.unwrap();
 
         // A read meanwhile is served by the reader (the committed state).
-        let mut first = readers.get(&pool).await.unwrap();
+        let mut first = readers.get(&writers).await.unwrap();
         assert!(matches!(first, Reader::Kept { .. }));
         let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM t").fetch_one(&mut *first).await.unwrap();
         assert_eq!(n, 0);
 
         // A second read while the only reader is taken waits for it: it
         // neither goes to the busy writer nor fails.
-        let mut second = Box::pin(readers.get(&pool));
+        let mut second = Box::pin(readers.get(&writers));
         assert!((&mut second).now_or_never().is_none(), "no reader free: the read waits");
         drop(first);
         let mut second = second.await.unwrap();
-        assert!(matches!(second, Reader::Kept { .. }), "the reader handed back, not the pool's connection");
+        assert!(matches!(second, Reader::Kept { .. }), "the reader handed back, not the writer");
 
         write.commit().await.unwrap();
         let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM t").fetch_one(&mut *second).await.unwrap();
@@ -189,17 +191,17 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn without_readers_a_read_goes_through_the_pool_and_after_closing_it_fails() {
-        let (_dir, pool, readers) = store_parts(0).await;
-        let mut read = readers.get(&pool).await.unwrap();
-        assert!(matches!(read, Reader::Pooled(_)));
+    async fn without_readers_a_read_goes_to_the_writer_and_after_closing_it_fails() {
+        let (_dir, writers, readers) = store_parts(0).await;
+        let mut read = readers.get(&writers).await.unwrap();
+        assert!(matches!(read, Reader::Writer(_)));
         let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM t").fetch_one(&mut *read).await.unwrap();
         assert_eq!(n, 0);
         drop(read);
 
-        let (_dir, pool, readers) = store_parts(2).await;
+        let (_dir, writers, readers) = store_parts(2).await;
         readers.close().await;
-        pool.close().await;
-        assert!(readers.get(&pool).await.is_err(), "a closed store answers an error, it does not hang");
+        writers.close().await;
+        assert!(readers.get(&writers).await.is_err(), "a closed store answers an error, it does not hang");
     }
 }

@@ -127,7 +127,7 @@ where
         let row: Option<RecipientRecord> =
             sqlx::query_as(concatcp!("SELECT ", RECIPIENT, " FROM recipients WHERE token_hash = $1"))
                 .bind(token_hash)
-                .fetch_optional(&self.pool)
+                .fetch_optional(&mut *self.writer().await?)
                 .await?;
         row.map(RecipientAddress::try_from).transpose()
     }
@@ -138,7 +138,7 @@ where
         )
         .bind(token_hash)
         .bind(millis(now))
-        .execute(&self.pool)
+        .execute(&mut *self.writer().await?)
         .await?;
         self.recipient_by_token(token_hash).await
     }
@@ -151,7 +151,7 @@ where
         )
         .bind(org.to_string())
         .bind(email)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         Ok(row.is_some())
     }

@@ -165,7 +165,7 @@ where
         let row: Option<(Option<i64>,)> =
             sqlx::query_as("SELECT history_retention_days FROM organizations WHERE id = $1")
                 .bind(org.to_string())
-                .fetch_optional(&self.pool)
+                .fetch_optional(&mut *self.writer().await?)
                 .await?;
         Ok(row.and_then(|(days,)| days))
     }
@@ -174,7 +174,7 @@ where
         let done = sqlx::query("UPDATE organizations SET history_retention_days = $2 WHERE id = $1")
             .bind(org.to_string())
             .bind(days)
-            .execute(&self.pool)
+            .execute(&mut *self.writer().await?)
             .await?;
         Ok(done.rows_affected() > 0)
     }
@@ -187,7 +187,7 @@ where
 {
     /// Runs a `DELETE` whose `$1` is a time and `$2` the batch's size.
     async fn delete_batch(&self, sql: &'static str, before: DateTime<Utc>, limit: i64) -> Result<u64> {
-        let done = sqlx::query(sql).bind(millis(before)).bind(limit).execute(&self.pool).await?;
+        let done = sqlx::query(sql).bind(millis(before)).bind(limit).execute(&mut *self.writer().await?).await?;
         Ok(done.rows_affected())
     }
 }

@@ -102,7 +102,7 @@ where
             sqlx::query_as("SELECT COUNT(*) FROM run_pages WHERE organization_id = $1 AND history_id = $2")
                 .bind(org.to_string())
                 .bind(run.to_string())
-                .fetch_one(&self.pool)
+                .fetch_one(&mut *self.writer().await?)
                 .await?;
         let rows: Vec<PageRow> = sqlx::query_as(concatcp!(
             "SELECT ",

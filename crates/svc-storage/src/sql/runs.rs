@@ -3,12 +3,13 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
-use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, FromRow, QueryBuilder, Transaction, Type};
+use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, FromRow, QueryBuilder, Type};
 use svc_domain::activity::Activity;
 use svc_domain::history::HistoryRow;
 use svc_domain::scrap::ParamSet;
 use svc_domain::{HistoryId, OrgId, ScrapId};
 
+use super::WriteTx;
 use super::batch::Batch;
 use super::shared::conflict_on_unique;
 use super::{Dialect, RowsAffected, SqlStore, columns};
@@ -96,7 +97,7 @@ where
     ) -> Result<()> {
         // One round trip on SQLite, `BEGIN` and `COMMIT` included (`batch.rs`).
         let queued = QueuedRun { row, containers, param, activity };
-        Self::enqueue_batch(queued).commit(&self.pool).await.map_err(history_row_conflict)
+        Self::enqueue_batch(queued).commit(&self.writers).await.map_err(history_row_conflict)
     }
 
     async fn enqueue_claimed_run(
@@ -118,7 +119,7 @@ where
             .push(", attempts = attempts + 1 WHERE history_id = ")
             .push_bind(row.id.to_string())
             .push(concatcp!(" RETURNING ", CLAIM_COLUMNS));
-        let rows = batch.commit_returning(&self.pool).await.map_err(history_row_conflict)?;
+        let rows = batch.commit_returning(&self.writers).await.map_err(history_row_conflict)?;
         match rows.as_deref() {
             Some([claimed]) => ClaimRecord::from_row(claimed)?.into_claim(worker_id),
             _ => Err(StoreError::Corrupt(format!("claiming run {} as it was queued answered no row", row.id))),
@@ -136,7 +137,7 @@ where
                 .bind(worker_id)
                 .bind(millis(lease_until))
                 .bind(escape_like(container))
-                .fetch_optional(&self.pool)
+                .fetch_optional(&mut *self.writer().await?)
                 .await?;
         row.map(|r| Ok(NextRun { claim: r.claim.into_claim(worker_id)?, more_queued: r.more_queued })).transpose()
     }
@@ -191,7 +192,7 @@ where
                 query = query.bind(escape_like(prefix));
             }
         }
-        let row: Option<ClaimRecord> = query.fetch_optional(&self.pool).await?;
+        let row: Option<ClaimRecord> = query.fetch_optional(&mut *self.writer().await?).await?;
         row.map(|r| r.into_claim(worker_id)).transpose()
     }
 
@@ -257,7 +258,7 @@ where
             Self::push_delivery_rows(batch.statement(), deliveries, due);
         }
         let rows = if emails.is_empty() {
-            batch.commit_returning(&self.pool).await?
+            batch.commit_returning(&self.writers).await?
         } else {
             let mut tx = self.begin_write().await?;
             let rows = batch.run(&mut tx).await?;
@@ -288,7 +289,7 @@ where
         .bind(claim.history_id.to_string())
         .bind(&claim.worker_id)
         .bind(claim.attempts)
-        .execute(&self.pool)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(released.rows_affected() == 1)
     }
@@ -333,7 +334,7 @@ where
             sqlx::query_as("SELECT state FROM run_queue WHERE organization_id = $1 AND history_id = $2")
                 .bind(org.to_string())
                 .bind(history_id.to_string())
-                .fetch_optional(&self.pool)
+                .fetch_optional(&mut *self.writer().await?)
                 .await?;
         Ok(state.map(|(s,)| if s == "running" { QueueState::Running } else { QueueState::Queued }))
     }
@@ -347,7 +348,7 @@ where
         ))
         .bind(org.to_string())
         .bind(scrap.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         row.map(HistoryRow::try_from).transpose()
     }
@@ -364,7 +365,7 @@ where
             sqlx::query_as("SELECT tier, runs FROM tier_memory WHERE organization_id = $1 AND host = $2")
                 .bind(org.to_string())
                 .bind(host)
-                .fetch_optional(&self.pool)
+                .fetch_optional(&mut *self.writer().await?)
                 .await?;
         Ok(row.map(|(tier, runs)| TierMemory { tier: tier.clamp(0, 4) as u8, runs }))
     }
@@ -375,7 +376,7 @@ where
         )
         .bind(org.to_string())
         .bind(scrap.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         row.map(|(engine, fingerprint, checked_at)| {
             Ok(EngineMemory { engine, fingerprint, checked_at: time(checked_at)? })
@@ -415,7 +416,7 @@ where
         .bind(fingerprint)
         .bind(millis(due))
         .bind(millis(now))
-        .execute(&self.pool)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(taken.rows_affected() == 1)
     }
@@ -489,7 +490,7 @@ where
 
     /// Replaces the scrap's `engine_memory` row.
     async fn write_engine_memory(
-        tx: &mut Transaction<'static, DB>,
+        tx: &mut WriteTx<DB>,
         org: OrgId,
         scrap: ScrapId,
         memory: &EngineMemory,

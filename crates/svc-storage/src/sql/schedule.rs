@@ -51,7 +51,7 @@ where
     async fn next_due_at(&self) -> Result<Option<DateTime<Utc>>> {
         let (next,): (Option<i64>,) =
             sqlx::query_as("SELECT MIN(next_fire_at) FROM scraps WHERE next_fire_at IS NOT NULL")
-                .fetch_one(&self.pool)
+                .fetch_one(&mut *self.writer().await?)
                 .await?;
         opt_time(next)
     }

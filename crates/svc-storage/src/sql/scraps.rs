@@ -155,7 +155,7 @@ where
         }
         let mut count = QueryBuilder::<DB>::new("SELECT COUNT(*)");
         Self::push_scrap_filter(&mut count, org, filter);
-        let (total,): (i64,) = count.build_query_as().fetch_one(&self.pool).await?;
+        let (total,): (i64,) = count.build_query_as().fetch_one(&mut *self.writer().await?).await?;
 
         let mut select = QueryBuilder::<DB>::new(concatcp!("SELECT ", columns::SCRAP_READ));
         Self::push_scrap_filter(&mut select, org, filter);

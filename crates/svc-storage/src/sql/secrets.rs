@@ -3,8 +3,9 @@
 //! passes go over the columns of `sealed_columns.rs`, one transaction each.
 
 use async_trait::async_trait;
-use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, Transaction, Type};
+use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, Type};
 
+use super::WriteTx;
 use super::sealed_columns::{SEALED_COLUMNS, SEALED_SETTINGS};
 use super::{Dialect, RowsAffected, SqlStore};
 use crate::key_check::{KEY_CHECK_SETTING, key_check_opens, seal_key_check};
@@ -50,7 +51,7 @@ where
     /// database with nothing to do reads no rows); returns how many values it
     /// rewrote. Each write is guarded by the value read, so a value changed
     /// meanwhile (by another process's pass) is not overwritten.
-    async fn reseal_in(tx: &mut Transaction<'static, DB>, skip: Option<&str>, step: &mut Step<'_>) -> Result<u64> {
+    async fn reseal_in(tx: &mut WriteTx<DB>, skip: Option<&str>, step: &mut Step<'_>) -> Result<u64> {
         // Key ids are hex: nothing in the pattern is a LIKE wildcard.
         let pattern = skip.map(|key_id| format!("svcenc:1:{key_id}:%"));
         let unless = |column: &str, n: u8| match &pattern {
@@ -106,14 +107,14 @@ where
     /// SQLite keeps a rewritten value's old bytes in the page's free space
     /// and in the write-ahead log: zero what this transaction frees
     /// (`secure_delete`, per connection, switched off again by `scrub_end`).
-    async fn scrub_begin(tx: &mut Transaction<'static, DB>) -> Result<()> {
+    async fn scrub_begin(tx: &mut WriteTx<DB>) -> Result<()> {
         if DB::BACKEND == "sqlite" {
             sqlx::query("PRAGMA secure_delete = ON").execute(&mut **tx).await?;
         }
         Ok(())
     }
 
-    async fn scrub_end(tx: &mut Transaction<'static, DB>) -> Result<()> {
+    async fn scrub_end(tx: &mut WriteTx<DB>) -> Result<()> {
         if DB::BACKEND == "sqlite" {
             sqlx::query("PRAGMA secure_delete = OFF").execute(&mut **tx).await?;
         }
@@ -125,7 +126,7 @@ where
     /// effort: a reader holding an old snapshot keeps the log for now).
     async fn truncate_log(&self) -> Result<()> {
         if DB::BACKEND == "sqlite" {
-            sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&self.pool).await?;
+            sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&mut *self.writer().await?).await?;
         }
         Ok(())
     }
@@ -156,7 +157,7 @@ where
     async fn key_check(&self) -> Result<Option<String>> {
         let row: Option<(String,)> = sqlx::query_as("SELECT value FROM settings WHERE key = $1")
             .bind(KEY_CHECK_SETTING)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&mut *self.writer().await?)
             .await?;
         Ok(row.map(|(v,)| v))
     }
@@ -165,7 +166,7 @@ where
         sqlx::query("INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING")
             .bind(KEY_CHECK_SETTING)
             .bind(seal_key_check(&self.sealer))
-            .execute(&self.pool)
+            .execute(&mut *self.writer().await?)
             .await?;
         let stored = self.key_check().await?.ok_or_else(|| StoreError::Corrupt("the key check vanished".into()))?;
         if key_check_opens(&self.sealer, &stored) {
@@ -182,10 +183,12 @@ where
         sqlx::query("INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING")
             .bind(key)
             .bind(self.sealer.seal(value))
-            .execute(&self.pool)
+            .execute(&mut *self.writer().await?)
             .await?;
-        let (stored,): (String,) =
-            sqlx::query_as("SELECT value FROM settings WHERE key = $1").bind(key).fetch_one(&self.pool).await?;
+        let (stored,): (String,) = sqlx::query_as("SELECT value FROM settings WHERE key = $1")
+            .bind(key)
+            .fetch_one(&mut *self.writer().await?)
+            .await?;
         self.sealer.open_or_plain(&stored)
     }
 

@@ -3,12 +3,13 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
-use sqlx::{ColumnIndex, Decode, Encode, Executor, Transaction, Type};
+use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
 use svc_domain::account::User;
 use svc_domain::login_session::LoginSession;
 use svc_domain::member::Role;
 use svc_domain::{OrgId, SessionId, UserId};
 
+use super::WriteTx;
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
 use crate::records::{UserRecord, id, millis, role, time};
@@ -56,7 +57,7 @@ struct LiveRecord {
 
 /// Ends every live session of the user but `keep`, in `tx`.
 pub(super) async fn end_sessions_in<DB: Dialect>(
-    tx: &mut Transaction<'static, DB>,
+    tx: &mut WriteTx<DB>,
     org: OrgId,
     user: UserId,
     keep: Option<SessionId>,
@@ -102,7 +103,7 @@ where
             .bind(millis(s.created_at))
             .bind(millis(s.last_seen_at))
             .bind(millis(s.expires_at))
-            .execute(&self.pool)
+            .execute(&mut *self.writer().await?)
             .await?;
         Ok(())
     }
@@ -140,7 +141,7 @@ where
         .bind(org.to_string())
         .bind(user.to_string())
         .bind(millis(now))
-        .execute(&self.pool)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -169,7 +170,7 @@ where
         .bind(org.to_string())
         .bind(user.to_string())
         .bind(millis(at))
-        .execute(&self.pool)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -182,8 +183,10 @@ where
     }
 
     async fn prune_sessions(&self, before: DateTime<Utc>) -> Result<u64> {
-        let done =
-            sqlx::query("DELETE FROM sessions WHERE expires_at < $1").bind(millis(before)).execute(&self.pool).await?;
+        let done = sqlx::query("DELETE FROM sessions WHERE expires_at < $1")
+            .bind(millis(before))
+            .execute(&mut *self.writer().await?)
+            .await?;
         Ok(done.rows_affected())
     }
 }

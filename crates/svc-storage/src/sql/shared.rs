@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
 use sqlx::query::Query;
-use sqlx::{ColumnIndex, Decode, Encode, Executor, QueryBuilder, Transaction, Type};
+use sqlx::{ColumnIndex, Decode, Encode, Executor, QueryBuilder, Type};
 use svc_domain::activity::Activity;
 use svc_domain::email::Email;
 use svc_domain::history::HistoryRow;
@@ -13,6 +13,7 @@ use svc_domain::scrap::{HISTORY_IDS_CAP, ParamSet, Scrap};
 use svc_domain::webhook::{Delivery, DeliveryAttempt};
 use svc_domain::{OrgId, ScrapId};
 
+use super::WriteTx;
 use super::batch::Batch;
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::email_records::attachment_b64;
@@ -99,11 +100,11 @@ where
             .bind(&s.banner)
     }
 
-    pub(super) async fn insert_activity(tx: &mut Transaction<'static, DB>, a: &Activity) -> Result<()> {
+    pub(super) async fn insert_activity(tx: &mut WriteTx<DB>, a: &Activity) -> Result<()> {
         Self::insert_activities(tx, &[a]).await
     }
 
-    pub(super) async fn insert_activities(tx: &mut Transaction<'static, DB>, rows: &[&Activity]) -> Result<()> {
+    pub(super) async fn insert_activities(tx: &mut WriteTx<DB>, rows: &[&Activity]) -> Result<()> {
         if rows.is_empty() {
             return Ok(());
         }
@@ -145,7 +146,7 @@ where
 
     /// Queues runs of pending history rows: `(row, containers, param)`.
     pub(super) async fn insert_queue_entries(
-        tx: &mut Transaction<'static, DB>,
+        tx: &mut WriteTx<DB>,
         runs: &[(&HistoryRow, &[String], Option<&ParamSet>)],
     ) -> Result<()> {
         if runs.is_empty() {
@@ -176,7 +177,7 @@ where
     }
 
     /// Inserts a history row and refreshes its scrap's `history_ids`.
-    pub(super) async fn insert_history_row(tx: &mut Transaction<'static, DB>, h: &HistoryRow) -> Result<()> {
+    pub(super) async fn insert_history_row(tx: &mut WriteTx<DB>, h: &HistoryRow) -> Result<()> {
         Self::insert_history_rows(tx, &[h]).await?;
         match h.scrap_id {
             Some(scrap) => {
@@ -190,7 +191,7 @@ where
     }
 
     /// Inserts history rows; the caller keeps `history_ids` current.
-    pub(super) async fn insert_history_rows(tx: &mut Transaction<'static, DB>, rows: &[&HistoryRow]) -> Result<()> {
+    pub(super) async fn insert_history_rows(tx: &mut WriteTx<DB>, rows: &[&HistoryRow]) -> Result<()> {
         if rows.is_empty() {
             return Ok(());
         }
@@ -251,11 +252,7 @@ where
 
     /// Queues deliveries (the outbox rows of a run's event), due at `due`.
     /// Queues `emails`, due at `due` (a no-op for none).
-    pub(super) async fn insert_email_rows(
-        tx: &mut Transaction<'static, DB>,
-        emails: &[Email],
-        due: DateTime<Utc>,
-    ) -> Result<()> {
+    pub(super) async fn insert_email_rows(tx: &mut WriteTx<DB>, emails: &[Email], due: DateTime<Utc>) -> Result<()> {
         // One statement per email: an attachment may be megabytes, and a
         // batch stays far from the engines' statement size limits.
         for e in emails {
@@ -286,7 +283,7 @@ where
     }
 
     pub(super) async fn insert_delivery_rows(
-        tx: &mut Transaction<'static, DB>,
+        tx: &mut WriteTx<DB>,
         deliveries: &[Delivery],
         due: DateTime<Utc>,
     ) -> Result<()> {
@@ -317,7 +314,7 @@ where
         });
     }
 
-    pub(super) async fn insert_attempt_row(tx: &mut Transaction<'static, DB>, a: &DeliveryAttempt) -> Result<()> {
+    pub(super) async fn insert_attempt_row(tx: &mut WriteTx<DB>, a: &DeliveryAttempt) -> Result<()> {
         sqlx::query(concatcp!(
             "INSERT INTO webhook_attempts (",
             columns::ATTEMPT,
@@ -344,7 +341,7 @@ where
 
     /// Ends (or reschedules) a claimed delivery if the claim still holds.
     pub(super) async fn advance_delivery(
-        tx: &mut Transaction<'static, DB>,
+        tx: &mut WriteTx<DB>,
         d: &Delivery,
         next_attempt_at: Option<DateTime<Utc>>,
     ) -> Result<bool> {

@@ -98,7 +98,7 @@ where
         )
         .bind(org.to_string())
         .bind(scrap.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         let Some((username, password, updated_at)) = row else { return Ok(None) };
         let account = SiteAccount { username: self.sealer.open(&username)?, password: self.sealer.open(&password)? };
@@ -112,7 +112,7 @@ where
         )
         .bind(org.to_string())
         .bind(scrap.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         let Some((state, saved_at, history_id)) = row else { return Ok(None) };
         Ok(Some(SavedSession {

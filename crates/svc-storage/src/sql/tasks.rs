@@ -71,7 +71,7 @@ where
             sqlx::query_as(concatcp!("SELECT ", columns::TASK, " FROM tasks WHERE organization_id = $1 AND id = $2"))
                 .bind(org.to_string())
                 .bind(id.to_string())
-                .fetch_optional(&self.pool)
+                .fetch_optional(&mut *self.writer().await?)
                 .await?;
         row.map(Task::try_from).transpose()
     }
@@ -205,7 +205,7 @@ where
                 .bind(org.to_string())
                 .bind(kind.as_str())
                 .bind(millis(since))
-                .fetch_one(&self.pool)
+                .fetch_one(&mut *self.writer().await?)
                 .await?;
         Ok(count)
     }

@@ -5,11 +5,12 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use const_format::concatcp;
-use sqlx::{ColumnIndex, Decode, Encode, Executor, Transaction, Type};
+use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
 use svc_domain::activity::Activity;
 use svc_domain::script_version::{ScriptVersion, VersionSource};
 use svc_domain::{ObjectId, OrgId, ScrapId};
 
+use super::WriteTx;
 use super::{Dialect, RowsAffected, SqlStore, columns};
 use crate::Result;
 use crate::records::millis;
@@ -32,10 +33,7 @@ where
     /// Appends `version` to its scrap's versions with the next number (the
     /// caller has written the scrap row in this transaction, which holds it
     /// against concurrent writers) and returns it as stored.
-    pub(super) async fn append_version(
-        tx: &mut Transaction<'static, DB>,
-        version: &ScriptVersion,
-    ) -> Result<ScriptVersion> {
+    pub(super) async fn append_version(tx: &mut WriteTx<DB>, version: &ScriptVersion) -> Result<ScriptVersion> {
         let (number,): (i64,) = sqlx::query_as(
             "SELECT COALESCE(MAX(number), 0) + 1 FROM script_versions WHERE organization_id = $1 AND scrap_id = $2",
         )
@@ -67,7 +65,7 @@ where
     /// After a write of a scrap's `request` by its owner: a new `user`
     /// version when the script differs from the newest version.
     pub(super) async fn version_if_changed(
-        tx: &mut Transaction<'static, DB>,
+        tx: &mut WriteTx<DB>,
         org: OrgId,
         scrap: ScrapId,
         request: &str,
@@ -127,7 +125,7 @@ where
             sqlx::query_as("SELECT COUNT(*) FROM script_versions WHERE organization_id = $1 AND scrap_id = $2")
                 .bind(org.to_string())
                 .bind(scrap.to_string())
-                .fetch_one(&self.pool)
+                .fetch_one(&mut *self.writer().await?)
                 .await?;
         let rows: Vec<VersionRow> = sqlx::query_as(concatcp!(
             "SELECT ",
@@ -153,7 +151,7 @@ where
         .bind(org.to_string())
         .bind(scrap.to_string())
         .bind(id.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         row.map(ScriptVersion::try_from).transpose()
     }
@@ -217,7 +215,7 @@ where
         ))
         .bind(org.to_string())
         .bind(scrap.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         row.map(ScriptVersion::try_from).transpose()
     }

@@ -107,7 +107,7 @@ where
         ))
         .bind(org.to_string())
         .bind(id.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         row.map(|r| r.open(&self.sealer)).transpose()
     }
@@ -115,7 +115,7 @@ where
     async fn list_webhooks(&self, org: OrgId, offset: i64, limit: i64) -> Result<Page<Webhook>> {
         let (total,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM webhooks WHERE organization_id = $1")
             .bind(org.to_string())
-            .fetch_one(&self.pool)
+            .fetch_one(&mut *self.writer().await?)
             .await?;
         let rows: Vec<WebhookRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
@@ -153,7 +153,7 @@ where
             sqlx::query_as("SELECT COUNT(*) FROM webhook_attempts WHERE organization_id = $1 AND webhook_id = $2")
                 .bind(org.to_string())
                 .bind(webhook.to_string())
-                .fetch_one(&self.pool)
+                .fetch_one(&mut *self.writer().await?)
                 .await?;
         let rows: Vec<AttemptRecord> = sqlx::query_as(concatcp!(
             "SELECT ",
@@ -179,7 +179,7 @@ where
         .bind(org.to_string())
         .bind(webhook.to_string())
         .bind(id.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         row.map(DeliveryAttempt::try_from).transpose()
     }
@@ -192,7 +192,7 @@ where
         ))
         .bind(org.to_string())
         .bind(id.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         row.map(Delivery::try_from).transpose()
     }
