@@ -10,8 +10,7 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
 use svc_domain::script_version::{FixProposal, ProposalState, ScriptVersion, VersionSource};
 use svc_domain::{ObjectId, OrgId, ScrapId};
 
-use super::WriteTx;
-use super::{Dialect, RowsAffected, SqlStore, columns};
+use super::{Dialect, RowsAffected, SqlStore, WriteTx, columns};
 use crate::Result;
 use crate::records::{millis, opt_millis};
 use crate::task_records::ProposalRow;

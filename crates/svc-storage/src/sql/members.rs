@@ -7,8 +7,7 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, Type};
 use svc_domain::member::{Invite, Member, Membership, Role};
 use svc_domain::{InviteId, KeyId, OrgId, UserId};
 
-use super::WriteTx;
-use super::{Dialect, RowsAffected, SqlStore};
+use super::{Dialect, RowsAffected, SqlStore, WriteTx};
 use crate::records::{id, millis, role, time};
 use crate::traits::{Joined, MemberChange, MemberStore, Page};
 use crate::{Result, StoreError};

@@ -9,10 +9,9 @@ use svc_domain::history::HistoryRow;
 use svc_domain::scrap::ParamSet;
 use svc_domain::{HistoryId, OrgId, ScrapId};
 
-use super::WriteTx;
 use super::batch::Batch;
 use super::shared::conflict_on_unique;
-use super::{Dialect, RowsAffected, SqlStore, columns};
+use super::{Dialect, RowsAffected, SqlStore, WriteTx, columns};
 use crate::records::{
     ClaimRecord, HistoryRecord, LostClaimRecord, NextRunRecord, escape_like, id, millis, opt_millis, time, to_json,
 };

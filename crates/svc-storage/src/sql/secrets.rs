@@ -5,9 +5,8 @@
 use async_trait::async_trait;
 use sqlx::{AssertSqlSafe, ColumnIndex, Decode, Encode, Executor, Type};
 
-use super::WriteTx;
 use super::sealed_columns::{SEALED_COLUMNS, SEALED_SETTINGS};
-use super::{Dialect, RowsAffected, SqlStore};
+use super::{Dialect, RowsAffected, SqlStore, WriteTx};
 use crate::key_check::{KEY_CHECK_SETTING, key_check_opens, seal_key_check};
 use crate::traits::{RotationReport, SealReport, SecretStore};
 use crate::{MasterKey, Result, Sealer, StoreError};

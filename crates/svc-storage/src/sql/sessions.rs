@@ -9,8 +9,7 @@ use svc_domain::login_session::LoginSession;
 use svc_domain::member::Role;
 use svc_domain::{OrgId, SessionId, UserId};
 
-use super::WriteTx;
-use super::{Dialect, RowsAffected, SqlStore, columns};
+use super::{Dialect, RowsAffected, SqlStore, WriteTx, columns};
 use crate::Result;
 use crate::records::{UserRecord, id, millis, role, time};
 use crate::traits::SessionStore;

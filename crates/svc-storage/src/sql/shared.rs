@@ -13,9 +13,8 @@ use svc_domain::scrap::{HISTORY_IDS_CAP, ParamSet, Scrap};
 use svc_domain::webhook::{Delivery, DeliveryAttempt};
 use svc_domain::{OrgId, ScrapId};
 
-use super::WriteTx;
 use super::batch::Batch;
-use super::{Dialect, RowsAffected, SqlStore, columns};
+use super::{Dialect, RowsAffected, SqlStore, WriteTx, columns};
 use crate::email_records::attachment_b64;
 use crate::records::{like_pattern, millis, opt_millis, to_json};
 use crate::traits::{HistoryFilter, ScrapFilter};

@@ -10,8 +10,7 @@ use svc_domain::activity::Activity;
 use svc_domain::script_version::{ScriptVersion, VersionSource};
 use svc_domain::{ObjectId, OrgId, ScrapId};
 
-use super::WriteTx;
-use super::{Dialect, RowsAffected, SqlStore, columns};
+use super::{Dialect, RowsAffected, SqlStore, WriteTx, columns};
 use crate::Result;
 use crate::records::millis;
 use crate::task_records::VersionRow;

@@ -117,12 +117,20 @@ impl<DB: Database> Writers<DB> {
         Ok(WriteTx { writer, open: true })
     }
 
-    /// Closes the writers: a free one now, a lent one when handed back;
-    /// a write after this fails with `PoolClosed`.
+    /// Closes the writers once the writes already waiting are done (as the
+    /// pool's `close` waits for its connections), or after the acquire
+    /// timeout, when one lent then is closed as it is handed back; a write
+    /// after this fails with `PoolClosed`.
     pub(crate) async fn close(&self) {
         match self {
             Writers::Pool(pool) => pool.close().await,
             Writers::Kept(kept) => {
+                // Behind the writes that asked first (the semaphore is
+                // fair); the permit goes with the semaphore, closed below.
+                let waited = tokio::time::timeout(kept.acquire_timeout, kept.permit.acquire()).await;
+                if let Ok(Ok(permit)) = waited {
+                    permit.forget();
+                }
                 kept.permit.close();
                 let free = kept.free.lock().unwrap_or_else(PoisonError::into_inner).take();
                 if let Some(connection) = free {
@@ -347,13 +355,25 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn after_closing_a_write_fails_and_a_lent_writer_is_closed_when_handed_back() {
+    async fn closing_waits_for_the_lent_writer_and_then_a_write_fails() {
         let (_db, writers) = kept(Duration::from_secs(5)).await;
+        let lent = writers.acquire().await.unwrap();
+        let mut closing = Box::pin(writers.close());
+        assert!((&mut closing).now_or_never().is_none(), "a write is under way: closing waits for it");
+        drop(lent);
+        closing.await;
+        assert_eq!(writers.pool_use().open, 0, "closed once handed back");
+        assert!(matches!(writers.acquire().await, Err(sqlx::Error::PoolClosed)));
+    }
+
+    #[tokio::test]
+    async fn a_writer_held_past_the_timeout_does_not_stop_closing_and_is_closed_when_handed_back() {
+        let (_db, writers) = kept(Duration::from_millis(100)).await;
         let lent = writers.acquire().await.unwrap();
         writers.close().await;
         assert!(matches!(writers.acquire().await, Err(sqlx::Error::PoolClosed)));
+        assert_eq!(writers.pool_use().open, 1, "still lent");
         drop(lent);
         assert_eq!(writers.pool_use().open, 0, "handed back after closing, it is closed");
-        assert!(matches!(writers.acquire().await, Err(sqlx::Error::PoolClosed)));
     }
 }
