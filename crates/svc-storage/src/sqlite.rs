@@ -13,7 +13,7 @@ use crate::wal_checkpoints::{Checkpointer, WRITER_BACKSTOP_PAGES};
 
 pub type SqliteStore = SqlStore<Sqlite>;
 
-/// Connections kept beside the pool for the hot reads and the lists
+/// Connections kept beside the writer for the hot reads and the lists
 /// (`sql/readers.rs`). A read holds one for a single statement, so a few
 /// serve every worker thread of the runtime; when all are taken, a read
 /// waits for one.

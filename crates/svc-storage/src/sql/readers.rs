@@ -1,4 +1,4 @@
-//! Connections kept beside the pool for the reads every request makes (a
+//! Connections kept beside the writer for the reads every request makes (a
 //! session, a scrap) and the lists.
 //!
 //! A statement through sqlx's pool costs two round trips to the
@@ -14,7 +14,7 @@
 //! nothing. PostgreSQL keeps no readers: its connections can break, and the
 //! pool's ping is how a broken one is found.
 //!
-//! On SQLite the one writer is kept beside the pool too (`writer.rs`): when
+//! On SQLite the one writer is kept by the store too (`writer.rs`): when
 //! every reader is taken a read waits for one, rather than for the writer,
 //! so the hot reads do not queue behind writes nor writes behind them. With
 //! no readers (PostgreSQL) a read goes through the pool.

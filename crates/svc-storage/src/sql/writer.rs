@@ -4,12 +4,12 @@
 //! task it spawns (sqlx 0.9 has no setting to skip it). With SQLite the
 //! ping is a round trip to the connection's own thread and back, on the one
 //! writer every write waits for: two per run (its queueing and its finish),
-//! 8 % of the static engine's runs per second end to end
-//! (docs/benchmarks.md). So on SQLite the writer is a connection kept beside
-//! the pool, as the readers are (`readers.rs`), lent to one caller at a time
-//! in the order they asked, and handed back without the ping
-//! ([`Writers::Kept`]). PostgreSQL keeps its pool, whose ping finds a broken
-//! connection.
+//! which cost 3-8 % of the static engine's runs per second end to end
+//! (docs/benchmarks.md, "Sixth pass"). So on SQLite there is no pool: the
+//! writer is a connection the store keeps, as it keeps the readers
+//! (`readers.rs`), lent to one caller at a time in the order they asked, and
+//! handed back without the ping ([`Writers::Kept`]). PostgreSQL keeps its
+//! pool, whose ping finds a broken connection.
 //!
 //! A write transaction on either is a [`WriteTx`]. sqlx's own transaction
 //! could only borrow a kept connection from a lender living beside it, so
@@ -40,7 +40,7 @@ use crate::traits::PoolUse;
 pub(crate) enum Writers<DB: Database> {
     /// PostgreSQL's pool: several processes and connections write.
     Pool(Pool<DB>),
-    /// SQLite's one writer, kept beside the pool.
+    /// SQLite's one writer, kept by the store.
     Kept(Arc<Kept<DB>>),
 }
 
