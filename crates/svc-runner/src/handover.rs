@@ -26,11 +26,12 @@
 //! ```
 //!
 //! (`park`: the run is over and its document is being ended with
-//! `about:blank`; `blanked`: it is.) Around it: a document whose hold script cannot make its request ends the
-//! page (`unheld`: Navigating -> Ending), so do failed clearings
-//! (`release(Err)`: Held -> Ending), an answer without a document (`end`)
-//! and a navigation that held no document (`settle`); a page whose
-//! unheld document was ended runs again (`run`: Ending -> Running).
+//! `about:blank`; `blanked`: it is.) Around it: a document whose hold
+//! script cannot make its request ends the page (`unheld`: Navigating ->
+//! Ending), so do failed clearings (`release(Err)`: Held -> Ending), an
+//! answer without a document (`end`) and a navigation that held no document
+//! (`settle`); a page whose unheld document was ended runs again (`run`:
+//! Ending -> Running).
 
 use std::fmt;
 use std::sync::Mutex;
